@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs inferscope's build and test dependencies from Debian packages (bookworm or newer).
+# Run as root, or with sudo available. Idempotent: already-installed packages are left alone.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  clang clang-format clang-tidy libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
+  libsimdjson-dev libsqlite3-dev sqlite3 zlib1g-dev libdeflate-dev
+  libcli11-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3                                            # tools/ and the golden comparison
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

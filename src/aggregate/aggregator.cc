@@ -1,0 +1,640 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/aggregate/aggregator.h"
+
+#include <algorithm>
+#include <climits>
+#include <limits>
+#include <map>
+#include <variant>
+
+#include "src/aggregate/device_state.h"
+#include "src/aggregate/profile_builder.h"
+
+namespace inferscope::aggregate {
+
+namespace {
+
+using model::ApiKind;
+using model::Category;
+using model::DataQuality;
+using model::SyncType;
+
+constexpr int64_t kDefaultWindowedLatenessNs = 2'000'000'000;
+constexpr size_t kDrainBatch = 8192;
+// API calls that GPU work or sync records refer to (launches, copies, syncs, queries) are remembered
+// in a direct-mapped table keyed by correlation id: O(1), no allocation, and old entries are
+// overwritten instead of accumulating when the matching record never shows up.
+constexpr size_t kLaunchTableSize = 1 << 16;
+
+// The order of alternatives is the tie-break at equal start times: a launch call is processed before
+// the kernel it launched, and a sync before GPU work that starts at the same instant.
+using AnyEvent = std::variant<model::ApiCallEvent, model::SyncEvent, model::NvtxEvent,
+                              model::MemcpyEvent, model::MemsetEvent, model::KernelEvent>;
+
+template <typename T, typename V>
+struct VariantIndex;
+template <typename T, typename... Ts>
+struct VariantIndex<T, std::variant<Ts...>> {
+  static constexpr uint32_t value = [] {
+    uint32_t i = 0;
+    ((std::is_same_v<T, Ts> ? false : (++i, true)) && ...);
+    return i;
+  }();
+};
+template <typename T>
+constexpr uint32_t kEventOrder = VariantIndex<T, AnyEvent>::value;
+static_assert(kEventOrder<model::ApiCallEvent> == 0 && kEventOrder<model::KernelEvent> == 5);
+
+struct Pending {
+  int64_t start_ns;
+  AnyEvent event;
+};
+
+struct SortKey {
+  int64_t start_ns;
+  uint32_t type;
+  uint32_t index;
+  bool operator<(const SortKey& o) const {
+    return start_ns != o.start_ns ? start_ns < o.start_ns : type < o.type;
+  }
+};
+
+struct LaunchSlot {
+  uint32_t correlation_id = 0;
+  bool valid = false;
+  bool counted = false;  // cpu_launch already counted (graph launches match many kernels)
+  ApiKind kind = ApiKind::kOther;
+  SyncType sync_type = SyncType::kUnknown;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// A host sync being watched: GPU work that ends inside it is a candidate for "waited on".
+struct OpenSync {
+  int64_t start_ns;
+  int64_t end_ns;
+  uint32_t device;
+  uint32_t stream;
+  SyncType type;
+  bool from_record;  // SyncEvent (true) or blocking API call (false)
+  OpRef best;
+  int64_t best_end_ns;
+  uint32_t best_device;
+};
+
+struct ProcessState {
+  model::ProcessInfo info;
+  bool has_sync_records = false;
+  bool has_launch_calls = false;
+  std::map<uint32_t, DeviceState> devices;
+  std::map<uint32_t, std::string> device_names;
+  std::vector<LaunchSlot> launches = std::vector<LaunchSlot>(kLaunchTableSize);
+  std::vector<OpenSync> open_syncs;
+  // Host-side statistics whose device is not known (allocations, syncs that waited on nothing);
+  // folded into the process's first device when the window closes.
+  model::AllocationStats unattributed_allocations;
+  std::array<SyncAccum, kSyncTypes> unattributed_records{};
+  std::array<SyncAccum, kSyncTypes> unattributed_calls{};
+  std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)> data_quality{};
+};
+
+}  // namespace
+
+class Aggregator::Impl {
+ public:
+  Impl(const AggregatorOptions& options, const model::NameTable* names,
+       const model::KernelClassifier* classifier, WindowCallback on_window)
+      : options_(options),
+        names_(names),
+        classifier_(classifier, names),
+        on_window_(std::move(on_window)) {
+    if (options_.lateness_ns < 0)
+      options_.lateness_ns = options_.window_ns > 0 ? kDefaultWindowedLatenessNs : -1;
+    if (options_.bin_ns <= 0) options_.bin_ns = 100'000'000;
+  }
+
+  ProcessState& Process(uint32_t pid) {
+    if (last_process_ && last_pid_ == pid) return *last_process_;
+    auto [it, inserted] = processes_.try_emplace(pid);
+    if (inserted) it->second.info.pid = pid;
+    last_pid_ = pid;
+    last_process_ = &it->second;
+    return it->second;
+  }
+
+  void OnProcess(const model::ProcessInfo& info) {
+    ProcessState& p = Process(info.pid);
+    p.info = info;
+  }
+
+  void OnDevice(const model::DeviceInfo& info) {
+    if (info.name != model::kNoName)
+      Process(info.pid).device_names[info.device] = std::string(names_->Get(info.name));
+  }
+
+  void CountQuality(uint32_t pid, DataQuality counter, uint64_t n = 1) {
+    Process(pid).data_quality[static_cast<size_t>(counter)] += n;
+  }
+
+  // Rejects events with unusable timestamps (CUPTI produces zero timestamps when it runs short of
+  // device memory; reversed ones appear in long runs). Instantaneous API calls are fine.
+  bool Valid(uint32_t pid, int64_t start_ns, int64_t end_ns) {
+    if (start_ns <= 0 || end_ns <= 0) {
+      CountQuality(pid, DataQuality::kZeroTimestamp);
+      return false;
+    }
+    if (end_ns < start_ns) {
+      CountQuality(pid, DataQuality::kReversedTimestamp);
+      return false;
+    }
+    return true;
+  }
+
+  template <typename E>
+  void Enqueue(const E& e) {
+    if (!Valid(e.pid, e.start_ns, e.end_ns)) return;
+    if (processed_any_ && e.start_ns < processed_until_ns_) {
+      // Arrived after its time was processed: fold it in now (approximately) and say so.
+      CountQuality(e.pid, DataQuality::kLateRecord);
+      ProcessEvent(e.start_ns, AnyEvent(e));
+      return;
+    }
+    const SortKey key{e.start_ns, kEventOrder<E>, 0};
+    if (head_ < pending_.size() && key < last_key_) sorted_ = false;
+    last_key_ = key;
+    pending_.push_back(Pending{e.start_ns, AnyEvent(e)});
+    if (e.start_ns > max_start_ns_) max_start_ns_ = e.start_ns;
+    if (options_.lateness_ns >= 0 && ++since_drain_ >= kDrainBatch) {
+      since_drain_ = 0;
+      Drain(max_start_ns_ - options_.lateness_ns);
+    }
+  }
+
+  // Processes, in time order, every pending event that starts at or before `watermark_ns`.
+  // Already-ordered input (the common case) is consumed from the front without sorting; the
+  // consumed prefix is dropped lazily so each event is moved O(1) times.
+  void Drain(int64_t watermark_ns) {
+    if (head_ == pending_.size()) return;
+    if (!sorted_) {
+      std::vector<SortKey> keys;
+      keys.reserve(pending_.size() - head_);
+      for (size_t i = head_; i < pending_.size(); ++i)
+        keys.push_back(SortKey{pending_[i].start_ns,
+                               static_cast<uint32_t>(pending_[i].event.index()),
+                               static_cast<uint32_t>(i)});
+      std::stable_sort(keys.begin(), keys.end());
+      std::vector<Pending> ordered;
+      ordered.reserve(keys.size());
+      for (const SortKey& k : keys) ordered.push_back(std::move(pending_[k.index]));
+      pending_ = std::move(ordered);
+      head_ = 0;
+      sorted_ = true;
+    }
+    while (head_ < pending_.size() && pending_[head_].start_ns <= watermark_ns) {
+      ProcessEvent(pending_[head_].start_ns, pending_[head_].event);
+      ++head_;
+    }
+    if (head_ == pending_.size()) {
+      pending_.clear();
+      head_ = 0;
+    } else if (head_ >= kDrainBatch && head_ * 2 >= pending_.size()) {
+      pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    if (head_ < pending_.size()) {
+      const Pending& last = pending_.back();
+      last_key_ = SortKey{last.start_ns, static_cast<uint32_t>(last.event.index()), 0};
+    }
+  }
+
+  void Finish() {
+    Drain(std::numeric_limits<int64_t>::max());
+    if (window_open_) CloseWindow(window_end_ns_);
+  }
+
+  // ---- Processing in time order ----
+
+  void ProcessEvent(int64_t start_ns, const AnyEvent& event) {
+    if (!processed_any_ || start_ns > processed_until_ns_) processed_until_ns_ = start_ns;
+    processed_any_ = true;
+    AdvanceWindow(start_ns);
+    std::visit([this](const auto& e) { Handle(e); }, event);
+  }
+
+  void AdvanceWindow(int64_t t) {
+    if (!window_open_) {
+      window_open_ = true;
+      window_start_ns_ = options_.window_ns > 0 ? t - Mod(t, options_.window_ns) : t;
+      window_end_ns_ = options_.window_ns > 0 ? window_start_ns_ + options_.window_ns : t;
+      for (auto& [pid, p] : processes_)
+        for (auto& [id, d] : p.devices) d.ResetWindow(window_start_ns_, options_.bin_ns);
+      return;
+    }
+    if (options_.window_ns > 0) {
+      if (t >= window_end_ns_) {
+        CloseWindow(window_end_ns_);
+        AdvanceWindow(t);
+      }
+    }
+  }
+
+  static int64_t Mod(int64_t a, int64_t b) {
+    const int64_t m = a % b;
+    return m < 0 ? m + b : m;
+  }
+
+  void NoteEnd(int64_t end_ns) {
+    if (options_.window_ns == 0 && end_ns > window_end_ns_) window_end_ns_ = end_ns;
+  }
+
+  DeviceState& Device(ProcessState& p, uint32_t device) {
+    // Consecutive events nearly always hit the same device; map nodes never move, so the pointer
+    // stays valid until the process state goes away (never, within an Aggregator's life).
+    if (last_device_ && last_device_process_ == &p && last_device_->device == device)
+      return *last_device_;
+    auto [it, inserted] = p.devices.try_emplace(device);
+    last_device_process_ = &p;
+    last_device_ = &it->second;
+    if (inserted) {
+      it->second.device = device;
+      it->second.ResetWindow(window_start_ns_, options_.bin_ns);
+    }
+    return it->second;
+  }
+
+  // Bookkeeping shared by kernels, copies and memsets: span, busy union, idle gap on the stream,
+  // and candidates for open syncs.
+  void OnGpuOp(ProcessState& p, DeviceState& d, uint32_t stream, int64_t start_ns, int64_t end_ns,
+               OpRef op, uint32_t correlation_id) {
+    NoteEnd(end_ns);
+    if (!d.has_gpu_activity) {
+      d.has_gpu_activity = true;
+      d.first_start_ns = start_ns;
+      d.last_end_ns = end_ns;
+    } else if (end_ns > d.last_end_ns) {
+      d.last_end_ns = end_ns;
+    }
+    d.busy.Add(start_ns, end_ns, [&d](int64_t s, int64_t e) {
+      d.ForEachBin(s, e, [&d](size_t bin, int64_t ns) { d.timeline.busy_ns[bin] += ns; });
+    });
+
+    StreamState* s = d.Stream(stream);
+    if (s->last_op.kind != OpRef::Kind::kNone && start_ns > s->last_end_ns) {
+      const int64_t gap = start_ns - s->last_end_ns;
+      if (gap < options_.kernel_wait_threshold_ns) {
+        d.idle_gaps.kernel_wait.Add(gap);
+      } else {
+        const LaunchSlot* launch = FindLaunch(p, correlation_id);
+        if (launch && launch->start_ns >= s->last_end_ns)
+          d.idle_gaps.host_wait.Add(gap);
+        else
+          d.idle_gaps.other.Add(gap);
+      }
+    }
+    if (end_ns >= s->last_end_ns || s->last_op.kind == OpRef::Kind::kNone) {
+      s->last_end_ns = end_ns;
+      s->last_op = op;
+    }
+
+    for (OpenSync& sync : p.open_syncs) {
+      if ((sync.device == model::kUnknownDevice || sync.device == d.device) &&
+          (sync.stream == model::kUnknownStream || sync.stream == stream) &&
+          end_ns <= sync.end_ns && end_ns > sync.best_end_ns) {
+        sync.best = op;
+        sync.best_end_ns = end_ns;
+        sync.best_device = d.device;
+      }
+    }
+  }
+
+  const LaunchSlot* FindLaunch(const ProcessState& p, uint32_t correlation_id) const {
+    if (correlation_id == 0) return nullptr;
+    const LaunchSlot& slot = p.launches[correlation_id & (kLaunchTableSize - 1)];
+    return slot.valid && slot.correlation_id == correlation_id ? &slot : nullptr;
+  }
+
+  void Handle(const model::KernelEvent& e) {
+    ProcessState& p = Process(e.pid);
+    CloseFinishedSyncs(p, e.start_ns);
+    DeviceState& d = Device(p, e.device);
+    const int64_t dur = e.end_ns - e.start_ns;
+    ++d.kernel_count;
+
+    // Per-name statistics; the name's classification is looked up once per device.
+    if (e.name >= d.slot_of_name.size()) d.slot_of_name.resize(static_cast<size_t>(e.name) + 1, 0);
+    uint32_t& slot = d.slot_of_name[e.name];
+    if (slot == 0) {
+      const model::Classification& c = classifier_.Classify(e.name);
+      d.kernels.push_back(KernelAccum{e.name, c.category, c.subcategory, {}, {}});
+      slot = static_cast<uint32_t>(d.kernels.size());
+    }
+    KernelAccum& k = d.kernels[slot - 1];
+    k.duration.Add(dur);
+    k.histogram.Add(dur);
+    const auto cat = static_cast<size_t>(k.category);
+    d.ForEachBin(e.start_ns, e.end_ns,
+                 [&d, cat](size_t bin, int64_t ns) { d.timeline.category_ns[bin][cat] += ns; });
+
+    const bool is_comm = k.category == Category::kCommunication;
+    const bool is_compute = model::IsComputeCategory(k.category);
+    if (is_comm) d.communication.Add(e.start_ns, e.end_ns);
+    if (is_compute) d.compute.Add(e.start_ns, e.end_ns);
+    if (is_comm || is_compute) d.compute_or_communication.Add(e.start_ns, e.end_ns);
+
+    if (dur < options_.short_kernel_threshold_ns) ++d.launch.short_kernels;
+    if (e.graph_id != 0) ++d.launch.kernels_from_graphs;
+    LaunchSlot* launch = MutableLaunch(p, e.correlation_id);
+    if (launch && launch->kind != ApiKind::kKernelLaunch && launch->kind != ApiKind::kGraphLaunch)
+      launch = nullptr;  // e.g. a copy implemented as a kernel: not a launch to measure
+    if (launch) {
+      d.launch.launch_delay.Add(e.start_ns - launch->start_ns);
+      if (!launch->counted) {
+        launch->counted = true;
+        d.launch.cpu_launch.Add(launch->end_ns - launch->start_ns);
+        if (launch->kind == ApiKind::kGraphLaunch) ++d.launch.graph_launches;
+      }
+      if (launch->kind == ApiKind::kGraphLaunch && e.graph_id == 0)
+        ++d.launch.kernels_from_graphs;
+    } else if (e.correlation_id != 0 && p.has_launch_calls) {
+      ++p.data_quality[static_cast<size_t>(DataQuality::kUnmatchedCorrelation)];
+    }
+
+    OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kKernel, e.name},
+            e.correlation_id);
+  }
+
+  LaunchSlot* MutableLaunch(ProcessState& p, uint32_t correlation_id) {
+    return const_cast<LaunchSlot*>(FindLaunch(p, correlation_id));
+  }
+
+  void Handle(const model::MemcpyEvent& e) {
+    ProcessState& p = Process(e.pid);
+    CloseFinishedSyncs(p, e.start_ns);
+    DeviceState& d = Device(p, e.device);
+    model::TransferStats& t = d.memcpy[static_cast<size_t>(e.kind)];
+    ++t.count;
+    t.bytes += e.bytes;
+    t.time_ns += e.end_ns - e.start_ns;
+    if (e.pageable) ++t.pageable_count;
+    constexpr auto kMemory = static_cast<size_t>(Category::kMemory);
+    d.ForEachBin(e.start_ns, e.end_ns,
+                 [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
+    OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns,
+            OpRef{OpRef::Kind::kMemcpy, static_cast<uint32_t>(e.kind)}, e.correlation_id);
+  }
+
+  void Handle(const model::MemsetEvent& e) {
+    ProcessState& p = Process(e.pid);
+    CloseFinishedSyncs(p, e.start_ns);
+    DeviceState& d = Device(p, e.device);
+    ++d.memset.count;
+    d.memset.bytes += e.bytes;
+    d.memset.time_ns += e.end_ns - e.start_ns;
+    constexpr auto kMemory = static_cast<size_t>(Category::kMemory);
+    d.ForEachBin(e.start_ns, e.end_ns,
+                 [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
+    OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kMemset, 0},
+            e.correlation_id);
+  }
+
+  void Handle(const model::SyncEvent& e) {
+    ProcessState& p = Process(e.pid);
+    CloseFinishedSyncs(p, e.start_ns);
+    p.has_sync_records = true;
+    SyncType type = e.type;
+    // The API call behind the record is the better witness of what the host did: CUPTI records
+    // cudaEventQuery (which never blocks) as an event sync, and some Nsight versions record
+    // cudaDeviceSynchronize as an event sync too.
+    if (const LaunchSlot* call = FindLaunch(p, e.correlation_id)) {
+      if (call->kind == ApiKind::kQuery) return;
+      if (call->kind == ApiKind::kSync && call->sync_type != SyncType::kUnknown)
+        type = call->sync_type;
+    }
+    // A device the process never ran work on is a mislabelled record (seen in multi-process
+    // Nsight exports, where every record says device 0): fall back to "the process's devices".
+    uint32_t device = e.device;
+    if (device != model::kUnknownDevice && !p.devices.empty() && !p.devices.count(device))
+      device = model::kUnknownDevice;
+    OpenSyncWait(p, e.start_ns, e.end_ns, device, e.stream, type, /*from_record=*/true);
+  }
+
+  void Handle(const model::ApiCallEvent& e) {
+    ProcessState& p = Process(e.pid);
+    CloseFinishedSyncs(p, e.start_ns);
+    switch (e.kind) {
+      case ApiKind::kKernelLaunch:
+      case ApiKind::kGraphLaunch:
+      case ApiKind::kMemcpy:
+      case ApiKind::kMemset:
+      case ApiKind::kQuery:
+        if (e.kind == ApiKind::kKernelLaunch || e.kind == ApiKind::kGraphLaunch)
+          p.has_launch_calls = true;
+        Remember(p, e);
+        break;
+      case ApiKind::kMalloc:
+      case ApiKind::kFree: {
+        model::AllocationStats& a = e.device != model::kUnknownDevice
+                                        ? Device(p, e.device).allocations
+                                        : p.unattributed_allocations;
+        const int64_t dur = e.end_ns - e.start_ns;
+        if (e.kind == ApiKind::kMalloc) {
+          a.malloc_calls.Add(dur);
+          a.malloc_bytes += e.bytes;
+        } else {
+          a.free_calls.Add(dur);
+        }
+        if (dur > options_.slow_allocation_threshold_ns) {
+          ++a.slow_calls;
+          a.slow_total_ns += dur;
+        }
+        break;
+      }
+      case ApiKind::kSync:
+        Remember(p, e);
+        // cudaStreamWaitEvent does not block the host; only the record form is reported.
+        if (e.sync_type != SyncType::kStreamWaitEvent)
+          OpenSyncWait(p, e.start_ns, e.end_ns, e.device, model::kUnknownStream, e.sync_type,
+                       /*from_record=*/false);
+        break;
+      case ApiKind::kOther:
+      case ApiKind::kCount:
+        break;
+    }
+    NoteEnd(e.end_ns);
+  }
+
+  void Handle(const model::NvtxEvent& e) { NoteEnd(e.end_ns); }
+
+  static void Remember(ProcessState& p, const model::ApiCallEvent& e) {
+    if (e.correlation_id == 0) return;
+    p.launches[e.correlation_id & (kLaunchTableSize - 1)] =
+        LaunchSlot{e.correlation_id, true, false, e.kind, e.sync_type, e.start_ns, e.end_ns};
+  }
+
+  void OpenSyncWait(ProcessState& p, int64_t start_ns, int64_t end_ns, uint32_t device,
+                    uint32_t stream, SyncType type, bool from_record) {
+    NoteEnd(end_ns);
+    OpenSync sync{start_ns, end_ns, device, stream, type, from_record, {}, start_ns, device};
+    // Work already running when the wait began is the usual culprit: the last operation on each
+    // matching stream that ends inside the wait.
+    for (auto& [id, d] : p.devices) {
+      if (device != model::kUnknownDevice && device != id) continue;
+      for (const StreamState& s : d.streams) {
+        if (stream != model::kUnknownStream && stream != s.stream) continue;
+        if (s.last_op.kind != OpRef::Kind::kNone && s.last_end_ns >= start_ns &&
+            s.last_end_ns <= end_ns && s.last_end_ns > sync.best_end_ns) {
+          sync.best = s.last_op;
+          sync.best_end_ns = s.last_end_ns;
+          sync.best_device = id;
+        }
+      }
+    }
+    p.open_syncs.push_back(sync);
+  }
+
+  // Syncs whose wait ended before `now_ns` cannot gain candidates any more: attribute them.
+  void CloseFinishedSyncs(ProcessState& p, int64_t now_ns) {
+    if (p.open_syncs.empty()) return;
+    auto it = std::remove_if(p.open_syncs.begin(), p.open_syncs.end(), [&](const OpenSync& s) {
+      if (s.end_ns >= now_ns) return false;
+      Attribute(p, s);
+      return true;
+    });
+    p.open_syncs.erase(it, p.open_syncs.end());
+  }
+
+  void Attribute(ProcessState& p, const OpenSync& s) {
+    const auto type = static_cast<size_t>(s.type);
+    const int64_t wait = s.end_ns - s.start_ns;
+    const uint32_t device = s.best.kind != OpRef::Kind::kNone ? s.best_device : s.device;
+    if (device != model::kUnknownDevice) {
+      DeviceState& d = Device(p, device);
+      (s.from_record ? d.sync_records : d.sync_calls)[type].Add(wait, s.best);
+    } else {
+      (s.from_record ? p.unattributed_records : p.unattributed_calls)[type].Add(wait, s.best);
+    }
+  }
+
+  void CloseWindow(int64_t end_ns) {
+    model::ProfileWindow window;
+    window.start_ns = window_start_ns_;
+    window.end_ns = end_ns;
+    for (auto& [pid, p] : processes_) {
+      for (const OpenSync& s : p.open_syncs) Attribute(p, s);
+      p.open_syncs.clear();
+      if (p.devices.empty() && (p.unattributed_allocations.malloc_calls.count > 0 ||
+                                p.unattributed_allocations.free_calls.count > 0)) {
+        Device(p, 0);  // host-only activity still deserves an entry
+      }
+      if (!p.devices.empty()) {
+        DeviceState& first = p.devices.begin()->second;
+        MergeAllocations(&first.allocations, p.unattributed_allocations);
+        for (size_t t = 0; t < kSyncTypes; ++t) {
+          first.sync_records[t].Merge(p.unattributed_records[t]);
+          first.sync_calls[t].Merge(p.unattributed_calls[t]);
+        }
+      }
+      p.unattributed_allocations = {};
+      p.unattributed_records = {};
+      p.unattributed_calls = {};
+
+      model::ProcessProfile profile;
+      profile.pid = pid;
+      profile.rank = p.info.rank;
+      profile.world_size = p.info.world_size;
+      if (p.info.hostname != model::kNoName) profile.hostname = names_->Get(p.info.hostname);
+      profile.data_quality = p.data_quality;
+      p.data_quality = {};
+      for (auto& [id, d] : p.devices) {
+        auto name_it = p.device_names.find(id);
+        profile.devices.push_back(BuildDeviceProfile(
+            &d, name_it != p.device_names.end() ? name_it->second : std::string(), *names_,
+            options_, p.has_sync_records));
+        d.ResetWindow(end_ns, options_.bin_ns);
+      }
+      if (!profile.devices.empty() || HasAny(profile.data_quality))
+        window.processes.push_back(std::move(profile));
+    }
+    std::stable_sort(window.processes.begin(), window.processes.end(),
+                     [](const model::ProcessProfile& a, const model::ProcessProfile& b) {
+                       const int32_t ra = a.rank < 0 ? INT32_MAX : a.rank;
+                       const int32_t rb = b.rank < 0 ? INT32_MAX : b.rank;
+                       return ra != rb ? ra < rb : a.pid < b.pid;
+                     });
+    window_open_ = false;
+    on_window_(std::move(window));
+  }
+
+  static void MergeAllocations(model::AllocationStats* into, const model::AllocationStats& from) {
+    into->malloc_calls.Merge(from.malloc_calls);
+    into->free_calls.Merge(from.free_calls);
+    into->malloc_bytes += from.malloc_bytes;
+    into->slow_calls += from.slow_calls;
+    into->slow_total_ns += from.slow_total_ns;
+  }
+
+  static bool HasAny(const std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)>& a) {
+    for (uint64_t v : a)
+      if (v) return true;
+    return false;
+  }
+
+ private:
+  AggregatorOptions options_;
+  const model::NameTable* names_;
+  model::CachedClassifier classifier_;
+  WindowCallback on_window_;
+
+  std::map<uint32_t, ProcessState> processes_;
+  uint32_t last_pid_ = 0;
+  ProcessState* last_process_ = nullptr;
+  ProcessState* last_device_process_ = nullptr;
+  DeviceState* last_device_ = nullptr;
+
+  std::vector<Pending> pending_;
+  size_t head_ = 0;  // pending_[0, head_) is processed and awaits compaction
+  size_t since_drain_ = 0;
+  bool sorted_ = true;
+  SortKey last_key_{0, 0, 0};
+  int64_t max_start_ns_ = std::numeric_limits<int64_t>::min();
+  bool processed_any_ = false;
+  int64_t processed_until_ns_ = 0;
+
+  bool window_open_ = false;
+  int64_t window_start_ns_ = 0;
+  int64_t window_end_ns_ = 0;
+};
+
+Aggregator::Aggregator(const AggregatorOptions& options, const model::NameTable* names,
+                       const model::KernelClassifier* classifier, WindowCallback on_window)
+    : impl_(std::make_unique<Impl>(options, names, classifier, std::move(on_window))) {}
+Aggregator::~Aggregator() = default;
+
+void Aggregator::OnProcess(const model::ProcessInfo& p) { impl_->OnProcess(p); }
+void Aggregator::OnDevice(const model::DeviceInfo& d) { impl_->OnDevice(d); }
+void Aggregator::OnKernel(const model::KernelEvent& e) { impl_->Enqueue(e); }
+void Aggregator::OnMemcpy(const model::MemcpyEvent& e) { impl_->Enqueue(e); }
+void Aggregator::OnMemset(const model::MemsetEvent& e) { impl_->Enqueue(e); }
+void Aggregator::OnSync(const model::SyncEvent& e) { impl_->Enqueue(e); }
+void Aggregator::OnApiCall(const model::ApiCallEvent& e) { impl_->Enqueue(e); }
+void Aggregator::OnNvtx(const model::NvtxEvent& e) { impl_->Enqueue(e); }
+void Aggregator::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) {
+  impl_->CountQuality(pid, counter, count);
+}
+void Aggregator::Finish() { impl_->Finish(); }
+
+model::ProfileWindow AggregateWholeTrace(const AggregatorOptions& options,
+                                         const model::NameTable* names,
+                                         const model::KernelClassifier* classifier,
+                                         const std::function<void(model::EventSink*)>& feed) {
+  AggregatorOptions whole = options;
+  whole.window_ns = 0;
+  model::ProfileWindow result;
+  Aggregator aggregator(whole, names, classifier,
+                        [&result](model::ProfileWindow&& w) { result = std::move(w); });
+  feed(&aggregator);
+  aggregator.Finish();
+  return result;
+}
+
+}  // namespace inferscope::aggregate

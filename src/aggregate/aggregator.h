@@ -1,0 +1,73 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "src/model/events.h"
+#include "src/model/name_table.h"
+#include "src/model/profile.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::aggregate {
+
+struct AggregatorOptions {
+  // Window length; 0 = whole-trace mode: one window spanning all events (offline analysis).
+  int64_t window_ns = 0;
+  // Timeline bin width (the report's --bin).
+  int64_t bin_ns = 100'000'000;
+  // Events may arrive out of order by up to this much and still be placed exactly. Later ones are
+  // counted as late and folded in as well as possible. In whole-trace mode the horizon is unbounded
+  // unless set: the Aggregator keeps compact events (~100 B each, far smaller than the trace).
+  int64_t lateness_ns = -1;  // -1 = default: 2 s with windows, unbounded in whole-trace mode
+  int top_k = 20;
+  int64_t kernel_wait_threshold_ns = 30'000;    // idle gaps shorter than this are "kernel wait"
+  int64_t short_kernel_threshold_ns = 10'000;   // kernels shorter than this count as "short"
+  int64_t slow_allocation_threshold_ns = 1'000'000;
+  int max_sync_targets = 5;  // kernels listed per sync type as "waited on"
+};
+
+// Folds a stream of events from any source into profile windows. The same events give the same
+// windows whichever order they arrive in, within the lateness horizon. Memory is bounded by the
+// horizon, the number of distinct kernel names and the timeline length, not by the number of events.
+// Single-threaded: one Aggregator per importer or drain thread.
+class Aggregator : public model::EventSink {
+ public:
+  using WindowCallback = std::function<void(model::ProfileWindow&&)>;
+
+  // `names` resolves the NameIds of incoming events; `classifier` assigns categories. Both must
+  // outlive the Aggregator. Windows are delivered to `on_window` as they close.
+  Aggregator(const AggregatorOptions& options, const model::NameTable* names,
+             const model::KernelClassifier* classifier, WindowCallback on_window);
+  ~Aggregator() override;
+  Aggregator(const Aggregator&) = delete;
+  Aggregator& operator=(const Aggregator&) = delete;
+
+  void OnProcess(const model::ProcessInfo& process) override;
+  void OnDevice(const model::DeviceInfo& device) override;
+  void OnKernel(const model::KernelEvent& event) override;
+  void OnMemcpy(const model::MemcpyEvent& event) override;
+  void OnMemset(const model::MemsetEvent& event) override;
+  void OnSync(const model::SyncEvent& event) override;
+  void OnApiCall(const model::ApiCallEvent& event) override;
+  void OnNvtx(const model::NvtxEvent& event) override;
+  void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override;
+
+  // Processes everything buffered and closes all open windows (end of trace / shutdown).
+  void Finish();
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Convenience for offline analysis: aggregates everything `feed` delivers in whole-trace mode and
+// returns the single window.
+model::ProfileWindow AggregateWholeTrace(const AggregatorOptions& options,
+                                         const model::NameTable* names,
+                                         const model::KernelClassifier* classifier,
+                                         const std::function<void(model::EventSink*)>& feed);
+
+}  // namespace inferscope::aggregate

@@ -1,0 +1,302 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/aggregate/aggregator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace inferscope::aggregate {
+namespace {
+
+using model::Category;
+using model::KernelEvent;
+
+constexpr const char* kGemm = "ampere_sgemm_128x64_tn";
+constexpr const char* kNccl = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+constexpr const char* kNorm = "void vllm::rms_norm_kernel<c10::BFloat16, 8, 3>(c10::BFloat16*)";
+
+// Builds events against one NameTable and runs them through an Aggregator in whole-trace or
+// windowed mode.
+class AggregatorTest : public ::testing::Test {
+ protected:
+  KernelEvent Kernel(const char* name, int64_t start, int64_t end, uint32_t stream = 7,
+                     uint32_t correlation = 0) {
+    KernelEvent k;
+    k.pid = 1;
+    k.device = 0;
+    k.stream = stream;
+    k.start_ns = start;
+    k.end_ns = end;
+    k.name = names_.Intern(name);
+    k.correlation_id = correlation;
+    return k;
+  }
+  model::ApiCallEvent Launch(int64_t start, int64_t end, uint32_t correlation,
+                             model::ApiKind kind = model::ApiKind::kKernelLaunch) {
+    model::ApiCallEvent a;
+    a.pid = 1;
+    a.tid = 1;
+    a.start_ns = start;
+    a.end_ns = end;
+    a.correlation_id = correlation;
+    a.kind = kind;
+    a.name = names_.Intern("cudaLaunchKernel");
+    return a;
+  }
+
+  model::ProfileWindow Whole(const std::function<void(model::EventSink*)>& feed,
+                             AggregatorOptions options = {}) {
+    return AggregateWholeTrace(options, &names_, &classifier_, feed);
+  }
+
+  static const model::DeviceProfile& OnlyDevice(const model::ProfileWindow& w) {
+    EXPECT_EQ(w.processes.size(), 1u);
+    EXPECT_EQ(w.processes[0].devices.size(), 1u);
+    return w.processes.at(0).devices.at(0);
+  }
+
+  model::NameTable names_;
+  model::KernelClassifier classifier_;
+};
+
+TEST_F(AggregatorTest, TemporalBreakdownUsesUnionsNotSums) {
+  // gemm [100,200) on stream 7, all-reduce [150,300) on stream 9, gemm [400,500).
+  auto w = Whole([&](model::EventSink* s) {
+    s->OnKernel(Kernel(kGemm, 100, 200));
+    s->OnKernel(Kernel(kNccl, 150, 300, 9));
+    s->OnKernel(Kernel(kGemm, 400, 500));
+  });
+  const auto& d = OnlyDevice(w);
+  EXPECT_EQ(d.span_ns(), 400);
+  EXPECT_EQ(d.busy_ns, 300);
+  EXPECT_EQ(d.idle_ns(), 100);
+  EXPECT_EQ(d.compute_ns, 200);
+  EXPECT_EQ(d.non_compute_ns(), 100);
+  EXPECT_EQ(d.communication_ns, 150);
+  EXPECT_EQ(d.communication_overlap_ns, 50);
+  EXPECT_EQ(d.kernel_count, 3u);
+  EXPECT_EQ(d.categories[static_cast<size_t>(Category::kMatmul)].time_ns, 200);
+  EXPECT_EQ(d.categories[static_cast<size_t>(Category::kMatmul)].count, 2u);
+  EXPECT_EQ(d.categories[static_cast<size_t>(Category::kCommunication)].time_ns, 150);
+}
+
+TEST_F(AggregatorTest, OutOfOrderInputGivesTheSameProfile) {
+  std::vector<KernelEvent> events;
+  std::vector<model::ApiCallEvent> launches;
+  int64_t t = 1000;
+  for (uint32_t i = 1; i <= 2000; ++i) {
+    const char* name = i % 3 == 0 ? kNccl : (i % 3 == 1 ? kGemm : kNorm);
+    launches.push_back(Launch(t - 500, t - 400, i));
+    events.push_back(Kernel(name, t, t + 300 + (i % 7) * 50, i % 3 == 0 ? 9 : 7, i));
+    t += 250 + (i % 11) * 40;
+  }
+  auto feed_sorted = [&](model::EventSink* s) {
+    for (size_t i = 0; i < events.size(); ++i) {
+      s->OnApiCall(launches[i]);
+      s->OnKernel(events[i]);
+    }
+  };
+  auto shuffled_k = events;
+  auto shuffled_l = launches;
+  std::mt19937 rng(42);
+  std::shuffle(shuffled_k.begin(), shuffled_k.end(), rng);
+  std::shuffle(shuffled_l.begin(), shuffled_l.end(), rng);
+  auto feed_shuffled = [&](model::EventSink* s) {
+    for (const auto& k : shuffled_k) s->OnKernel(k);  // kernels before their launches, even
+    for (const auto& l : shuffled_l) s->OnApiCall(l);
+  };
+  const auto a = Whole(feed_sorted);
+  const auto b = Whole(feed_shuffled);
+  const auto& da = OnlyDevice(a);
+  const auto& db = OnlyDevice(b);
+  EXPECT_EQ(da.busy_ns, db.busy_ns);
+  EXPECT_EQ(da.compute_ns, db.compute_ns);
+  EXPECT_EQ(da.communication_overlap_ns, db.communication_overlap_ns);
+  EXPECT_EQ(da.idle_gaps.host_wait.total_ns, db.idle_gaps.host_wait.total_ns);
+  EXPECT_EQ(da.idle_gaps.kernel_wait.count, db.idle_gaps.kernel_wait.count);
+  EXPECT_EQ(da.launch.launch_delay.total_ns, db.launch.launch_delay.total_ns);
+  EXPECT_EQ(da.launch.launch_delay.count, 2000u);
+  EXPECT_EQ(da.timeline.busy_ns, db.timeline.busy_ns);
+  ASSERT_EQ(da.top_kernels.size(), db.top_kernels.size());
+  for (size_t i = 0; i < da.top_kernels.size(); ++i) {
+    EXPECT_EQ(da.top_kernels[i].name, db.top_kernels[i].name);
+    EXPECT_EQ(da.top_kernels[i].duration.total_ns, db.top_kernels[i].duration.total_ns);
+  }
+}
+
+TEST_F(AggregatorTest, IdleGapsSplitIntoKernelWaitHostWaitAndOther) {
+  AggregatorOptions options;
+  options.kernel_wait_threshold_ns = 30'000;
+  auto w = Whole(
+      [&](model::EventSink* s) {
+        s->OnApiCall(Launch(500, 600, 1));
+        s->OnKernel(Kernel(kGemm, 1'000, 2'000, 7, 1));
+        s->OnApiCall(Launch(700, 800, 2));
+        s->OnKernel(Kernel(kGemm, 2'010, 3'000, 7, 2));  // 10 ns gap: kernel wait
+        s->OnApiCall(Launch(100'000, 100'500, 3));      // launched after the stream ran dry
+        s->OnKernel(Kernel(kGemm, 101'000, 110'000, 7, 3));  // host wait of 98 us
+        s->OnApiCall(Launch(101'500, 102'000, 4));           // launched in time...
+        s->OnKernel(Kernel(kGemm, 200'000, 210'000, 7, 4));  // ...yet started late: other
+      },
+      options);
+  const auto& d = OnlyDevice(w);
+  EXPECT_EQ(d.idle_gaps.kernel_wait.count, 1u);
+  EXPECT_EQ(d.idle_gaps.kernel_wait.total_ns, 10);
+  EXPECT_EQ(d.idle_gaps.host_wait.count, 1u);
+  EXPECT_EQ(d.idle_gaps.host_wait.total_ns, 98'000);
+  EXPECT_EQ(d.idle_gaps.other.count, 1u);
+  EXPECT_EQ(d.idle_gaps.other.total_ns, 90'000);
+  EXPECT_EQ(d.launch.cpu_launch.count, 4u);
+  EXPECT_EQ(d.launch.cpu_launch.total_ns, 100 + 100 + 500 + 500);
+  EXPECT_EQ(d.launch.launch_delay.max_ns, 200'000 - 101'500);
+}
+
+TEST_F(AggregatorTest, SyncRecordsNameTheKernelWaitedOnAndWinOverApiCalls) {
+  auto w = Whole([&](model::EventSink* s) {
+    s->OnKernel(Kernel(kGemm, 1'000, 5'000));
+    s->OnKernel(Kernel(kNorm, 5'000, 9'000));
+    model::SyncEvent sync;
+    sync.pid = 1;
+    sync.device = 0;
+    sync.stream = 7;
+    sync.type = model::SyncType::kStream;
+    sync.start_ns = 2'000;
+    sync.end_ns = 9'100;
+    s->OnSync(sync);
+    model::ApiCallEvent call = Launch(1'990, 9'200, 0, model::ApiKind::kSync);
+    call.sync_type = model::SyncType::kStream;
+    s->OnApiCall(call);  // the same wait seen as an API call: must not count twice
+  });
+  const auto& d = OnlyDevice(w);
+  const auto& stream_sync = d.syncs[static_cast<size_t>(model::SyncType::kStream)];
+  EXPECT_EQ(stream_sync.wait.count, 1u);
+  EXPECT_EQ(stream_sync.wait.total_ns, 7'100);
+  ASSERT_EQ(stream_sync.waited_on.size(), 1u);
+  EXPECT_EQ(stream_sync.waited_on[0].kernel_name, kNorm);
+}
+
+TEST_F(AggregatorTest, BlockingApiCallsAreUsedWhenThereAreNoSyncRecords) {
+  auto w = Whole([&](model::EventSink* s) {
+    s->OnKernel(Kernel(kGemm, 1'000, 5'000));
+    model::ApiCallEvent call = Launch(2'000, 5'100, 0, model::ApiKind::kSync);
+    call.sync_type = model::SyncType::kDevice;
+    s->OnApiCall(call);
+  });
+  const auto& d = OnlyDevice(w);
+  const auto& device_sync = d.syncs[static_cast<size_t>(model::SyncType::kDevice)];
+  EXPECT_EQ(device_sync.wait.count, 1u);
+  EXPECT_EQ(device_sync.wait.total_ns, 3'100);
+  ASSERT_EQ(device_sync.waited_on.size(), 1u);
+  EXPECT_EQ(device_sync.waited_on[0].kernel_name, kGemm);
+}
+
+TEST_F(AggregatorTest, CopiesAndMemsetsAreMemoryAndBusyTime) {
+  auto w = Whole([&](model::EventSink* s) {
+    model::MemcpyEvent c;
+    c.pid = 1;
+    c.stream = 7;
+    c.start_ns = 100;
+    c.end_ns = 1'100;
+    c.bytes = 4096;
+    c.kind = model::MemcpyKind::kHtoD;
+    c.pageable = true;
+    s->OnMemcpy(c);
+    model::MemsetEvent m;
+    m.pid = 1;
+    m.stream = 7;
+    m.start_ns = 2'000;
+    m.end_ns = 2'500;
+    m.bytes = 64;
+    s->OnMemset(m);
+  });
+  const auto& d = OnlyDevice(w);
+  const auto& htod = d.memcpy[static_cast<size_t>(model::MemcpyKind::kHtoD)];
+  EXPECT_EQ(htod.count, 1u);
+  EXPECT_EQ(htod.bytes, 4096u);
+  EXPECT_EQ(htod.pageable_count, 1u);
+  EXPECT_EQ(d.memset.bytes, 64u);
+  EXPECT_EQ(d.busy_ns, 1'500);
+  EXPECT_EQ(d.compute_ns, 0);
+  EXPECT_EQ(d.categories[static_cast<size_t>(Category::kMemory)].time_ns, 1'500);
+  EXPECT_EQ(d.subcategories.at("memory.memcpy_htod").count, 1u);
+  EXPECT_EQ(d.subcategories.at("memory.memset").time_ns, 500);
+}
+
+TEST_F(AggregatorTest, InvalidTimestampsAreCountedAndLeftOut) {
+  auto w = Whole([&](model::EventSink* s) {
+    s->OnKernel(Kernel(kGemm, 100, 200));
+    s->OnKernel(Kernel(kGemm, 0, 200));    // zero start
+    s->OnKernel(Kernel(kGemm, 500, 400));  // reversed
+  });
+  ASSERT_EQ(w.processes.size(), 1u);
+  const auto& q = w.processes[0].data_quality;
+  EXPECT_EQ(q[static_cast<size_t>(model::DataQuality::kZeroTimestamp)], 1u);
+  EXPECT_EQ(q[static_cast<size_t>(model::DataQuality::kReversedTimestamp)], 1u);
+  EXPECT_EQ(w.processes[0].devices[0].kernel_count, 1u);
+}
+
+TEST_F(AggregatorTest, TopKKeepsTheHeaviestAndFoldsTheTail) {
+  AggregatorOptions options;
+  options.top_k = 2;
+  auto w = Whole(
+      [&](model::EventSink* s) {
+        s->OnKernel(Kernel(kGemm, 100, 1'100));
+        s->OnKernel(Kernel(kNorm, 2'000, 2'500));
+        s->OnKernel(Kernel(kNccl, 3'000, 3'100));
+      },
+      options);
+  const auto& d = OnlyDevice(w);
+  ASSERT_EQ(d.top_kernels.size(), 2u);
+  EXPECT_EQ(d.top_kernels[0].name, kGemm);
+  EXPECT_EQ(d.top_kernels[1].name, kNorm);
+  EXPECT_EQ(d.tail.distinct_names, 1u);
+  EXPECT_EQ(d.tail.duration.total_ns, 100);
+}
+
+TEST_F(AggregatorTest, TimelineBinsClipKernelsAtBinEdges) {
+  AggregatorOptions options;
+  options.bin_ns = 100;
+  auto w = Whole(
+      [&](model::EventSink* s) {
+        s->OnKernel(Kernel(kGemm, 1'000, 1'150));  // origin 1000: 100 in bin 0, 50 in bin 1
+        s->OnKernel(Kernel(kNorm, 1'120, 1'180));
+      },
+      options);
+  const auto& t = OnlyDevice(w).timeline;
+  ASSERT_EQ(t.busy_ns.size(), 2u);
+  EXPECT_EQ(t.origin_ns, 1'000);
+  EXPECT_EQ(t.busy_ns[0], 100);
+  EXPECT_EQ(t.busy_ns[1], 80);
+  EXPECT_EQ(t.category_ns[1][static_cast<size_t>(Category::kMatmul)], 50);
+  EXPECT_EQ(t.category_ns[1][static_cast<size_t>(Category::kNormalization)], 60);
+}
+
+TEST_F(AggregatorTest, WindowedModeEmitsOneWindowPerIntervalAndCountsLateRecords) {
+  AggregatorOptions options;
+  options.window_ns = 1'000'000;
+  options.lateness_ns = 0;  // no reordering horizon: anything behind is late
+  std::vector<model::ProfileWindow> windows;
+  Aggregator aggregator(options, &names_, &classifier_,
+                        [&](model::ProfileWindow&& w) { windows.push_back(std::move(w)); });
+  for (int i = 0; i < 10'000; ++i)  // enough to trigger draining mid-stream
+    aggregator.OnKernel(Kernel(kGemm, 1'000 + i * 100, 1'050 + i * 100));
+  aggregator.OnKernel(Kernel(kGemm, 500, 600));  // behind everything already processed
+  aggregator.Finish();
+  ASSERT_EQ(windows.size(), 2u);
+  EXPECT_EQ(windows[0].start_ns, 0);
+  EXPECT_EQ(windows[0].end_ns, 1'000'000);
+  EXPECT_EQ(windows[1].start_ns, 1'000'000);
+  uint64_t kernels = 0, late = 0;
+  for (const auto& w : windows) {
+    kernels += w.processes[0].devices[0].kernel_count;
+    late += w.processes[0].data_quality[static_cast<size_t>(model::DataQuality::kLateRecord)];
+  }
+  EXPECT_EQ(kernels, 10'001u);
+  EXPECT_EQ(late, 1u);
+}
+
+}  // namespace
+}  // namespace inferscope::aggregate

@@ -1,0 +1,71 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/aggregate/device_state.h"
+
+namespace inferscope::aggregate {
+
+namespace {
+// Distinct operations remembered per sync type; beyond this the wait goes to the last entry, which
+// then stands for "other". Real processes wait on a handful of kernels (the end of a step).
+constexpr size_t kMaxSyncTargets = 64;
+}  // namespace
+
+void SyncAccum::Add(int64_t wait_ns, OpRef op) {
+  wait.Add(wait_ns);
+  for (SyncTargetAccum& t : targets) {
+    if (t.op == op) {
+      ++t.count;
+      t.wait_ns += wait_ns;
+      return;
+    }
+  }
+  if (targets.size() < kMaxSyncTargets) {
+    targets.push_back(SyncTargetAccum{op, 1, wait_ns});
+  } else {
+    targets.back().op = OpRef{};  // overflow: anonymous "other"
+    ++targets.back().count;
+    targets.back().wait_ns += wait_ns;
+  }
+}
+
+void SyncAccum::Merge(const SyncAccum& other) {
+  wait.Merge(other.wait);
+  for (const SyncTargetAccum& t : other.targets) {
+    bool merged = false;
+    for (SyncTargetAccum& mine : targets) {
+      if (mine.op == t.op) {
+        mine.count += t.count;
+        mine.wait_ns += t.wait_ns;
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) targets.push_back(t);
+  }
+}
+
+void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
+  has_gpu_activity = false;
+  first_start_ns = 0;
+  last_end_ns = 0;
+  busy.Reset();
+  compute.Reset();
+  communication.Reset();
+  compute_or_communication.Reset();
+  kernel_count = 0;
+  slot_of_name.clear();
+  kernels.clear();
+  timeline = model::Timeline{};
+  timeline.bin_ns = bin_ns;
+  timeline.origin_ns = window_start_ns;
+  cached_bin = 0;
+  cached_bin_start_ns = std::numeric_limits<int64_t>::min() / 2;
+  idle_gaps = {};
+  launch = {};
+  sync_records = {};
+  sync_calls = {};
+  memcpy = {};
+  memset = {};
+  allocations = {};
+}
+
+}  // namespace inferscope::aggregate

@@ -1,0 +1,185 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Per-device and per-process accumulators behind the Aggregator. They see events strictly in start
+// order (the Aggregator's reorder buffer guarantees it), which is what lets unions of intervals and
+// idle gaps be computed in one pass with O(1) state.
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/model/events.h"
+#include "src/model/profile.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::aggregate {
+
+// Length of the union of intervals added in non-decreasing start order. O(1) per interval.
+// `on_closed` receives each maximal merged interval once it can no longer grow.
+class IntervalUnion {
+ public:
+  template <typename OnClosed>
+  void Add(int64_t start_ns, int64_t end_ns, OnClosed&& on_closed) {
+    if (!open_) {
+      open_ = true;
+      start_ns_ = start_ns;
+      end_ns_ = end_ns;
+    } else if (start_ns > end_ns_) {
+      total_ns_ += end_ns_ - start_ns_;
+      on_closed(start_ns_, end_ns_);
+      start_ns_ = start_ns;
+      end_ns_ = end_ns;
+    } else if (end_ns > end_ns_) {
+      end_ns_ = end_ns;
+    }
+  }
+  void Add(int64_t start_ns, int64_t end_ns) {
+    Add(start_ns, end_ns, [](int64_t, int64_t) {});
+  }
+  // Closes the open interval; the union is complete.
+  template <typename OnClosed>
+  void Close(OnClosed&& on_closed) {
+    if (!open_) return;
+    total_ns_ += end_ns_ - start_ns_;
+    on_closed(start_ns_, end_ns_);
+    open_ = false;
+  }
+  void Close() {
+    Close([](int64_t, int64_t) {});
+  }
+  int64_t total_ns() const { return total_ns_; }
+  void Reset() { *this = IntervalUnion(); }
+
+ private:
+  bool open_ = false;
+  int64_t start_ns_ = 0;
+  int64_t end_ns_ = 0;
+  int64_t total_ns_ = 0;
+};
+
+// What a GPU operation was, compactly: a kernel (by name id), a memcpy (by kind) or a memset.
+struct OpRef {
+  enum class Kind : uint8_t { kNone, kKernel, kMemcpy, kMemset };
+  Kind kind = Kind::kNone;
+  uint32_t id = 0;  // NameId for kernels, MemcpyKind for copies
+  bool operator==(const OpRef&) const = default;
+};
+
+// Wait time attributed to one operation a host sync waited on.
+struct SyncTargetAccum {
+  OpRef op;
+  uint64_t count = 0;
+  int64_t wait_ns = 0;
+};
+
+// Sync waits of one type with the operations they waited on (few distinct ones in practice; the
+// list is capped and the overflow goes to an "other" entry).
+struct SyncAccum {
+  model::DurationStats wait;
+  std::vector<SyncTargetAccum> targets;
+
+  void Add(int64_t wait_ns, OpRef op);
+  void Merge(const SyncAccum& other);
+};
+
+// Statistics of one kernel name on one device.
+struct KernelAccum {
+  model::NameId name = model::kNoName;
+  model::Category category = model::Category::kOther;
+  std::string_view subcategory;
+  model::DurationStats duration;
+  model::LogHistogram histogram;
+};
+
+// The last operation seen on a stream: enough to measure the next idle gap and to know what a sync
+// on that stream waited for.
+struct StreamState {
+  uint32_t stream = 0;
+  int64_t last_end_ns = 0;
+  OpRef last_op;
+};
+
+inline constexpr size_t kSyncTypes = static_cast<size_t>(model::SyncType::kCount);
+
+// Everything accumulated for one device of one process in the current window.
+struct DeviceState {
+  uint32_t device = 0;
+  bool has_gpu_activity = false;
+  int64_t first_start_ns = 0;
+  int64_t last_end_ns = 0;
+
+  IntervalUnion busy;
+  IntervalUnion compute;
+  IntervalUnion communication;
+  IntervalUnion compute_or_communication;
+
+  uint64_t kernel_count = 0;
+  std::vector<uint32_t> slot_of_name;  // NameId -> index into kernels + 1 (0 = none yet)
+  std::vector<KernelAccum> kernels;
+
+  model::Timeline timeline;
+  model::IdleGapStats idle_gaps;
+  model::LaunchStats launch;
+  std::array<SyncAccum, kSyncTypes> sync_records{};  // from SyncEvents
+  std::array<SyncAccum, kSyncTypes> sync_calls{};    // from blocking API calls
+  std::array<model::TransferStats, static_cast<size_t>(model::MemcpyKind::kCount)> memcpy{};
+  model::TransferStats memset;
+  model::AllocationStats allocations;
+
+  std::vector<StreamState> streams;  // persists across windows (gaps span window edges)
+
+  // The timeline bin the last ForEachBin call ended in (a cache; see ForEachBin).
+  size_t cached_bin = 0;
+  int64_t cached_bin_start_ns = std::numeric_limits<int64_t>::min() / 2;
+
+  StreamState* Stream(uint32_t stream) {
+    for (auto& s : streams)
+      if (s.stream == stream) return &s;
+    streams.push_back(StreamState{stream, 0, {}});
+    return &streams.back();
+  }
+
+  // Adds `[start_ns, end_ns)` into `bins` of the timeline (per-category or busy).
+  template <typename Fn>
+  void ForEachBin(int64_t start_ns, int64_t end_ns, Fn&& fn);
+
+  // Clears the statistics for a new window; stream state is kept.
+  void ResetWindow(int64_t window_start_ns, int64_t bin_ns);
+};
+
+template <typename Fn>
+void DeviceState::ForEachBin(int64_t start_ns, int64_t end_ns, Fn&& fn) {
+  const int64_t bin_ns = timeline.bin_ns;
+  if (bin_ns <= 0 || end_ns <= start_ns) return;
+  // Events before the origin (possible for late records) are clipped into the first bin.
+  int64_t s = start_ns < timeline.origin_ns ? timeline.origin_ns : start_ns;
+  if (end_ns <= s) return;
+  // Consecutive events almost always land in the bin of the previous one: skip the division.
+  size_t bin;
+  if (s >= cached_bin_start_ns && s < cached_bin_start_ns + bin_ns) {
+    bin = cached_bin;
+  } else {
+    bin = static_cast<size_t>((s - timeline.origin_ns) / bin_ns);
+  }
+  while (true) {
+    const int64_t bin_start = timeline.origin_ns + static_cast<int64_t>(bin) * bin_ns;
+    const int64_t bin_end = bin_start + bin_ns;
+    const int64_t e = end_ns < bin_end ? end_ns : bin_end;
+    if (bin >= timeline.busy_ns.size()) {
+      timeline.busy_ns.resize(bin + 1, 0);
+      timeline.category_ns.resize(bin + 1, std::array<int64_t, model::kCategoryCount>{});
+    }
+    fn(bin, e - s);
+    cached_bin = bin;
+    cached_bin_start_ns = bin_start;
+    if (e >= end_ns) break;
+    s = e;
+    ++bin;
+  }
+}
+
+}  // namespace inferscope::aggregate

@@ -1,0 +1,87 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/analyze/kernel_names.h"
+
+#include <cxxabi.h>
+
+#include <cctype>
+#include <cstdlib>
+
+namespace inferscope::analyze {
+namespace {
+
+bool IsIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '>' || c == ']';
+}
+
+// Removes balanced <...> groups. "operator<" / "operator<<" style names keep their operator text.
+std::string StripTemplateArgs(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (depth == 0 && c == '<') {
+      static constexpr std::string_view kOperator = "operator";
+      if (out.size() >= kOperator.size() &&
+          std::string_view(out).substr(out.size() - kOperator.size()) == kOperator) {
+        out += c;  // operator< or operator<<: not a template argument list
+        continue;
+      }
+    }
+    if (c == '<') {
+      ++depth;
+    } else if (c == '>' && depth > 0) {
+      --depth;
+    } else if (depth == 0) {
+      out += c;
+    }
+  }
+  return depth == 0 ? out : std::string(s);  // unbalanced: leave the name alone
+}
+
+}  // namespace
+
+std::string DemangleName(std::string_view name) {
+  if (name.size() < 3 || name.substr(0, 2) != "_Z") return std::string(name);
+  const std::string mangled(name);
+  int status = 0;
+  char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) {
+    std::free(out);
+    return mangled;
+  }
+  std::string result(out);
+  std::free(out);
+  return result;
+}
+
+std::string ShortenKernelName(std::string_view demangled) {
+  std::string s = StripTemplateArgs(demangled);
+  // Trailing qualifiers after the parameter list.
+  for (std::string_view q : {" const", " volatile"}) {
+    if (s.size() > q.size() && std::string_view(s).substr(s.size() - q.size()) == q)
+      s.resize(s.size() - q.size());
+  }
+  // A parameter list: a trailing (...) group that directly follows an identifier.
+  if (!s.empty() && s.back() == ')') {
+    int depth = 0;
+    size_t open = std::string::npos;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == ')') ++depth;
+      if (s[i] == '(' && --depth == 0) {
+        open = i;
+        break;
+      }
+    }
+    if (open != std::string::npos && open > 0 && IsIdentChar(s[open - 1])) s.resize(open);
+  }
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s.empty() ? std::string(demangled) : s;
+}
+
+std::string DisplayKernelName(std::string_view name) {
+  return ShortenKernelName(DemangleName(name));
+}
+
+}  // namespace inferscope::analyze

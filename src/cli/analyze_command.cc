@@ -1,0 +1,225 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/cli/analyze_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+
+#include "src/aggregate/aggregator.h"
+#include "src/analyze/analysis.h"
+#include "src/cli/exit_codes.h"
+#include "src/import/trace_importer.h"
+#include "src/model/name_table.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* FormatName(import::TraceFormat format) {
+  switch (format) {
+    case import::TraceFormat::kKinetoJson:
+      return "kineto_json";
+    case import::TraceFormat::kNsysSqlite:
+      return "nsys_sqlite";
+    case import::TraceFormat::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+// Error messages from lower layers usually start with the path already; add it when they do not.
+std::string WithPath(const std::string& path, const std::string& message) {
+  if (message.rfind(path, 0) == 0) return message;
+  return path + ": " + message;
+}
+
+int Fail(std::ostream& err, const base::Status& status, const std::string& path) {
+  err << "inferscope: error: " << WithPath(path, status.message()) << "\n";
+  return ExitCodeFor(status);
+}
+
+std::string HumanBytes(uint64_t bytes) {
+  if (bytes >= 1'000'000'000) return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
+  if (bytes >= 1'000'000) return fmt::format("{:.0f} MB", static_cast<double>(bytes) / 1e6);
+  if (bytes >= 1'000) return fmt::format("{:.0f} KB", static_cast<double>(bytes) / 1e3);
+  return fmt::format("{} B", bytes);
+}
+
+// Expands the command-line paths: files stay, directories become their trace files (sorted,
+// non-recursive). Skipped directory entries are named on `err`.
+base::Status ExpandPaths(const std::vector<std::string>& paths, std::vector<std::string>* files,
+                         std::string* failed_path, std::ostream& err) {
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+      *failed_path = path;
+      return base::NotFoundError(path + ": no such file or directory");
+    }
+    if (!fs::is_directory(st)) {
+      files->push_back(path);
+      continue;
+    }
+    std::vector<std::string> entries;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+      entries.push_back(it->path().string());
+    if (ec) {
+      *failed_path = path;
+      return base::NotFoundError(path + ": cannot read directory: " + ec.message());
+    }
+    std::sort(entries.begin(), entries.end());
+    size_t accepted = 0;
+    for (const std::string& entry : entries) {
+      std::error_code entry_ec;
+      if (!fs::is_regular_file(entry, entry_ec)) {
+        err << "inferscope: skipping " << entry << ": not a regular file\n";
+        continue;
+      }
+      auto format = import::DetectTraceFormat(entry);
+      if (!format.ok()) {
+        err << "inferscope: skipping " << entry << ": not a trace file\n";
+        continue;
+      }
+      files->push_back(entry);
+      ++accepted;
+    }
+    if (accepted == 0) {
+      *failed_path = path;
+      return base::UnsupportedError(path + ": directory holds no trace files");
+    }
+  }
+  return base::OkStatus();
+}
+
+struct ImportedWindow {
+  std::string path;
+  std::string format;
+  model::ProfileWindow window;
+};
+
+base::Status ImportOne(const std::string& path, const AnalyzeOptions& options,
+                       const model::KernelClassifier& classifier, ImportedWindow* result,
+                       std::ostream& err) {
+  const bool show = options.verbose || options.progress;
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (show)
+    err << "analyzing " << path << " (" << HumanBytes(ec ? 0 : size) << ")..." << std::flush;
+  const auto start = std::chrono::steady_clock::now();
+
+  aggregate::AggregatorOptions agg_options;
+  agg_options.window_ns = 0;  // whole-trace mode: one window
+  agg_options.bin_ns = options.bin_ns;
+  agg_options.top_k = std::max(options.top, 1);
+  agg_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
+  model::NameTable names;
+  std::vector<model::ProfileWindow> windows;
+  aggregate::Aggregator aggregator(
+      agg_options, &names, &classifier,
+      [&windows](model::ProfileWindow&& w) { windows.push_back(std::move(w)); });
+  auto stats = import::ImportTrace(path, &names, &aggregator);
+  if (!stats.ok()) {
+    if (show) err << " failed\n";
+    return stats.status();
+  }
+  aggregator.Finish();
+
+  result->path = path;
+  result->format = FormatName(stats->format);
+  if (!windows.empty()) {
+    result->window = std::move(windows.front());
+    // Whole-trace mode yields one window; should there be more, keep their processes too.
+    for (size_t i = 1; i < windows.size(); ++i)
+      for (model::ProcessProfile& p : windows[i].processes)
+        result->window.processes.push_back(std::move(p));
+  }
+  if (show) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    err << " done in " << fmt::format("{:.1f}", seconds) << " s (" << stats->kernels
+        << " kernels)\n";
+  }
+  return base::OkStatus();
+}
+
+int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.paths.empty()) {
+    err << "inferscope: error: analyze: no input files (run 'inferscope analyze --help')\n";
+    return kExitUsage;
+  }
+  model::KernelClassifier classifier;
+  if (!options.rules_path.empty()) {
+    base::Status status = classifier.LoadRuleFile(options.rules_path);
+    if (!status.ok()) return Fail(err, status, options.rules_path);
+  }
+
+  std::vector<std::string> files;
+  std::string failed_path;
+  base::Status status = ExpandPaths(options.paths, &files, &failed_path, err);
+  if (!status.ok()) return Fail(err, status, failed_path);
+
+  std::vector<ImportedWindow> imported(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    status = ImportOne(files[i], options, classifier, &imported[i], err);
+    if (!status.ok()) return Fail(err, status, files[i]);
+  }
+
+  analyze::AnalysisOptions analysis_options;
+  analysis_options.top = options.top;
+  analysis_options.bin_ns = options.bin_ns;
+  analysis_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
+  analysis_options.rules_path = options.rules_path;
+  std::vector<analyze::AnalysisInput> inputs;
+  for (const ImportedWindow& w : imported) inputs.push_back({w.path, w.format, &w.window});
+  const analyze::Analysis analysis = analyze::Analyze(inputs, analysis_options);
+  const std::string rendered = report::Render(analysis, options.format);
+
+  if (options.output_path.empty()) {
+    out << rendered;
+    out.flush();
+    if (!out) {
+      err << "inferscope: error: <stdout>: write failed\n";
+      return kExitError;
+    }
+    return kExitOk;
+  }
+  std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
+  if (!file) {
+    err << "inferscope: error: " << options.output_path
+        << ": cannot write: " << std::strerror(errno) << "\n";
+    return kExitError;
+  }
+  file << rendered;
+  file.close();
+  if (!file) {
+    err << "inferscope: error: " << options.output_path << ": write failed\n";
+    return kExitError;
+  }
+  if (options.verbose || options.progress) err << "wrote " << options.output_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    return Run(options, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "inferscope: error: out of memory\n";
+  } catch (const std::exception& e) {
+    err << "inferscope: error: internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << "inferscope: error: internal error\n";
+  }
+  return kExitError;
+}
+
+}  // namespace inferscope::cli

@@ -1,0 +1,253 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// Runs the built `inferscope` binary: help, exit codes for bad input, and a small Kineto trace
+// analyzed end to end to JSON.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const fs::path& p, const std::string& data) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("inferscope_cli_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs the binary with `args` (already shell-quoted where needed).
+  Result Run(const std::string& args) {
+    const fs::path out = dir_ / "stdout.txt";
+    const fs::path err = dir_ / "stderr.txt";
+    const std::string cmd = std::string("'") + INFERSCOPE_CLI_BINARY + "' " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "' </dev/null";
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = ReadFile(out);
+    r.err = ReadFile(err);
+    return r;
+  }
+
+  static int Lines(const std::string& s) {
+    int n = 0;
+    for (char c : s) n += c == '\n';
+    return n;
+  }
+
+  fs::path dir_;
+};
+
+// Three kernels on one stream of GPU 0, rank 0: two GEMMs of 100 us (10 us apart) and an NCCL
+// all-reduce of 50 us 80 us later. span 340 us, busy 250 us, compute 200 us, communication 50 us.
+constexpr char kTrace[] = R"js({
+  "schemaVersion": 1,
+  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+  "traceEvents": [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+     "ts": 1000, "dur": 5, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+     "ts": 1006, "dur": 5, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+     "ts": 1012, "dur": 5, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn",
+     "pid": 0, "tid": 7, "ts": 1010, "dur": 100,
+     "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [8, 1, 1], "block": [256, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn",
+     "pid": 0, "tid": 7, "ts": 1120, "dur": 100,
+     "args": {"device": 0, "stream": 7, "correlation": 2, "grid": [8, 1, 1], "block": [256, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+     "pid": 0, "tid": 7, "ts": 1300, "dur": 50,
+     "args": {"device": 0, "stream": 7, "correlation": 3, "grid": [4, 1, 1], "block": [512, 1, 1]}}
+  ]
+})js";
+
+TEST_F(CliTest, HelpAndVersion) {
+  Result r = Run("--help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("analyze"), std::string::npos);
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos);
+
+  r = Run("analyze --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* flag :
+       {"--format", "--top", "--bin", "--kernel-wait-threshold", "--rules", "-o"})
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+  EXPECT_NE(r.out.find("Examples"), std::string::npos);
+
+  r = Run("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("inferscope "), std::string::npos);
+
+  r = Run("");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST_F(CliTest, BadFlagsAreUsageErrors) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  for (const std::string& args :
+       {std::string("analyze --bogus ") + t, "analyze " + t + " --format html",
+        "analyze " + t + " --bin 100", "analyze " + t + " --bin 0ms", "analyze " + t + " --top 0",
+        "analyze " + t + " --top many", "analyze " + t + " --kernel-wait-threshold 3h",
+        std::string("analyze"), std::string("frobnicate")}) {
+    const Result r = Run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("inferscope: error: ", 0), 0u) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
+TEST_F(CliTest, MissingFile) {
+  const Result r = Run("analyze '" + (dir_ / "nope.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("inferscope: error: " + (dir_ / "nope.json").string() + ": ", 0), 0u)
+      << r.err;
+}
+
+TEST_F(CliTest, TextFileIsNotATrace) {
+  WriteFile(dir_ / "notes.txt", "hello, this is not a trace\n");
+  const Result r = Run("analyze '" + (dir_ / "notes.txt").string() + "'");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("notes.txt: "), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, TruncatedGzipIsDataLoss) {
+  // A gzip of a valid trace with many events, cut in half.
+  std::string json = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (int i = 0; i < 20000; ++i) {
+    if (i) json += ",";
+    json += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i % 97) +
+            R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(1000 + i * 10) +
+            R"(, "dur": 5, "args": {"device": 0, "stream": 7, "correlation": )" +
+            std::to_string(i + 1) + "}}";
+  }
+  json += "]}";
+  const fs::path gz = dir_ / "trace.json.gz";
+  gzFile f = gzopen(gz.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  gzwrite(f, json.data(), static_cast<unsigned>(json.size()));
+  gzclose(f);
+  const std::string bytes = ReadFile(gz);
+  WriteFile(gz, bytes.substr(0, bytes.size() / 2));
+  const Result r = Run("analyze '" + gz.string() + "'");
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("inferscope: error: " + gz.string() + ": ", 0), 0u) << r.err;
+}
+
+TEST_F(CliTest, TruncatedJsonIsDataLoss) {
+  const std::string trace = kTrace;
+  WriteFile(dir_ / "cut.json", trace.substr(0, trace.size() * 2 / 3));
+  const Result r = Run("analyze '" + (dir_ / "cut.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+}
+
+TEST_F(CliTest, AnalyzesKinetoTraceToJson) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const Result r =
+      Run("analyze --format json --top 5 --bin 100us '" + (dir_ / "t.json").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  EXPECT_EQ(int64_t(doc["schema_version"]), 1);
+  EXPECT_EQ(std::string_view(doc["inputs"].at(0)["format"]), "kineto_json");
+  EXPECT_EQ(int64_t(doc["options"]["top"]), 5);
+  EXPECT_EQ(int64_t(doc["options"]["bin_ns"]), 100'000);
+  ASSERT_EQ(simdjson::dom::array(doc["ranks"]).size(), 1u);
+  simdjson::dom::element rank = doc["ranks"].at(0);
+  EXPECT_EQ(int64_t(rank["rank"]), 0);
+  EXPECT_EQ(uint64_t(rank["device"]), 0u);
+  EXPECT_EQ(std::string_view(rank["device_name"]), "NVIDIA H100 80GB HBM3");
+  simdjson::dom::element t = rank["temporal_breakdown"];
+  EXPECT_EQ(int64_t(t["span_ns"]), 340'000);
+  EXPECT_EQ(int64_t(t["busy_ns"]), 250'000);
+  EXPECT_EQ(int64_t(t["idle_ns"]), 90'000);
+  EXPECT_EQ(int64_t(t["compute_ns"]), 200'000);
+  EXPECT_EQ(int64_t(t["non_compute_ns"]), 50'000);
+  EXPECT_NEAR(double(t["idle_pct"]), 26.4706, 1e-3);
+  EXPECT_EQ(uint64_t(rank["kernel_count"]), 3u);
+  EXPECT_EQ(int64_t(rank["categories"]["matmul"]["time_ns"]), 200'000);
+  EXPECT_EQ(uint64_t(rank["categories"]["matmul"]["count"]), 2u);
+  EXPECT_DOUBLE_EQ(double(rank["categories"]["matmul"]["pct"]), 80.0);
+  EXPECT_EQ(int64_t(rank["categories"]["communication"]["time_ns"]), 50'000);
+  EXPECT_EQ(int64_t(rank["communication_ns"]), 50'000);
+  EXPECT_DOUBLE_EQ(double(rank["comm_compute_overlap_pct"]), 0.0);
+  simdjson::dom::element top = rank["top_kernels"].at(0);
+  EXPECT_EQ(uint64_t(top["count"]), 2u);
+  EXPECT_EQ(int64_t(top["total_ns"]), 200'000);
+  EXPECT_EQ(int64_t(top["max_ns"]), 100'000);
+  EXPECT_EQ(std::string_view(top["category"]), "matmul");
+  // Idle gaps account for the whole idle time.
+  simdjson::dom::element gaps = rank["idle_gaps"];
+  EXPECT_EQ(int64_t(gaps["host_wait"]["total_ns"]) + int64_t(gaps["kernel_wait"]["total_ns"]) +
+                int64_t(gaps["other"]["total_ns"]),
+            90'000);
+  EXPECT_EQ(int64_t(rank["timeline"]["bin_ns"]), 100'000);
+  EXPECT_EQ(uint64_t(doc["summary"]["rank_count"]), 1u);
+}
+
+TEST_F(CliTest, DirectoryInputTextAndOutputFile) {
+  fs::create_directories(dir_ / "traces");
+  WriteFile(dir_ / "traces" / "a.json", kTrace);
+  WriteFile(dir_ / "traces" / "README", "not a trace\n");
+  const fs::path report = dir_ / "report.md";
+  Result r = Run("analyze '" + (dir_ / "traces").string() + "' --format markdown -o '" +
+                 report.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("skipping"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("README"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const std::string md = ReadFile(report);
+  EXPECT_NE(md.find("## Temporal breakdown"), std::string::npos);
+
+  r = Run("analyze '" + (dir_ / "traces" / "a.json").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Temporal breakdown"), std::string::npos);
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+
+  // An empty directory is "no traces".
+  fs::create_directories(dir_ / "empty");
+  r = Run("analyze '" + (dir_ / "empty").string() + "'");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+}
+
+}  // namespace

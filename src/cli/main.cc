@@ -1,0 +1,177 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// The `inferscope` binary: argument parsing (CLI11, whose exceptions stop here) and dispatch.
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "src/cli/analyze_command.h"
+#include "src/cli/duration.h"
+#include "src/cli/exit_codes.h"
+#include "src/report/report.h"
+#ifdef INFERSCOPE_HAVE_CLASSIFY
+#include "src/cli/classify_command.h"
+#endif
+
+namespace inferscope::cli {
+namespace {
+
+constexpr const char* kExitCodeHelp =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  other error (cannot write the output, internal error)\n"
+    "  2  usage error (bad flag or value, bad rule file)\n"
+    "  3  input not found\n"
+    "  4  input is not a trace / unsupported format\n"
+    "  5  input is corrupt or truncated\n";
+
+constexpr const char* kAnalyzeFooter =
+    "Inputs:\n"
+    "  Kineto / torch.profiler Chrome-trace JSON (.json or .json.gz) and Nsight Systems SQLite\n"
+    "  exports (nsys export --type sqlite), recognized by content. A directory means every trace\n"
+    "  file directly in it (sorted, not recursive); other files are skipped with a note on "
+    "stderr.\n"
+    "  Each Kineto file is one rank; an Nsight file may hold several processes (ranks).\n"
+    "\n"
+    "Report:\n"
+    "  Per rank (process x GPU): temporal breakdown (busy/idle/compute, HTA definitions), GPU "
+    "time\n"
+    "  by kernel category, top kernels, idle-gap causes, launch overhead, host syncs, memory\n"
+    "  transfers, allocations, communication and its overlap with compute, a timeline and data\n"
+    "  quality counters; with several ranks a job summary and a rank comparison (imbalance,\n"
+    "  straggler). JSON keys are documented in docs/report-schema.md.\n"
+    "\n"
+    "Durations take a unit: 250ns, 30us, 100ms, 1.5s.\n"
+    "\n"
+    "Examples:\n"
+    "  inferscope analyze trace.json.gz\n"
+    "  inferscope analyze traces/ --format json -o report.json\n"
+    "  inferscope analyze rank0.json rank1.json --top 30 --bin 10ms --format markdown\n"
+    "\n";
+
+int UsageError(const std::string& message, const std::string& help_command) {
+  std::cerr << "inferscope: error: " << message << "\n"
+            << "Run '" << help_command << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app(
+      "inferscope: where did the GPU time of your LLM inference go?\n"
+      "Analyzes Kineto/torch.profiler and Nsight Systems traces: GPU time by category (attention,\n"
+      "matmul, communication, ...), idle time and its causes, host waits, launch overhead, and\n"
+      "rank imbalance.",
+      "inferscope");
+  app.footer(std::string("\n") + kExitCodeHelp);
+  app.set_version_flag("--version", std::string("inferscope ") + report::ToolVersion());
+  app.require_subcommand(0, 1);
+
+  AnalyzeOptions analyze;
+  std::string format = "text";
+  std::string bin = "100ms";
+  std::string kernel_wait = "30us";
+  CLI::App* analyze_cmd = app.add_subcommand("analyze", "Analyze trace files and print a report");
+  analyze_cmd->footer(std::string("\n") + kAnalyzeFooter + kExitCodeHelp);
+  analyze_cmd->add_option("PATH", analyze.paths, "Trace files or directories of trace files")
+      ->required();
+  analyze_cmd->add_option("-f,--format", format, "Report format: text, markdown (md) or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "markdown", "md", "json"}));
+  analyze_cmd->add_option("--top", analyze.top, "Kernels listed per rank; the rest form one row")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  analyze_cmd->add_option("--bin", bin, "Timeline bin width")->capture_default_str();
+  analyze_cmd
+      ->add_option("--kernel-wait-threshold", kernel_wait,
+                   "Idle gaps shorter than this between back-to-back GPU operations count as\n"
+                   "kernel wait, not host wait")
+      ->capture_default_str();
+  analyze_cmd->add_option("--rules", analyze.rules_path,
+                          "Extra kernel classification rules (docs/taxonomy.md); they take\n"
+                          "precedence over the built-in ones");
+  analyze_cmd->add_option("-o,--output", analyze.output_path, "Write the report to FILE");
+  analyze_cmd->add_flag("-v,--verbose", analyze.verbose,
+                        "Progress on stderr even when it is not a terminal");
+
+#ifdef INFERSCOPE_HAVE_CLASSIFY
+  std::vector<std::string> classify_names;
+  std::string classify_rules;
+  CLI::App* classify_cmd = app.add_subcommand(
+      "classify", "Show how kernel names are classified (category, sub-category)");
+  classify_cmd->footer(
+      "\nPrints category<TAB>subcategory<TAB>name per name. '-' reads one name per line from\n"
+      "stdin. Mangled names are demangled before matching.\n\n"
+      "Examples:\n"
+      "  inferscope classify 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL'\n"
+      "  inferscope classify - --rules my_rules.txt < kernel_names.txt\n");
+  classify_cmd->add_option("NAME", classify_names, "Kernel names ('-' = read names from stdin)");
+  classify_cmd->add_option("--rules", classify_rules,
+                           "Extra classification rules (docs/taxonomy.md)");
+#endif
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, std::cout, std::cerr);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, std::cout, std::cerr);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, std::cout, std::cerr);
+  } catch (const CLI::ParseError& e) {
+    const bool in_analyze = analyze_cmd->parsed();
+    return UsageError(e.what(), in_analyze ? "inferscope analyze" : "inferscope");
+  }
+
+  if (analyze_cmd->parsed()) {
+    if (!report::ParseReportFormat(format, &analyze.format))
+      return UsageError("--format: unknown format '" + format + "'", "inferscope analyze");
+    auto bin_ns = ParseDuration(bin);
+    if (!bin_ns.ok())
+      return UsageError("--bin: " + bin_ns.status().message(), "inferscope analyze");
+    if (*bin_ns <= 0) return UsageError("--bin: must be greater than 0", "inferscope analyze");
+    analyze.bin_ns = *bin_ns;
+    auto wait_ns = ParseDuration(kernel_wait);
+    if (!wait_ns.ok())
+      return UsageError("--kernel-wait-threshold: " + wait_ns.status().message(),
+                        "inferscope analyze");
+    analyze.kernel_wait_threshold_ns = *wait_ns;
+    analyze.progress = isatty(STDERR_FILENO) != 0;
+    return RunAnalyze(analyze, std::cout, std::cerr);
+  }
+#ifdef INFERSCOPE_HAVE_CLASSIFY
+  if (classify_cmd->parsed()) {
+    bool read_stdin = false;
+    std::vector<std::string> names;
+    for (std::string& name : classify_names) {
+      if (name == "-") {
+        read_stdin = true;
+      } else {
+        names.push_back(std::move(name));
+      }
+    }
+    return RunClassifyCommand(names, read_stdin, classify_rules, std::cin, std::cout, std::cerr);
+  }
+#endif
+
+  // No subcommand: show what there is.
+  std::cerr << app.help();
+  return kExitUsage;
+}
+
+}  // namespace
+}  // namespace inferscope::cli
+
+int main(int argc, char** argv) {
+  try {
+    return inferscope::cli::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "inferscope: error: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "inferscope: error: internal error\n";
+  }
+  return inferscope::cli::kExitError;
+}

@@ -1,0 +1,101 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Turns the Kineto trace events found by TraceJsonScanner into model events. Each event used (GPU
+// activity, CUDA API calls, user annotations) is parsed with simdjson On-Demand; host-side events
+// the model does not carry (cpu_op, python_function, flows, ...) are counted without being parsed.
+
+#include <simdjson.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "src/import/import_stats.h"
+#include "src/import/kineto/json_scanner.h"
+#include "src/model/events.h"
+#include "src/model/name_table.h"
+
+namespace inferscope::import::kineto {
+
+// Parses a JSON number of microseconds ("1695835535123456.789", "12", "1.5e3") into integer
+// nanoseconds exactly, from its text: no double rounding. Fractions below 1 ns are rounded half
+// away from zero. A quoted number is accepted. False if the text is not a number or overflows
+// int64.
+bool ParseMicrosToNs(std::string_view text, int64_t* ns);
+
+// Classifies a CUDA runtime/driver API name (e.g. "cudaLaunchKernelExC", "cuMemAlloc_v2").
+model::ApiKind ClassifyApiName(std::string_view name, model::SyncType* sync_type);
+
+// Maps a Kineto memcpy activity name ("Memcpy HtoD (Pageable -> Device)") to its direction.
+model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable);
+
+// Receives scanner output and drives the sink. All events of a file belong to one process: the pid
+// of the first host-side event (GPU events carry the device index as pid) or 0 if there is none.
+// Events seen before that pid is known wait in a small bounded queue.
+class KinetoEventMapper final : public ScanHandler {
+ public:
+  KinetoEventMapper(model::NameTable* names, model::EventSink* sink, ImportStats* stats);
+
+  // End of the readable buffer that holds the spans passed to OnEvent/OnTopLevelMember; simdjson
+  // needs SIMDJSON_PADDING readable bytes after a document.
+  void set_buffer_end(const char* end) { buffer_end_ = end; }
+
+  void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known) override;
+  void OnTopLevelMember(std::string_view key, const char* begin, size_t size) override;
+
+  // Flushes queued events and announces the process (again) with the final rank information.
+  void Finish();
+
+ private:
+  // What the importer reads from one event (and its "args").
+  struct Fields {
+    std::string_view cat, name, ph, ts, dur, sync_kind;
+    bool has_cat = false, has_name = false, has_pid = false, has_tid = false;
+    int64_t pid = 0, tid = 0;
+    int64_t device = -1, stream = -1, correlation = -1, graph_id = -1;
+    int64_t bytes = -1;
+    int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  };
+  enum class Kind : uint8_t { kKernel, kMemcpy, kMemset, kApi, kSync, kNvtx, kHostSkip, kSkip };
+  struct DataQualityRecord {
+    model::DataQuality counter;
+  };
+  using Pending =
+      std::variant<model::KernelEvent, model::MemcpyEvent, model::MemsetEvent, model::SyncEvent,
+                   model::ApiCallEvent, model::NvtxEvent, DataQualityRecord>;
+  static constexpr size_t kMaxPending = 1 << 16;
+
+  static Kind ClassifyCat(std::string_view cat);
+  bool ParseFields(const char* begin, size_t size, Fields* f);
+  bool ParseArgs(simdjson::ondemand::value args, Fields* f);
+  void MapEvent(Kind kind, const Fields& f);
+  bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
+
+  void DecidePid(uint32_t pid);
+  void AnnounceProcess();
+  void Quality(model::DataQuality counter);
+  template <typename T>
+  void Emit(T event);
+  template <typename T>
+  void Send(const T& event);
+  void Deliver(const Pending& pending);
+
+  model::NameTable* names_;
+  model::EventSink* sink_;
+  ImportStats* stats_;
+  const char* buffer_end_ = nullptr;
+  simdjson::ondemand::parser parser_;
+
+  bool pid_known_ = false;
+  uint32_t pid_ = 0;
+  int32_t rank_ = -1;
+  int32_t world_size_ = -1;
+  std::vector<model::DeviceInfo> devices_;  // announced once the pid is known
+  std::vector<Pending> pending_;
+  std::vector<uint8_t> api_kind_cache_;  // by NameId: ApiKind | SyncType << 4; 0xff = not yet
+};
+
+}  // namespace inferscope::import::kineto

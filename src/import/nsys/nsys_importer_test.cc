@@ -1,0 +1,581 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/import/nsys/nsys_importer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "src/import/nsys/nsys_mapping.h"
+#include "tests/test_traces.h"
+
+namespace inferscope::import {
+namespace {
+
+using model::ApiKind;
+using model::DataQuality;
+using model::MemcpyKind;
+using model::SyncType;
+using ::testing::HasSubstr;
+
+// Records everything the importer delivers.
+class RecordingSink : public model::EventSink {
+ public:
+  void OnProcess(const model::ProcessInfo& p) override { processes.push_back(p); }
+  void OnDevice(const model::DeviceInfo& d) override { devices.push_back(d); }
+  void OnKernel(const model::KernelEvent& e) override {
+    EXPECT_TRUE(Announced(e.pid));
+    kernels.push_back(e);
+  }
+  void OnMemcpy(const model::MemcpyEvent& e) override {
+    EXPECT_TRUE(Announced(e.pid));
+    memcpys.push_back(e);
+  }
+  void OnMemset(const model::MemsetEvent& e) override { memsets.push_back(e); }
+  void OnSync(const model::SyncEvent& e) override { syncs.push_back(e); }
+  void OnApiCall(const model::ApiCallEvent& e) override {
+    EXPECT_TRUE(Announced(e.pid));
+    api_calls.push_back(e);
+  }
+  void OnNvtx(const model::NvtxEvent& e) override { nvtx.push_back(e); }
+  void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count) override {
+    EXPECT_TRUE(Announced(pid));
+    quality[counter] += count;
+  }
+
+  bool Announced(uint32_t pid) const {
+    for (const auto& p : processes) {
+      if (p.pid == pid) return true;
+    }
+    return false;
+  }
+  std::set<uint32_t> Pids() const {
+    std::set<uint32_t> out;
+    for (const auto& p : processes) out.insert(p.pid);
+    return out;
+  }
+
+  std::vector<model::ProcessInfo> processes;
+  std::vector<model::DeviceInfo> devices;
+  std::vector<model::KernelEvent> kernels;
+  std::vector<model::MemcpyEvent> memcpys;
+  std::vector<model::MemsetEvent> memsets;
+  std::vector<model::SyncEvent> syncs;
+  std::vector<model::ApiCallEvent> api_calls;
+  std::vector<model::NvtxEvent> nvtx;
+  std::map<DataQuality, uint64_t> quality;
+};
+
+// ---- real exports -------------------------------------------------------------------------------
+
+struct RealFile {
+  const char* path;
+  size_t kernels, memcpys, memsets, runtime, syncs, nvtx;
+  std::set<uint32_t> pids;
+};
+
+// Expected numbers from the sqlite3 CLI, e.g. for each file F and table T:
+//   sqlite3 -readonly F "select count(*) from T"
+//   sqlite3 -readonly F "select count(*) from NVTX_EVENTS where eventType in (59,60) and end>start"
+//   sqlite3 -readonly F "select distinct globalPid>>24&16777215 from CUPTI_ACTIVITY_KIND_KERNEL"
+// No row in these files has a zero or reversed timestamp (checked with start=0 or end<start).
+const RealFile kRealFiles[] = {
+    {"nsys-ai/mfu_2gpu_before.sqlite", 4010, 1020, 269, 7466, 366, 19118, {144, 145}},
+    {"nsys-ai/mfu_2gpu_after.sqlite", 3587, 904, 242, 6682, 334, 17113, {148, 149}},
+    {"nsys-ai/h100_2gpu_1s.sqlite", 3442, 904, 22, 5796, 244, 16782, {111, 112}},
+    {"pipit/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite",
+     1312,
+     279,
+     0,
+     3048,
+     1312,
+     0,
+     {1701896}},
+    {"pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite", 5, 15, 0, 95, 0, 22, {1230493}},
+};
+
+class RealExportTest : public ::testing::TestWithParam<RealFile> {};
+
+TEST_P(RealExportTest, DeliversEveryRow) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  const RealFile& f = GetParam();
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(testing::SharedTrace(f.path), &names, &sink);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->format, TraceFormat::kNsysSqlite);
+  EXPECT_EQ(stats->kernels, f.kernels);
+  EXPECT_EQ(sink.kernels.size(), f.kernels);
+  EXPECT_EQ(sink.memcpys.size(), f.memcpys);
+  EXPECT_EQ(sink.memsets.size(), f.memsets);
+  EXPECT_EQ(sink.api_calls.size(), f.runtime);
+  EXPECT_EQ(sink.syncs.size(), f.syncs);
+  EXPECT_EQ(sink.nvtx.size(), f.nvtx);
+  EXPECT_EQ(sink.Pids(), f.pids);
+  EXPECT_EQ(sink.processes.size(), f.pids.size());  // each announced once
+  EXPECT_TRUE(sink.quality.empty());
+  for (const auto& k : sink.kernels) {
+    ASSERT_NE(k.name, model::kNoName);
+    ASSERT_FALSE(names.Get(k.name).empty());
+    ASSERT_LE(k.start_ns, k.end_ns);
+    ASSERT_GT(k.grid[0], 0);
+    ASSERT_GT(k.block[0], 0);
+  }
+  for (const auto& a : sink.api_calls) ASSERT_NE(a.name, model::kNoName);
+  for (const auto& n : sink.nvtx) ASSERT_LT(n.start_ns, n.end_ns);
+
+  // The in-memory path gives the same result.
+  std::ifstream in(testing::SharedTrace(f.path), std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string bytes = buf.str();
+  model::NameTable names2;
+  RecordingSink sink2;
+  auto stats2 = ImportNsysSqliteImage(bytes, &names2, &sink2);
+  ASSERT_TRUE(stats2.ok()) << stats2.status().message();
+  EXPECT_EQ(sink2.kernels.size(), f.kernels);
+  EXPECT_EQ(sink2.api_calls.size(), f.runtime);
+  EXPECT_EQ(sink2.nvtx.size(), f.nvtx);
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedTraces, RealExportTest, ::testing::ValuesIn(kRealFiles));
+
+TEST(NsysImporterRealTest, MfuTwoRanksDevicesSyncsAndNames) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats =
+      ImportNsysSqlite(testing::SharedTrace("nsys-ai/mfu_2gpu_before.sqlite"), &names, &sink);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  ASSERT_EQ(sink.processes.size(), 2u);
+  for (const auto& p : sink.processes) {
+    EXPECT_EQ(p.rank, -1);
+    EXPECT_EQ(names.Get(p.hostname), "modal");
+  }
+  // pid 144 runs on device 0 (context 1), pid 145 on device 1 (context 2); no TARGET_INFO_GPU.
+  std::set<std::pair<uint32_t, uint32_t>> devices;
+  for (const auto& d : sink.devices) {
+    devices.emplace(d.pid, d.device);
+    EXPECT_EQ(d.name, model::kNoName);
+  }
+  EXPECT_EQ(devices, (std::set<std::pair<uint32_t, uint32_t>>{{144, 0}, {145, 1}}));
+  // SYNCHRONIZATION rows say deviceId 0 for both contexts; the importer uses the context's device.
+  // Type 1 (event sync) rows belong to cudaEventQuery calls, types 2/3 to cudaStreamWaitEvent and
+  // cudaStreamSynchronize (joined on correlationId).
+  std::map<SyncType, int> sync_types;
+  for (const auto& s : sink.syncs) {
+    EXPECT_EQ(s.device, s.pid == 144 ? 0u : 1u);
+    EXPECT_NE(s.tid, 0u) << "tid comes from the API call with the same correlation id";
+    ++sync_types[s.type];
+  }
+  // sqlite3 ... "select syncType, count(*) from CUPTI_ACTIVITY_KIND_SYNCHRONIZATION group by 1"
+  EXPECT_EQ(sync_types[SyncType::kEvent], 133);
+  EXPECT_EQ(sync_types[SyncType::kStreamWaitEvent], 200);
+  EXPECT_EQ(sync_types[SyncType::kStream], 33);
+  // Every memcpy here is HtoD from pageable memory or DtoD (copyKind/srcKind/dstKind 1/0/2, 8/2/2).
+  int htod = 0, dtod = 0;
+  for (const auto& m : sink.memcpys) {
+    if (m.kind == MemcpyKind::kHtoD) {
+      ++htod;
+      EXPECT_TRUE(m.pageable);
+    } else if (m.kind == MemcpyKind::kDtoD) {
+      ++dtod;
+      EXPECT_FALSE(m.pageable);
+    }
+  }
+  EXPECT_EQ(htod, 34);
+  EXPECT_EQ(dtod, 986);
+  int stream_syncs = 0, launches = 0;
+  for (const auto& a : sink.api_calls) {
+    if (a.kind == ApiKind::kSync && a.sync_type == SyncType::kStream) ++stream_syncs;
+    if (a.kind == ApiKind::kKernelLaunch) ++launches;
+    EXPECT_NE(a.tid, 0u);
+  }
+  EXPECT_EQ(stream_syncs, 33);
+  EXPECT_GT(launches, 3000);
+  bool nccl = false;
+  for (const auto& k : sink.kernels) {
+    nccl = nccl || names.Get(k.name).find("ncclDevKernel_SendRecv") != std::string_view::npos;
+  }
+  EXPECT_TRUE(nccl);
+}
+
+TEST(NsysImporterRealTest, TargetInfoGpuNamesDevices) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(
+      testing::SharedTrace("pipit/cloverleaf-nsys/perlmutter-cloverleaf-cuda.sqlite"), &names,
+      &sink);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  ASSERT_EQ(sink.devices.size(), 1u);  // 4 GPUs listed, kernels on one
+  EXPECT_EQ(sink.devices[0].device, 0u);
+  EXPECT_EQ(names.Get(sink.devices[0].name), "NVIDIA A100-SXM4-80GB");
+  // sqlite3 ... "select syncType, streamId, contextId, count(*) ... group by 1,2,3": 1|-1|1|1312,
+  // event syncs without a stream.
+  for (const auto& s : sink.syncs) {
+    EXPECT_EQ(s.type, SyncType::kEvent);
+    EXPECT_EQ(s.device, 0u);
+    EXPECT_EQ(s.stream, model::kUnknownStream);
+  }
+}
+
+TEST(NsysImporterRealTest, OldSchemaVersionedNames) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(
+      testing::SharedTrace("pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite"), &names, &sink);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  ASSERT_EQ(sink.devices.size(), 1u);
+  EXPECT_EQ(names.Get(sink.devices[0].name), "NVIDIA A100-SXM4-40GB");
+  std::map<std::string, int> mallocs, frees, copies, launches;
+  for (const auto& a : sink.api_calls) {
+    const std::string name(names.Get(a.name));
+    if (a.kind == ApiKind::kMalloc) ++mallocs[name];
+    if (a.kind == ApiKind::kFree) ++frees[name];
+    if (a.kind == ApiKind::kMemcpy) ++copies[name];
+    if (a.kind == ApiKind::kKernelLaunch) ++launches[name];
+  }
+  EXPECT_EQ(mallocs, (std::map<std::string, int>{{"cudaMalloc", 15}, {"cudaMalloc_v3020", 15}}));
+  EXPECT_EQ(frees, (std::map<std::string, int>{{"cudaFree", 3}, {"cudaFree_v3020", 3}}));
+  EXPECT_EQ(copies, (std::map<std::string, int>{{"cudaMemcpy", 15}, {"cudaMemcpy_v3020", 15}}));
+  EXPECT_EQ(launches,
+            (std::map<std::string, int>{{"cudaLaunchKernel", 5}, {"cudaLaunchKernel_v7000", 5}}));
+  // 2022 export, no ENUM tables: srcKind 0 is pageable (HtoD 1/0/2 x10, DtoH 2/2/0 x5).
+  int pageable_htod = 0, pageable_dtoh = 0;
+  for (const auto& m : sink.memcpys) {
+    pageable_htod += m.kind == MemcpyKind::kHtoD && m.pageable;
+    pageable_dtoh += m.kind == MemcpyKind::kDtoH && m.pageable;
+  }
+  EXPECT_EQ(pageable_htod, 10);
+  EXPECT_EQ(pageable_dtoh, 5);
+  EXPECT_EQ(names.Get(sink.processes.at(0).hostname), "nid001608");
+}
+
+TEST(NsysImporterRealTest, TruncatedRealFileIsAnErrorNotACrash) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  std::ifstream in(testing::SharedTrace("nsys-ai/mfu_2gpu_before.sqlite"), std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string bytes = buf.str();
+  for (size_t keep : {bytes.size() / 2, bytes.size() / 10, size_t{5000}, size_t{100}}) {
+    model::NameTable names;
+    RecordingSink sink;
+    auto stats = ImportNsysSqliteImage(std::string_view(bytes).substr(0, keep), &names, &sink);
+    EXPECT_FALSE(stats.ok()) << "kept " << keep << " bytes";
+    if (keep > 1000) {
+      EXPECT_EQ(stats.status().code(), base::StatusCode::kDataLoss) << stats.status().message();
+    }
+  }
+}
+
+// ---- synthetic databases ------------------------------------------------------------------------
+
+class SyntheticTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nsys_importer_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string MakeDb(const std::string& name, const std::string& sql) {
+    const std::string path = (dir_ / name).string();
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return path;
+  }
+
+  std::string WriteFile(const std::string& name, const std::string& content) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+// A minimal 3.x-shaped export: no NVTX, SYNCHRONIZATION or MEMSET tables, pid 100 and 200.
+constexpr char kMinimalSql[] = R"sql(
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (0, 'gemm_kernel'), (1, 'cudaLaunchKernel_v7000'),
+  (2, 'cudaMallocAsync_v11020'), (3, 'cudaStreamSynchronize_ptsz');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,
+  gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+  blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (1000, 2000, 0, 1, 7, 11, 100 << 24, 0, 4, 2, 1, 128, 1, 1),
+  (3000, 3500, 1, 2, 9, 12, 200 << 24, 0, 1, 1, 1, 32, 1, 1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (900, 950, 1, (100 << 24) + 101, 11, 1),
+  (960, 970, 1, (100 << 24) + 101, 13, 2),
+  (980, 990, 1, (200 << 24) + 202, 14, 3);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, streamId INTEGER NOT NULL, globalPid INTEGER, bytes INTEGER,
+  copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES
+  (100, 200, 0, 7, 100 << 24, 4096, 2, 2, 1),
+  (300, 400, 0, 7, 100 << 24, 8, 10, 2, 2),
+  (500, 600, 0, 7, 100 << 24, 8, 9, NULL, NULL);
+)sql";
+
+TEST_F(SyntheticTest, MissingOptionalTablesAndColumns) {
+  const std::string path = MakeDb("minimal.sqlite", kMinimalSql);
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(path, &names, &sink);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(sink.Pids(), (std::set<uint32_t>{100, 200}));
+  ASSERT_EQ(sink.kernels.size(), 2u);
+  const auto& k = sink.kernels[0];
+  EXPECT_EQ(k.pid, 100u);
+  EXPECT_EQ(k.device, 0u);
+  EXPECT_EQ(k.stream, 7u);
+  EXPECT_EQ(k.correlation_id, 11u);
+  EXPECT_EQ(k.graph_id, 0u);
+  EXPECT_EQ(names.Get(k.name), "gemm_kernel");
+  EXPECT_EQ(sink.kernels[1].name, k.name);  // interned once
+  EXPECT_EQ(k.grid[0], 4);
+  EXPECT_EQ(k.grid[1], 2);
+  EXPECT_EQ(k.block[0], 128);
+  ASSERT_EQ(sink.api_calls.size(), 3u);
+  EXPECT_EQ(sink.api_calls[0].kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(sink.api_calls[0].tid, 101u);
+  EXPECT_EQ(sink.api_calls[1].kind, ApiKind::kMalloc);
+  EXPECT_EQ(sink.api_calls[2].kind, ApiKind::kSync);
+  EXPECT_EQ(sink.api_calls[2].sync_type, SyncType::kStream);
+  EXPECT_EQ(sink.api_calls[2].pid, 200u);
+  ASSERT_EQ(sink.memcpys.size(), 3u);
+  EXPECT_EQ(sink.memcpys[0].kind, MemcpyKind::kDtoH);
+  EXPECT_FALSE(sink.memcpys[0].pageable);  // 1 = pinned in Nsight's numbering
+  EXPECT_EQ(sink.memcpys[0].bytes, 4096u);
+  EXPECT_EQ(sink.memcpys[1].kind, MemcpyKind::kPtoP);
+  EXPECT_EQ(sink.memcpys[2].kind, MemcpyKind::kHtoH);
+  EXPECT_FALSE(sink.memcpys[2].pageable);  // NULL kinds are not pageable
+  EXPECT_TRUE(sink.memsets.empty());
+  EXPECT_TRUE(sink.syncs.empty());
+  EXPECT_TRUE(sink.nvtx.empty());
+  EXPECT_EQ(sink.devices.size(), 2u);
+}
+
+TEST_F(SyntheticTest, ZeroAndReversedTimestampsAreCountedNotDelivered) {
+  const std::string path = MakeDb("bad_times.sqlite", R"sql(
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (0, 'k'), (1, 'range');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,
+  streamId INTEGER, globalPid INTEGER, demangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 10, 0, 1, 5 << 24, 0), (20, 10, 0, 1, 5 << 24, 0),
+  (5, 0, 0, 1, 5 << 24, 0), (1, 2, 0, 1, 5 << 24, 0), (7, 7, 0, 1, 5 << 24, 0);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER, end INTEGER, deviceId INTEGER,
+  streamId INTEGER, globalPid INTEGER, bytes INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (9, 3, 0, 1, 5 << 24, 16), (3, 9, 0, 1, 5 << 24, 16);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  text TEXT, globalTid INTEGER, textId INTEGER);
+INSERT INTO NVTX_EVENTS VALUES (10, 20, 59, 'step', (5 << 24) + 6, NULL),
+  (10, 30, 60, NULL, (5 << 24) + 6, 1), (10, NULL, 59, 'open', (5 << 24) + 6, NULL),
+  (15, 15, 34, 'mark', (5 << 24) + 6, NULL), (40, 30, 59, 'rev', (5 << 24) + 6, NULL);
+)sql");
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(path, &names, &sink);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(sink.kernels.size(), 2u);  // (1, 2) and the zero-length (7, 7)
+  EXPECT_EQ(stats->kernels, 2u);
+  EXPECT_EQ(sink.memsets.size(), 1u);
+  ASSERT_EQ(sink.nvtx.size(), 2u);
+  EXPECT_EQ(names.Get(sink.nvtx[0].name), "step");
+  EXPECT_EQ(names.Get(sink.nvtx[1].name), "range");
+  EXPECT_EQ(sink.nvtx[0].tid, 6u);
+  EXPECT_EQ(sink.quality[DataQuality::kZeroTimestamp], 2u);
+  EXPECT_EQ(sink.quality[DataQuality::kReversedTimestamp], 3u);  // kernel, memset, nvtx
+}
+
+TEST_F(SyntheticTest, SyncRowsUseEnumTablesContextDeviceAndCallThread) {
+  const std::string path = MakeDb("sync.sqlite", R"sql(
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (0, 'k'), (1, 'cudaEventSynchronize_v3020'),
+  (2, 'cudaDeviceSynchronize_v3020');
+CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN', ''),
+  (11, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE', ''),
+  (14, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE', '');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,
+  contextId INTEGER, streamId INTEGER, globalPid INTEGER, demangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 3, 9, 1, 5 << 24, 0);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,
+  correlationId INTEGER, nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, (5 << 24) + 77, 40, 1),
+  (30, 40, (5 << 24) + 78, 41, 2);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER, deviceId INTEGER,
+  contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+  deprecatedSyncType INTEGER, syncType INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
+  (11, 19, 0, 9, 4294967295, 40, 5 << 24, NULL, 11),
+  (31, 39, 0, 9, 12, 41, 5 << 24, NULL, 14),
+  (41, 49, 0, 8, 12, 99, 5 << 24, 1, NULL);
+)sql");
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(path, &names, &sink);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  ASSERT_EQ(sink.syncs.size(), 3u);
+  EXPECT_EQ(sink.syncs[0].type, SyncType::kEvent);
+  EXPECT_EQ(sink.syncs[0].device, 3u);
+  EXPECT_EQ(sink.syncs[0].stream, model::kUnknownStream);
+  EXPECT_EQ(sink.syncs[0].tid, 77u);
+  EXPECT_EQ(sink.syncs[1].type, SyncType::kDevice);
+  EXPECT_EQ(sink.syncs[1].stream, model::kUnknownStream);
+  EXPECT_EQ(sink.syncs[1].tid, 78u);
+  EXPECT_EQ(sink.syncs[2].type, SyncType::kUnknown);       // code 1 is not in this file's enum
+  EXPECT_EQ(sink.syncs[2].device, model::kUnknownDevice);  // context 8 ran nothing
+  EXPECT_EQ(sink.syncs[2].stream, 12u);
+}
+
+TEST_F(SyntheticTest, UnrelatedSqliteFileIsUnsupported) {
+  const std::string path = MakeDb("other.sqlite",
+                                  "CREATE TABLE users (id INTEGER, name TEXT); INSERT INTO users "
+                                  "VALUES (1, 'a');");
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(path, &names, &sink);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), base::StatusCode::kUnsupported);
+  EXPECT_THAT(stats.status().message(),
+              HasSubstr("not an Nsight Systems export (no CUPTI_ACTIVITY_KIND_KERNEL table)"));
+  EXPECT_THAT(stats.status().message(), HasSubstr("other.sqlite"));
+  EXPECT_EQ(stats.status().message().find('\n'), std::string::npos);
+}
+
+TEST_F(SyntheticTest, ViewNamedLikeTheKernelTableIsIgnored) {
+  const std::string path = MakeDb("view.sqlite",
+                                  "CREATE TABLE t (start INTEGER, end INTEGER);"
+                                  "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT * FROM t;");
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(path, &names, &sink);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), base::StatusCode::kUnsupported);
+}
+
+TEST_F(SyntheticTest, TextFileIsAnError) {
+  const std::string path = WriteFile("notes.sqlite", std::string(5000, 'x') + "\nhello\n");
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite(path, &names, &sink);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), base::StatusCode::kUnsupported);
+  EXPECT_THAT(stats.status().message(), HasSubstr("not a SQLite database"));
+  EXPECT_EQ(stats.status().message().find('\n'), std::string::npos);
+  EXPECT_TRUE(sink.processes.empty());
+
+  auto empty = ImportNsysSqlite(WriteFile("empty.sqlite", ""), &names, &sink);
+  EXPECT_FALSE(empty.ok());
+}
+
+TEST_F(SyntheticTest, TruncatedSqliteFileIsAnError) {
+  // Enough rows that the kernel table spans many pages.
+  std::string sql = kMinimalSql;
+  sql +=
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT i * 10, i * 10 + 5, 0, 1, 7, i, 100 << 24, "
+      "0, 1, 1, 1, 1, 1, 1 FROM n;";
+  const std::string full = MakeDb("full.sqlite", sql);
+  std::ifstream in(full, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string bytes = buf.str();
+  ASSERT_GT(bytes.size(), 100000u);
+  for (size_t keep : {bytes.size() - 4096, bytes.size() / 2, size_t{4096 + 100}, size_t{50}}) {
+    const std::string path =
+        WriteFile("cut" + std::to_string(keep) + ".sqlite", bytes.substr(0, keep));
+    model::NameTable names;
+    RecordingSink sink;
+    auto stats = ImportNsysSqlite(path, &names, &sink);
+    EXPECT_FALSE(stats.ok()) << "kept " << keep << " bytes";
+    EXPECT_EQ(stats.status().message().find('\n'), std::string::npos);
+  }
+}
+
+TEST_F(SyntheticTest, MissingFileIsNotFound) {
+  model::NameTable names;
+  RecordingSink sink;
+  auto stats = ImportNsysSqlite((dir_ / "absent.sqlite").string(), &names, &sink);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), base::StatusCode::kNotFound);
+}
+
+// ---- mapping ------------------------------------------------------------------------------------
+
+TEST(NsysMappingTest, ApiNames) {
+  using nsys::ClassifyCudaApi;
+  EXPECT_EQ(nsys::StripApiSuffixes("cudaMemcpyAsync_ptsz_v7000"), "cudaMemcpyAsync");
+  EXPECT_EQ(nsys::StripApiSuffixes("cudaMalloc_v3020"), "cudaMalloc");
+  EXPECT_EQ(nsys::StripApiSuffixes("_v1"), "_v1");
+  EXPECT_EQ(ClassifyCudaApi("cudaLaunchKernel_v7000").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cudaLaunchKernelExC_v11060").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cuLaunchKernelEx").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cudaLaunchCooperativeKernel").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cudaGraphLaunch_v10000").kind, ApiKind::kGraphLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cuGraphLaunch").kind, ApiKind::kGraphLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cudaMallocAsync_v11020").kind, ApiKind::kMalloc);
+  EXPECT_EQ(ClassifyCudaApi("cuMemAlloc_v2").kind, ApiKind::kMalloc);
+  EXPECT_EQ(ClassifyCudaApi("cuMemCreate").kind, ApiKind::kMalloc);
+  EXPECT_EQ(ClassifyCudaApi("cudaFreeAsync").kind, ApiKind::kFree);
+  EXPECT_EQ(ClassifyCudaApi("cuMemFree_v2").kind, ApiKind::kFree);
+  EXPECT_EQ(ClassifyCudaApi("cudaMemcpyAsync_v3020").kind, ApiKind::kMemcpy);
+  EXPECT_EQ(ClassifyCudaApi("cudaMemsetAsync").kind, ApiKind::kMemset);
+  const auto sync = [](std::string_view n) { return ClassifyCudaApi(n).sync; };
+  EXPECT_EQ(sync("cudaDeviceSynchronize_v3020"), SyncType::kDevice);
+  EXPECT_EQ(sync("cuCtxSynchronize"), SyncType::kDevice);
+  EXPECT_EQ(sync("cudaStreamSynchronize_ptsz_v7000"), SyncType::kStream);
+  EXPECT_EQ(sync("cudaEventSynchronize"), SyncType::kEvent);
+  EXPECT_EQ(sync("cudaStreamWaitEvent_v3020"), SyncType::kStreamWaitEvent);
+  EXPECT_EQ(ClassifyCudaApi("cudaStreamWaitEvent").kind, ApiKind::kSync);
+  EXPECT_EQ(ClassifyCudaApi("cudaEventRecord").kind, ApiKind::kOther);
+  EXPECT_EQ(ClassifyCudaApi("cudaLaunchHostFunc").kind, ApiKind::kOther);
+  EXPECT_EQ(ClassifyCudaApi("").kind, ApiKind::kOther);
+}
+
+TEST(NsysMappingTest, EnumNames) {
+  EXPECT_EQ(nsys::MemcpyKindFromEnumName("CUDA_MEMCPY_KIND_HTOD"), MemcpyKind::kHtoD);
+  EXPECT_EQ(nsys::MemcpyKindFromEnumName("CUDA_MEMCPY_KIND_ATOH"), MemcpyKind::kDtoH);
+  EXPECT_EQ(nsys::MemcpyKindFromEnumName("CUDA_MEMCPY_KIND_UVM_DTOD"), MemcpyKind::kDtoD);
+  EXPECT_EQ(nsys::MemcpyKindFromEnumName("CUDA_MEMCPY_KIND_PTOP"), MemcpyKind::kPtoP);
+  EXPECT_EQ(nsys::MemcpyKindFromEnumName("CUDA_MEMCPY_KIND_HTOH"), MemcpyKind::kHtoH);
+  EXPECT_EQ(nsys::MemcpyKindFromEnumName("CUDA_MEMCPY_KIND_UNKNOWN"), MemcpyKind::kUnknown);
+  EXPECT_EQ(nsys::SyncTypeFromEnumName("CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT"),
+            SyncType::kStreamWaitEvent);
+  EXPECT_EQ(nsys::SyncTypeFromEnumName("CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE"),
+            SyncType::kStream);
+  nsys::CodeMaps defaults;
+  EXPECT_EQ(defaults.Memcpy(1), MemcpyKind::kHtoD);
+  EXPECT_EQ(defaults.Memcpy(8), MemcpyKind::kDtoD);
+  EXPECT_EQ(defaults.Memcpy(10), MemcpyKind::kPtoP);
+  EXPECT_EQ(defaults.Memcpy(-1), MemcpyKind::kUnknown);
+  EXPECT_EQ(defaults.Memcpy(1 << 20), MemcpyKind::kUnknown);
+  EXPECT_TRUE(defaults.Pageable(0));
+  EXPECT_FALSE(defaults.Pageable(1));
+  EXPECT_EQ(defaults.Sync(3), SyncType::kStream);
+}
+
+}  // namespace
+}  // namespace inferscope::import

@@ -1,0 +1,167 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/import/nsys/nsys_mapping.h"
+
+namespace inferscope::import::nsys {
+namespace {
+
+using model::ApiKind;
+using model::MemcpyKind;
+using model::SyncType;
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Removes one trailing "_v<digits>", "_ptsz" or "_ptds"; false when there is none.
+bool StripOneSuffix(std::string_view* name) {
+  if (name->size() > 5 && (EndsWith(*name, "_ptsz") || EndsWith(*name, "_ptds"))) {
+    name->remove_suffix(5);
+    return true;
+  }
+  size_t digits = 0;
+  while (digits < name->size() && (*name)[name->size() - 1 - digits] >= '0' &&
+         (*name)[name->size() - 1 - digits] <= '9') {
+    ++digits;
+  }
+  if (digits == 0 || name->size() <= digits + 2) return false;
+  if ((*name)[name->size() - digits - 1] != 'v' || (*name)[name->size() - digits - 2] != '_') {
+    return false;
+  }
+  name->remove_suffix(digits + 2);
+  return true;
+}
+
+}  // namespace
+
+std::string_view StripApiSuffixes(std::string_view name) {
+  while (StripOneSuffix(&name)) {
+  }
+  return name;
+}
+
+ApiClass ClassifyCudaApi(std::string_view raw) {
+  const std::string_view name = StripApiSuffixes(raw);
+  auto any = [&](std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names) {
+      if (name == n) return true;
+    }
+    return false;
+  };
+  auto prefix = [&](std::initializer_list<std::string_view> prefixes) {
+    for (std::string_view p : prefixes) {
+      if (StartsWith(name, p)) return true;
+    }
+    return false;
+  };
+  if (prefix({"cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel",
+              "cuLaunchCooperativeKernel", "cuLaunchGrid"}) ||
+      name == "cudaLaunch") {
+    return {ApiKind::kKernelLaunch};
+  }
+  if (any({"cudaGraphLaunch", "cuGraphLaunch"})) return {ApiKind::kGraphLaunch};
+  if (prefix({"cudaMalloc", "cuMemAlloc"}) || name == "cuMemCreate") return {ApiKind::kMalloc};
+  if (prefix({"cudaFree", "cuMemFree"}) || name == "cuMemRelease") return {ApiKind::kFree};
+  if (prefix({"cudaMemcpy", "cuMemcpy"})) return {ApiKind::kMemcpy};
+  if (prefix({"cudaMemset", "cuMemset"})) return {ApiKind::kMemset};
+  if (any({"cudaDeviceSynchronize", "cudaThreadSynchronize", "cuCtxSynchronize"})) {
+    return {ApiKind::kSync, SyncType::kDevice};
+  }
+  if (any({"cudaStreamSynchronize", "cuStreamSynchronize"})) {
+    return {ApiKind::kSync, SyncType::kStream};
+  }
+  if (any({"cudaEventSynchronize", "cuEventSynchronize"})) {
+    return {ApiKind::kSync, SyncType::kEvent};
+  }
+  if (any({"cudaStreamWaitEvent", "cuStreamWaitEvent"})) {
+    return {ApiKind::kSync, SyncType::kStreamWaitEvent};
+  }
+  return {};
+}
+
+MemcpyKind MemcpyKindFromEnumName(std::string_view name) {
+  const size_t pos = name.rfind("KIND_");
+  if (pos == std::string_view::npos) return MemcpyKind::kUnknown;
+  std::string_view code = name.substr(pos + 5);
+  if (StartsWith(code, "UVM_")) code.remove_prefix(4);
+  // "<src>TO<dst>" with H(ost), D(evice), A(rray: device memory) or P(eer).
+  if (code.size() != 4 || code.substr(1, 2) != "TO") return MemcpyKind::kUnknown;
+  auto side = [](char c) -> char {
+    switch (c) {
+      case 'H':
+        return 'H';
+      case 'D':
+      case 'A':
+        return 'D';
+      case 'P':
+        return 'P';
+      default:
+        return '?';
+    }
+  };
+  const char src = side(code[0]);
+  const char dst = side(code[3]);
+  if (src == '?' || dst == '?') return MemcpyKind::kUnknown;
+  if (src == 'P' || dst == 'P') return MemcpyKind::kPtoP;
+  if (src == 'H') return dst == 'H' ? MemcpyKind::kHtoH : MemcpyKind::kHtoD;
+  return dst == 'H' ? MemcpyKind::kDtoH : MemcpyKind::kDtoD;
+}
+
+SyncType SyncTypeFromEnumName(std::string_view name) {
+  if (EndsWith(name, "STREAM_WAIT_EVENT")) return SyncType::kStreamWaitEvent;
+  if (EndsWith(name, "EVENT_SYNCHRONIZE")) return SyncType::kEvent;
+  if (EndsWith(name, "STREAM_SYNCHRONIZE")) return SyncType::kStream;
+  if (EndsWith(name, "CONTEXT_SYNCHRONIZE")) return SyncType::kDevice;
+  return SyncType::kUnknown;
+}
+
+CodeMaps::CodeMaps() {
+  // CUpti_ActivityMemcpyKind, which ENUM_CUDA_MEMCPY_OPER reproduces.
+  static constexpr std::string_view kMemcpyNames[] = {
+      "KIND_UNKNOWN", "KIND_HTOD", "KIND_DTOH", "KIND_HTOA", "KIND_ATOH", "KIND_ATOA",
+      "KIND_ATOD",    "KIND_DTOA", "KIND_DTOD", "KIND_HTOH", "KIND_PTOP"};
+  for (size_t i = 0; i < std::size(kMemcpyNames); ++i) {
+    memcpy_[i] = MemcpyKindFromEnumName(kMemcpyNames[i]);
+  }
+  // Nsight's memory kinds start at 0 = pageable (1 pinned, 2 device), unlike CUPTI's enum (1 =
+  // pageable); the 2022 exports without ENUM tables use the same numbering.
+  pageable_[0] = true;
+  sync_[1] = SyncType::kEvent;
+  sync_[2] = SyncType::kStreamWaitEvent;
+  sync_[3] = SyncType::kStream;
+  sync_[4] = SyncType::kDevice;
+  nvtx_range_types_ = {59, 60};  // NvtxPushPopRange, NvtxStartEndRange
+}
+
+void CodeMaps::LoadFrom(const Database& db, const Schema& schema) {
+  if (auto rows = ReadEnum(db, schema.enum_memcpy_oper); !rows.empty()) {
+    memcpy_.fill(MemcpyKind::kUnknown);
+    for (const auto& [id, name] : rows) {
+      if (InRange(id)) memcpy_[static_cast<size_t>(id)] = MemcpyKindFromEnumName(name);
+    }
+  }
+  if (auto rows = ReadEnum(db, schema.enum_mem_kind); !rows.empty()) {
+    pageable_.fill(false);
+    for (const auto& [id, name] : rows) {
+      if (InRange(id)) pageable_[static_cast<size_t>(id)] = EndsWith(name, "PAGEABLE");
+    }
+  }
+  if (auto rows = ReadEnum(db, schema.enum_sync_type); !rows.empty()) {
+    sync_.fill(SyncType::kUnknown);
+    for (const auto& [id, name] : rows) {
+      if (InRange(id)) sync_[static_cast<size_t>(id)] = SyncTypeFromEnumName(name);
+    }
+  }
+  if (auto rows = ReadEnum(db, schema.enum_event_type); !rows.empty()) {
+    std::vector<int64_t> types;
+    for (const auto& [id, name] : rows) {
+      if (name == "NvtxPushPopRange" || name == "NvtxStartEndRange") types.push_back(id);
+    }
+    if (!types.empty()) nvtx_range_types_ = std::move(types);
+  }
+}
+
+}  // namespace inferscope::import::nsys

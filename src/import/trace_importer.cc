@@ -1,0 +1,49 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/import/trace_importer.h"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "src/import/kineto/kineto_importer.h"
+#include "src/import/nsys/nsys_importer.h"
+
+namespace inferscope::import {
+
+base::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return base::NotFoundError(path + ": no such file");
+  if (std::filesystem::is_directory(path, ec))
+    return base::UnsupportedError(path + ": is a directory, not a trace file");
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return base::NotFoundError(path + ": cannot open: " + std::strerror(errno));
+  unsigned char head[64] = {};
+  const size_t n = std::fread(head, 1, sizeof(head), f);
+  std::fclose(f);
+  if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) return TraceFormat::kKinetoJson;
+  if (n >= 16 && std::memcmp(head, "SQLite format 3\0", 16) == 0) return TraceFormat::kNsysSqlite;
+  // JSON may start with a UTF-8 byte-order mark and whitespace.
+  size_t i = (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf) ? 3 : 0;
+  while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
+  if (i < n && head[i] == '{') return TraceFormat::kKinetoJson;
+  if (n == 0) return base::UnsupportedError(path + ": empty file, not a trace");
+  return base::UnsupportedError(
+      path + ": not a trace (expected Kineto/torch.profiler JSON, .json.gz, or an Nsight Systems "
+             "SQLite export)");
+}
+
+base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,
+                                        model::EventSink* sink) {
+  ASSIGN_OR_RETURN(TraceFormat format, DetectTraceFormat(path));
+  switch (format) {
+    case TraceFormat::kKinetoJson:
+      return ImportKinetoTrace(path, names, sink);
+    case TraceFormat::kNsysSqlite:
+      return ImportNsysSqlite(path, names, sink);
+    case TraceFormat::kUnknown:
+      break;
+  }
+  return base::UnsupportedError(path + ": unknown trace format");
+}
+
+}  // namespace inferscope::import

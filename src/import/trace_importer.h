@@ -1,0 +1,27 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Offline trace import: turns a trace file into model events. Every importer streams: it reads the
+// file in bounded chunks and hands events to the sink as it goes, so a trace of several GB never has
+// to fit in memory.
+
+#include <cstdint>
+#include <string>
+
+#include "src/base/status.h"
+#include "src/model/events.h"
+#include "src/import/import_stats.h"
+#include "src/model/name_table.h"
+
+namespace inferscope::import {
+
+// Identifies a trace file by content (not by name): gzip or '{' -> Kineto JSON, the SQLite header
+// -> Nsight Systems export. kNotFound for a missing file, kUnsupported for anything else.
+base::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);
+
+// Imports one trace file of any supported format. Errors are one line naming the file and the
+// problem; kDataLoss for truncated/corrupt input, kUnsupported for a file that is not a trace.
+base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,
+                                        model::EventSink* sink);
+
+}  // namespace inferscope::import

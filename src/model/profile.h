@@ -1,0 +1,183 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A profile window: everything the Aggregator keeps about a stretch of time, per process and device.
+// It is small and bounded (top-K kernels, fixed histograms, a timeline of fixed bins), never a list
+// of kernels. Reports, the store and the diagnosis read only this.
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "src/model/events.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::model {
+
+// Count, sum, min and max of a set of durations.
+struct DurationStats {
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = std::numeric_limits<int64_t>::max();
+  int64_t max_ns = 0;
+
+  void Add(int64_t duration_ns) {
+    ++count;
+    total_ns += duration_ns;
+    if (duration_ns < min_ns) min_ns = duration_ns;
+    if (duration_ns > max_ns) max_ns = duration_ns;
+  }
+  void Merge(const DurationStats& other) {
+    count += other.count;
+    total_ns += other.total_ns;
+    if (other.min_ns < min_ns) min_ns = other.min_ns;
+    if (other.max_ns > max_ns) max_ns = other.max_ns;
+  }
+  int64_t mean_ns() const { return count ? total_ns / static_cast<int64_t>(count) : 0; }
+  int64_t min_or_zero_ns() const { return count ? min_ns : 0; }
+};
+
+// Durations in power-of-two buckets: bucket i counts durations in [2^i, 2^(i+1)) ns (bucket 0 also
+// holds 0 and 1 ns). 40 buckets reach ~18 minutes, enough for any kernel.
+struct LogHistogram {
+  static constexpr int kBuckets = 40;
+  std::array<uint64_t, kBuckets> counts{};
+
+  static int BucketOf(int64_t duration_ns) {
+    if (duration_ns <= 1) return 0;
+    const int b = 63 - __builtin_clzll(static_cast<uint64_t>(duration_ns));
+    return b < kBuckets ? b : kBuckets - 1;
+  }
+  void Add(int64_t duration_ns) { ++counts[BucketOf(duration_ns)]; }
+  void Merge(const LogHistogram& other) {
+    for (int i = 0; i < kBuckets; ++i) counts[i] += other.counts[i];
+  }
+  // The lower edge of the bucket holding quantile q (0..1); an estimate within a factor of 2.
+  int64_t QuantileLowerBoundNs(double q) const;
+};
+
+// Per-kernel-name statistics (one row of the top-K table, or the aggregated long tail).
+struct KernelStats {
+  std::string name;  // as recorded (mangled names stay mangled; reports may demangle)
+  Category category = Category::kOther;
+  std::string subcategory;
+  DurationStats duration;
+  LogHistogram histogram;
+  uint64_t distinct_names = 1;  // > 1 only for the long-tail row
+};
+
+struct CategoryStats {
+  uint64_t count = 0;
+  int64_t time_ns = 0;  // sum of durations (not a union: concurrent kernels both count)
+};
+
+// Idle time between consecutive GPU operations on one stream, split the way HTA splits it:
+// kernel_wait = gaps shorter than the threshold (back-to-back launches), host_wait = the next
+// operation was launched by the host only after the stream ran dry, other = everything else
+// (e.g. waiting on another stream or an event).
+struct IdleGapStats {
+  DurationStats host_wait;
+  DurationStats kernel_wait;
+  DurationStats other;
+};
+
+// How kernels were launched: CPU cost of the launch call and the delay from the call to the start
+// of the kernel on the GPU.
+struct LaunchStats {
+  DurationStats cpu_launch;    // duration of the launching API call
+  DurationStats launch_delay;  // kernel start - launch call start
+  uint64_t short_kernels = 0;  // kernels shorter than the short-kernel threshold
+  uint64_t graph_launches = 0;
+  uint64_t kernels_from_graphs = 0;
+};
+
+// The kernel a host sync was waiting for (the last GPU operation to finish before the wait ended).
+struct SyncTarget {
+  std::string kernel_name;
+  uint64_t count = 0;
+  int64_t wait_ns = 0;
+};
+
+struct SyncStats {
+  DurationStats wait;
+  std::vector<SyncTarget> waited_on;  // bounded, heaviest first
+};
+
+struct TransferStats {
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  int64_t time_ns = 0;
+  uint64_t pageable_count = 0;  // memcpy only: host side was pageable
+};
+
+struct AllocationStats {
+  DurationStats malloc_calls;
+  DurationStats free_calls;
+  uint64_t malloc_bytes = 0;
+  uint64_t slow_calls = 0;  // malloc or free calls longer than the slow-allocation threshold
+  int64_t slow_total_ns = 0;
+};
+
+// Per-category busy time in fixed bins. Bin i covers [origin_ns + i*bin_ns, origin_ns + (i+1)*bin_ns).
+struct Timeline {
+  int64_t bin_ns = 0;
+  TimestampNs origin_ns = 0;
+  std::vector<std::array<int64_t, kCategoryCount>> category_ns;  // kernel time clipped into bins
+  std::vector<int64_t> busy_ns;                                  // union of GPU activity per bin
+};
+
+// Everything about one device of one process in one window.
+struct DeviceProfile {
+  uint32_t device = 0;
+  std::string device_name;
+
+  // Temporal breakdown (HTA definitions, exact nanoseconds): span = last end - first start of GPU
+  // activity; busy = union of all GPU activity; idle = span - busy; compute = union of compute
+  // kernels; non_compute = busy - compute.
+  TimestampNs first_start_ns = 0;
+  TimestampNs last_end_ns = 0;
+  int64_t busy_ns = 0;
+  int64_t compute_ns = 0;
+  int64_t communication_ns = 0;             // union of communication kernels
+  int64_t communication_overlap_ns = 0;     // time communication ran alongside compute
+
+  uint64_t kernel_count = 0;
+  std::array<CategoryStats, kCategoryCount> categories{};
+  std::map<std::string, CategoryStats> subcategories;
+  std::vector<KernelStats> top_kernels;  // by total time, at most top_k
+  KernelStats tail;                      // all other kernels as one row ("other (N kernels)")
+
+  Timeline timeline;
+  IdleGapStats idle_gaps;
+  LaunchStats launch;
+  std::array<SyncStats, static_cast<size_t>(SyncType::kCount)> syncs{};
+  std::array<TransferStats, static_cast<size_t>(MemcpyKind::kCount)> memcpy{};
+  TransferStats memset;
+  AllocationStats allocations;
+
+  int64_t span_ns() const { return last_end_ns > first_start_ns ? last_end_ns - first_start_ns : 0; }
+  int64_t idle_ns() const { return span_ns() - busy_ns; }
+  int64_t non_compute_ns() const { return busy_ns - compute_ns; }
+};
+
+// One process (rank) in one window.
+struct ProcessProfile {
+  uint32_t pid = 0;
+  int32_t rank = -1;
+  int32_t world_size = -1;
+  std::string hostname;
+  std::vector<DeviceProfile> devices;  // sorted by device id
+  std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)> data_quality{};
+};
+
+// The unit the Aggregator emits: a time range and its per-process profiles.
+struct ProfileWindow {
+  TimestampNs start_ns = 0;
+  TimestampNs end_ns = 0;
+  std::vector<ProcessProfile> processes;  // sorted by rank, then pid
+};
+
+}  // namespace inferscope::model

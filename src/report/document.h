@@ -1,0 +1,51 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The human report as a format-neutral document: sections of paragraphs, tables and preformatted
+// lines. BuildDocument() decides the content once; the text and markdown renderers only lay it out,
+// so both formats always say the same thing.
+
+#include <string>
+#include <vector>
+
+#include "src/analyze/analysis.h"
+
+namespace inferscope::report {
+
+struct Column {
+  std::string header;
+  bool right = false;     // right-aligned (numbers)
+  bool flexible = false;  // may be shortened with "..." to fit the width (kernel names)
+  bool code = false;      // markdown: render cells as `code`
+};
+
+struct Table {
+  std::vector<Column> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct Block {
+  enum class Kind { kParagraph, kTable, kPreformatted };
+  Kind kind = Kind::kParagraph;
+  std::vector<std::string> lines;  // paragraph text (one entry per line) or preformatted lines
+  Table table;
+};
+
+struct Section {
+  std::string title;
+  std::vector<Block> blocks;
+};
+
+struct Document {
+  std::string title;
+  std::vector<std::string> header_lines;  // "key: value" lines under the title
+  std::vector<Section> sections;
+};
+
+// `width` is the text width preformatted blocks (sparklines) are laid out for.
+Document BuildDocument(const analyze::Analysis& analysis, int width);
+
+std::string RenderDocumentText(const Document& doc, int width);
+std::string RenderDocumentMarkdown(const Document& doc);
+
+}  // namespace inferscope::report

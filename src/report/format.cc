@@ -1,0 +1,83 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/report/format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace inferscope::report {
+namespace {
+
+// Three significant digits of `value` (>= 1) followed by `unit`.
+std::string ThreeDigits(double value, const char* unit) {
+  if (value >= 100) return fmt::format("{:.0f} {}", value, unit);
+  if (value >= 10) return fmt::format("{:.1f} {}", value, unit);
+  return fmt::format("{:.2f} {}", value, unit);
+}
+
+}  // namespace
+
+std::string FormatDuration(int64_t ns) {
+  const double v = static_cast<double>(ns);
+  const double a = std::fabs(v);
+  if (a < 1e3) return fmt::format("{} ns", ns);
+  // Switch units slightly early so rounding never prints "1000 us".
+  if (a < 999.5e3) return ThreeDigits(v / 1e3, "us");
+  if (a < 999.5e6) return ThreeDigits(v / 1e6, "ms");
+  return ThreeDigits(v / 1e9, "s");
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  const double v = static_cast<double>(bytes);
+  if (bytes < 1000) return fmt::format("{} B", bytes);
+  if (v < 999.5e3) return ThreeDigits(v / 1e3, "KB");
+  if (v < 999.5e6) return ThreeDigits(v / 1e6, "MB");
+  if (v < 999.5e9) return ThreeDigits(v / 1e9, "GB");
+  return ThreeDigits(v / 1e12, "TB");
+}
+
+std::string FormatCount(uint64_t count) {
+  std::string digits = std::to_string(count);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string FormatPct(double pct) {
+  if (!std::isfinite(pct)) pct = 0;
+  return fmt::format("{:.1f}%", pct);
+}
+
+std::string Bar(double pct, int width) {
+  if (!std::isfinite(pct)) pct = 0;
+  const double clamped = std::clamp(pct, 0.0, 100.0);
+  auto filled = static_cast<int>(std::lround(clamped * width / 100.0));
+  if (filled == 0 && clamped > 0) filled = 1;  // visible for anything above zero
+  return std::string(static_cast<size_t>(filled), '#') +
+         std::string(static_cast<size_t>(width - filled), ' ');
+}
+
+std::string Ellipsize(std::string_view s, size_t width) {
+  if (s.size() <= width) return std::string(s);
+  if (width <= 3) return std::string(width, '.');
+  size_t cut = width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "...";
+}
+
+std::string EllipsizeMiddle(std::string_view s, size_t width) {
+  if (s.size() <= width) return std::string(s);
+  if (width < 12) return Ellipsize(s, width);
+  size_t head = (width - 3) * 3 / 5;
+  size_t tail_start = s.size() - (width - 3 - head);
+  while (head > 0 && (static_cast<unsigned char>(s[head]) & 0xC0) == 0x80) --head;
+  while (tail_start < s.size() && (static_cast<unsigned char>(s[tail_start]) & 0xC0) == 0x80)
+    ++tail_start;
+  return std::string(s.substr(0, head)) + "..." + std::string(s.substr(tail_start));
+}
+
+}  // namespace inferscope::report

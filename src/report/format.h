@@ -1,0 +1,29 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Human formatting of report quantities: durations, bytes, counts, percentages.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace inferscope::report {
+
+// "0 ns", "850 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
+std::string FormatDuration(int64_t ns);
+// "512 B", "1.50 KB", "3.20 GB" (decimal units, as bandwidth uses GB/s = 1e9 bytes/s).
+std::string FormatBytes(uint64_t bytes);
+// "1,234,567".
+std::string FormatCount(uint64_t count);
+// "45.1%".
+std::string FormatPct(double pct);
+// A bar of `width` cells, '#' for the filled share of `pct` (0..100).
+std::string Bar(double pct, int width);
+// Cuts `s` to at most `width` bytes, ending in "..." when cut, never inside a UTF-8 sequence.
+std::string Ellipsize(std::string_view s, size_t width);
+
+// Like Ellipsize but keeps the start and the end ("sm80_xmma_gemm_f32...tilesize64x64x8_stage3"):
+// long kernel names differ mostly at the end.
+std::string EllipsizeMiddle(std::string_view s, size_t width);
+
+}  // namespace inferscope::report

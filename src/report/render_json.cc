@@ -1,0 +1,341 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// The JSON report (schema in docs/report-schema.md). Keys carry their units; key order is fixed.
+
+#include <string>
+
+#include "src/report/json_writer.h"
+#include "src/report/report.h"
+
+#ifndef INFERSCOPE_VERSION
+#define INFERSCOPE_VERSION "0.0.0"
+#endif
+
+namespace inferscope::report {
+namespace {
+
+using analyze::Analysis;
+using analyze::RankAnalysis;
+
+void WriteTemporal(JsonWriter& w, const analyze::TemporalBreakdown& t) {
+  w.BeginObject();
+  w.Key("span_ns").Int(t.span_ns);
+  w.Key("busy_ns").Int(t.busy_ns);
+  w.Key("idle_ns").Int(t.idle_ns);
+  w.Key("compute_ns").Int(t.compute_ns);
+  w.Key("non_compute_ns").Int(t.non_compute_ns);
+  w.Key("busy_pct").Double(t.busy_pct);
+  w.Key("idle_pct").Double(t.idle_pct);
+  w.Key("compute_pct").Double(t.compute_pct);
+  w.Key("non_compute_pct").Double(t.non_compute_pct);
+  w.EndObject();
+}
+
+void WriteCategories(JsonWriter& w, const std::vector<analyze::CategoryRow>& rows) {
+  w.BeginObject();
+  for (const analyze::CategoryRow& c : rows) {
+    w.Key(c.name).BeginObject();
+    w.Key("time_ns").Int(c.time_ns);
+    w.Key("count").UInt(c.count);
+    w.Key("pct").Double(c.pct);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteKernels(JsonWriter& w, const std::vector<analyze::KernelRow>& rows) {
+  w.BeginArray();
+  for (const analyze::KernelRow& k : rows) {
+    w.BeginObject();
+    w.Key("name").String(k.name);
+    w.Key("display_name").String(k.display_name);
+    w.Key("category").String(k.category);
+    w.Key("subcategory").String(k.subcategory);
+    w.Key("count").UInt(k.count);
+    w.Key("total_ns").Int(k.total_ns);
+    w.Key("mean_ns").Int(k.mean_ns);
+    w.Key("min_ns").Int(k.min_ns);
+    w.Key("max_ns").Int(k.max_ns);
+    w.Key("median_ns").Int(k.median_ns);
+    w.Key("pct").Double(k.pct);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteOther(JsonWriter& w, const analyze::OtherKernels& o) {
+  w.BeginObject();
+  w.Key("distinct_names").UInt(o.distinct_names);
+  w.Key("count").UInt(o.count);
+  w.Key("total_ns").Int(o.total_ns);
+  w.Key("pct").Double(o.pct);
+  w.EndObject();
+}
+
+void WriteIdleGaps(JsonWriter& w, const std::vector<analyze::IdleGapRow>& rows) {
+  w.BeginObject();
+  for (const analyze::IdleGapRow& g : rows) {
+    w.Key(g.kind).BeginObject();
+    w.Key("count").UInt(g.count);
+    w.Key("total_ns").Int(g.total_ns);
+    w.Key("max_ns").Int(g.max_ns);
+    w.Key("pct").Double(g.pct);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteDataQuality(JsonWriter& w, const std::vector<std::pair<std::string, uint64_t>>& rows) {
+  w.BeginObject();
+  for (const auto& [name, count] : rows) w.Key(name).UInt(count);
+  w.EndObject();
+}
+
+void WriteRank(JsonWriter& w, const RankAnalysis& r) {
+  w.BeginObject();
+  w.Key("rank").Int(r.rank);
+  w.Key("rank_from_trace").Bool(r.rank_from_trace);
+  w.Key("world_size").Int(r.world_size);
+  w.Key("input_index").UInt(r.input_index);
+  w.Key("pid").UInt(r.pid);
+  w.Key("hostname").String(r.hostname);
+  w.Key("device").UInt(r.device);
+  w.Key("device_name").String(r.device_name);
+  w.Key("first_start_ns").Int(r.first_start_ns);
+  w.Key("last_end_ns").Int(r.last_end_ns);
+  w.Key("temporal_breakdown");
+  WriteTemporal(w, r.temporal);
+  w.Key("kernel_count").UInt(r.kernel_count);
+  w.Key("kernel_time_ns").Int(r.kernel_time_ns);
+  w.Key("categories");
+  WriteCategories(w, r.categories);
+  w.Key("subcategories");
+  WriteCategories(w, r.subcategories);
+  w.Key("top_kernels");
+  WriteKernels(w, r.top_kernels);
+  w.Key("other_kernels");
+  WriteOther(w, r.other_kernels);
+  w.Key("idle_gaps");
+  WriteIdleGaps(w, r.idle_gaps);
+
+  const analyze::LaunchSummary& l = r.launch;
+  w.Key("launch").BeginObject();
+  w.Key("cpu_launch_count").UInt(l.cpu_launch_count);
+  w.Key("cpu_launch_total_ns").Int(l.cpu_launch_total_ns);
+  w.Key("cpu_launch_mean_ns").Int(l.cpu_launch_mean_ns);
+  w.Key("cpu_launch_max_ns").Int(l.cpu_launch_max_ns);
+  w.Key("launch_delay_count").UInt(l.launch_delay_count);
+  w.Key("launch_delay_mean_ns").Int(l.launch_delay_mean_ns);
+  w.Key("launch_delay_max_ns").Int(l.launch_delay_max_ns);
+  w.Key("short_kernels").UInt(l.short_kernels);
+  w.Key("short_kernel_pct").Double(l.short_kernel_pct);
+  w.Key("graph_launches").UInt(l.graph_launches);
+  w.Key("kernels_from_graphs").UInt(l.kernels_from_graphs);
+  w.EndObject();
+
+  w.Key("sync_waits").BeginObject();
+  for (const analyze::SyncRow& s : r.syncs) {
+    w.Key(s.type).BeginObject();
+    w.Key("count").UInt(s.count);
+    w.Key("total_ns").Int(s.total_ns);
+    w.Key("mean_ns").Int(s.mean_ns);
+    w.Key("max_ns").Int(s.max_ns);
+    w.Key("waited_on").BeginArray();
+    for (const analyze::WaitedOnRow& t : s.waited_on) {
+      w.BeginObject();
+      w.Key("name").String(t.kernel_name);
+      w.Key("display_name").String(t.display_name);
+      w.Key("count").UInt(t.count);
+      w.Key("wait_ns").Int(t.wait_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndObject();
+
+  w.Key("memory_transfers").BeginObject();
+  for (const analyze::TransferRow& t : r.transfers) {
+    w.Key(t.direction).BeginObject();
+    w.Key("count").UInt(t.count);
+    w.Key("bytes").UInt(t.bytes);
+    w.Key("time_ns").Int(t.time_ns);
+    w.Key("bandwidth_gbps").Double(t.bandwidth_gbps);
+    w.Key("pageable_count").UInt(t.pageable_count);
+    w.EndObject();
+  }
+  w.EndObject();
+
+  const analyze::AllocationSummary& a = r.allocations;
+  w.Key("allocations").BeginObject();
+  w.Key("malloc_calls").UInt(a.malloc_calls);
+  w.Key("malloc_total_ns").Int(a.malloc_total_ns);
+  w.Key("malloc_max_ns").Int(a.malloc_max_ns);
+  w.Key("malloc_bytes").UInt(a.malloc_bytes);
+  w.Key("free_calls").UInt(a.free_calls);
+  w.Key("free_total_ns").Int(a.free_total_ns);
+  w.Key("free_max_ns").Int(a.free_max_ns);
+  w.Key("slow_calls").UInt(a.slow_calls);
+  w.Key("slow_total_ns").Int(a.slow_total_ns);
+  w.EndObject();
+
+  w.Key("communication_ns").Int(r.communication_ns);
+  w.Key("communication_overlap_ns").Int(r.communication_overlap_ns);
+  w.Key("comm_compute_overlap_pct").Double(r.comm_compute_overlap_pct);
+
+  w.Key("timeline").BeginObject();
+  w.Key("bin_ns").Int(r.timeline.bin_ns);
+  w.Key("origin_ns").Int(r.timeline.origin_ns);
+  w.Key("bins").BeginArray();
+  for (const analyze::TimelineBin& b : r.timeline.bins) {
+    w.BeginObject();
+    w.Key("start_ns").Int(b.start_ns);
+    w.Key("busy_ns").Int(b.busy_ns);
+    w.Key("busy_pct").Double(b.busy_pct);
+    w.Key("categories_ns").BeginObject();
+    for (int c = 0; c < model::kCategoryCount && c < static_cast<int>(b.category_ns.size()); ++c)
+      if (b.category_ns[c] != 0) w.Key(model::kCategoryNames[c]).Int(b.category_ns[c]);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+
+  w.Key("data_quality");
+  WriteDataQuality(w, r.data_quality);
+  w.EndObject();
+}
+
+void WriteSpread(JsonWriter& w, const analyze::Spread& s) {
+  w.BeginObject();
+  w.Key("min_ns").Int(s.min_ns);
+  w.Key("min_rank").Int(s.min_rank);
+  w.Key("max_ns").Int(s.max_ns);
+  w.Key("max_rank").Int(s.max_rank);
+  w.Key("mean_ns").Double(s.mean_ns);
+  w.Key("imbalance").Double(s.imbalance);
+  w.EndObject();
+}
+
+}  // namespace
+
+const char* ToolVersion() { return INFERSCOPE_VERSION; }
+
+std::string RenderJson(const Analysis& a) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("schema_version").Int(kJsonSchemaVersion);
+  w.Key("tool").BeginObject();
+  w.Key("name").String("inferscope");
+  w.Key("version").String(ToolVersion());
+  w.EndObject();
+
+  w.Key("inputs").BeginArray();
+  for (const analyze::AnalysisInput& in : a.inputs) {
+    w.BeginObject();
+    w.Key("path").String(in.path);
+    w.Key("format").String(in.format);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("options").BeginObject();
+  w.Key("top").Int(a.options.top);
+  w.Key("bin_ns").Int(a.options.bin_ns);
+  w.Key("kernel_wait_threshold_ns").Int(a.options.kernel_wait_threshold_ns);
+  w.Key("rules_path").String(a.options.rules_path);
+  w.EndObject();
+
+  w.Key("ranks").BeginArray();
+  for (const RankAnalysis& r : a.ranks) WriteRank(w, r);
+  w.EndArray();
+
+  const analyze::JobSummary& s = a.summary;
+  w.Key("summary").BeginObject();
+  w.Key("rank_count").UInt(s.rank_count);
+  w.Key("process_count").UInt(s.process_count);
+  w.Key("span_ns").Int(s.span_ns);
+  w.Key("temporal_breakdown");
+  WriteTemporal(w, s.temporal);
+  w.Key("kernel_count").UInt(s.kernel_count);
+  w.Key("kernel_time_ns").Int(s.kernel_time_ns);
+  w.Key("categories");
+  WriteCategories(w, s.categories);
+  w.Key("subcategories");
+  WriteCategories(w, s.subcategories);
+  w.Key("top_kernels");
+  WriteKernels(w, s.top_kernels);
+  w.Key("other_kernels");
+  WriteOther(w, s.other_kernels);
+  w.Key("idle_gaps");
+  WriteIdleGaps(w, s.idle_gaps);
+  w.Key("communication_ns").Int(s.communication_ns);
+  w.Key("communication_overlap_ns").Int(s.communication_overlap_ns);
+  w.Key("comm_compute_overlap_pct").Double(s.comm_compute_overlap_pct);
+  w.Key("data_quality");
+  WriteDataQuality(w, s.data_quality);
+  w.EndObject();
+
+  const analyze::RankComparison& c = a.comparison;
+  w.Key("rank_comparison").BeginObject();
+  w.Key("ranks").BeginArray();
+  for (const analyze::RankComparisonRow& row : c.ranks) {
+    w.BeginObject();
+    w.Key("rank").Int(row.rank);
+    w.Key("device").UInt(row.device);
+    w.Key("span_ns").Int(row.span_ns);
+    w.Key("busy_ns").Int(row.busy_ns);
+    w.Key("idle_ns").Int(row.idle_ns);
+    w.Key("compute_ns").Int(row.compute_ns);
+    w.Key("communication_ns").Int(row.communication_ns);
+    w.Key("busy_pct").Double(row.busy_pct);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("busy");
+  WriteSpread(w, c.busy);
+  w.Key("idle");
+  WriteSpread(w, c.idle);
+  w.Key("compute");
+  WriteSpread(w, c.compute);
+  w.Key("communication");
+  WriteSpread(w, c.communication);
+  w.Key("busy_imbalance").Double(c.busy.imbalance);
+  w.Key("communication_imbalance").Double(c.communication.imbalance);
+  if (c.straggler_rank >= 0) {
+    w.Key("straggler_rank").Int(c.straggler_rank);
+  } else {
+    w.Key("straggler_rank").Null();
+  }
+  w.Key("straggler_excess_compute_ns").Int(c.straggler_excess_compute_ns);
+  w.EndObject();
+
+  w.EndObject();
+  return w.str();
+}
+
+bool ParseReportFormat(std::string_view name, ReportFormat* format) {
+  if (name == "text") {
+    *format = ReportFormat::kText;
+  } else if (name == "markdown" || name == "md") {
+    *format = ReportFormat::kMarkdown;
+  } else if (name == "json") {
+    *format = ReportFormat::kJson;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string Render(const Analysis& analysis, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kText:
+      return RenderText(analysis);
+    case ReportFormat::kMarkdown:
+      return RenderMarkdown(analysis);
+    case ReportFormat::kJson:
+      return RenderJson(analysis);
+  }
+  return {};
+}
+
+}  // namespace inferscope::report

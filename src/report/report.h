@@ -1,0 +1,32 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Renderers over an Analysis: a terminal report (fits 100 columns), the same content as GitHub
+// markdown, and a versioned JSON document for programs and agents (docs/report-schema.md).
+
+#include <string>
+#include <string_view>
+
+#include "src/analyze/analysis.h"
+
+namespace inferscope::report {
+
+enum class ReportFormat { kText, kMarkdown, kJson };
+
+// "text", "markdown" (or "md"), "json"; returns false for anything else.
+bool ParseReportFormat(std::string_view name, ReportFormat* format);
+
+// The inferscope version ("0.1.0"), as the JSON report and --version show it.
+const char* ToolVersion();
+
+// The JSON schema version this build writes.
+inline constexpr int kJsonSchemaVersion = 1;
+
+// Every line is at most `width` columns (long kernel names are shortened with "...").
+std::string RenderText(const analyze::Analysis& analysis, int width = 100);
+std::string RenderMarkdown(const analyze::Analysis& analysis);
+std::string RenderJson(const analyze::Analysis& analysis);
+
+std::string Render(const analyze::Analysis& analysis, ReportFormat format);
+
+}  // namespace inferscope::report

@@ -1,0 +1,184 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/report/report.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <sstream>
+
+#include "src/analyze/test_profiles.h"
+
+namespace inferscope::report {
+namespace {
+
+using analyze::testing::MakeWindow;
+
+analyze::Analysis OneRank() {
+  static const model::ProfileWindow w = [] {
+    model::ProfileWindow window = MakeWindow(42, 0, 600, 450);
+    // A very long kernel name, to check truncation.
+    window.processes[0].devices[0].top_kernels[2].name =
+        "an_unmangled_kernel_name_that_is_far_"
+        "too_long_to_fit_into_any_reasonable_terminal_table_column_without_being_cut_short_x";
+    window.processes[0].data_quality[static_cast<int>(model::DataQuality::kZeroTimestamp)] = 3;
+    return window;
+  }();
+  analyze::AnalysisOptions options;
+  options.top = 15;
+  options.bin_ns = 500;
+  return analyze::Analyze({{"trace \"one\".json", "kineto_json", &w}}, options);
+}
+
+analyze::Analysis ThreeRanks() {
+  static const model::ProfileWindow w1 = MakeWindow(10, 0, 600, 450);
+  static const model::ProfileWindow w2 = MakeWindow(20, 1, 800, 700);
+  static const model::ProfileWindow w3 = MakeWindow(30, 2, 400, 200);
+  return analyze::Analyze({{"r0.json", "kineto_json", &w1},
+                           {"r1.json", "kineto_json", &w2},
+                           {"r2.json.gz", "kineto_json", &w3}},
+                          analyze::AnalysisOptions{});
+}
+
+void ExpectLinesFit(const std::string& text, size_t width) {
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    EXPECT_LE(line.size(), width) << "line " << n << ": " << line;
+  }
+  EXPECT_GT(n, 20);
+}
+
+TEST(TextReportTest, OneRankHasAllSectionsAndFits100Columns) {
+  const std::string text = RenderText(OneRank());
+  ExpectLinesFit(text, 100);
+  for (const char* s : {"Temporal breakdown", "GPU time by category", "Top kernels", "Idle gaps",
+                        "Kernel launch", "Host synchronization", "Memory transfers", "Allocations",
+                        "Communication", "Timeline", "Data quality"})
+    EXPECT_NE(text.find(s), std::string::npos) << s;
+  EXPECT_EQ(text.find("Rank comparison"), std::string::npos);
+  EXPECT_NE(text.find("flashinfer::BatchDecodeKernel"), std::string::npos);
+  EXPECT_EQ(text.find("BatchDecodeKernel<"), std::string::npos);  // template args stripped
+  EXPECT_NE(text.find("..."), std::string::npos);                 // the long name was cut
+  EXPECT_NE(text.find("other (2 kernels)"), std::string::npos);
+  EXPECT_NE(text.find("zero_timestamp"), std::string::npos);
+  EXPECT_NE(text.find("attention"), std::string::npos);
+  EXPECT_NE(text.find("50.0%"), std::string::npos);  // attention share, idle host wait 75%
+  EXPECT_NE(text.find("75.0%"), std::string::npos);
+  EXPECT_NE(text.find("25.0"), std::string::npos);  // htod GB/s
+}
+
+TEST(TextReportTest, NarrowWidthStillFits) {
+  ExpectLinesFit(RenderText(OneRank(), 80), 80);
+  ExpectLinesFit(RenderText(ThreeRanks(), 80), 80);
+}
+
+TEST(TextReportTest, ThreeRanksShowComparisonAndStraggler) {
+  const std::string text = RenderText(ThreeRanks());
+  ExpectLinesFit(text, 100);
+  EXPECT_NE(text.find("Rank comparison"), std::string::npos);
+  EXPECT_NE(text.find("straggler: rank 1"), std::string::npos);
+  EXPECT_NE(text.find("(all ranks)"), std::string::npos);
+  EXPECT_NE(text.find("rank  2 gpu  0 |"), std::string::npos);
+  EXPECT_NE(text.find("66.7%"), std::string::npos);  // busy imbalance (800-400)/600
+}
+
+TEST(TextReportTest, EmptyAnalysis) {
+  const analyze::Analysis a = analyze::Analyze({}, analyze::AnalysisOptions{});
+  const std::string text = RenderText(a);
+  EXPECT_NE(text.find("No GPU activity"), std::string::npos);
+}
+
+TEST(MarkdownReportTest, GithubTables) {
+  const std::string md = RenderMarkdown(ThreeRanks());
+  EXPECT_EQ(md.rfind("# inferscope", 0), 0u);
+  EXPECT_NE(md.find("## Temporal breakdown"), std::string::npos);
+  EXPECT_NE(md.find("## Rank comparison"), std::string::npos);
+  EXPECT_NE(md.find("| ---: |"), std::string::npos);
+  EXPECT_NE(md.find("`flashinfer::BatchDecodeKernel`"), std::string::npos);
+  EXPECT_NE(md.find("```"), std::string::npos);  // sparkline block
+  // Every table row has the same number of cells as its header.
+  std::istringstream in(md);
+  std::string line;
+  size_t header_cells = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '|') {
+      header_cells = 0;
+      continue;
+    }
+    size_t cells = 0;
+    for (size_t i = 0; i < line.size(); ++i)
+      if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++cells;
+    if (header_cells == 0) header_cells = cells;
+    EXPECT_EQ(cells, header_cells) << line;
+  }
+}
+
+TEST(JsonReportTest, ParsesAndHasDocumentedKeys) {
+  const std::string json = RenderJson(OneRank());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json.substr(0, 2000);
+  EXPECT_EQ(int64_t(doc["schema_version"]), 1);
+  EXPECT_EQ(std::string_view(doc["tool"]["name"]), "inferscope");
+  EXPECT_EQ(std::string_view(doc["inputs"].at(0)["path"]), "trace \"one\".json");
+  EXPECT_EQ(int64_t(doc["options"]["bin_ns"]), 500);
+  simdjson::dom::element r = doc["ranks"].at(0);
+  EXPECT_EQ(int64_t(r["rank"]), 0);
+  EXPECT_EQ(uint64_t(r["pid"]), 42u);
+  EXPECT_EQ(std::string_view(r["device_name"]), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(int64_t(r["temporal_breakdown"]["span_ns"]), 1000);
+  EXPECT_EQ(int64_t(r["temporal_breakdown"]["idle_ns"]), 400);
+  EXPECT_DOUBLE_EQ(double(r["temporal_breakdown"]["compute_pct"]), 45.0);
+  EXPECT_EQ(int64_t(r["categories"]["attention"]["time_ns"]), 300);
+  EXPECT_DOUBLE_EQ(double(r["categories"]["attention"]["pct"]), 50.0);
+  EXPECT_EQ(uint64_t(r["categories"]["kv_cache"]["count"]), 0u);
+  EXPECT_EQ(int64_t(r["subcategories"]["matmul.cublas"]["time_ns"]), 150);
+  simdjson::dom::element k = r["top_kernels"].at(0);
+  EXPECT_EQ(std::string_view(k["display_name"]), "flashinfer::BatchDecodeKernel");
+  for (const char* key : {"name", "category", "subcategory", "count", "total_ns", "mean_ns",
+                          "min_ns", "max_ns", "median_ns", "pct"})
+    EXPECT_EQ(k[key].error(), simdjson::SUCCESS) << key;
+  EXPECT_EQ(uint64_t(r["other_kernels"]["distinct_names"]), 2u);
+  EXPECT_EQ(int64_t(r["idle_gaps"]["host_wait"]["total_ns"]), 300);
+  EXPECT_EQ(int64_t(r["launch"]["cpu_launch_mean_ns"]), 5);
+  EXPECT_EQ(uint64_t(r["sync_waits"]["stream"]["count"]), 2u);
+  EXPECT_EQ(uint64_t(r["sync_waits"]["stream"]["waited_on"].at(0)["count"]), 2u);
+  EXPECT_DOUBLE_EQ(double(r["memory_transfers"]["htod"]["bandwidth_gbps"]), 25.0);
+  EXPECT_EQ(uint64_t(r["memory_transfers"]["memset"]["bytes"]), 64u);
+  EXPECT_EQ(uint64_t(r["allocations"]["slow_calls"]), 1u);
+  EXPECT_EQ(int64_t(r["communication_ns"]), 100);
+  EXPECT_DOUBLE_EQ(double(r["comm_compute_overlap_pct"]), 40.0);
+  EXPECT_EQ(int64_t(r["timeline"]["bin_ns"]), 500);
+  EXPECT_EQ(int64_t(r["timeline"]["origin_ns"]), 1000);
+  EXPECT_EQ(int64_t(r["timeline"]["bins"].at(1)["categories_ns"]["matmul"]), 150);
+  EXPECT_EQ(uint64_t(r["data_quality"]["zero_timestamp"]), 3u);
+  EXPECT_EQ(uint64_t(doc["summary"]["rank_count"]), 1u);
+  EXPECT_TRUE(doc["rank_comparison"]["straggler_rank"].is_null());
+}
+
+TEST(JsonReportTest, RankComparison) {
+  const std::string json = RenderJson(ThreeRanks());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(simdjson::dom::array(doc["ranks"]).size(), 3u);
+  EXPECT_EQ(int64_t(doc["rank_comparison"]["straggler_rank"]), 1);
+  EXPECT_EQ(int64_t(doc["rank_comparison"]["busy"]["max_ns"]), 800);
+  EXPECT_NEAR(double(doc["rank_comparison"]["busy_imbalance"]), 0.6667, 1e-9);
+  EXPECT_EQ(int64_t(doc["summary"]["temporal_breakdown"]["busy_ns"]), 1800);
+  EXPECT_EQ(uint64_t(doc["summary"]["top_kernels"].at(0)["count"]), 9u);
+}
+
+TEST(ReportFormatTest, Parse) {
+  ReportFormat f;
+  EXPECT_TRUE(ParseReportFormat("json", &f));
+  EXPECT_EQ(f, ReportFormat::kJson);
+  EXPECT_TRUE(ParseReportFormat("md", &f));
+  EXPECT_EQ(f, ReportFormat::kMarkdown);
+  EXPECT_FALSE(ParseReportFormat("html", &f));
+}
+
+}  // namespace
+}  // namespace inferscope::report
