@@ -449,6 +449,16 @@ def analyze(trace, categories):
                     comm_iv.append((k.start, k.end))
                 elif cat != "memory":
                     compute_iv.append((k.start, k.end))
+            # Copy-engine activity is the `memory` category (DESIGN.md), sub-category by direction.
+            for o in ops:
+                if o.kind == "kernel":
+                    continue
+                sub = ("memory.memset" if o.kind == "memset" else
+                       "memory.memcpy" if o.copy_kind == "unknown" else
+                       "memory.memcpy_" + o.copy_kind)
+                for table, key in ((cats, "memory"), (subs, sub)):
+                    table[key]["time_ns"] += o.end - o.start
+                    table[key]["count"] += 1
             for t in r["top_kernels"]:
                 t["category"] = categories[t["name"]][0]
             compute = merge(compute_iv)

@@ -421,15 +421,22 @@ class Aggregator::Impl {
   void Handle(const model::ApiCallEvent& e) {
     ProcessState& p = Process(e.pid);
     CloseFinishedSyncs(p, e.start_ns);
+    if (e.correlation_id != 0) {
+      // One call recorded twice, the versioned entry point nested in the public one (old Nsight
+      // exports have both cudaMalloc and cudaMalloc_v3020 with one correlation id): count it once.
+      const LaunchSlot* seen = FindLaunch(p, e.correlation_id);
+      if (seen && seen->kind == e.kind && seen->start_ns <= e.start_ns && e.end_ns <= seen->end_ns)
+        return;
+      Remember(p, e);
+    }
     switch (e.kind) {
       case ApiKind::kKernelLaunch:
       case ApiKind::kGraphLaunch:
+        p.has_launch_calls = true;
+        break;
       case ApiKind::kMemcpy:
       case ApiKind::kMemset:
       case ApiKind::kQuery:
-        if (e.kind == ApiKind::kKernelLaunch || e.kind == ApiKind::kGraphLaunch)
-          p.has_launch_calls = true;
-        Remember(p, e);
         break;
       case ApiKind::kMalloc:
       case ApiKind::kFree: {
@@ -450,7 +457,6 @@ class Aggregator::Impl {
         break;
       }
       case ApiKind::kSync:
-        Remember(p, e);
         // cudaStreamWaitEvent does not block the host; only the record form is reported.
         if (e.sync_type != SyncType::kStreamWaitEvent)
           OpenSyncWait(p, e.start_ns, e.end_ns, e.device, model::kUnknownStream, e.sync_type,

@@ -300,3 +300,58 @@ TEST_F(AggregatorTest, WindowedModeEmitsOneWindowPerIntervalAndCountsLateRecords
 
 }  // namespace
 }  // namespace inferscope::aggregate
+
+namespace inferscope::aggregate {
+namespace {
+
+TEST_F(AggregatorTest, SyncRecordsOfNonBlockingQueriesAreNotWaits) {
+  auto w = Whole([&](model::EventSink* s) {
+    s->OnKernel(Kernel(kGemm, 1'000, 5'000));
+    model::ApiCallEvent query = Launch(2'000, 2'100, 77, model::ApiKind::kQuery);
+    s->OnApiCall(query);
+    model::SyncEvent record;
+    record.pid = 1;
+    record.correlation_id = 77;
+    record.type = model::SyncType::kEvent;
+    record.start_ns = 2'010;
+    record.end_ns = 2'090;
+    s->OnSync(record);
+  });
+  const auto& d = OnlyDevice(w);
+  EXPECT_EQ(d.syncs[static_cast<size_t>(model::SyncType::kEvent)].wait.count, 0u);
+}
+
+TEST_F(AggregatorTest, TheBlockingCallNamesTheSyncTypeOfItsRecord) {
+  // Some Nsight versions record cudaDeviceSynchronize as an event synchronization.
+  auto w = Whole([&](model::EventSink* s) {
+    s->OnKernel(Kernel(kGemm, 1'000, 5'000));
+    model::ApiCallEvent call = Launch(2'000, 5'200, 78, model::ApiKind::kSync);
+    call.sync_type = model::SyncType::kDevice;
+    s->OnApiCall(call);
+    model::SyncEvent record;
+    record.pid = 1;
+    record.correlation_id = 78;
+    record.type = model::SyncType::kEvent;
+    record.start_ns = 2'010;
+    record.end_ns = 5'100;
+    s->OnSync(record);
+  });
+  const auto& d = OnlyDevice(w);
+  EXPECT_EQ(d.syncs[static_cast<size_t>(model::SyncType::kEvent)].wait.count, 0u);
+  EXPECT_EQ(d.syncs[static_cast<size_t>(model::SyncType::kDevice)].wait.count, 1u);
+  EXPECT_EQ(d.syncs[static_cast<size_t>(model::SyncType::kDevice)].wait.total_ns, 3'090);
+}
+
+TEST_F(AggregatorTest, ANestedTwinOfTheSameCallCountsOnce) {
+  auto w = Whole([&](model::EventSink* s) {
+    s->OnKernel(Kernel(kGemm, 1'000, 5'000));
+    s->OnApiCall(Launch(100, 2'000'100, 135, model::ApiKind::kMalloc));  // cudaMalloc
+    s->OnApiCall(Launch(200, 2'000'000, 135, model::ApiKind::kMalloc));  // cudaMalloc_v3020
+  });
+  const auto& a = OnlyDevice(w).allocations;
+  EXPECT_EQ(a.malloc_calls.count, 1u);
+  EXPECT_EQ(a.slow_calls, 1u);
+}
+
+}  // namespace
+}  // namespace inferscope::aggregate

@@ -1,6 +1,8 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/kineto/kineto_event_mapper.h"
 
+#include "src/import/cuda_api.h"
+
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -161,43 +163,6 @@ bool ParseMicrosToNs(std::string_view s, int64_t* ns) {
   return true;
 }
 
-ApiKind ClassifyApiName(std::string_view name, SyncType* sync_type) {
-  *sync_type = SyncType::kUnknown;
-  auto any = [&](std::initializer_list<std::string_view> prefixes) {
-    for (std::string_view p : prefixes)
-      if (StartsWith(name, p)) return true;
-    return false;
-  };
-  if (any({"cudaGraphLaunch", "cuGraphLaunch"})) return ApiKind::kGraphLaunch;
-  if (any({"cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel",
-           "cuLaunchCooperativeKernel", "cuLaunchGrid", "cudaLaunch_"}) ||
-      name == "cudaLaunch") {
-    return ApiKind::kKernelLaunch;
-  }
-  if (any({"cudaDeviceSynchronize", "cuCtxSynchronize", "cudaThreadSynchronize"})) {
-    *sync_type = SyncType::kDevice;
-    return ApiKind::kSync;
-  }
-  if (any({"cudaStreamSynchronize", "cuStreamSynchronize"})) {
-    *sync_type = SyncType::kStream;
-    return ApiKind::kSync;
-  }
-  if (any({"cudaEventSynchronize", "cuEventSynchronize"})) {
-    *sync_type = SyncType::kEvent;
-    return ApiKind::kSync;
-  }
-  if (any({"cudaStreamWaitEvent", "cuStreamWaitEvent"})) {
-    *sync_type = SyncType::kStreamWaitEvent;
-    return ApiKind::kSync;
-  }
-  if (any({"cudaMalloc", "cudaHostAlloc", "cuMemAlloc", "cuMemCreate", "cuMemHostAlloc"})) {
-    return ApiKind::kMalloc;
-  }
-  if (any({"cudaFree", "cuMemFree", "cuMemRelease"})) return ApiKind::kFree;
-  if (any({"cudaMemcpy", "cuMemcpy"})) return ApiKind::kMemcpy;
-  if (any({"cudaMemset", "cuMemset"})) return ApiKind::kMemset;
-  return ApiKind::kOther;
-}
 
 model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable) {
   *pageable = name.find("Pageable") != std::string_view::npos;
@@ -453,6 +418,7 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
       e.tid = 0;  // Kineto puts cuda_sync on the stream's row; the waiting host thread is unknown
       e.device = ToU32(f.device, model::kUnknownDevice);
       e.stream = ToU32(f.stream, model::kUnknownStream);
+      e.correlation_id = correlation;
       e.type = ClassifySyncKind(f.sync_kind.empty() ? f.name : f.sync_kind);
       Emit(e);
       break;
@@ -467,10 +433,9 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
       if (e.name >= api_kind_cache_.size()) api_kind_cache_.resize(e.name + 1, 0xff);
       uint8_t& cached = api_kind_cache_[e.name];
       if (cached == 0xff) {
-        SyncType sync_type;
-        const ApiKind api_kind = ClassifyApiName(f.name, &sync_type);
-        cached = static_cast<uint8_t>(static_cast<uint8_t>(api_kind) |
-                                      (static_cast<uint8_t>(sync_type) << 4));
+        const CudaApiClass api = ClassifyCudaApi(f.name);
+        cached = static_cast<uint8_t>(static_cast<uint8_t>(api.kind) |
+                                      (static_cast<uint8_t>(api.sync) << 4));
       }
       e.kind = static_cast<ApiKind>(cached & 0xf);
       e.sync_type = static_cast<SyncType>(cached >> 4);

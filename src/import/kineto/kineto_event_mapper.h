@@ -26,8 +26,7 @@ namespace inferscope::import::kineto {
 // int64.
 bool ParseMicrosToNs(std::string_view text, int64_t* ns);
 
-// Classifies a CUDA runtime/driver API name (e.g. "cudaLaunchKernelExC", "cuMemAlloc_v2").
-model::ApiKind ClassifyApiName(std::string_view name, model::SyncType* sync_type);
+
 
 // Maps a Kineto memcpy activity name ("Memcpy HtoD (Pageable -> Device)") to its direction.
 model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable);

@@ -1,6 +1,8 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/kineto/kineto_importer.h"
 
+#include "src/import/cuda_api.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -303,24 +305,22 @@ TEST(KinetoImporterTest, TimestampsAreExactToTheNanosecond) {
 }
 
 TEST(KinetoImporterTest, ApiNameClassification) {
-  SyncType t;
-  EXPECT_EQ(kineto::ClassifyApiName("cudaLaunchCooperativeKernel", &t), ApiKind::kKernelLaunch);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaLaunchHostFunc", &t), ApiKind::kOther);
-  EXPECT_EQ(kineto::ClassifyApiName("cuGraphLaunch", &t), ApiKind::kGraphLaunch);
-  EXPECT_EQ(kineto::ClassifyApiName("cuMemAlloc_v2", &t), ApiKind::kMalloc);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaMallocAsync", &t), ApiKind::kMalloc);
-  EXPECT_EQ(kineto::ClassifyApiName("cuMemCreate", &t), ApiKind::kMalloc);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaFreeHost", &t), ApiKind::kFree);
-  EXPECT_EQ(kineto::ClassifyApiName("cuMemRelease", &t), ApiKind::kFree);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaMemcpyAsync", &t), ApiKind::kMemcpy);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaMemsetAsync", &t), ApiKind::kMemset);
-  EXPECT_EQ(kineto::ClassifyApiName("cuCtxSynchronize", &t), ApiKind::kSync);
-  EXPECT_EQ(t, SyncType::kDevice);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaEventSynchronize", &t), ApiKind::kSync);
-  EXPECT_EQ(t, SyncType::kEvent);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaStreamWaitEvent", &t), ApiKind::kSync);
-  EXPECT_EQ(t, SyncType::kStreamWaitEvent);
-  EXPECT_EQ(kineto::ClassifyApiName("cudaEventQuery", &t), ApiKind::kOther);
+  EXPECT_EQ(ClassifyCudaApi("cudaLaunchCooperativeKernel").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cudaLaunchHostFunc").kind, ApiKind::kOther);
+  EXPECT_EQ(ClassifyCudaApi("cuGraphLaunch").kind, ApiKind::kGraphLaunch);
+  EXPECT_EQ(ClassifyCudaApi("cuMemAlloc_v2").kind, ApiKind::kMalloc);
+  EXPECT_EQ(ClassifyCudaApi("cudaMallocAsync").kind, ApiKind::kMalloc);
+  EXPECT_EQ(ClassifyCudaApi("cuMemCreate").kind, ApiKind::kMalloc);
+  EXPECT_EQ(ClassifyCudaApi("cudaFreeHost").kind, ApiKind::kFree);
+  EXPECT_EQ(ClassifyCudaApi("cuMemRelease").kind, ApiKind::kFree);
+  EXPECT_EQ(ClassifyCudaApi("cudaMemcpyAsync").kind, ApiKind::kMemcpy);
+  EXPECT_EQ(ClassifyCudaApi("cudaMemsetAsync").kind, ApiKind::kMemset);
+  EXPECT_EQ(ClassifyCudaApi("cuCtxSynchronize").kind, ApiKind::kSync);
+  EXPECT_EQ(ClassifyCudaApi("cuCtxSynchronize").sync, SyncType::kDevice);
+  EXPECT_EQ(ClassifyCudaApi("cudaEventSynchronize").sync, SyncType::kEvent);
+  EXPECT_EQ(ClassifyCudaApi("cudaStreamWaitEvent").sync, SyncType::kStreamWaitEvent);
+  EXPECT_EQ(ClassifyCudaApi("cudaEventQuery").kind, ApiKind::kQuery);
+  EXPECT_EQ(ClassifyCudaApi("cudaHostAlloc").kind, ApiKind::kMalloc);
   bool pageable = false;
   EXPECT_EQ(kineto::ClassifyMemcpyName("Memcpy PtoP (Device -> Device)", &pageable),
             MemcpyKind::kPtoP);

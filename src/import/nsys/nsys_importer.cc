@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/import/cuda_api.h"
 #include "src/import/nsys/nsys_mapping.h"
 #include "src/import/nsys/nsys_schema.h"
 
@@ -174,12 +175,12 @@ class Importer {
     return name;
   }
 
-  nsys::ApiClass ClassOf(NameId name) {
+  CudaApiClass ClassOf(NameId name) {
     if (name == model::kNoName) return {};
     if (name >= api_classes_.size()) api_classes_.resize(name + 1, kUnclassified);
     uint8_t& slot = api_classes_[name];
     if (slot == kUnclassified) {
-      const nsys::ApiClass c = nsys::ClassifyCudaApi(names_->Get(name));
+      const CudaApiClass c = ClassifyCudaApi(names_->Get(name));
       slot =
           static_cast<uint8_t>(static_cast<uint8_t>(c.kind) | (static_cast<uint8_t>(c.sync) << 4));
     }
@@ -336,12 +337,13 @@ class Importer {
       e.tid = static_cast<uint32_t>(gtid & kLow24);
       e.correlation_id = static_cast<uint32_t>(r.Int(3));
       if (!r.IsNull(4)) e.name = by_id ? NameOfStringId(r.Int(4)) : names_->Intern(r.Text(4));
-      const nsys::ApiClass c = ClassOf(e.name);
+      const CudaApiClass c = ClassOf(e.name);
       e.kind = c.kind;
       e.sync_type = c.sync;
       // Launches and copies (the bulk of the rows) never own a synchronization row.
       if (!sync_by_call_.empty() &&
-          (c.kind == model::ApiKind::kSync || c.kind == model::ApiKind::kOther)) {
+          (c.kind == model::ApiKind::kSync || c.kind == model::ApiKind::kQuery ||
+           c.kind == model::ApiKind::kOther)) {
         auto it = sync_by_call_.find((uint64_t{pid} << 32) | e.correlation_id);
         if (it != sync_by_call_.end()) pending_syncs_[it->second].tid = e.tid;
       }
@@ -384,6 +386,7 @@ class Importer {
         e.stream = static_cast<uint32_t>(stream_id);
       }
       const auto corr = static_cast<uint32_t>(r.Int(3));
+      e.correlation_id = corr;
       if (corr == 0 || pending_syncs_.size() >= kMaxPendingSyncs) {
         sink_->OnSync(e);  // no call to find (or too many held): thread stays unknown
         return;

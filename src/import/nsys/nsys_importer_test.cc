@@ -1,6 +1,8 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/nsys/nsys_importer.h"
 
+#include "src/import/cuda_api.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -526,10 +528,9 @@ TEST_F(SyntheticTest, MissingFileIsNotFound) {
 // ---- mapping ------------------------------------------------------------------------------------
 
 TEST(NsysMappingTest, ApiNames) {
-  using nsys::ClassifyCudaApi;
-  EXPECT_EQ(nsys::StripApiSuffixes("cudaMemcpyAsync_ptsz_v7000"), "cudaMemcpyAsync");
-  EXPECT_EQ(nsys::StripApiSuffixes("cudaMalloc_v3020"), "cudaMalloc");
-  EXPECT_EQ(nsys::StripApiSuffixes("_v1"), "_v1");
+  EXPECT_EQ(StripApiSuffixes("cudaMemcpyAsync_ptsz_v7000"), "cudaMemcpyAsync");
+  EXPECT_EQ(StripApiSuffixes("cudaMalloc_v3020"), "cudaMalloc");
+  EXPECT_EQ(StripApiSuffixes("_v1"), "_v1");
   EXPECT_EQ(ClassifyCudaApi("cudaLaunchKernel_v7000").kind, ApiKind::kKernelLaunch);
   EXPECT_EQ(ClassifyCudaApi("cudaLaunchKernelExC_v11060").kind, ApiKind::kKernelLaunch);
   EXPECT_EQ(ClassifyCudaApi("cuLaunchKernelEx").kind, ApiKind::kKernelLaunch);
@@ -550,6 +551,8 @@ TEST(NsysMappingTest, ApiNames) {
   EXPECT_EQ(sync("cudaEventSynchronize"), SyncType::kEvent);
   EXPECT_EQ(sync("cudaStreamWaitEvent_v3020"), SyncType::kStreamWaitEvent);
   EXPECT_EQ(ClassifyCudaApi("cudaStreamWaitEvent").kind, ApiKind::kSync);
+  EXPECT_EQ(ClassifyCudaApi("cudaEventQuery").kind, ApiKind::kQuery);
+  EXPECT_EQ(ClassifyCudaApi("cudaStreamQuery_v3020").kind, ApiKind::kQuery);
   EXPECT_EQ(ClassifyCudaApi("cudaEventRecord").kind, ApiKind::kOther);
   EXPECT_EQ(ClassifyCudaApi("cudaLaunchHostFunc").kind, ApiKind::kOther);
   EXPECT_EQ(ClassifyCudaApi("").kind, ApiKind::kOther);

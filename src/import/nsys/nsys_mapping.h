@@ -15,19 +15,6 @@
 
 namespace inferscope::import::nsys {
 
-// What a CUDA runtime/driver API call does, judged from its name.
-struct ApiClass {
-  model::ApiKind kind = model::ApiKind::kOther;
-  model::SyncType sync = model::SyncType::kUnknown;  // for kSync
-};
-
-// Strips Nsight/CUPTI version and per-thread-stream suffixes: "cudaMalloc_v3020" -> "cudaMalloc",
-// "cudaMemcpyAsync_ptsz_v7000" -> "cudaMemcpyAsync".
-std::string_view StripApiSuffixes(std::string_view name);
-
-// Classifies an API name (suffixes allowed).
-ApiClass ClassifyCudaApi(std::string_view name);
-
 // Code tables for one file. Lookups of codes outside the tables give kUnknown / false.
 class CodeMaps {
  public:
