@@ -9,3 +9,8 @@ if(INFERSCOPE_SANITIZE)
   add_compile_options(-fsanitize=${INFERSCOPE_SANITIZE} -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${INFERSCOPE_SANITIZE})
 endif()
+if(INFERSCOPE_BUILD_FUZZERS)
+  # Instrument every library, not only the fuzz targets: libFuzzer needs coverage feedback from
+  # the parsers themselves (the fuzzer's own file is a few lines).
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -7,27 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <string>
+#include "tests/trace_paths.h"
 
-namespace inferscope::testing {
 
-// $INFERSCOPE_SHARED_TRACES, else <source dir>/../shared/traces. Empty when absent.
-inline std::string SharedTracesDir() {
-  if (const char* env = std::getenv("INFERSCOPE_SHARED_TRACES"); env && *env) return env;
-  std::filesystem::path p = std::filesystem::path(INFERSCOPE_SOURCE_DIR) / ".." / "shared" / "traces";
-  std::error_code ec;
-  if (std::filesystem::is_directory(p, ec)) return std::filesystem::canonical(p, ec).string();
-  return {};
-}
-
-inline std::string SharedTrace(const std::string& relative) {
-  const std::string dir = SharedTracesDir();
-  return dir.empty() ? std::string() : dir + "/" + relative;
-}
-
-}  // namespace inferscope::testing
 
 #define INFERSCOPE_REQUIRE_SHARED_TRACES()                                              \
   do {                                                                                  \

@@ -14,6 +14,7 @@
 #include "src/aggregate/aggregator.h"
 #include "src/analyze/analysis.h"
 #include "src/cli/exit_codes.h"
+#include "src/import/pipelined_sink.h"
 #include "src/import/trace_importer.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
@@ -125,7 +126,11 @@ base::Status ImportOne(const std::string& path, const AnalyzeOptions& options,
   aggregate::Aggregator aggregator(
       agg_options, &names, &classifier,
       [&windows](model::ProfileWindow&& w) { windows.push_back(std::move(w)); });
-  auto stats = import::ImportTrace(path, &names, &aggregator);
+  // The importer and the aggregator run on two threads (the machine's second core is otherwise
+  // idle); PipelinedSink keeps the event order and bounds what is in flight.
+  import::PipelinedSink pipeline(&aggregator);
+  auto stats = import::ImportTrace(path, &names, &pipeline);
+  pipeline.Close();
   if (!stats.ok()) {
     if (show) err << " failed\n";
     return stats.status();

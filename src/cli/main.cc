@@ -13,9 +13,7 @@
 #include "src/cli/duration.h"
 #include "src/cli/exit_codes.h"
 #include "src/report/report.h"
-#ifdef INFERSCOPE_HAVE_CLASSIFY
 #include "src/cli/classify_command.h"
-#endif
 
 namespace inferscope::cli {
 namespace {
@@ -97,7 +95,6 @@ int Main(int argc, char** argv) {
   analyze_cmd->add_flag("-v,--verbose", analyze.verbose,
                         "Progress on stderr even when it is not a terminal");
 
-#ifdef INFERSCOPE_HAVE_CLASSIFY
   std::vector<std::string> classify_names;
   std::string classify_rules;
   CLI::App* classify_cmd = app.add_subcommand(
@@ -111,7 +108,6 @@ int Main(int argc, char** argv) {
   classify_cmd->add_option("NAME", classify_names, "Kernel names ('-' = read names from stdin)");
   classify_cmd->add_option("--rules", classify_rules,
                            "Extra classification rules (docs/taxonomy.md)");
-#endif
 
   try {
     app.parse(argc, argv);
@@ -142,7 +138,6 @@ int Main(int argc, char** argv) {
     analyze.progress = isatty(STDERR_FILENO) != 0;
     return RunAnalyze(analyze, std::cout, std::cerr);
   }
-#ifdef INFERSCOPE_HAVE_CLASSIFY
   if (classify_cmd->parsed()) {
     bool read_stdin = false;
     std::vector<std::string> names;
@@ -155,7 +150,6 @@ int Main(int argc, char** argv) {
     }
     return RunClassifyCommand(names, read_stdin, classify_rules, std::cin, std::cout, std::cerr);
   }
-#endif
 
   // No subcommand: show what there is.
   std::cerr << app.help();

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "src/import/kineto/kineto_importer.h"
+#include "tests/trace_paths.h"
 
 namespace {
 
@@ -55,35 +56,6 @@ void RunImport(benchmark::State& state, const std::string& path) {
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
 }
 
-std::string SharedTracesDir() {
-  if (const char* env = std::getenv("INFERSCOPE_SHARED_TRACES"); env && *env) return env;
-  std::filesystem::path p =
-      std::filesystem::path(INFERSCOPE_SOURCE_DIR) / ".." / "shared" / "traces";
-  std::error_code ec;
-  return std::filesystem::is_directory(p, ec) ? p.string() : std::string();
-}
-
-// Decompresses the shared trace once into a temp file, so the .json case reads plain JSON.
-std::string Decompressed(const std::string& gz_path) {
-  const std::string out = std::filesystem::temp_directory_path().string() +
-                          "/inferscope_kineto_bench_" + std::to_string(::getpid()) + ".json";
-  gzFile in = gzopen(gz_path.c_str(), "rb");
-  FILE* f = std::fopen(out.c_str(), "wb");
-  if (!in || !f) {
-    if (in) gzclose(in);
-    if (f) std::fclose(f);
-    return {};
-  }
-  std::string buf(1 << 20, '\0');
-  int n;
-  while ((n = gzread(in, buf.data(), static_cast<unsigned>(buf.size()))) > 0) {
-    std::fwrite(buf.data(), 1, static_cast<size_t>(n), f);
-  }
-  gzclose(in);
-  std::fclose(f);
-  return n < 0 ? std::string() : out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,7 +74,7 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   } else {
-    const std::string dir = SharedTracesDir();
+    const std::string dir = testing::SharedTracesDir();
     if (dir.empty()) {
       std::fprintf(stderr,
                    "kineto_importer_benchmark: ../shared/traces not found (set "
@@ -111,7 +83,7 @@ int main(int argc, char** argv) {
     }
     const std::string gz =
         dir + "/HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz";
-    temp_json = Decompressed(gz);
+    temp_json = testing::DecompressToTemp(gz, "_kineto_bench.json");
     benchmark::RegisterBenchmark("BM_ImportKineto/df_index_resolver.json", RunImport, temp_json)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();

@@ -12,7 +12,10 @@
 #include <filesystem>
 #include <string>
 
+#include "src/aggregate/aggregator.h"
 #include "src/import/nsys/nsys_importer.h"
+#include "src/import/pipelined_sink.h"
+#include "tests/trace_paths.h"
 
 namespace inferscope::import {
 namespace {
@@ -168,16 +171,27 @@ void BM_NsysSyntheticKernelsAndLaunches(benchmark::State& state) {
 }
 BENCHMARK(BM_NsysSyntheticKernelsAndLaunches)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-std::string SharedTrace(const char* relative) {
-  const char* env = std::getenv("INFERSCOPE_SHARED_TRACES");
-  const std::filesystem::path dir =
-      env && *env ? std::filesystem::path(env)
-                  : std::filesystem::path(INFERSCOPE_SOURCE_DIR) / ".." / "shared" / "traces";
-  return (dir / relative).string();
+// The same 2 M kernel rows through the whole-trace Aggregator on a second thread: what
+// `inferscope analyze` pays before the (size-independent) analysis and rendering.
+void BM_NsysSyntheticKernelsAggregated(benchmark::State& state) {
+  static const GeneratedFile file("aggregated", 2'000'000, 0);
+  uint64_t kernels = 0;
+  for (auto _ : state) {
+    model::NameTable names;
+    model::KernelClassifier classifier;
+    aggregate::AggregateWholeTrace({}, &names, &classifier, [&](model::EventSink* sink) {
+      PipelinedSink pipeline(sink);  // as `inferscope analyze` runs it: import and aggregate overlap
+      auto stats = ImportNsysSqlite(file.path, &names, &pipeline);
+      pipeline.Close();
+      if (stats.ok()) kernels += stats->kernels;
+    });
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(kernels));
 }
+BENCHMARK(BM_NsysSyntheticKernelsAggregated)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_NsysRealFile(benchmark::State& state, const char* relative) {
-  const std::string path = SharedTrace(relative);
+  const std::string path = testing::SharedTrace(relative);
   if (!std::filesystem::exists(path)) {
     state.SkipWithError("shared trace not found (set INFERSCOPE_SHARED_TRACES)");
     return;

@@ -1,0 +1,102 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// `inferscope analyze` end to end (import + aggregate + analyze + JSON report) on one core.
+//   analyze_benchmark                 the largest shared Kineto trace (.json and .json.gz) and an
+//                                     Nsight export; bytes/s counts uncompressed JSON
+//   analyze_benchmark --file=PATH     any trace (e.g. a 1 GB trace from tools/tile_kineto_trace.py)
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "src/aggregate/aggregator.h"
+#include "src/cli/analyze_command.h"
+#include "src/import/trace_importer.h"
+#include "tests/trace_paths.h"
+
+namespace {
+
+using namespace inferscope;  // NOLINT
+
+// Uncompressed bytes and kernel count of a trace, from one import (not timed).
+import::ImportStats Measure(const std::string& path) {
+  model::NameTable names;
+  model::KernelClassifier classifier;
+  import::ImportStats stats;
+  aggregate::AggregateWholeTrace({}, &names, &classifier, [&](model::EventSink* sink) {
+    auto s = import::ImportTrace(path, &names, sink);
+    if (s.ok()) stats = *s;
+  });
+  return stats;
+}
+
+void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path) {
+  if (path.empty()) {
+    state.SkipWithError("trace not available (../shared/traces absent?)");
+    return;
+  }
+  const import::ImportStats stats = Measure(path);
+  cli::AnalyzeOptions options;
+  options.paths = {path};
+  options.format = report::ReportFormat::kJson;
+  for (auto _ : state) {
+    std::ostringstream out, err;
+    if (cli::RunAnalyze(options, out, err) != 0) {
+      state.SkipWithError(err.str().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out.str().size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * stats.input_bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * stats.kernels));
+  state.counters["kernels"] = static_cast<double>(stats.kernels);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string file;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--file=", 7) == 0) {
+      file = argv[i] + 7;
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc;
+      break;
+    }
+  }
+  std::string temp_json;
+  if (!file.empty()) {
+    benchmark::RegisterBenchmark("BM_Analyze/file", RunAnalyzeBenchmark, file)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  } else {
+    const std::string gz = testing::SharedTrace(
+        "HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
+    if (gz.empty()) {
+      std::fprintf(stderr,
+                   "analyze_benchmark: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES "
+                   "or pass --file=PATH); skipping\n");
+      return 0;
+    }
+    temp_json = testing::DecompressToTemp(gz, "_analyze_bench.json");
+    benchmark::RegisterBenchmark("BM_Analyze/df_index_resolver.json", RunAnalyzeBenchmark,
+                                 temp_json)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark("BM_Analyze/df_index_resolver.json.gz", RunAnalyzeBenchmark, gz)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark("BM_Analyze/mfu_2gpu_before.sqlite", RunAnalyzeBenchmark,
+                                 testing::SharedTrace("nsys-ai/mfu_2gpu_before.sqlite"))
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (!temp_json.empty()) std::remove(temp_json.c_str());
+  return 0;
+}

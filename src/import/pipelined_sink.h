@@ -1,0 +1,81 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "src/model/events.h"
+
+namespace inferscope::import {
+
+// An EventSink that hands events to another sink running on its own thread, so an importer (JSON
+// scanning, SQLite stepping) and the Aggregator overlap on two cores. Events travel in batches
+// through a bounded queue: the producer blocks when the consumer falls behind, so memory stays
+// bounded. Order is preserved exactly.
+//
+// The downstream sink must only read NameTable entries (NameTable's threading contract).
+class PipelinedSink final : public model::EventSink {
+ public:
+  explicit PipelinedSink(model::EventSink* downstream, size_t batch_events = 4096,
+                         size_t max_batches = 8);
+  ~PipelinedSink() override;  // Close()s
+  PipelinedSink(const PipelinedSink&) = delete;
+  PipelinedSink& operator=(const PipelinedSink&) = delete;
+
+  void OnProcess(const model::ProcessInfo& e) override { Push(e); }
+  void OnDevice(const model::DeviceInfo& e) override { Push(e); }
+  void OnKernel(const model::KernelEvent& e) override { Push(e); }
+  void OnMemcpy(const model::MemcpyEvent& e) override { Push(e); }
+  void OnMemset(const model::MemsetEvent& e) override { Push(e); }
+  void OnSync(const model::SyncEvent& e) override { Push(e); }
+  void OnApiCall(const model::ApiCallEvent& e) override { Push(e); }
+  void OnNvtx(const model::NvtxEvent& e) override { Push(e); }
+  void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override {
+    Push(Quality{pid, counter, count});
+  }
+
+  // Delivers everything pushed so far and stops the consumer thread. Afterwards the downstream
+  // sink may be used from the calling thread again. Idempotent.
+  void Close();
+
+ private:
+  struct Quality {
+    uint32_t pid;
+    model::DataQuality counter;
+    uint64_t count;
+  };
+  using Item = std::variant<model::KernelEvent, model::ApiCallEvent, model::MemcpyEvent,
+                            model::MemsetEvent, model::SyncEvent, model::NvtxEvent,
+                            model::ProcessInfo, model::DeviceInfo, Quality>;
+  using Batch = std::vector<Item>;
+
+  template <typename T>
+  void Push(const T& item) {
+    batch_.emplace_back(item);
+    if (batch_.size() >= batch_events_) Flush();
+  }
+  void Flush();
+  void Run();
+  void Deliver(const Item& item);
+
+  model::EventSink* const downstream_;
+  const size_t batch_events_;
+  const size_t max_batches_;
+  Batch batch_;  // producer-side, unsynchronized
+
+  std::mutex mu_;
+  std::condition_variable not_empty_;
+  std::condition_variable not_full_;
+  std::deque<Batch> queue_;   // guarded by mu_
+  std::vector<Batch> spare_;  // guarded by mu_: emptied batches for reuse (no steady-state alloc)
+  bool closing_ = false;      // guarded by mu_
+  bool closed_ = false;       // producer-side
+  std::thread consumer_;
+};
+
+}  // namespace inferscope::import

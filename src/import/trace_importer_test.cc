@@ -1,0 +1,61 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/import/trace_importer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace inferscope::import {
+namespace {
+
+class DetectTraceFormatTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("inferscope_detect_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(DetectTraceFormatTest, RecognizesFormatsByContentNotName) {
+  EXPECT_EQ(*DetectTraceFormat(Write("a.txt", "\n  {\"traceEvents\": []}")),
+            TraceFormat::kKinetoJson);
+  EXPECT_EQ(*DetectTraceFormat(Write("b", "\xef\xbb\xbf{}")), TraceFormat::kKinetoJson);
+  EXPECT_EQ(*DetectTraceFormat(Write("c.sqlite", std::string("\x1f\x8b\x08\x00", 4))),
+            TraceFormat::kKinetoJson);  // gzip: inflated and checked by the importer
+  EXPECT_EQ(*DetectTraceFormat(Write("d.json", std::string("SQLite format 3\0xxxx", 20))),
+            TraceFormat::kNsysSqlite);
+}
+
+TEST_F(DetectTraceFormatTest, ExplainsWhatIsWrong) {
+  auto missing = DetectTraceFormat((dir_ / "nope.json").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), base::StatusCode::kNotFound);
+
+  auto directory = DetectTraceFormat(dir_.string());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.status().code(), base::StatusCode::kUnsupported);
+  EXPECT_NE(directory.status().message().find("directory"), std::string::npos);
+
+  auto empty = DetectTraceFormat(Write("empty.json", ""));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("empty"), std::string::npos);
+
+  auto text = DetectTraceFormat(Write("notes.txt", "hello, not a trace\n"));
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), base::StatusCode::kUnsupported);
+  EXPECT_EQ(text.status().message().find('\n'), std::string::npos);  // one line
+}
+
+}  // namespace
+}  // namespace inferscope::import
