@@ -9,11 +9,9 @@
 
 #include "tests/trace_paths.h"
 
-
-
-#define INFERSCOPE_REQUIRE_SHARED_TRACES()                                              \
-  do {                                                                                  \
-    if (::inferscope::testing::SharedTracesDir().empty())                               \
+#define INFERSCOPE_REQUIRE_SHARED_TRACES()                                               \
+  do {                                                                                   \
+    if (::inferscope::testing::SharedTracesDir().empty())                                \
       GTEST_SKIP() << "../shared/traces not found (set INFERSCOPE_SHARED_TRACES); this " \
-                      "test needs the real GPU traces";                                 \
+                      "test needs the real GPU traces";                                  \
   } while (0)

@@ -17,7 +17,8 @@ namespace inferscope::testing {
 // $INFERSCOPE_SHARED_TRACES, else <source dir>/../shared/traces. Empty when absent.
 inline std::string SharedTracesDir() {
   if (const char* env = std::getenv("INFERSCOPE_SHARED_TRACES"); env && *env) return env;
-  std::filesystem::path p = std::filesystem::path(INFERSCOPE_SOURCE_DIR) / ".." / "shared" / "traces";
+  std::filesystem::path p =
+      std::filesystem::path(INFERSCOPE_SOURCE_DIR) / ".." / "shared" / "traces";
   std::error_code ec;
   if (std::filesystem::is_directory(p, ec)) return std::filesystem::canonical(p, ec).string();
   return {};

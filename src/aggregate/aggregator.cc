@@ -21,13 +21,13 @@ using model::SyncType;
 
 constexpr int64_t kDefaultWindowedLatenessNs = 2'000'000'000;
 constexpr size_t kDrainBatch = 8192;
-// API calls that GPU work or sync records refer to (launches, copies, syncs, queries) are remembered
-// in a direct-mapped table keyed by correlation id: O(1), no allocation, and old entries are
-// overwritten instead of accumulating when the matching record never shows up.
+// API calls that GPU work or sync records refer to (launches, copies, syncs, queries) are
+// remembered in a direct-mapped table keyed by correlation id: O(1), no allocation, and old entries
+// are overwritten instead of accumulating when the matching record never shows up.
 constexpr size_t kLaunchTableSize = 1 << 16;
 
-// The order of alternatives is the tie-break at equal start times: a launch call is processed before
-// the kernel it launched, and a sync before GPU work that starts at the same instant.
+// The order of alternatives is the tie-break at equal start times: a launch call is processed
+// before the kernel it launched, and a sync before GPU work that starts at the same instant.
 using AnyEvent = std::variant<model::ApiCallEvent, model::SyncEvent, model::NvtxEvent,
                               model::MemcpyEvent, model::MemsetEvent, model::KernelEvent>;
 
@@ -353,8 +353,7 @@ class Aggregator::Impl {
         d.launch.cpu_launch.Add(launch->end_ns - launch->start_ns);
         if (launch->kind == ApiKind::kGraphLaunch) ++d.launch.graph_launches;
       }
-      if (launch->kind == ApiKind::kGraphLaunch && e.graph_id == 0)
-        ++d.launch.kernels_from_graphs;
+      if (launch->kind == ApiKind::kGraphLaunch && e.graph_id == 0) ++d.launch.kernels_from_graphs;
     } else if (e.correlation_id != 0 && p.has_launch_calls) {
       ++p.data_quality[static_cast<size_t>(DataQuality::kUnmatchedCorrelation)];
     }
@@ -393,8 +392,7 @@ class Aggregator::Impl {
     constexpr auto kMemory = static_cast<size_t>(Category::kMemory);
     d.ForEachBin(e.start_ns, e.end_ns,
                  [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
-    OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kMemset, 0},
-            e.correlation_id);
+    OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kMemset, 0}, e.correlation_id);
   }
 
   void Handle(const model::SyncEvent& e) {

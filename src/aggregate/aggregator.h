@@ -22,16 +22,16 @@ struct AggregatorOptions {
   // unless set: the Aggregator keeps compact events (~100 B each, far smaller than the trace).
   int64_t lateness_ns = -1;  // -1 = default: 2 s with windows, unbounded in whole-trace mode
   int top_k = 20;
-  int64_t kernel_wait_threshold_ns = 30'000;    // idle gaps shorter than this are "kernel wait"
-  int64_t short_kernel_threshold_ns = 10'000;   // kernels shorter than this count as "short"
+  int64_t kernel_wait_threshold_ns = 30'000;   // idle gaps shorter than this are "kernel wait"
+  int64_t short_kernel_threshold_ns = 10'000;  // kernels shorter than this count as "short"
   int64_t slow_allocation_threshold_ns = 1'000'000;
   int max_sync_targets = 5;  // kernels listed per sync type as "waited on"
 };
 
 // Folds a stream of events from any source into profile windows. The same events give the same
 // windows whichever order they arrive in, within the lateness horizon. Memory is bounded by the
-// horizon, the number of distinct kernel names and the timeline length, not by the number of events.
-// Single-threaded: one Aggregator per importer or drain thread.
+// horizon, the number of distinct kernel names and the timeline length, not by the number of
+// events. Single-threaded: one Aggregator per importer or drain thread.
 class Aggregator : public model::EventSink {
  public:
   using WindowCallback = std::function<void(model::ProfileWindow&&)>;

@@ -20,7 +20,8 @@ void BM_AggregateKernels(benchmark::State& state) {
                          "void vllm::rms_norm_kernel<c10::BFloat16>",
                          "ncclDevKernel_AllReduce_Sum_bf16_RING_LL",
                          "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>"};
-  for (int i = 0; i < 64; ++i) ids.push_back(names.Intern(std::string(stems[i % 4]) + std::to_string(i)));
+  for (int i = 0; i < 64; ++i)
+    ids.push_back(names.Intern(std::string(stems[i % 4]) + std::to_string(i)));
   // 100k kernels/s per GPU (the sizing target for LLM serving) into one long-lived Aggregator with
   // 10 s windows and the default 2 s lateness horizon: the steady state of the live drain thread.
   const int64_t n = state.range(0);

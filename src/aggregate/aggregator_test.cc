@@ -135,8 +135,8 @@ TEST_F(AggregatorTest, IdleGapsSplitIntoKernelWaitHostWaitAndOther) {
         s->OnApiCall(Launch(500, 600, 1));
         s->OnKernel(Kernel(kGemm, 1'000, 2'000, 7, 1));
         s->OnApiCall(Launch(700, 800, 2));
-        s->OnKernel(Kernel(kGemm, 2'010, 3'000, 7, 2));  // 10 ns gap: kernel wait
-        s->OnApiCall(Launch(100'000, 100'500, 3));      // launched after the stream ran dry
+        s->OnKernel(Kernel(kGemm, 2'010, 3'000, 7, 2));      // 10 ns gap: kernel wait
+        s->OnApiCall(Launch(100'000, 100'500, 3));           // launched after the stream ran dry
         s->OnKernel(Kernel(kGemm, 101'000, 110'000, 7, 3));  // host wait of 98 us
         s->OnApiCall(Launch(101'500, 102'000, 4));           // launched in time...
         s->OnKernel(Kernel(kGemm, 200'000, 210'000, 7, 4));  // ...yet started late: other

@@ -7,8 +7,8 @@
 
 namespace inferscope::base {
 
-// Why an operation failed. The code is coarse on purpose: callers branch on it (the CLI maps it to an
-// exit code, a future HTTP layer to a status), while the message carries the detail for humans.
+// Why an operation failed. The code is coarse on purpose: callers branch on it (the CLI maps it to
+// an exit code, a future HTTP layer to a status), while the message carries the detail for humans.
 enum class StatusCode : int {
   kOk = 0,
   kInvalidArgument,  // the caller asked for something malformed (bad flag, bad rule file)
@@ -36,7 +36,9 @@ class [[nodiscard]] Status {
 };
 
 inline Status OkStatus() { return {}; }
-inline Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgumentError(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status UnsupportedError(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
 inline Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
@@ -47,9 +49,10 @@ inline Status InternalError(std::string m) { return {StatusCode::kInternal, std:
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  StatusOr(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   StatusOr(Status status) : data_(std::move(status)) {  // NOLINT(google-explicit-constructor)
-    if (std::get<Status>(data_).ok()) data_ = Status(StatusCode::kInternal, "StatusOr built from OK");
+    if (std::get<Status>(data_).ok())
+      data_ = Status(StatusCode::kInternal, "StatusOr built from OK");
   }
 
   bool ok() const { return std::holds_alternative<T>(data_); }
@@ -71,10 +74,10 @@ class [[nodiscard]] StatusOr {
 #define INFERSCOPE_CONCAT_INNER(a, b) a##b
 #define INFERSCOPE_CONCAT(a, b) INFERSCOPE_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                                   \
-  do {                                                          \
-    ::inferscope::base::Status status_macro_tmp_ = (expr);      \
-    if (!status_macro_tmp_.ok()) return status_macro_tmp_;      \
+#define RETURN_IF_ERROR(expr)                              \
+  do {                                                     \
+    ::inferscope::base::Status status_macro_tmp_ = (expr); \
+    if (!status_macro_tmp_.ok()) return status_macro_tmp_; \
   } while (0)
 
 #define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

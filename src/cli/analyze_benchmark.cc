@@ -22,16 +22,15 @@ namespace {
 using namespace inferscope;  // NOLINT
 
 // Uncompressed bytes and kernel count of a trace, from one import (not timed).
-import::ImportStats Measure(const std::string& path) {
-  model::NameTable names;
-  model::KernelClassifier classifier;
-  import::ImportStats stats;
-  aggregate::AggregateWholeTrace({}, &names, &classifier, [&](model::EventSink* sink) {
-    auto s = import::ImportTrace(path, &names, sink);
-    if (s.ok()) stats = *s;
-  });
-  return stats;
-}
+import::ImportStats Measure(const std::string& path){model::NameTable names;
+model::KernelClassifier classifier;
+import::ImportStats stats;
+aggregate::AggregateWholeTrace({}, &names, &classifier, [&](model::EventSink* sink) {
+  auto s = import::ImportTrace(path, &names, sink);
+  if (s.ok()) stats = *s;
+});
+return stats;
+}  // namespace
 
 void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path) {
   if (path.empty()) {
@@ -73,8 +72,8 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   } else {
-    const std::string gz = testing::SharedTrace(
-        "HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
+    const std::string gz =
+        testing::SharedTrace("HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
     if (gz.empty()) {
       std::fprintf(stderr,
                    "analyze_benchmark: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES "

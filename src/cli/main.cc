@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "src/cli/analyze_command.h"
+#include "src/cli/classify_command.h"
 #include "src/cli/duration.h"
 #include "src/cli/exit_codes.h"
 #include "src/report/report.h"
-#include "src/cli/classify_command.h"
 
 namespace inferscope::cli {
 namespace {

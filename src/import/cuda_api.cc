@@ -64,7 +64,8 @@ CudaApiClass ClassifyCudaApi(std::string_view raw) {
     return {ApiKind::kKernelLaunch};
   }
   if (any({"cudaGraphLaunch", "cuGraphLaunch"})) return {ApiKind::kGraphLaunch};
-  if (prefix({"cudaMalloc", "cuMemAlloc", "cudaHostAlloc", "cuMemHostAlloc"}) || name == "cuMemCreate") {
+  if (prefix({"cudaMalloc", "cuMemAlloc", "cudaHostAlloc", "cuMemHostAlloc"}) ||
+      name == "cuMemCreate") {
     return {ApiKind::kMalloc};
   }
   if (prefix({"cudaFree", "cuMemFree"}) || name == "cuMemRelease") return {ApiKind::kFree};

@@ -9,11 +9,11 @@ enum class TraceFormat { kUnknown, kKinetoJson, kNsysSqlite };
 
 struct ImportStats {
   TraceFormat format = TraceFormat::kUnknown;
-  uint64_t file_bytes = 0;     // bytes of the file on disk
-  uint64_t input_bytes = 0;    // bytes parsed (uncompressed JSON; the SQLite file size for nsys)
-  uint64_t events_read = 0;    // trace events / rows looked at
-  uint64_t kernels = 0;        // kernel events delivered
-  uint64_t events_skipped = 0; // well-formed events of kinds we do not use (cpu ops, python, ...)
+  uint64_t file_bytes = 0;      // bytes of the file on disk
+  uint64_t input_bytes = 0;     // bytes parsed (uncompressed JSON; the SQLite file size for nsys)
+  uint64_t events_read = 0;     // trace events / rows looked at
+  uint64_t kernels = 0;         // kernel events delivered
+  uint64_t events_skipped = 0;  // well-formed events of kinds we do not use (cpu ops, python, ...)
 };
 
 }  // namespace inferscope::import

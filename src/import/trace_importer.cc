@@ -28,8 +28,9 @@ base::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (i < n && head[i] == '{') return TraceFormat::kKinetoJson;
   if (n == 0) return base::UnsupportedError(path + ": empty file, not a trace");
   return base::UnsupportedError(
-      path + ": not a trace (expected Kineto/torch.profiler JSON, .json.gz, or an Nsight Systems "
-             "SQLite export)");
+      path +
+      ": not a trace (expected Kineto/torch.profiler JSON, .json.gz, or an Nsight Systems "
+      "SQLite export)");
 }
 
 base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,

@@ -2,15 +2,15 @@
 #pragma once
 
 // Offline trace import: turns a trace file into model events. Every importer streams: it reads the
-// file in bounded chunks and hands events to the sink as it goes, so a trace of several GB never has
-// to fit in memory.
+// file in bounded chunks and hands events to the sink as it goes, so a trace of several GB never
+// has to fit in memory.
 
 #include <cstdint>
 #include <string>
 
 #include "src/base/status.h"
-#include "src/model/events.h"
 #include "src/import/import_stats.h"
+#include "src/model/events.h"
 #include "src/model/name_table.h"
 
 namespace inferscope::import {

@@ -2,8 +2,8 @@
 #pragma once
 
 // The event model: what every source (CUPTI live, Kineto JSON, Nsight SQLite) is turned into before
-// the Aggregator sees it. Events are small, fixed-size and name-interned so that the hot path copies
-// a few cache lines per record and never touches a string.
+// the Aggregator sees it. Events are small, fixed-size and name-interned so that the hot path
+// copies a few cache lines per record and never touches a string.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,8 +14,8 @@ namespace inferscope::model {
 using NameId = uint32_t;
 inline constexpr NameId kNoName = 0xffffffffu;
 
-// All timestamps are nanoseconds on one clock per trace (CUPTI's, or the trace's own). Durations are
-// end - start and never negative in an accepted event: sources validate and count bad records.
+// All timestamps are nanoseconds on one clock per trace (CUPTI's, or the trace's own). Durations
+// are end - start and never negative in an accepted event: sources validate and count bad records.
 using TimestampNs = int64_t;
 
 inline constexpr uint32_t kUnknownStream = 0xffffffffu;
@@ -28,7 +28,7 @@ struct KernelEvent {
   uint32_t pid = 0;  // process that launched it (one process = one rank)
   uint32_t device = 0;
   uint32_t stream = 0;
-  NameId name = kNoName;  // as recorded: mangled or demangled
+  NameId name = kNoName;        // as recorded: mangled or demangled
   uint32_t correlation_id = 0;  // joins the launching API call; 0 = unknown
   uint32_t graph_id = 0;        // CUDA graph id, 0 when not graph-launched
   int32_t grid[3] = {0, 0, 0};
@@ -36,7 +36,8 @@ struct KernelEvent {
 };
 
 enum class MemcpyKind : uint8_t { kUnknown = 0, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP, kCount };
-inline constexpr const char* kMemcpyKindNames[] = {"unknown", "htod", "dtoh", "dtod", "htoh", "ptop"};
+inline constexpr const char* kMemcpyKindNames[] = {"unknown", "htod", "dtoh",
+                                                   "dtod",    "htoh", "ptop"};
 
 // A memory copy executed by the GPU (copy engine or kernel-less copy).
 struct MemcpyEvent {
@@ -66,11 +67,12 @@ enum class SyncType : uint8_t { kUnknown = 0, kDevice, kStream, kEvent, kStreamW
 inline constexpr const char* kSyncTypeNames[] = {"unknown", "device", "stream", "event",
                                                  "stream_wait_event"};
 
-// A synchronization as CUPTI records it (Kineto `cuda_sync`, Nsight `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`):
-// for device/stream/event types, the host blocked waiting for the GPU. stream_wait_event is a
-// GPU-side wait (one stream waits for another) and is reported apart. Sources without such records
-// deliver the blocking API calls instead (ApiCallEvent kind kSync); the Aggregator uses those only
-// for a process that has no SyncEvents, so a wait is never counted twice.
+// A synchronization as CUPTI records it (Kineto `cuda_sync`, Nsight
+// `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`): for device/stream/event types, the host blocked waiting
+// for the GPU. stream_wait_event is a GPU-side wait (one stream waits for another) and is reported
+// apart. Sources without such records deliver the blocking API calls instead (ApiCallEvent kind
+// kSync); the Aggregator uses those only for a process that has no SyncEvents, so a wait is never
+// counted twice.
 struct SyncEvent {
   TimestampNs start_ns = 0;
   TimestampNs end_ns = 0;
@@ -121,8 +123,8 @@ struct NvtxEvent {
   NameId name = kNoName;
 };
 
-// Data-quality counters: every record a source or the Aggregator rejects or repairs is counted under
-// one of these, and every report shows them, so a reader knows how far to trust the numbers.
+// Data-quality counters: every record a source or the Aggregator rejects or repairs is counted
+// under one of these, and every report shows them, so a reader knows how far to trust the numbers.
 enum class DataQuality : uint8_t {
   kRecordsDropped = 0,    // lost before decoding (CUPTI buffer pool empty, ...)
   kZeroTimestamp,         // start or end is 0 (CUPTI does this when it lacks device memory)
@@ -132,9 +134,9 @@ enum class DataQuality : uint8_t {
   kUnmatchedCorrelation,  // a kernel whose launching API call was not found
   kCount,
 };
-inline constexpr const char* kDataQualityNames[] = {
-    "records_dropped", "zero_timestamp",        "reversed_timestamp", "late_record",
-    "malformed_event", "unmatched_correlation"};
+inline constexpr const char* kDataQualityNames[] = {"records_dropped",    "zero_timestamp",
+                                                    "reversed_timestamp", "late_record",
+                                                    "malformed_event",    "unmatched_correlation"};
 static_assert(sizeof(kDataQualityNames) / sizeof(kDataQualityNames[0]) ==
               static_cast<size_t>(DataQuality::kCount));
 
@@ -153,8 +155,8 @@ struct DeviceInfo {
   NameId name = kNoName;  // e.g. "NVIDIA H100 80GB HBM3"
 };
 
-// Where sources deliver events. Importers call it in any order the file has; the Aggregator behind it
-// restores time order within its lateness horizon.
+// Where sources deliver events. Importers call it in any order the file has; the Aggregator behind
+// it restores time order within its lateness horizon.
 class EventSink {
  public:
   virtual ~EventSink() = default;

@@ -1,9 +1,9 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// A profile window: everything the Aggregator keeps about a stretch of time, per process and device.
-// It is small and bounded (top-K kernels, fixed histograms, a timeline of fixed bins), never a list
-// of kernels. Reports, the store and the diagnosis read only this.
+// A profile window: everything the Aggregator keeps about a stretch of time, per process and
+// device. It is small and bounded (top-K kernels, fixed histograms, a timeline of fixed bins),
+// never a list of kernels. Reports, the store and the diagnosis read only this.
 
 #include <array>
 #include <cstdint>
@@ -121,7 +121,8 @@ struct AllocationStats {
   int64_t slow_total_ns = 0;
 };
 
-// Per-category busy time in fixed bins. Bin i covers [origin_ns + i*bin_ns, origin_ns + (i+1)*bin_ns).
+// Per-category busy time in fixed bins. Bin i covers [origin_ns + i*bin_ns, origin_ns +
+// (i+1)*bin_ns).
 struct Timeline {
   int64_t bin_ns = 0;
   TimestampNs origin_ns = 0;
@@ -141,8 +142,8 @@ struct DeviceProfile {
   TimestampNs last_end_ns = 0;
   int64_t busy_ns = 0;
   int64_t compute_ns = 0;
-  int64_t communication_ns = 0;             // union of communication kernels
-  int64_t communication_overlap_ns = 0;     // time communication ran alongside compute
+  int64_t communication_ns = 0;          // union of communication kernels
+  int64_t communication_overlap_ns = 0;  // time communication ran alongside compute
 
   uint64_t kernel_count = 0;
   std::array<CategoryStats, kCategoryCount> categories{};
@@ -158,7 +159,9 @@ struct DeviceProfile {
   TransferStats memset;
   AllocationStats allocations;
 
-  int64_t span_ns() const { return last_end_ns > first_start_ns ? last_end_ns - first_start_ns : 0; }
+  int64_t span_ns() const {
+    return last_end_ns > first_start_ns ? last_end_ns - first_start_ns : 0;
+  }
   int64_t idle_ns() const { return span_ns() - busy_ns; }
   int64_t non_compute_ns() const { return busy_ns - compute_ns; }
 };

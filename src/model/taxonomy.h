@@ -1,8 +1,8 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The kernel taxonomy: what the engine was doing when the GPU ran a kernel. Category names are fixed
-// and used verbatim in reports, JSON, the store and metric labels.
+// The kernel taxonomy: what the engine was doing when the GPU ran a kernel. Category names are
+// fixed and used verbatim in reports, JSON, the store and metric labels.
 
 #include <cstdint>
 #include <memory>
@@ -34,9 +34,9 @@ enum class Category : uint8_t {
 };
 inline constexpr int kCategoryCount = static_cast<int>(Category::kCount);
 inline constexpr const char* kCategoryNames[kCategoryCount] = {
-    "attention",  "matmul",     "moe",      "communication", "kv_cache",
-    "quantization", "normalization", "activation", "positional", "sampling",
-    "memory",     "elementwise", "embedding", "other"};
+    "attention",    "matmul",        "moe",        "communication", "kv_cache",
+    "quantization", "normalization", "activation", "positional",    "sampling",
+    "memory",       "elementwise",   "embedding",  "other"};
 
 std::string_view CategoryName(Category category);
 // Parses a category name; returns false when `name` is not one of kCategoryNames.

@@ -1,12 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/kineto/kineto_event_mapper.h"
 
-#include "src/import/cuda_api.h"
-
 #include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
+
+#include "src/import/cuda_api.h"
 
 namespace inferscope::import::kineto {
 namespace {
@@ -162,7 +162,6 @@ bool ParseMicrosToNs(std::string_view s, int64_t* ns) {
   *ns = negative ? -static_cast<int64_t>(mantissa) : static_cast<int64_t>(mantissa);
   return true;
 }
-
 
 model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable) {
   *pageable = name.find("Pageable") != std::string_view::npos;

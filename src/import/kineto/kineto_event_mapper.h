@@ -26,8 +26,6 @@ namespace inferscope::import::kineto {
 // int64.
 bool ParseMicrosToNs(std::string_view text, int64_t* ns);
 
-
-
 // Maps a Kineto memcpy activity name ("Memcpy HtoD (Pageable -> Device)") to its direction.
 model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable);
 

@@ -1,8 +1,6 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/kineto/kineto_importer.h"
 
-#include "src/import/cuda_api.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -13,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "src/import/cuda_api.h"
 #include "src/import/kineto/kineto_event_mapper.h"
 #include "tests/test_traces.h"
 

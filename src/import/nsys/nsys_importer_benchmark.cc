@@ -180,7 +180,8 @@ void BM_NsysSyntheticKernelsAggregated(benchmark::State& state) {
     model::NameTable names;
     model::KernelClassifier classifier;
     aggregate::AggregateWholeTrace({}, &names, &classifier, [&](model::EventSink* sink) {
-      PipelinedSink pipeline(sink);  // as `inferscope analyze` runs it: import and aggregate overlap
+      PipelinedSink pipeline(
+          sink);  // as `inferscope analyze` runs it: import and aggregate overlap
       auto stats = ImportNsysSqlite(file.path, &names, &pipeline);
       pipeline.Close();
       if (stats.ok()) kernels += stats->kernels;

@@ -1,8 +1,6 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/nsys/nsys_importer.h"
 
-#include "src/import/cuda_api.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -16,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "src/import/cuda_api.h"
 #include "src/import/nsys/nsys_mapping.h"
 #include "tests/test_traces.h"
 
