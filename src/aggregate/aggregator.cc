@@ -7,6 +7,7 @@
 #include <map>
 #include <variant>
 
+#include "src/aggregate/chunked_queue.h"
 #include "src/aggregate/device_state.h"
 #include "src/aggregate/profile_builder.h"
 
@@ -46,7 +47,7 @@ constexpr uint32_t kEventOrder = VariantIndex<T, AnyEvent>::value;
 static_assert(kEventOrder<model::ApiCallEvent> == 0 && kEventOrder<model::KernelEvent> == 5);
 
 struct Pending {
-  int64_t start_ns;
+  int64_t start_ns = 0;
   AnyEvent event;
 };
 
@@ -150,9 +151,23 @@ class Aggregator::Impl {
     return true;
   }
 
+  // Events that change nothing but the window's end (NVTX ranges today, API calls of no interest)
+  // are not buffered: in whole-trace mode the buffer holds every event until the end, and those
+  // are most of a trace's host-side records.
+  static bool NeedsProcessing(const model::ApiCallEvent& e) { return e.kind != ApiKind::kOther; }
+  static bool NeedsProcessing(const model::NvtxEvent&) { return false; }
+  template <typename E>
+  static bool NeedsProcessing(const E&) {
+    return true;
+  }
+
   template <typename E>
   void Enqueue(const E& e) {
     if (!Valid(e.pid, e.start_ns, e.end_ns)) return;
+    if (!NeedsProcessing(e)) {
+      if (e.end_ns > unbuffered_end_ns_) unbuffered_end_ns_ = e.end_ns;
+      return;
+    }
     if (processed_any_ && e.start_ns < processed_until_ns_) {
       // Arrived after its time was processed: fold it in now (approximately) and say so.
       CountQuality(e.pid, DataQuality::kLateRecord);
@@ -160,7 +175,7 @@ class Aggregator::Impl {
       return;
     }
     const SortKey key{e.start_ns, kEventOrder<E>, 0};
-    if (head_ < pending_.size() && key < last_key_) sorted_ = false;
+    if (!pending_.empty() && key < last_key_) sorted_ = false;
     last_key_ = key;
     pending_.push_back(Pending{e.start_ns, AnyEvent(e)});
     if (e.start_ns > max_start_ns_) max_start_ns_ = e.start_ns;
@@ -171,37 +186,37 @@ class Aggregator::Impl {
   }
 
   // Processes, in time order, every pending event that starts at or before `watermark_ns`.
-  // Already-ordered input (the common case) is consumed from the front without sorting; the
-  // consumed prefix is dropped lazily so each event is moved O(1) times.
+  // Already-ordered input (the common case) is consumed from the front without sorting.
   void Drain(int64_t watermark_ns) {
-    if (head_ == pending_.size()) return;
+    if (pending_.empty()) return;
     if (!sorted_) {
+      // Sort 16-byte keys, not the events, and never copy the whole buffer: events up to the
+      // watermark are processed straight from their slots; only the rest is moved.
       std::vector<SortKey> keys;
-      keys.reserve(pending_.size() - head_);
-      for (size_t i = head_; i < pending_.size(); ++i)
+      keys.reserve(pending_.size());
+      for (size_t i = 0; i < pending_.size(); ++i)
         keys.push_back(SortKey{pending_[i].start_ns,
                                static_cast<uint32_t>(pending_[i].event.index()),
                                static_cast<uint32_t>(i)});
       std::stable_sort(keys.begin(), keys.end());
-      std::vector<Pending> ordered;
-      ordered.reserve(keys.size());
-      for (const SortKey& k : keys) ordered.push_back(std::move(pending_[k.index]));
-      pending_ = std::move(ordered);
-      head_ = 0;
+      ChunkedQueue<Pending> rest;
+      for (const SortKey& k : keys) {
+        if (k.start_ns <= watermark_ns)
+          ProcessEvent(k.start_ns, pending_[k.index].event);
+        else
+          rest.push_back(std::move(pending_[k.index]));
+      }
+      pending_ = std::move(rest);
       sorted_ = true;
+    } else {
+      size_t n = 0;
+      while (n < pending_.size() && pending_[n].start_ns <= watermark_ns) {
+        ProcessEvent(pending_[n].start_ns, pending_[n].event);
+        ++n;
+      }
+      pending_.pop_front(n);
     }
-    while (head_ < pending_.size() && pending_[head_].start_ns <= watermark_ns) {
-      ProcessEvent(pending_[head_].start_ns, pending_[head_].event);
-      ++head_;
-    }
-    if (head_ == pending_.size()) {
-      pending_.clear();
-      head_ = 0;
-    } else if (head_ >= kDrainBatch && head_ * 2 >= pending_.size()) {
-      pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(head_));
-      head_ = 0;
-    }
-    if (head_ < pending_.size()) {
+    if (!pending_.empty()) {
       const Pending& last = pending_.back();
       last_key_ = SortKey{last.start_ns, static_cast<uint32_t>(last.event.index()), 0};
     }
@@ -209,6 +224,7 @@ class Aggregator::Impl {
 
   void Finish() {
     Drain(std::numeric_limits<int64_t>::max());
+    NoteEnd(unbuffered_end_ns_);
     if (window_open_) CloseWindow(window_end_ns_);
   }
 
@@ -595,9 +611,9 @@ class Aggregator::Impl {
   ProcessState* last_device_process_ = nullptr;
   DeviceState* last_device_ = nullptr;
 
-  std::vector<Pending> pending_;
-  size_t head_ = 0;  // pending_[0, head_) is processed and awaits compaction
+  ChunkedQueue<Pending> pending_;
   size_t since_drain_ = 0;
+  int64_t unbuffered_end_ns_ = 0;  // latest end among events not buffered (see NeedsProcessing)
   bool sorted_ = true;
   SortKey last_key_{0, 0, 0};
   int64_t max_start_ns_ = std::numeric_limits<int64_t>::min();

@@ -21,8 +21,8 @@ namespace inferscope::import {
 // The downstream sink must only read NameTable entries (NameTable's threading contract).
 class PipelinedSink final : public model::EventSink {
  public:
-  explicit PipelinedSink(model::EventSink* downstream, size_t batch_events = 4096,
-                         size_t max_batches = 8);
+  explicit PipelinedSink(model::EventSink* downstream, size_t batch_events = 1024,
+                         size_t max_batches = 4);
   ~PipelinedSink() override;  // Close()s
   PipelinedSink(const PipelinedSink&) = delete;
   PipelinedSink& operator=(const PipelinedSink&) = delete;

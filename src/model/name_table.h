@@ -30,7 +30,7 @@ class NameTable {
     auto it = index_.find(name);
     if (it != index_.end()) return it->second;
     const size_t id = size_.load(std::memory_order_relaxed);
-    if (id >= kMaxChunks * kChunkSize) return kNoName;  // 64 M distinct names: refuse, never crash
+    if (id >= kMaxChunks * kChunkSize) return kNoName;  // 16 M distinct names: refuse, never crash
     std::unique_ptr<Chunk>& chunk = chunks_[id / kChunkSize];
     if (!chunk) chunk = std::make_unique<Chunk>();
     std::string& stored = (*chunk)[id % kChunkSize];
@@ -52,7 +52,7 @@ class NameTable {
 
  private:
   static constexpr size_t kChunkSize = 1024;
-  static constexpr size_t kMaxChunks = 64 * 1024;
+  static constexpr size_t kMaxChunks = 16 * 1024;
   using Chunk = std::array<std::string, kChunkSize>;
 
   std::vector<std::unique_ptr<Chunk>> chunks_;  // sized once; slots filled as names arrive

@@ -92,9 +92,9 @@ class PlainFileSource final : public ByteSource {
 // (about kMaxQueued + 2 blocks) whatever the file size. The consumer copies out of the front block.
 class GzipFileSource final : public ByteSource {
  public:
-  static constexpr size_t kBlockBytes = 4 << 20;
-  static constexpr size_t kInputBytes = 1 << 20;
-  static constexpr size_t kMaxQueued = 3;
+  static constexpr size_t kBlockBytes = 256 << 10;
+  static constexpr size_t kInputBytes = 128 << 10;
+  static constexpr size_t kMaxQueued = 2;
 
   GzipFileSource(std::string path, std::unique_ptr<Fd> fd, uint64_t size, std::string head)
       : path_(std::move(path)), fd_(std::move(fd)), size_(size), head_(std::move(head)) {

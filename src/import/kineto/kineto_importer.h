@@ -25,7 +25,7 @@ base::StatusOr<ImportStats> ImportKinetoJson(std::string_view json, model::NameT
 // Knobs of the streaming reader; the defaults suit any trace. Tests shrink the chunk so that events
 // straddle chunk boundaries.
 struct KinetoImportOptions {
-  size_t chunk_bytes = 8 << 20;          // bytes of JSON held at once (grows only for a huge event)
+  size_t chunk_bytes = 1 << 20;          // bytes of JSON held at once (grows only for a huge event)
   size_t max_element_bytes = 256 << 20;  // a single event or top-level value larger than this fails
 };
 
