@@ -26,10 +26,10 @@ cmake --preset asan-ubsan >/dev/null
 cmake --build build/asan-ubsan -j"$JOBS"
 ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS"
 
-echo "== TSan (the concurrent parts: pipelined import, threaded gzip inflation) =="
+echo "== TSan (the concurrent parts: pipelined import, gzip inflation thread, split SQLite scan) =="
 cmake --preset tsan >/dev/null
-cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test
-ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -R 'PipelinedSink|KinetoImporter|Gzip'
+cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test
+ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -R 'PipelinedSink|KinetoImporter|SplitScan'
 
 echo "== fuzzers (short runs) =="
 cmake --preset fuzz >/dev/null

@@ -9,6 +9,7 @@
 
 #include "src/aggregate/chunked_queue.h"
 #include "src/aggregate/device_state.h"
+#include "src/aggregate/radix_sort.h"
 #include "src/aggregate/profile_builder.h"
 
 namespace inferscope::aggregate {
@@ -58,6 +59,7 @@ struct SortKey {
   bool operator<(const SortKey& o) const {
     return start_ns != o.start_ns ? start_ns < o.start_ns : type < o.type;
   }
+
 };
 
 struct LaunchSlot {
@@ -192,19 +194,39 @@ class Aggregator::Impl {
     if (!sorted_) {
       // Sort 16-byte keys, not the events, and never copy the whole buffer: events up to the
       // watermark are processed straight from their slots; only the rest is moved.
-      std::vector<SortKey> keys;
+      // Keys are (start - earliest start) * 8 + event order, so one unsigned sort orders by time,
+      // then by event type, then (the sort is stable) by arrival.
+      int64_t min_start = pending_[0].start_ns;
+      int64_t max_start = min_start;
+      for (size_t i = 1; i < pending_.size(); ++i) {
+        min_start = std::min(min_start, pending_[i].start_ns);
+        max_start = std::max(max_start, pending_[i].start_ns);
+      }
+      std::vector<KeyIndex> keys;
       keys.reserve(pending_.size());
-      for (size_t i = 0; i < pending_.size(); ++i)
-        keys.push_back(SortKey{pending_[i].start_ns,
-                               static_cast<uint32_t>(pending_[i].event.index()),
-                               static_cast<uint32_t>(i)});
-      std::stable_sort(keys.begin(), keys.end());
+      const bool fits = static_cast<uint64_t>(max_start - min_start) < (uint64_t{1} << 60);
+      for (size_t i = 0; i < pending_.size(); ++i) {
+        const auto offset = static_cast<uint64_t>(pending_[i].start_ns - min_start);
+        keys.push_back(KeyIndex{fits ? (offset << 3) | pending_[i].event.index() : 0,
+                                static_cast<uint32_t>(i)});
+      }
+      if (fits) {
+        RadixSortByKey(&keys);
+      } else {  // absurd spans (corrupt timestamps): compare the events themselves
+        std::stable_sort(keys.begin(), keys.end(), [this](const KeyIndex& a, const KeyIndex& b) {
+          const Pending& x = pending_[a.index];
+          const Pending& y = pending_[b.index];
+          return x.start_ns != y.start_ns ? x.start_ns < y.start_ns
+                                          : x.event.index() < y.event.index();
+        });
+      }
       ChunkedQueue<Pending> rest;
-      for (const SortKey& k : keys) {
-        if (k.start_ns <= watermark_ns)
-          ProcessEvent(k.start_ns, pending_[k.index].event);
+      for (const KeyIndex& k : keys) {
+        Pending& p = pending_[k.index];
+        if (p.start_ns <= watermark_ns)
+          ProcessEvent(p.start_ns, p.event);
         else
-          rest.push_back(std::move(pending_[k.index]));
+          rest.push_back(std::move(p));
       }
       pending_ = std::move(rest);
       sorted_ = true;

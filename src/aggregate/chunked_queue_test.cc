@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <algorithm>
 #include <random>
+
+#include "src/aggregate/aggregator.h"
 
 namespace inferscope::aggregate {
 namespace {
@@ -38,6 +41,53 @@ TEST(ChunkedQueueTest, BehavesLikeADequeAcrossChunkBoundaries) {
   EXPECT_TRUE(q.empty());
   q.push_back(42);
   EXPECT_EQ(q[0], 42);
+}
+
+}  // namespace
+}  // namespace inferscope::aggregate
+
+#include "src/aggregate/radix_sort.h"
+
+namespace inferscope::aggregate {
+namespace {
+
+TEST(RadixSortTest, SortsStablyLikeStdStableSort) {
+  std::mt19937_64 rng(11);
+  for (const uint64_t range : {uint64_t{10}, uint64_t{1} << 20, uint64_t{1} << 50}) {
+    std::vector<KeyIndex> items;
+    for (uint32_t i = 0; i < 50'000; ++i) items.push_back(KeyIndex{rng() % range, i});
+    auto expected = items;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const KeyIndex& a, const KeyIndex& b) { return a.key < b.key; });
+    RadixSortByKey(&items);
+    ASSERT_EQ(items.size(), expected.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      ASSERT_EQ(items[i].key, expected[i].key) << i;
+      ASSERT_EQ(items[i].index, expected[i].index) << i;  // ties keep their order
+    }
+  }
+}
+
+TEST(AggregatorOrderTest, AbsurdTimestampSpansStillSortCorrectly) {
+  model::NameTable names;
+  model::KernelClassifier classifier;
+  const auto name = names.Intern("ampere_sgemm_128x64_tn");
+  auto window = AggregateWholeTrace({}, &names, &classifier, [&](model::EventSink* s) {
+    for (int64_t start : {int64_t{9'000'000'000'000'000'000}, int64_t{5}, int64_t{1'000}}) {
+      model::KernelEvent k;
+      k.pid = 1;
+      k.start_ns = start;
+      k.end_ns = start + 10;
+      k.name = name;
+      s->OnKernel(k);
+    }
+  });
+  ASSERT_EQ(window.processes.size(), 1u);
+  const auto& d = window.processes[0].devices[0];
+  EXPECT_EQ(d.kernel_count, 3u);
+  EXPECT_EQ(d.busy_ns, 30);
+  EXPECT_EQ(d.first_start_ns, 5);
+  EXPECT_TRUE(d.timeline.truncated);  // bins stop at the limit instead of exhausting memory
 }
 
 }  // namespace

@@ -103,6 +103,10 @@ struct StreamState {
   OpRef last_op;
 };
 
+// The timeline stops growing here (2.8 hours at the default 100 ms bins; use a wider --bin for
+// longer traces); later activity still counts everywhere else and the timeline says it is cut.
+inline constexpr size_t kMaxTimelineBins = 100'000;
+
 inline constexpr size_t kSyncTypes = static_cast<size_t>(model::SyncType::kCount);
 
 // Everything accumulated for one device of one process in the current window.
@@ -169,6 +173,10 @@ void DeviceState::ForEachBin(int64_t start_ns, int64_t end_ns, Fn&& fn) {
     const int64_t bin_start = timeline.origin_ns + static_cast<int64_t>(bin) * bin_ns;
     const int64_t bin_end = bin_start + bin_ns;
     const int64_t e = end_ns < bin_end ? end_ns : bin_end;
+    if (bin >= kMaxTimelineBins) {  // a corrupt timestamp must not allocate without bound
+      timeline.truncated = true;
+      return;
+    }
     if (bin >= timeline.busy_ns.size()) {
       timeline.busy_ns.resize(bin + 1, 0);
       timeline.category_ns.resize(bin + 1, std::array<int64_t, model::kCategoryCount>{});

@@ -204,6 +204,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
 
   r.timeline.bin_ns = d.timeline.bin_ns;
   r.timeline.origin_ns = d.timeline.origin_ns;
+  r.timeline.truncated = d.timeline.truncated;
   const size_t bins = std::max(d.timeline.busy_ns.size(), d.timeline.category_ns.size());
   for (size_t i = 0; i < bins; ++i) {
     TimelineBin bin;

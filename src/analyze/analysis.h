@@ -133,6 +133,7 @@ struct TimelineSummary {
   int64_t bin_ns = 0;
   int64_t origin_ns = 0;  // absolute timestamp (trace clock) of bin 0
   std::vector<TimelineBin> bins;
+  bool truncated = false;  // activity past the bin limit is missing from the bins
 };
 
 // Everything about one (process, device) pair: a "rank" in the reports.

@@ -128,6 +128,7 @@ struct Timeline {
   TimestampNs origin_ns = 0;
   std::vector<std::array<int64_t, kCategoryCount>> category_ns;  // kernel time clipped into bins
   std::vector<int64_t> busy_ns;                                  // union of GPU activity per bin
+  bool truncated = false;  // activity beyond the bin limit was left out of the timeline
 };
 
 // Everything about one device of one process in one window.

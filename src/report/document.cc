@@ -347,6 +347,12 @@ Section TimelineSection(const Analysis& a, int width) {
   if (a.ranks.size() > kMaxTimelineRanks)
     pre.lines.push_back(fmt::format("... {} more ranks", a.ranks.size() - kMaxTimelineRanks));
   s.blocks.push_back(std::move(pre));
+  for (const RankAnalysis& r : a.ranks) {
+    if (!r.timeline.truncated) continue;
+    s.blocks.push_back(Paragraph({"the timeline is cut at its bin limit (activity continues past "
+                                  "it); pass a wider --bin to see all of it."}));
+    break;
+  }
   s.blocks.push_back(
       Paragraph({fmt::format("busy share per {} (bin {} x {}); levels \"{}\" = 0..100% busy.",
                              FormatDuration(bin_ns * static_cast<int64_t>(group)),

@@ -185,6 +185,7 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
   w.Key("timeline").BeginObject();
   w.Key("bin_ns").Int(r.timeline.bin_ns);
   w.Key("origin_ns").Int(r.timeline.origin_ns);
+  w.Key("truncated").Bool(r.timeline.truncated);
   w.Key("bins").BeginArray();
   for (const analyze::TimelineBin& b : r.timeline.bins) {
     w.BeginObject();

@@ -12,6 +12,7 @@
 #include "src/import/cuda_api.h"
 #include "src/import/nsys/nsys_mapping.h"
 #include "src/import/nsys/nsys_schema.h"
+#include "src/import/nsys/nsys_split_scan.h"
 
 namespace inferscope::import {
 namespace {
@@ -35,8 +36,10 @@ constexpr size_t kMaxPendingSyncs = size_t{1} << 21;  // bounds memory on huge f
 // thread). Holds only small per-file caches; never a row.
 class Importer {
  public:
-  Importer(Database db, model::NameTable* names, model::EventSink* sink)
-      : db_(std::move(db)), names_(names), sink_(sink) {}
+  // `path` is the database file (empty for an in-memory image): large tables are then read on
+  // two connections at once.
+  Importer(Database db, std::string path, model::NameTable* names, model::EventSink* sink)
+      : db_(std::move(db)), path_(std::move(path)), names_(names), sink_(sink) {}
 
   base::StatusOr<ImportStats> Run(uint64_t input_bytes) {
     stats_.format = TraceFormat::kNsysSqlite;
@@ -243,7 +246,8 @@ class Importer {
         Select(t, {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                    "globalPid", FirstOf(t, {"demangledName", "shortName", "mangledName"}), "gridX",
                    "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId"});
-    return ForEachRow(sql, t.name, [&](const Statement& r) {
+    constexpr int kColumns = 15;
+    auto on_row = [&](const auto& r) {
       const uint32_t pid = Pid(r.Int(6));
       const int64_t start = r.Int(0);
       const int64_t end = r.Int(1);
@@ -264,7 +268,41 @@ class Importer {
       e.graph_id = static_cast<uint32_t>(r.Int(14));
       sink_->OnKernel(e);
       ++stats_.kernels;
-    });
+    };
+    const int64_t split = SplitPoint(t);
+    if (split < 0) return ForEachRow(sql, t.name, on_row);
+
+    // A large table on a file: the upper rowid half is read on a second connection and thread
+    // while this one reads the lower half and takes the helper's rows as they come.
+    nsys::SplitScan helper(path_, sql + " WHERE rowid > " + std::to_string(split), kColumns);
+    ASSIGN_OR_RETURN(Statement stmt,
+                     Statement::Prepare(db_, sql + " WHERE rowid <= " + std::to_string(split)));
+    int rc;
+    uint64_t rows = 0;
+    while ((rc = stmt.Step()) == SQLITE_ROW) {
+      on_row(stmt);
+      if ((++rows & 4095) == 0) RETURN_IF_ERROR(helper.Take(on_row, /*wait=*/false));
+    }
+    if (rc != SQLITE_DONE) return db_.Error(rc, t.name);
+    RETURN_IF_ERROR(helper.Take(on_row, /*wait=*/true));
+    stats_.events_read += rows + helper.rows_read();
+    return base::OkStatus();
+  }
+
+  // The rowid that splits table `t` in two for a parallel scan, or -1 when it is not worth it
+  // (small table, in-memory image, or a table without rowids).
+  int64_t SplitPoint(const TableInfo& t) {
+    constexpr int64_t kMinRowsToSplit = 200'000;
+    if (path_.empty()) return -1;
+    auto stmt = Statement::Prepare(
+        db_, "SELECT min(rowid), max(rowid) FROM " + nsys::QuoteIdentifier(t.name));
+    if (!stmt.ok() || stmt->Step() != SQLITE_ROW || stmt->IsNull(0)) return -1;
+    const int64_t lo = stmt->Int(0);
+    const int64_t hi = stmt->Int(1);
+    if (hi - lo < kMinRowsToSplit) return -1;
+    // The importer thread also turns every row (its own and the helper's) into events, so it
+    // takes the smaller share.
+    return lo + (hi - lo) * 2 / 5;
   }
 
   base::Status ImportMemcpys() {
@@ -434,6 +472,7 @@ class Importer {
   }
 
   Database db_;
+  std::string path_;  // empty for an in-memory image
   model::NameTable* names_;
   model::EventSink* sink_;
   nsys::Schema schema_;
@@ -474,7 +513,7 @@ base::StatusOr<ImportStats> ImportNsysSqlite(const std::string& path, model::Nam
   if (!db.ok()) return prefixed(db.status());
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  Importer importer(std::move(db).value(), names, sink);
+  Importer importer(std::move(db).value(), path, names, sink);
   auto stats = importer.Run(ec ? 0 : static_cast<uint64_t>(size));
   if (!stats.ok()) return prefixed(stats.status());
   return stats;
@@ -488,7 +527,7 @@ base::StatusOr<ImportStats> ImportNsysSqliteImage(std::string_view bytes, model:
   // Bounds the SQLite work per query: an export does a few dozen VM steps per byte at most.
   const uint64_t max_vm_steps = 200 * uint64_t{bytes.size()} + 10'000'000;
   ASSIGN_OR_RETURN(Database db, Database::OpenImage(bytes, max_vm_steps));
-  Importer importer(std::move(db), names, sink);
+  Importer importer(std::move(db), std::string(), names, sink);
   return importer.Run(bytes.size());
 }
 

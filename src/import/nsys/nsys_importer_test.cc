@@ -451,6 +451,38 @@ INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
   EXPECT_EQ(sink.syncs[2].stream, 12u);
 }
 
+// A kernel table large enough to be read on two connections at once (nsys_split_scan.h) gives
+// exactly what the single-connection path gives (the in-memory image is never split).
+TEST_F(SyntheticTest, LargeKernelTableSplitScanDeliversEveryRowOnce) {
+  std::string sql = kMinimalSql;
+  sql += "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250000) "
+         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10000 + i * 10, 10005 + i * 10, i % 2, "
+         "1 + i % 2, 7, 100 + i, (100 + 100 * (i % 2)) << 24, 0, i % 64, 1, 1, 128, 1, 1 FROM n;";
+  const std::string path = MakeDb("large.sqlite", sql);
+  model::NameTable names_file, names_image;
+  RecordingSink from_file, from_image;
+  auto a = ImportNsysSqlite(path, &names_file, &from_file);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto b = ImportNsysSqliteImage(bytes, &names_image, &from_image);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  ASSERT_EQ(from_file.kernels.size(), 250'002u);
+  ASSERT_EQ(from_image.kernels.size(), from_file.kernels.size());
+  EXPECT_EQ(a->events_read, b->events_read);
+  int64_t sum_a = 0, sum_b = 0, corr_a = 0, corr_b = 0;
+  for (const auto& k : from_file.kernels) {
+    sum_a += k.start_ns + k.grid[0];
+    corr_a += k.correlation_id;
+  }
+  for (const auto& k : from_image.kernels) {
+    sum_b += k.start_ns + k.grid[0];
+    corr_b += k.correlation_id;
+  }
+  EXPECT_EQ(sum_a, sum_b);
+  EXPECT_EQ(corr_a, corr_b);
+}
+
 TEST_F(SyntheticTest, UnrelatedSqliteFileIsUnsupported) {
   const std::string path = MakeDb("other.sqlite",
                                   "CREATE TABLE users (id INTEGER, name TEXT); INSERT INTO users "
