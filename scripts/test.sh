@@ -33,9 +33,10 @@ ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -R 'PipelinedSink|Kine
 
 echo "== fuzzers (short runs) =="
 cmake --preset fuzz >/dev/null
-cmake --build build/fuzz -j"$JOBS" --target kineto_importer_fuzzer nsys_importer_fuzzer
+cmake --build build/fuzz -j"$JOBS" --target kineto_importer_fuzzer nsys_importer_fuzzer taxonomy_fuzzer
 for f in build/fuzz/src/import/kineto/kineto_importer_fuzzer \
-         build/fuzz/src/import/nsys/nsys_importer_fuzzer; do
+         build/fuzz/src/import/nsys/nsys_importer_fuzzer \
+         build/fuzz/src/model/taxonomy_fuzzer; do
   corpus=$(mktemp -d)
   echo "-- $(basename "$f") for ${FUZZ_SECONDS:-30} s"
   "$f" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \

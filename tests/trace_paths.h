@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace inferscope::testing {
 
@@ -48,6 +49,20 @@ inline std::string DecompressToTemp(const std::string& gz_path, const std::strin
   gzclose(in);
   std::fclose(f);
   return n < 0 ? std::string() : out;
+}
+
+// Removes a "--file=PATH" argument from argv (benchmarks take it before Google Benchmark parses
+// the rest) and returns PATH, or "" when there is none.
+inline std::string TakeFileFlag(int* argc, char** argv) {
+  for (int i = 1; i < *argc; ++i) {
+    if (std::string_view(argv[i]).substr(0, 7) == "--file=") {
+      std::string file = argv[i] + 7;
+      for (int j = i; j + 1 < *argc; ++j) argv[j] = argv[j + 1];
+      --*argc;
+      return file;
+    }
+  }
+  return {};
 }
 
 }  // namespace inferscope::testing

@@ -9,8 +9,8 @@
 
 #include "src/aggregate/chunked_queue.h"
 #include "src/aggregate/device_state.h"
-#include "src/aggregate/radix_sort.h"
 #include "src/aggregate/profile_builder.h"
+#include "src/aggregate/radix_sort.h"
 
 namespace inferscope::aggregate {
 
@@ -59,7 +59,6 @@ struct SortKey {
   bool operator<(const SortKey& o) const {
     return start_ns != o.start_ns ? start_ns < o.start_ns : type < o.type;
   }
-
 };
 
 struct LaunchSlot {

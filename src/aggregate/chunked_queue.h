@@ -11,7 +11,8 @@ namespace inferscope::aggregate {
 // A FIFO of T in fixed-size chunks with random access. Unlike std::vector it never copies its
 // contents to grow (no 2.5x memory spike while reallocating a large buffer) and frees consumed
 // chunks from the front in O(1); unlike std::deque its chunks are large (kChunk elements), so
-// iteration stays as cheap as over an array. One spare chunk is kept to avoid churn in steady state.
+// iteration stays as cheap as over an array. One spare chunk is kept to avoid churn in steady
+// state.
 template <typename T, size_t kChunk = 4096>
 class ChunkedQueue {
  public:

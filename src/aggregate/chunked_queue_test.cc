@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <algorithm>
+#include <deque>
 #include <random>
 
 #include "src/aggregate/aggregator.h"

@@ -57,15 +57,7 @@ void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string file;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--file=", 7) == 0) {
-      file = argv[i] + 7;
-      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
-      --argc;
-      break;
-    }
-  }
+  const std::string file = testing::TakeFileFlag(&argc, argv);
   std::string temp_json;
   if (!file.empty()) {
     benchmark::RegisterBenchmark("BM_Analyze/file", RunAnalyzeBenchmark, file)

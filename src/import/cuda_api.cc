@@ -9,17 +9,9 @@ namespace {
 using model::ApiKind;
 using model::SyncType;
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Removes one trailing "_v<digits>", "_ptsz" or "_ptds"; false when there is none.
 bool StripOneSuffix(std::string_view* name) {
-  if (name->size() > 5 && (EndsWith(*name, "_ptsz") || EndsWith(*name, "_ptds"))) {
+  if (name->size() > 5 && (name->ends_with("_ptsz") || name->ends_with("_ptds"))) {
     name->remove_suffix(5);
     return true;
   }
@@ -54,7 +46,7 @@ CudaApiClass ClassifyCudaApi(std::string_view raw) {
   };
   auto prefix = [&](std::initializer_list<std::string_view> prefixes) {
     for (std::string_view p : prefixes) {
-      if (StartsWith(name, p)) return true;
+      if (name.starts_with(p)) return true;
     }
     return false;
   };

@@ -349,8 +349,9 @@ Section TimelineSection(const Analysis& a, int width) {
   s.blocks.push_back(std::move(pre));
   for (const RankAnalysis& r : a.ranks) {
     if (!r.timeline.truncated) continue;
-    s.blocks.push_back(Paragraph({"the timeline is cut at its bin limit (activity continues past "
-                                  "it); pass a wider --bin to see all of it."}));
+    s.blocks.push_back(
+        Paragraph({"the timeline is cut at its bin limit (activity continues past "
+                   "it); pass a wider --bin to see all of it."}));
     break;
   }
   s.blocks.push_back(

@@ -19,10 +19,6 @@ using model::SyncType;
 static_assert(simdjson::SIMDJSON_PADDING <= kScanPadding,
               "the importer's buffer padding is too small");
 
-inline bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
-}
-
 inline std::string_view TrimWs(std::string_view s) {
   while (!s.empty() &&
          (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))

@@ -455,9 +455,10 @@ INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
 // exactly what the single-connection path gives (the in-memory image is never split).
 TEST_F(SyntheticTest, LargeKernelTableSplitScanDeliversEveryRowOnce) {
   std::string sql = kMinimalSql;
-  sql += "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250000) "
-         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10000 + i * 10, 10005 + i * 10, i % 2, "
-         "1 + i % 2, 7, 100 + i, (100 + 100 * (i % 2)) << 24, 0, i % 64, 1, 1, 128, 1, 1 FROM n;";
+  sql +=
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250000) "
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10000 + i * 10, 10005 + i * 10, i % 2, "
+      "1 + i % 2, 7, 100 + i, (100 + 100 * (i % 2)) << 24, 0, i % 64, 1, 1, 128, 1, 1 FROM n;";
   const std::string path = MakeDb("large.sqlite", sql);
   model::NameTable names_file, names_image;
   RecordingSink from_file, from_image;

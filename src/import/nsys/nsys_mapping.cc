@@ -8,21 +8,13 @@ using model::ApiKind;
 using model::MemcpyKind;
 using model::SyncType;
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 MemcpyKind MemcpyKindFromEnumName(std::string_view name) {
   const size_t pos = name.rfind("KIND_");
   if (pos == std::string_view::npos) return MemcpyKind::kUnknown;
   std::string_view code = name.substr(pos + 5);
-  if (StartsWith(code, "UVM_")) code.remove_prefix(4);
+  if (code.starts_with("UVM_")) code.remove_prefix(4);
   // "<src>TO<dst>" with H(ost), D(evice), A(rray: device memory) or P(eer).
   if (code.size() != 4 || code.substr(1, 2) != "TO") return MemcpyKind::kUnknown;
   auto side = [](char c) -> char {
@@ -47,10 +39,10 @@ MemcpyKind MemcpyKindFromEnumName(std::string_view name) {
 }
 
 SyncType SyncTypeFromEnumName(std::string_view name) {
-  if (EndsWith(name, "STREAM_WAIT_EVENT")) return SyncType::kStreamWaitEvent;
-  if (EndsWith(name, "EVENT_SYNCHRONIZE")) return SyncType::kEvent;
-  if (EndsWith(name, "STREAM_SYNCHRONIZE")) return SyncType::kStream;
-  if (EndsWith(name, "CONTEXT_SYNCHRONIZE")) return SyncType::kDevice;
+  if (name.ends_with("STREAM_WAIT_EVENT")) return SyncType::kStreamWaitEvent;
+  if (name.ends_with("EVENT_SYNCHRONIZE")) return SyncType::kEvent;
+  if (name.ends_with("STREAM_SYNCHRONIZE")) return SyncType::kStream;
+  if (name.ends_with("CONTEXT_SYNCHRONIZE")) return SyncType::kDevice;
   return SyncType::kUnknown;
 }
 
@@ -82,7 +74,7 @@ void CodeMaps::LoadFrom(const Database& db, const Schema& schema) {
   if (auto rows = ReadEnum(db, schema.enum_mem_kind); !rows.empty()) {
     pageable_.fill(false);
     for (const auto& [id, name] : rows) {
-      if (InRange(id)) pageable_[static_cast<size_t>(id)] = EndsWith(name, "PAGEABLE");
+      if (InRange(id)) pageable_[static_cast<size_t>(id)] = name.ends_with("PAGEABLE");
     }
   }
   if (auto rows = ReadEnum(db, schema.enum_sync_type); !rows.empty()) {
