@@ -260,6 +260,8 @@ class Aggregator::Impl {
 
   void AdvanceWindow(int64_t t) {
     if (!window_open_) {
+      // A late record must not reopen a window that was already emitted: it joins the next one.
+      if (options_.window_ns > 0 && emitted_any_ && t < emitted_until_ns_) t = emitted_until_ns_;
       window_open_ = true;
       window_start_ns_ = options_.window_ns > 0 ? t - Mod(t, options_.window_ns) : t;
       window_end_ns_ = options_.window_ns > 0 ? window_start_ns_ + options_.window_ns : t;
@@ -603,6 +605,8 @@ class Aggregator::Impl {
                        return ra != rb ? ra < rb : a.pid < b.pid;
                      });
     window_open_ = false;
+    emitted_any_ = true;
+    emitted_until_ns_ = std::max(emitted_until_ns_, end_ns);
     on_window_(std::move(window));
   }
 
@@ -642,6 +646,8 @@ class Aggregator::Impl {
   int64_t processed_until_ns_ = 0;
 
   bool window_open_ = false;
+  bool emitted_any_ = false;
+  int64_t emitted_until_ns_ = 0;  // end of the last emitted window
   int64_t window_start_ns_ = 0;
   int64_t window_end_ns_ = 0;
 };

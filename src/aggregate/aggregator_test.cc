@@ -304,6 +304,26 @@ TEST_F(AggregatorTest, WindowedModeEmitsOneWindowPerIntervalAndCountsLateRecords
 namespace inferscope::aggregate {
 namespace {
 
+TEST_F(AggregatorTest, ALateRecordNeverReopensAnEmittedWindow) {
+  AggregatorOptions options;
+  options.window_ns = 1'000'000;
+  options.lateness_ns = 0;
+  std::vector<model::ProfileWindow> windows;
+  Aggregator aggregator(options, &names_, &classifier_,
+                        [&](model::ProfileWindow&& w) { windows.push_back(std::move(w)); });
+  for (int i = 0; i < 9'000; ++i)  // fills [0, 1 ms) and starts [1 ms, 2 ms)
+    aggregator.OnKernel(Kernel(kGemm, 1'000 + i * 120, 1'050 + i * 120));
+  aggregator.Finish();                           // emits both windows
+  aggregator.OnKernel(Kernel(kGemm, 500, 600));  // belongs to [0, 1 ms), long gone
+  aggregator.Finish();
+  ASSERT_EQ(windows.size(), 3u);
+  EXPECT_EQ(windows[2].start_ns, 2'000'000);  // folded into the next window, not [0, 1 ms)
+  EXPECT_EQ(windows[2].processes[0].devices[0].kernel_count, 1u);
+  EXPECT_EQ(
+      windows[2].processes[0].data_quality[static_cast<size_t>(model::DataQuality::kLateRecord)],
+      1u);
+}
+
 TEST_F(AggregatorTest, SyncRecordsOfNonBlockingQueriesAreNotWaits) {
   auto w = Whole([&](model::EventSink* s) {
     s->OnKernel(Kernel(kGemm, 1'000, 5'000));

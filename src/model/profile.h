@@ -38,6 +38,8 @@ struct DurationStats {
   }
   int64_t mean_ns() const { return count ? total_ns / static_cast<int64_t>(count) : 0; }
   int64_t min_or_zero_ns() const { return count ? min_ns : 0; }
+
+  bool operator==(const DurationStats&) const = default;
 };
 
 // Durations in power-of-two buckets: bucket i counts durations in [2^i, 2^(i+1)) ns (bucket 0 also
@@ -57,6 +59,8 @@ struct LogHistogram {
   }
   // The lower edge of the bucket holding quantile q (0..1); an estimate within a factor of 2.
   int64_t QuantileLowerBoundNs(double q) const;
+
+  bool operator==(const LogHistogram&) const = default;
 };
 
 // Per-kernel-name statistics (one row of the top-K table, or the aggregated long tail).
@@ -67,11 +71,15 @@ struct KernelStats {
   DurationStats duration;
   LogHistogram histogram;
   uint64_t distinct_names = 1;  // > 1 only for the long-tail row
+
+  bool operator==(const KernelStats&) const = default;
 };
 
 struct CategoryStats {
   uint64_t count = 0;
   int64_t time_ns = 0;  // sum of durations (not a union: concurrent kernels both count)
+
+  bool operator==(const CategoryStats&) const = default;
 };
 
 // Idle time between consecutive GPU operations on one stream, split the way HTA splits it:
@@ -82,6 +90,8 @@ struct IdleGapStats {
   DurationStats host_wait;
   DurationStats kernel_wait;
   DurationStats other;
+
+  bool operator==(const IdleGapStats&) const = default;
 };
 
 // How kernels were launched: CPU cost of the launch call and the delay from the call to the start
@@ -92,6 +102,8 @@ struct LaunchStats {
   uint64_t short_kernels = 0;  // kernels shorter than the short-kernel threshold
   uint64_t graph_launches = 0;
   uint64_t kernels_from_graphs = 0;
+
+  bool operator==(const LaunchStats&) const = default;
 };
 
 // The kernel a host sync was waiting for (the last GPU operation to finish before the wait ended).
@@ -99,11 +111,15 @@ struct SyncTarget {
   std::string kernel_name;
   uint64_t count = 0;
   int64_t wait_ns = 0;
+
+  bool operator==(const SyncTarget&) const = default;
 };
 
 struct SyncStats {
   DurationStats wait;
   std::vector<SyncTarget> waited_on;  // bounded, heaviest first
+
+  bool operator==(const SyncStats&) const = default;
 };
 
 struct TransferStats {
@@ -111,6 +127,8 @@ struct TransferStats {
   uint64_t bytes = 0;
   int64_t time_ns = 0;
   uint64_t pageable_count = 0;  // memcpy only: host side was pageable
+
+  bool operator==(const TransferStats&) const = default;
 };
 
 struct AllocationStats {
@@ -119,6 +137,8 @@ struct AllocationStats {
   uint64_t malloc_bytes = 0;
   uint64_t slow_calls = 0;  // malloc or free calls longer than the slow-allocation threshold
   int64_t slow_total_ns = 0;
+
+  bool operator==(const AllocationStats&) const = default;
 };
 
 // Per-category busy time in fixed bins. Bin i covers [origin_ns + i*bin_ns, origin_ns +
@@ -129,6 +149,8 @@ struct Timeline {
   std::vector<std::array<int64_t, kCategoryCount>> category_ns;  // kernel time clipped into bins
   std::vector<int64_t> busy_ns;                                  // union of GPU activity per bin
   bool truncated = false;  // activity beyond the bin limit was left out of the timeline
+
+  bool operator==(const Timeline&) const = default;
 };
 
 // Everything about one device of one process in one window.
@@ -165,6 +187,8 @@ struct DeviceProfile {
   }
   int64_t idle_ns() const { return span_ns() - busy_ns; }
   int64_t non_compute_ns() const { return busy_ns - compute_ns; }
+
+  bool operator==(const DeviceProfile&) const = default;
 };
 
 // One process (rank) in one window.
@@ -175,6 +199,8 @@ struct ProcessProfile {
   std::string hostname;
   std::vector<DeviceProfile> devices;  // sorted by device id
   std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)> data_quality{};
+
+  bool operator==(const ProcessProfile&) const = default;
 };
 
 // The unit the Aggregator emits: a time range and its per-process profiles.
@@ -182,6 +208,8 @@ struct ProfileWindow {
   TimestampNs start_ns = 0;
   TimestampNs end_ns = 0;
   std::vector<ProcessProfile> processes;  // sorted by rank, then pid
+
+  bool operator==(const ProfileWindow&) const = default;
 };
 
 }  // namespace inferscope::model

@@ -1,0 +1,180 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Test helpers: a hand-built window with every field set to a distinct non-default value, and a
+// field-by-field comparison that names the first difference (operator== only says "differs").
+
+#include <cstdint>
+#include <string>
+
+#include "src/model/profile.h"
+
+namespace inferscope::wire::testing {
+
+// A window with every field of every struct set (two processes, two devices, negative and huge
+// values, a tail, a timeline with a truncated flag, syncs with waited_on lists...).
+inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
+  int64_t v = 1000;
+  auto next = [&v]() { return v += 7919; };
+  auto duration = [&]() {
+    model::DurationStats d;
+    d.count = static_cast<uint64_t>(next());
+    d.total_ns = next() * 1000;
+    d.min_ns = next() % 97;
+    d.max_ns = next();
+    return d;
+  };
+  auto kernel = [&](const std::string& name, model::Category c) {
+    model::KernelStats k;
+    k.name = name;
+    k.category = c;
+    k.subcategory = std::string(model::kCategoryNames[static_cast<int>(c)]) + ".sub";
+    k.duration = duration();
+    for (int i = 3; i < 20; i += 2) k.histogram.counts[i] = static_cast<uint64_t>(next());
+    k.histogram.counts[model::LogHistogram::kBuckets - 1] = 1;
+    return k;
+  };
+
+  model::ProfileWindow w;
+  w.start_ns = 1'700'000'000'000'000'000;
+  w.end_ns = w.start_ns + 10'000'000'000;
+  for (uint32_t p = 0; p < 2; ++p) {
+    model::ProcessProfile& proc = w.processes.emplace_back();
+    proc.pid = 4000000000u + p;
+    proc.rank = static_cast<int32_t>(p);
+    proc.world_size = 2;
+    proc.hostname = "node-" + std::to_string(p) + ".example";
+    for (size_t q = 0; q < proc.data_quality.size(); ++q) proc.data_quality[q] = q * 3 + p;
+    for (uint32_t dev = 0; dev < 2; ++dev) {
+      model::DeviceProfile& d = proc.devices.emplace_back();
+      d.device = dev + p;
+      d.device_name = "NVIDIA H100 80GB HBM3";
+      d.first_start_ns = w.start_ns + 5;
+      d.last_end_ns = w.end_ns - 3;
+      d.busy_ns = next();
+      d.compute_ns = next();
+      d.communication_ns = next();
+      d.communication_overlap_ns = -next();  // lossless even for values the Aggregator never makes
+      d.kernel_count = static_cast<uint64_t>(next());
+      for (size_t c = 0; c < d.categories.size(); ++c) {
+        if (c == 4) continue;  // one empty category
+        d.categories[c].count = static_cast<uint64_t>(next());
+        d.categories[c].time_ns = next();
+      }
+      d.subcategories["attention.decode"] = {12, 3400};
+      d.subcategories["communication.all_reduce"] = {1, 0};
+      d.subcategories["memory.memcpy_htod"] = {0, 0};
+      for (int k = 0; k < top_kernels; ++k) {
+        d.top_kernels.push_back(kernel(
+            "_ZN5flash44flash_fwd_splitkv_kernelILi" + std::to_string(k) + "EEvNS_6ParamsE",
+            static_cast<model::Category>(k % model::kCategoryCount)));
+      }
+      d.tail = kernel("other", model::Category::kOther);
+      d.tail.distinct_names = 0;
+      d.timeline.bin_ns = 100'000'000;
+      d.timeline.origin_ns = w.start_ns;
+      for (int b = 0; b < bins; ++b) {
+        std::array<int64_t, model::kCategoryCount> row{};
+        row[0] = next();
+        row[1] = b % 2 ? 0 : next();
+        row[13] = -1;
+        d.timeline.category_ns.push_back(row);
+        d.timeline.busy_ns.push_back(b == 1 ? 0 : next());
+      }
+      d.timeline.truncated = dev == 1;
+      d.idle_gaps.host_wait = duration();
+      d.idle_gaps.kernel_wait = duration();
+      d.idle_gaps.other = duration();
+      d.launch.cpu_launch = duration();
+      d.launch.launch_delay = duration();
+      d.launch.short_kernels = 17;
+      d.launch.graph_launches = 3;
+      d.launch.kernels_from_graphs = 99;
+      for (size_t s = 1; s < d.syncs.size(); ++s) {
+        d.syncs[s].wait = duration();
+        for (int t = 0; t < 3; ++t) {
+          d.syncs[s].waited_on.push_back(
+              {t == 2 ? "[memcpy dtoh]" : "kernel_" + std::to_string(t),
+               static_cast<uint64_t>(next()), next()});
+        }
+      }
+      for (size_t k = 0; k < d.memcpy.size(); ++k) {
+        d.memcpy[k] = {static_cast<uint64_t>(next()), uint64_t{1} << (30 + k), next(), k};
+      }
+      d.memset = {5, 1 << 20, 700, 0};
+      d.allocations.malloc_calls = duration();
+      d.allocations.free_calls = duration();
+      d.allocations.malloc_bytes = uint64_t{80} << 30;
+      d.allocations.slow_calls = 2;
+      d.allocations.slow_total_ns = 5'000'000;
+    }
+  }
+  // An empty device and an empty process keep their place too.
+  w.processes[1].devices.emplace_back().device = 7;
+  w.processes.emplace_back().pid = 1;
+  return w;
+}
+
+// The path of the first field where `a` and `b` differ ("" when equal).
+inline std::string FirstDifference(const model::ProfileWindow& a, const model::ProfileWindow& b) {
+#define INFERSCOPE_CMP(path, x, y) \
+  if (!((x) == (y))) return path;
+  INFERSCOPE_CMP("start_ns", a.start_ns, b.start_ns);
+  INFERSCOPE_CMP("end_ns", a.end_ns, b.end_ns);
+  INFERSCOPE_CMP("processes.size", a.processes.size(), b.processes.size());
+  for (size_t p = 0; p < a.processes.size(); ++p) {
+    const auto& pa = a.processes[p];
+    const auto& pb = b.processes[p];
+    const std::string pp = "processes[" + std::to_string(p) + "].";
+    INFERSCOPE_CMP(pp + "pid", pa.pid, pb.pid);
+    INFERSCOPE_CMP(pp + "rank", pa.rank, pb.rank);
+    INFERSCOPE_CMP(pp + "world_size", pa.world_size, pb.world_size);
+    INFERSCOPE_CMP(pp + "hostname", pa.hostname, pb.hostname);
+    INFERSCOPE_CMP(pp + "data_quality", pa.data_quality, pb.data_quality);
+    INFERSCOPE_CMP(pp + "devices.size", pa.devices.size(), pb.devices.size());
+    for (size_t d = 0; d < pa.devices.size(); ++d) {
+      const auto& x = pa.devices[d];
+      const auto& y = pb.devices[d];
+      const std::string dp = pp + "devices[" + std::to_string(d) + "].";
+      INFERSCOPE_CMP(dp + "device", x.device, y.device);
+      INFERSCOPE_CMP(dp + "device_name", x.device_name, y.device_name);
+      INFERSCOPE_CMP(dp + "first_start_ns", x.first_start_ns, y.first_start_ns);
+      INFERSCOPE_CMP(dp + "last_end_ns", x.last_end_ns, y.last_end_ns);
+      INFERSCOPE_CMP(dp + "busy_ns", x.busy_ns, y.busy_ns);
+      INFERSCOPE_CMP(dp + "compute_ns", x.compute_ns, y.compute_ns);
+      INFERSCOPE_CMP(dp + "communication_ns", x.communication_ns, y.communication_ns);
+      INFERSCOPE_CMP(dp + "overlap_ns", x.communication_overlap_ns, y.communication_overlap_ns);
+      INFERSCOPE_CMP(dp + "kernel_count", x.kernel_count, y.kernel_count);
+      INFERSCOPE_CMP(dp + "categories", x.categories, y.categories);
+      INFERSCOPE_CMP(dp + "subcategories", x.subcategories, y.subcategories);
+      INFERSCOPE_CMP(dp + "top_kernels.size", x.top_kernels.size(), y.top_kernels.size());
+      for (size_t k = 0; k < x.top_kernels.size(); ++k) {
+        const std::string kp = dp + "top_kernels[" + std::to_string(k) + "].";
+        INFERSCOPE_CMP(kp + "name", x.top_kernels[k].name, y.top_kernels[k].name);
+        INFERSCOPE_CMP(kp + "duration", x.top_kernels[k].duration, y.top_kernels[k].duration);
+        INFERSCOPE_CMP(kp + "histogram", x.top_kernels[k].histogram, y.top_kernels[k].histogram);
+        INFERSCOPE_CMP(kp + "(other)", x.top_kernels[k], y.top_kernels[k]);
+      }
+      INFERSCOPE_CMP(dp + "tail", x.tail, y.tail);
+      INFERSCOPE_CMP(dp + "timeline.bin_ns", x.timeline.bin_ns, y.timeline.bin_ns);
+      INFERSCOPE_CMP(dp + "timeline.origin_ns", x.timeline.origin_ns, y.timeline.origin_ns);
+      INFERSCOPE_CMP(dp + "timeline.busy_ns", x.timeline.busy_ns, y.timeline.busy_ns);
+      INFERSCOPE_CMP(dp + "timeline.category_ns", x.timeline.category_ns, y.timeline.category_ns);
+      INFERSCOPE_CMP(dp + "timeline", x.timeline, y.timeline);
+      INFERSCOPE_CMP(dp + "idle_gaps", x.idle_gaps, y.idle_gaps);
+      INFERSCOPE_CMP(dp + "launch", x.launch, y.launch);
+      for (size_t s = 0; s < x.syncs.size(); ++s)
+        INFERSCOPE_CMP(dp + "syncs[" + std::to_string(s) + "]", x.syncs[s], y.syncs[s]);
+      INFERSCOPE_CMP(dp + "memcpy", x.memcpy, y.memcpy);
+      INFERSCOPE_CMP(dp + "memset", x.memset, y.memset);
+      INFERSCOPE_CMP(dp + "allocations", x.allocations, y.allocations);
+      INFERSCOPE_CMP(dp + "(other)", x, y);
+    }
+    INFERSCOPE_CMP(pp + "(other)", pa, pb);
+  }
+  INFERSCOPE_CMP("(other)", a, b);
+#undef INFERSCOPE_CMP
+  return "";
+}
+
+}  // namespace inferscope::wire::testing

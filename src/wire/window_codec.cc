@@ -1,0 +1,239 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/wire/window_codec.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "src/wire/window_fields.h"
+#include "src/wire/wire_buffer.h"
+
+namespace inferscope::wire {
+
+namespace {
+
+using model::DeviceProfile;
+using model::DurationStats;
+using model::KernelStats;
+using model::ProcessProfile;
+using model::ProfileWindow;
+
+constexpr int64_t kNoMin = std::numeric_limits<int64_t>::max();
+
+
+// ---- Encoding ----
+
+// Signed field written unless it equals the reader's default.
+void SDefault(WireWriter& w, uint32_t field, int64_t v, int64_t default_value) {
+  if (v == default_value) return;
+  w.Tag(field, WireType::kVarint);
+  w.Varint(ZigZag(v));
+}
+void UDefault(WireWriter& w, uint32_t field, uint64_t v, uint64_t default_value) {
+  if (v == default_value) return;
+  w.Tag(field, WireType::kVarint);
+  w.Varint(v);
+}
+
+void PutDuration(WireWriter& w, uint32_t field, const DurationStats& d) {
+  w.Message(field, [&](WireWriter& m) {
+    m.U(fields::kDurCount, d.count);
+    m.S(fields::kDurTotal, d.total_ns);
+    SDefault(m, fields::kDurMin, d.min_ns, kNoMin);
+    m.S(fields::kDurMax, d.max_ns);
+  });
+}
+
+// An entry of a fixed array indexed by an enum: written only when it holds something.
+template <typename Fn>
+void PutIndexed(WireWriter& w, uint32_t field, size_t index, Fn&& fn) {
+  std::string body;
+  WireWriter inner(&body);
+  fn(inner);
+  if (body.empty()) return;
+  w.Message(field, [&](WireWriter& m) {
+    m.Tag(fields::kIndex, WireType::kVarint);
+    m.Varint(index);
+    m.out()->append(body);
+  });
+}
+
+// A packed list of zigzag varints: value(i) for i in [0, n).
+template <typename Value>
+void PutPackedSigned(WireWriter& w, uint32_t field, size_t n, Value&& value) {
+  std::string body;
+  WireWriter inner(&body);
+  for (size_t i = 0; i < n; ++i) inner.Varint(ZigZag(value(i)));
+  w.Tag(field, WireType::kBytes);
+  w.Varint(body.size());
+  w.out()->append(body);
+}
+
+void PutKernel(WireWriter& w, uint32_t field, const KernelStats& k, bool always) {
+  w.Message(
+      field,
+      [&](WireWriter& m) {
+        m.Str(fields::kKName, k.name);
+        UDefault(m, fields::kKCategory, static_cast<uint64_t>(k.category),
+                 static_cast<uint64_t>(model::Category::kOther));
+        m.Str(fields::kKSubcategory, k.subcategory);
+        PutDuration(m, fields::kKDuration, k.duration);
+        size_t first = 0, last = model::LogHistogram::kBuckets;
+        while (first < last && k.histogram.counts[first] == 0) ++first;
+        while (last > first && k.histogram.counts[last - 1] == 0) --last;
+        if (first < last) {
+          m.Message(fields::kKHistogram, [&](WireWriter& h) {
+            h.U(fields::kHistFirst, first);
+            std::string packed;
+            WireWriter p(&packed);
+            for (size_t i = first; i < last; ++i) p.Varint(k.histogram.counts[i]);
+            h.Tag(fields::kHistCounts, WireType::kBytes);
+            h.Varint(packed.size());
+            h.out()->append(packed);
+          });
+        }
+        UDefault(m, fields::kKDistinct, k.distinct_names, 1);
+      },
+      always);
+}
+
+void PutTimeline(WireWriter& w, const model::Timeline& t) {
+  w.Message(fields::kTimeline, [&](WireWriter& m) {
+    m.S(fields::kTlBin, t.bin_ns);
+    m.S(fields::kTlOrigin, t.origin_ns);
+    // The Aggregator grows category_ns and busy_ns together. The busy list is written padded to
+    // the longer of the two, so every bin costs at least one input byte (the decoder relies on
+    // that to bound memory); the true sizes follow only when they differ.
+    const size_t bins = std::max(t.busy_ns.size(), t.category_ns.size());
+    m.U(fields::kTlBinCount, bins);
+    if (bins > 0) {
+      PutPackedSigned(m, fields::kTlBusy, bins,
+                      [&](size_t i) { return i < t.busy_ns.size() ? t.busy_ns[i] : 0; });
+    }
+    UDefault(m, fields::kTlBusySize, t.busy_ns.size(), bins);
+    UDefault(m, fields::kTlCategorySize, t.category_ns.size(), bins);
+    for (size_t c = 0; c < static_cast<size_t>(model::kCategoryCount); ++c) {
+      bool any = false;
+      for (const auto& bin : t.category_ns) any = any || bin[c] != 0;
+      if (!any) continue;
+      m.Message(fields::kTlCategory, [&](WireWriter& e) {
+        e.Tag(fields::kIndex, WireType::kVarint);
+        e.Varint(c);
+        PutPackedSigned(e, fields::kTlValues, t.category_ns.size(),
+                        [&](size_t i) { return t.category_ns[i][c]; });
+      });
+    }
+    m.U(fields::kTlTruncated, t.truncated ? 1 : 0);
+  });
+}
+
+void PutTransfer(WireWriter& m, const model::TransferStats& t) {
+  m.U(fields::kXCount, t.count);
+  m.U(fields::kXBytes, t.bytes);
+  m.S(fields::kXTime, t.time_ns);
+  m.U(fields::kXPageable, t.pageable_count);
+}
+
+void PutDevice(WireWriter& w, const DeviceProfile& d) {
+  w.Message(
+      fields::kDevice,
+      [&](WireWriter& m) {
+        m.U(fields::kDeviceId, d.device);
+        m.Str(fields::kDeviceName, d.device_name);
+        m.S(fields::kFirstStart, d.first_start_ns);
+        m.S(fields::kLastEnd, d.last_end_ns);
+        m.S(fields::kBusy, d.busy_ns);
+        m.S(fields::kCompute, d.compute_ns);
+        m.S(fields::kCommunication, d.communication_ns);
+        m.S(fields::kOverlap, d.communication_overlap_ns);
+        m.U(fields::kKernelCount, d.kernel_count);
+        for (size_t c = 0; c < d.categories.size(); ++c) {
+          PutIndexed(m, fields::kCategory, c, [&](WireWriter& e) {
+            e.U(fields::kStatCount, d.categories[c].count);
+            e.S(fields::kStatTime, d.categories[c].time_ns);
+          });
+        }
+        for (const auto& [name, stats] : d.subcategories) {
+          m.Message(
+              fields::kSubcategory,
+              [&](WireWriter& e) {
+                e.Str(fields::kStatName, name);
+                e.U(fields::kStatCount, stats.count);
+                e.S(fields::kStatTime, stats.time_ns);
+              },
+              /*always=*/true);
+        }
+        for (const KernelStats& k : d.top_kernels) PutKernel(m, fields::kTopKernel, k, true);
+        PutKernel(m, fields::kTail, d.tail, false);
+        PutTimeline(m, d.timeline);
+        m.Message(fields::kIdleGaps, [&](WireWriter& g) {
+          PutDuration(g, fields::kGapHost, d.idle_gaps.host_wait);
+          PutDuration(g, fields::kGapKernel, d.idle_gaps.kernel_wait);
+          PutDuration(g, fields::kGapOther, d.idle_gaps.other);
+        });
+        m.Message(fields::kLaunch, [&](WireWriter& l) {
+          PutDuration(l, fields::kLCpu, d.launch.cpu_launch);
+          PutDuration(l, fields::kLDelay, d.launch.launch_delay);
+          l.U(fields::kLShort, d.launch.short_kernels);
+          l.U(fields::kLGraph, d.launch.graph_launches);
+          l.U(fields::kLFromGraphs, d.launch.kernels_from_graphs);
+        });
+        for (size_t s = 0; s < d.syncs.size(); ++s) {
+          PutIndexed(m, fields::kSync, s, [&](WireWriter& e) {
+            PutDuration(e, fields::kSyncWait, d.syncs[s].wait);
+            for (const model::SyncTarget& t : d.syncs[s].waited_on) {
+              e.Message(
+                  fields::kSyncTarget,
+                  [&](WireWriter& x) {
+                    x.Str(fields::kTName, t.kernel_name);
+                    x.U(fields::kTCount, t.count);
+                    x.S(fields::kTWait, t.wait_ns);
+                  },
+                  /*always=*/true);
+            }
+          });
+        }
+        for (size_t k = 0; k < d.memcpy.size(); ++k)
+          PutIndexed(m, fields::kMemcpy, k, [&](WireWriter& e) { PutTransfer(e, d.memcpy[k]); });
+        m.Message(fields::kMemset, [&](WireWriter& e) { PutTransfer(e, d.memset); });
+        m.Message(fields::kAllocations, [&](WireWriter& a) {
+          PutDuration(a, fields::kAMalloc, d.allocations.malloc_calls);
+          PutDuration(a, fields::kAFree, d.allocations.free_calls);
+          a.U(fields::kABytes, d.allocations.malloc_bytes);
+          a.U(fields::kASlow, d.allocations.slow_calls);
+          a.S(fields::kASlowTotal, d.allocations.slow_total_ns);
+        });
+      },
+      /*always=*/true);
+}
+
+void PutProcess(WireWriter& w, const ProcessProfile& p) {
+  w.Message(
+      fields::kWindowProcess,
+      [&](WireWriter& m) {
+        m.U(fields::kPid, p.pid);
+        SDefault(m, fields::kRank, p.rank, -1);
+        SDefault(m, fields::kWorldSize, p.world_size, -1);
+        m.Str(fields::kHostname, p.hostname);
+        for (const DeviceProfile& d : p.devices) PutDevice(m, d);
+        for (size_t q = 0; q < p.data_quality.size(); ++q) {
+          PutIndexed(m, fields::kDataQuality, q,
+                     [&](WireWriter& e) { e.U(fields::kStatCount, p.data_quality[q]); });
+        }
+      },
+      /*always=*/true);
+}
+
+}  // namespace
+
+void EncodeWindow(const ProfileWindow& window, std::string* out) {
+  WireWriter w(out);
+  w.Varint(kWindowFormatMajor);
+  w.Varint(kWindowFormatMinor);
+  w.S(fields::kWindowStart, window.start_ns);
+  w.S(fields::kWindowEnd, window.end_ns);
+  for (const ProcessProfile& p : window.processes) PutProcess(w, p);
+}
+
+// Decoding lives in window_decode.cc.
+
+}  // namespace inferscope::wire

@@ -1,0 +1,198 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/wire/window_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "src/wire/test_windows.h"
+#include "src/wire/wire_buffer.h"
+
+namespace inferscope::wire {
+namespace {
+
+using testing::FirstDifference;
+using testing::FullWindow;
+
+std::string Encode(const model::ProfileWindow& w) {
+  std::string out;
+  EncodeWindow(w, &out);
+  return out;
+}
+
+TEST(WindowCodecTest, RoundTripsEveryField) {
+  const model::ProfileWindow w = FullWindow();
+  const std::string bytes = Encode(w);
+  auto decoded = DecodeWindow(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(FirstDifference(w, *decoded), "");
+  EXPECT_TRUE(w == *decoded);
+}
+
+TEST(WindowCodecTest, RoundTripsDefaultsAndExtremes) {
+  model::ProfileWindow empty;
+  auto d0 = DecodeWindow(Encode(empty));
+  ASSERT_TRUE(d0.ok());
+  EXPECT_TRUE(*d0 == empty);
+
+  model::ProfileWindow w;
+  w.start_ns = INT64_MIN;
+  w.end_ns = INT64_MAX;
+  auto& p = w.processes.emplace_back();
+  p.pid = UINT32_MAX;
+  p.rank = INT32_MIN;
+  p.world_size = INT32_MAX;
+  p.data_quality[0] = UINT64_MAX;
+  auto& d = p.devices.emplace_back();
+  d.device = UINT32_MAX;
+  d.kernel_count = UINT64_MAX;
+  d.busy_ns = INT64_MIN;
+  d.tail.duration.min_ns = 0;  // differs from the "no min" default
+  d.top_kernels.emplace_back();  // an all-default row keeps its place
+  d.syncs[0].waited_on.emplace_back();
+  d.timeline.busy_ns = {0, 0, 0};  // sizes differ from category_ns
+  d.timeline.category_ns.resize(1);
+  auto decoded = DecodeWindow(Encode(w));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(FirstDifference(w, *decoded), "");
+
+  d.timeline.busy_ns.clear();
+  d.timeline.category_ns.resize(4);
+  d.timeline.category_ns[3][5] = 9;
+  decoded = DecodeWindow(Encode(w));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(FirstDifference(w, *decoded), "");
+}
+
+TEST(WindowCodecTest, RejectsNewerMajorVersionClearly) {
+  std::string bytes;
+  WireWriter wr(&bytes);
+  wr.Varint(kWindowFormatMajor + 1);
+  wr.Varint(0);
+  auto decoded = DecodeWindow(bytes);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), base::StatusCode::kUnsupported);
+  EXPECT_NE(decoded.status().message().find("upgrade inferscope"), std::string::npos)
+      << decoded.status().message();
+}
+
+TEST(WindowCodecTest, SkipsUnknownFieldsOfSameMajor) {
+  // A "newer minor" writer: same major, higher minor, extra fields of every wire type at the top
+  // level and inside a process.
+  const model::ProfileWindow w = FullWindow(1, 2);
+  std::string body = Encode(w);
+  WireReader header(body);
+  header.Varint();
+  header.Varint();
+  std::string fields = body.substr(body.size() - header.remaining());
+
+  std::string newer;
+  WireWriter out(&newer);
+  out.Varint(kWindowFormatMajor);
+  out.Varint(kWindowFormatMinor + 5);
+  out.U(90, 12345);
+  out.Str(91, "future field");
+  out.Tag(92, WireType::kFixed64);
+  newer.append(8, '\x7f');
+  out.Tag(93, WireType::kFixed32);
+  out.Fixed32(0xdeadbeef);
+  // A process with an unknown nested field up front, then the real ones.
+  std::string process;
+  WireWriter pw(&process);
+  pw.Str(77, "unknown nested");
+  pw.U(1, 42);
+  out.Tag(3, WireType::kBytes);
+  out.Varint(process.size());
+  newer.append(process);
+  newer.append(fields);
+
+  auto decoded = DecodeWindow(newer);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  ASSERT_EQ(decoded->processes.size(), w.processes.size() + 1);
+  EXPECT_EQ(decoded->processes[0].pid, 42u);
+  decoded->processes.erase(decoded->processes.begin());
+  EXPECT_EQ(FirstDifference(w, *decoded), "");
+}
+
+TEST(WindowCodecTest, EveryTruncationFailsCleanly) {
+  const std::string bytes = Encode(FullWindow());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto decoded = DecodeWindow(std::string_view(bytes).substr(0, n));
+    // A cut exactly between two top-level fields is a valid (shorter) window; anything else must
+    // be reported as data loss.
+    if (!decoded.ok()) {
+      EXPECT_EQ(decoded.status().code(), base::StatusCode::kDataLoss) << n;
+      EXPECT_FALSE(decoded.status().message().empty());
+    }
+  }
+  EXPECT_FALSE(DecodeWindow("").ok());
+  EXPECT_FALSE(DecodeWindow(std::string_view(bytes).substr(0, 1)).ok());
+}
+
+TEST(WindowCodecTest, BitFlipsNeverCrash) {
+  const std::string bytes = Encode(FullWindow());
+  std::mt19937 rng(7);
+  int failures = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string bad = bytes;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) bad[rng() % bad.size()] ^= static_cast<char>(1 << (rng() % 8));
+    auto decoded = DecodeWindow(bad);
+    if (!decoded.ok()) ++failures;
+  }
+  EXPECT_GT(failures, 0);
+}
+
+TEST(WindowCodecTest, HugeCountsAndLengthsAreRejectedWithoutAllocating) {
+  // A string length far beyond the input.
+  std::string a;
+  WireWriter w(&a);
+  w.Varint(kWindowFormatMajor);
+  w.Varint(0);
+  w.Tag(3, WireType::kBytes);
+  w.Varint(uint64_t{1} << 40);
+  EXPECT_EQ(DecodeWindow(a).status().code(), base::StatusCode::kDataLoss);
+
+  // A timeline claiming a million bins in a few bytes.
+  std::string timeline;
+  WireWriter tw(&timeline);
+  tw.U(3, 1'000'000);
+  std::string device;
+  WireWriter dw(&device);
+  dw.Tag(14, WireType::kBytes);
+  dw.Varint(timeline.size());
+  device += timeline;
+  std::string process;
+  WireWriter pw(&process);
+  pw.Tag(5, WireType::kBytes);
+  pw.Varint(device.size());
+  process += device;
+  std::string b;
+  WireWriter bw(&b);
+  bw.Varint(kWindowFormatMajor);
+  bw.Varint(0);
+  bw.Tag(3, WireType::kBytes);
+  bw.Varint(process.size());
+  b += process;
+  auto decoded = DecodeWindow(b);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("timeline"), std::string::npos)
+      << decoded.status().message();
+
+  // An overlong varint.
+  std::string c(12, '\xff');
+  EXPECT_EQ(DecodeWindow(c).status().code(), base::StatusCode::kDataLoss);
+}
+
+TEST(WindowCodecTest, WrongWireTypeForKnownFieldIsCorrupt) {
+  std::string a;
+  WireWriter w(&a);
+  w.Varint(kWindowFormatMajor);
+  w.Varint(0);
+  w.Str(1, "start_ns should be a varint");
+  EXPECT_EQ(DecodeWindow(a).status().code(), base::StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace inferscope::wire

@@ -1,0 +1,498 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// DecodeWindow: the strictly bounds-checked reader of the window format (see window_codec.h).
+
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/wire/window_codec.h"
+#include "src/wire/window_fields.h"
+#include "src/wire/wire_buffer.h"
+
+namespace inferscope::wire {
+
+namespace {
+
+using model::DeviceProfile;
+using model::DurationStats;
+using model::KernelStats;
+using model::ProcessProfile;
+using model::ProfileWindow;
+
+// Decodes one message at a time. Every Decode* returns false on malformed input after recording
+// where; unknown fields are skipped, a known field with the wrong wire type is corruption.
+class Decoder {
+ public:
+  // Decoded memory is bounded by a budget proportional to the input: list elements and timeline
+  // bins are charged by their in-memory size, so a small payload cannot claim a huge window.
+  explicit Decoder(size_t input_bytes) : budget_(64 * input_bytes + (size_t{16} << 20)) {}
+
+  const std::string& error() const { return error_; }
+
+  bool Window(std::string_view bytes, ProfileWindow* out) {
+    WireReader r(bytes);
+    uint32_t field;
+    WireType type;
+    while (r.Next(&field, &type)) {
+      bool ok = true;
+      switch (field) {
+        case fields::kWindowStart:
+          ok = S(r, type, &out->start_ns);
+          break;
+        case fields::kWindowEnd:
+          ok = S(r, type, &out->end_ns);
+          break;
+        case fields::kWindowProcess: {
+          std::string_view body;
+          ok = Msg(r, type, &body) && Charge(sizeof(ProcessProfile)) &&
+               Process(body, &out->processes.emplace_back());
+          break;
+        }
+        default:
+          r.Skip(type);
+      }
+      if (!ok) return Fail("window");
+    }
+    return r.ok() || Fail("window");
+  }
+
+ private:
+  bool Fail(const char* where) {
+    if (error_.empty()) error_ = where;
+    return false;
+  }
+  bool Charge(size_t bytes) {
+    if (bytes > budget_) return Fail("payload (decoded size exceeds the memory budget)");
+    budget_ -= bytes;
+    return true;
+  }
+
+  // Typed field readers: check the wire type, then read.
+  static bool U(WireReader& r, WireType type, uint64_t* v) {
+    if (type != WireType::kVarint) return false;
+    *v = r.Varint();
+    return r.ok();
+  }
+  static bool U32(WireReader& r, WireType type, uint32_t* v) {
+    uint64_t x = 0;
+    if (!U(r, type, &x) || x > UINT32_MAX) return false;
+    *v = static_cast<uint32_t>(x);
+    return true;
+  }
+  static bool S(WireReader& r, WireType type, int64_t* v) {
+    uint64_t x = 0;
+    if (!U(r, type, &x)) return false;
+    *v = UnZigZag(x);
+    return true;
+  }
+  static bool S32(WireReader& r, WireType type, int32_t* v) {
+    int64_t x = 0;
+    if (!S(r, type, &x) || x < INT32_MIN || x > INT32_MAX) return false;
+    *v = static_cast<int32_t>(x);
+    return true;
+  }
+  static bool Msg(WireReader& r, WireType type, std::string_view* body) {
+    if (type != WireType::kBytes) return false;
+    *body = r.Bytes();
+    return r.ok();
+  }
+  bool Str(WireReader& r, WireType type, std::string* s) {
+    std::string_view body;
+    if (!Msg(r, type, &body) || !Charge(body.size())) return false;
+    s->assign(body);
+    return true;
+  }
+
+  // Runs `fn(reader, field, type) -> bool` over every field of a message; unknown fields are the
+  // callback's to skip (it returns true after r.Skip).
+  template <typename Fn>
+  bool Fields(std::string_view bytes, const char* where, Fn&& fn) {
+    WireReader r(bytes);
+    uint32_t field;
+    WireType type;
+    while (r.Next(&field, &type)) {
+      if (!fn(r, field, type)) return Fail(where);
+    }
+    return r.ok() || Fail(where);
+  }
+
+  bool Duration(WireReader& r, WireType type, DurationStats* d) {
+    std::string_view body;
+    if (!Msg(r, type, &body)) return false;
+    return Fields(body, "duration stats", [d](WireReader& m, uint32_t field, WireType t) {
+      switch (field) {
+        case fields::kDurCount:
+          return U(m, t, &d->count);
+        case fields::kDurTotal:
+          return S(m, t, &d->total_ns);
+        case fields::kDurMin:
+          return S(m, t, &d->min_ns);
+        case fields::kDurMax:
+          return S(m, t, &d->max_ns);
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+  }
+
+  // An entry of a fixed enum-indexed array: `fn(reader, field, type, Entry*)` decodes the fields
+  // into a temporary; the entry is kept when its index is known (a newer writer may have more).
+  template <typename Entry, size_t N, typename Fn>
+  bool Indexed(WireReader& r, WireType type, std::array<Entry, N>* array, const char* where,
+               Fn&& fn) {
+    std::string_view body;
+    if (!Msg(r, type, &body)) return false;
+    uint64_t index = 0;
+    Entry entry{};
+    const bool ok = Fields(body, where, [&](WireReader& m, uint32_t field, WireType t) {
+      if (field == fields::kIndex) return U(m, t, &index);
+      return fn(m, field, t, &entry);
+    });
+    if (!ok) return false;
+    if (index < N) (*array)[index] = std::move(entry);
+    return true;
+  }
+
+  static bool CategoryStatsField(WireReader& m, uint32_t field, WireType t,
+                                 model::CategoryStats* c) {
+    switch (field) {
+      case fields::kStatCount:
+        return U(m, t, &c->count);
+      case fields::kStatTime:
+        return S(m, t, &c->time_ns);
+      default:
+        m.Skip(t);
+        return m.ok();
+    }
+  }
+
+  bool Histogram(WireReader& r, WireType type, model::LogHistogram* h) {
+    std::string_view body;
+    if (!Msg(r, type, &body)) return false;
+    uint64_t first = 0;
+    std::string_view packed;
+    const bool ok = Fields(body, "histogram", [&](WireReader& m, uint32_t field, WireType t) {
+      if (field == fields::kHistFirst) return U(m, t, &first);
+      if (field == fields::kHistCounts) return Msg(m, t, &packed);
+      m.Skip(t);
+      return m.ok();
+    });
+    if (!ok) return false;
+    WireReader p(packed);
+    size_t i = first;
+    while (!p.done()) {
+      const uint64_t v = p.Varint();
+      if (!p.ok() || i >= static_cast<size_t>(model::LogHistogram::kBuckets))
+        return Fail("histogram");
+      h->counts[i++] = v;
+    }
+    return true;
+  }
+
+  bool Kernel(std::string_view body, KernelStats* k) {
+    return Fields(body, "kernel stats", [&](WireReader& m, uint32_t field, WireType t) {
+      switch (field) {
+        case fields::kKName:
+          return Str(m, t, &k->name);
+        case fields::kKCategory: {
+          uint64_t c = 0;
+          if (!U(m, t, &c)) return false;
+          // A category this reader does not know (newer writer) reads as "other".
+          k->category = c < static_cast<uint64_t>(model::kCategoryCount)
+                            ? static_cast<model::Category>(c)
+                            : model::Category::kOther;
+          return true;
+        }
+        case fields::kKSubcategory:
+          return Str(m, t, &k->subcategory);
+        case fields::kKDuration:
+          return Duration(m, t, &k->duration);
+        case fields::kKHistogram:
+          return Histogram(m, t, &k->histogram);
+        case fields::kKDistinct:
+          return U(m, t, &k->distinct_names);
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+  }
+
+  // A packed list of zigzag varints into `out` (resized to `size`, at most the list's length).
+  bool Packed(std::string_view packed, size_t size, const std::function<void(size_t, int64_t)>& put) {
+    WireReader p(packed);
+    size_t i = 0;
+    while (!p.done()) {
+      const uint64_t v = p.Varint();
+      if (!p.ok() || i >= size) return false;
+      put(i++, UnZigZag(v));
+    }
+    return true;
+  }
+
+  bool Timeline(std::string_view body, model::Timeline* tl) {
+    uint64_t bins = 0;
+    uint64_t busy_size = UINT64_MAX, category_size = UINT64_MAX;
+    std::string_view busy;
+    std::vector<std::pair<uint64_t, std::string_view>> categories;
+    uint64_t truncated = 0;
+    const bool ok = Fields(body, "timeline", [&](WireReader& m, uint32_t field, WireType t) {
+      switch (field) {
+        case fields::kTlBin:
+          return S(m, t, &tl->bin_ns);
+        case fields::kTlOrigin:
+          return S(m, t, &tl->origin_ns);
+        case fields::kTlBinCount:
+          return U(m, t, &bins);
+        case fields::kTlBusy:
+          return Msg(m, t, &busy);
+        case fields::kTlBusySize:
+          return U(m, t, &busy_size);
+        case fields::kTlCategorySize:
+          return U(m, t, &category_size);
+        case fields::kTlTruncated:
+          return U(m, t, &truncated);
+        case fields::kTlCategory: {
+          std::string_view entry;
+          if (!Msg(m, t, &entry)) return false;
+          uint64_t index = 0;
+          std::string_view values;
+          if (!Fields(entry, "timeline category",
+                      [&](WireReader& e, uint32_t ef, WireType et) {
+                        if (ef == fields::kIndex) return U(e, et, &index);
+                        if (ef == fields::kTlValues) return Msg(e, et, &values);
+                        e.Skip(et);
+                        return e.ok();
+                      }))
+            return false;
+          if (categories.size() >= static_cast<size_t>(body.size())) return false;
+          categories.emplace_back(index, values);
+          return true;
+        }
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+    if (!ok) return false;
+    if (busy_size == UINT64_MAX) busy_size = bins;
+    if (category_size == UINT64_MAX) category_size = bins;
+    // Every bin costs at least one byte of the (padded) busy list: a count beyond the message size
+    // is corrupt, and memory stays proportional to the input.
+    if (bins > kMaxTimelineBins || bins > body.size() || busy_size > bins || category_size > bins)
+      return Fail("timeline bin count");
+    if (!Charge(busy_size * sizeof(int64_t) + category_size * sizeof(tl->category_ns[0])))
+      return false;
+    tl->truncated = truncated != 0;
+    tl->busy_ns.assign(busy_size, 0);
+    tl->category_ns.assign(category_size, {});
+    if (!Packed(busy, bins, [&](size_t i, int64_t v) {
+          if (i < busy_size) tl->busy_ns[i] = v;
+        }))
+      return Fail("timeline busy");
+    for (const auto& [index, values] : categories) {
+      if (index >= static_cast<uint64_t>(model::kCategoryCount)) continue;  // newer category
+      if (!Packed(values, category_size,
+                  [&](size_t i, int64_t v) { tl->category_ns[i][index] = v; }))
+        return Fail("timeline category");
+    }
+    return true;
+  }
+
+  static bool Transfer(WireReader& m, uint32_t field, WireType t, model::TransferStats* x) {
+    switch (field) {
+      case fields::kXCount:
+        return U(m, t, &x->count);
+      case fields::kXBytes:
+        return U(m, t, &x->bytes);
+      case fields::kXTime:
+        return S(m, t, &x->time_ns);
+      case fields::kXPageable:
+        return U(m, t, &x->pageable_count);
+      default:
+        m.Skip(t);
+        return m.ok();
+    }
+  }
+
+  bool Sync(WireReader& m, uint32_t field, WireType t, model::SyncStats* s) {
+    if (field == fields::kSyncWait) return Duration(m, t, &s->wait);
+    if (field != fields::kSyncTarget) {
+      m.Skip(t);
+      return m.ok();
+    }
+    std::string_view body;
+    if (!Msg(m, t, &body)) return false;
+    if (!Charge(sizeof(model::SyncTarget))) return false;
+    model::SyncTarget& target = s->waited_on.emplace_back();
+    return Fields(body, "sync target", [&](WireReader& x, uint32_t tf, WireType tt) {
+      switch (tf) {
+        case fields::kTName:
+          return Str(x, tt, &target.kernel_name);
+        case fields::kTCount:
+          return U(x, tt, &target.count);
+        case fields::kTWait:
+          return S(x, tt, &target.wait_ns);
+        default:
+          x.Skip(tt);
+          return x.ok();
+      }
+    });
+  }
+
+  bool Device(std::string_view body, DeviceProfile* d) {
+    return Fields(body, "device", [&](WireReader& m, uint32_t field, WireType t) {
+      std::string_view inner;
+      switch (field) {
+        case fields::kDeviceId:
+          return U32(m, t, &d->device);
+        case fields::kDeviceName:
+          return Str(m, t, &d->device_name);
+        case fields::kFirstStart:
+          return S(m, t, &d->first_start_ns);
+        case fields::kLastEnd:
+          return S(m, t, &d->last_end_ns);
+        case fields::kBusy:
+          return S(m, t, &d->busy_ns);
+        case fields::kCompute:
+          return S(m, t, &d->compute_ns);
+        case fields::kCommunication:
+          return S(m, t, &d->communication_ns);
+        case fields::kOverlap:
+          return S(m, t, &d->communication_overlap_ns);
+        case fields::kKernelCount:
+          return U(m, t, &d->kernel_count);
+        case fields::kCategory:
+          return Indexed(m, t, &d->categories, "category", CategoryStatsField);
+        case fields::kSubcategory: {
+          if (!Msg(m, t, &inner)) return false;
+          std::string name;
+          model::CategoryStats stats;
+          if (!Charge(sizeof(std::string) + sizeof(stats) + 32)) return false;
+          if (!Fields(inner, "subcategory", [&](WireReader& e, uint32_t ef, WireType et) {
+                if (ef == fields::kStatName) return Str(e, et, &name);
+                return CategoryStatsField(e, ef, et, &stats);
+              }))
+            return false;
+          d->subcategories[std::move(name)] = stats;
+          return true;
+        }
+        case fields::kTopKernel:
+          return Msg(m, t, &inner) && Charge(sizeof(KernelStats)) &&
+                 Kernel(inner, &d->top_kernels.emplace_back());
+        case fields::kTail:
+          return Msg(m, t, &inner) && Kernel(inner, &d->tail);
+        case fields::kTimeline:
+          return Msg(m, t, &inner) && Timeline(inner, &d->timeline);
+        case fields::kIdleGaps:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "idle gaps", [&](WireReader& g, uint32_t gf, WireType gt) {
+                   if (gf == fields::kGapHost) return Duration(g, gt, &d->idle_gaps.host_wait);
+                   if (gf == fields::kGapKernel) return Duration(g, gt, &d->idle_gaps.kernel_wait);
+                   if (gf == fields::kGapOther) return Duration(g, gt, &d->idle_gaps.other);
+                   g.Skip(gt);
+                   return g.ok();
+                 });
+        case fields::kLaunch:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "launch", [&](WireReader& l, uint32_t lf, WireType lt) {
+                   model::LaunchStats& x = d->launch;
+                   if (lf == fields::kLCpu) return Duration(l, lt, &x.cpu_launch);
+                   if (lf == fields::kLDelay) return Duration(l, lt, &x.launch_delay);
+                   if (lf == fields::kLShort) return U(l, lt, &x.short_kernels);
+                   if (lf == fields::kLGraph) return U(l, lt, &x.graph_launches);
+                   if (lf == fields::kLFromGraphs) return U(l, lt, &x.kernels_from_graphs);
+                   l.Skip(lt);
+                   return l.ok();
+                 });
+        case fields::kSync:
+          return Indexed(m, t, &d->syncs, "sync",
+                         [this](WireReader& e, uint32_t ef, WireType et, model::SyncStats* s) {
+                           return Sync(e, ef, et, s);
+                         });
+        case fields::kMemcpy:
+          return Indexed(m, t, &d->memcpy, "memcpy", Transfer);
+        case fields::kMemset:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "memset", [&](WireReader& e, uint32_t ef, WireType et) {
+                   return Transfer(e, ef, et, &d->memset);
+                 });
+        case fields::kAllocations:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "allocations", [&](WireReader& a, uint32_t af, WireType at) {
+                   model::AllocationStats& x = d->allocations;
+                   if (af == fields::kAMalloc) return Duration(a, at, &x.malloc_calls);
+                   if (af == fields::kAFree) return Duration(a, at, &x.free_calls);
+                   if (af == fields::kABytes) return U(a, at, &x.malloc_bytes);
+                   if (af == fields::kASlow) return U(a, at, &x.slow_calls);
+                   if (af == fields::kASlowTotal) return S(a, at, &x.slow_total_ns);
+                   a.Skip(at);
+                   return a.ok();
+                 });
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+  }
+
+  bool Process(std::string_view body, ProcessProfile* p) {
+    return Fields(body, "process", [&](WireReader& m, uint32_t field, WireType t) {
+      std::string_view inner;
+      switch (field) {
+        case fields::kPid:
+          return U32(m, t, &p->pid);
+        case fields::kRank:
+          return S32(m, t, &p->rank);
+        case fields::kWorldSize:
+          return S32(m, t, &p->world_size);
+        case fields::kHostname:
+          return Str(m, t, &p->hostname);
+        case fields::kDevice:
+          return Msg(m, t, &inner) && Charge(sizeof(DeviceProfile)) &&
+                 Device(inner, &p->devices.emplace_back());
+        case fields::kDataQuality:
+          return Indexed(m, t, &p->data_quality, "data quality",
+                         [](WireReader& e, uint32_t ef, WireType et, uint64_t* v) {
+                           if (ef == fields::kStatCount) return U(e, et, v);
+                           e.Skip(et);
+                           return e.ok();
+                         });
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+  }
+
+  size_t budget_;
+  std::string error_;
+};
+
+}  // namespace
+
+base::StatusOr<ProfileWindow> DecodeWindow(std::string_view payload) {
+  WireReader r(payload);
+  const uint64_t major = r.Varint();
+  const uint64_t minor = r.Varint();
+  if (!r.ok()) return base::DataLossError("window payload: truncated version header");
+  if (major != kWindowFormatMajor) {
+    return base::UnsupportedError(
+        "window payload: format version " + std::to_string(major) + "." + std::to_string(minor) +
+        " is not readable by this inferscope (reads " + std::to_string(kWindowFormatMajor) +
+        ".x); " + (major > kWindowFormatMajor ? "upgrade inferscope" : "the writer is too old"));
+  }
+  ProfileWindow window;
+  Decoder decoder(payload.size());
+  const size_t header = payload.size() - r.remaining();
+  if (!decoder.Window(payload.substr(header), &window))
+    return base::DataLossError("window payload: corrupt " + decoder.error());
+  return window;
+}
+
+}  // namespace inferscope::wire

@@ -1,0 +1,51 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Field numbers of the window format (internal to src/wire; shared by encoder and decoder).
+
+#include <cstdint>
+
+namespace inferscope::wire {
+
+// Field numbers. Never reuse a number; add new fields with new numbers (a minor version bump).
+namespace fields {
+// ProfileWindow
+constexpr uint32_t kWindowStart = 1, kWindowEnd = 2, kWindowProcess = 3;
+// ProcessProfile
+constexpr uint32_t kPid = 1, kRank = 2, kWorldSize = 3, kHostname = 4, kDevice = 5,
+                   kDataQuality = 6;
+// Indexed entries of fixed arrays (categories, syncs, memcpy kinds, data quality)
+constexpr uint32_t kIndex = 1;
+// DeviceProfile
+constexpr uint32_t kDeviceId = 1, kDeviceName = 2, kFirstStart = 3, kLastEnd = 4, kBusy = 5,
+                   kCompute = 6, kCommunication = 7, kOverlap = 8, kKernelCount = 9,
+                   kCategory = 10, kSubcategory = 11, kTopKernel = 12, kTail = 13, kTimeline = 14,
+                   kIdleGaps = 15, kLaunch = 16, kSync = 17, kMemcpy = 18, kMemset = 19,
+                   kAllocations = 20;
+// CategoryStats (inside indexed / named entries)
+constexpr uint32_t kStatName = 1, kStatCount = 2, kStatTime = 3;
+// DurationStats
+constexpr uint32_t kDurCount = 1, kDurTotal = 2, kDurMin = 3, kDurMax = 4;
+// KernelStats
+constexpr uint32_t kKName = 1, kKCategory = 2, kKSubcategory = 3, kKDuration = 4, kKHistogram = 5,
+                   kKDistinct = 6;
+// LogHistogram
+constexpr uint32_t kHistFirst = 1, kHistCounts = 2;
+// Timeline
+constexpr uint32_t kTlBin = 1, kTlOrigin = 2, kTlBinCount = 3, kTlBusy = 4, kTlCategory = 5,
+                   kTlTruncated = 6, kTlBusySize = 7, kTlCategorySize = 8;
+constexpr uint32_t kTlValues = 2;  // inside a kTlCategory entry, after kIndex
+// IdleGapStats
+constexpr uint32_t kGapHost = 1, kGapKernel = 2, kGapOther = 3;
+// LaunchStats
+constexpr uint32_t kLCpu = 1, kLDelay = 2, kLShort = 3, kLGraph = 4, kLFromGraphs = 5;
+// SyncStats / SyncTarget
+constexpr uint32_t kSyncWait = 2, kSyncTarget = 3;
+constexpr uint32_t kTName = 1, kTCount = 2, kTWait = 3;
+// TransferStats
+constexpr uint32_t kXCount = 2, kXBytes = 3, kXTime = 4, kXPageable = 5;
+// AllocationStats
+constexpr uint32_t kAMalloc = 1, kAFree = 2, kABytes = 3, kASlow = 4, kASlowTotal = 5;
+}  // namespace fields
+
+}  // namespace inferscope::wire
