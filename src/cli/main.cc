@@ -11,7 +11,7 @@
 
 #include "src/cli/analyze_command.h"
 #include "src/cli/classify_command.h"
-#include "src/cli/duration.h"
+#include "src/base/duration.h"
 #include "src/cli/exit_codes.h"
 #include "src/report/report.h"
 
@@ -125,12 +125,12 @@ int Main(int argc, char** argv) {
   if (analyze_cmd->parsed()) {
     if (!report::ParseReportFormat(format, &analyze.format))
       return UsageError("--format: unknown format '" + format + "'", "inferscope analyze");
-    auto bin_ns = ParseDuration(bin);
+    auto bin_ns = base::ParseDuration(bin);
     if (!bin_ns.ok())
       return UsageError("--bin: " + bin_ns.status().message(), "inferscope analyze");
     if (*bin_ns <= 0) return UsageError("--bin: must be greater than 0", "inferscope analyze");
     analyze.bin_ns = *bin_ns;
-    auto wait_ns = ParseDuration(kernel_wait);
+    auto wait_ns = base::ParseDuration(kernel_wait);
     if (!wait_ns.ok())
       return UsageError("--kernel-wait-threshold: " + wait_ns.status().message(),
                         "inferscope analyze");

@@ -1,12 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/cli/duration.h"
+#include "src/base/duration.h"
 
 #include <cmath>
 #include <string>
 
-namespace inferscope::cli {
+namespace inferscope::base {
 
-base::StatusOr<int64_t> ParseDuration(std::string_view text) {
+StatusOr<int64_t> ParseDuration(std::string_view text) {
   const std::string quoted = "'" + std::string(text) + "'";
   auto bad = [&](const char* why) {
     return base::InvalidArgumentError("invalid duration " + quoted + ": " + why +
@@ -53,4 +53,4 @@ base::StatusOr<int64_t> ParseDuration(std::string_view text) {
   return static_cast<int64_t>(ns);
 }
 
-}  // namespace inferscope::cli
+}  // namespace inferscope::base

@@ -6,11 +6,11 @@
 
 #include "src/base/status.h"
 
-namespace inferscope::cli {
+namespace inferscope::base {
 
 // Parses a duration flag: a non-negative number (decimals allowed) followed by ns, us, ms or s,
 // e.g. "100ms", "30us", "1.5s", "250ns". A bare "0" is accepted; other bare numbers are rejected
 // (ambiguous). Errors are kInvalidArgument with a message that names the accepted forms.
-base::StatusOr<int64_t> ParseDuration(std::string_view text);
+StatusOr<int64_t> ParseDuration(std::string_view text);
 
-}  // namespace inferscope::cli
+}  // namespace inferscope::base

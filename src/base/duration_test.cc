@@ -1,9 +1,9 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/cli/duration.h"
+#include "src/base/duration.h"
 
 #include <gtest/gtest.h>
 
-namespace inferscope::cli {
+namespace inferscope::base {
 namespace {
 
 TEST(DurationTest, ParsesUnits) {
@@ -29,4 +29,4 @@ TEST(DurationTest, RejectsBadInput) {
 }
 
 }  // namespace
-}  // namespace inferscope::cli
+}  // namespace inferscope::base
