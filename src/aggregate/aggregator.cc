@@ -23,6 +23,7 @@ using model::SyncType;
 
 constexpr int64_t kDefaultWindowedLatenessNs = 2'000'000'000;
 constexpr size_t kDrainBatch = 8192;
+constexpr int kMaxWindowsPerAdvance = 64;
 // API calls that GPU work or sync records refer to (launches, copies, syncs, queries) are
 // remembered in a direct-mapped table keyed by correlation id: O(1), no allocation, and old entries
 // are overwritten instead of accumulating when the matching record never shows up.
@@ -240,6 +241,22 @@ class Aggregator::Impl {
     if (!pending_.empty()) {
       const Pending& last = pending_.back();
       last_key_ = SortKey{last.start_ns, static_cast<uint32_t>(last.event.index()), 0};
+    }
+  }
+
+  void AdvanceTo(int64_t now_ns) {
+    if (options_.window_ns <= 0) return;
+    const int64_t watermark = now_ns - std::max<int64_t>(options_.lateness_ns, 0);
+    Drain(watermark);
+    // Emit every window that ended before the watermark, empty ones included (bounded per call so
+    // a clock jump cannot flood the consumer).
+    for (int emitted = 0; emitted < kMaxWindowsPerAdvance; ++emitted) {
+      if (!window_open_) {
+        if (!emitted_any_ || processes_.empty()) return;
+        AdvanceWindow(emitted_until_ns_);
+      }
+      if (window_end_ns_ > watermark) return;
+      CloseWindow(window_end_ns_);
     }
   }
 
@@ -668,6 +685,7 @@ void Aggregator::OnNvtx(const model::NvtxEvent& e) { impl_->Enqueue(e); }
 void Aggregator::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) {
   impl_->CountQuality(pid, counter, count);
 }
+void Aggregator::AdvanceTo(int64_t now_ns) { impl_->AdvanceTo(now_ns); }
 void Aggregator::Finish() { impl_->Finish(); }
 
 model::ProfileWindow AggregateWholeTrace(const AggregatorOptions& options,

@@ -54,6 +54,11 @@ class Aggregator : public model::EventSink {
   void OnNvtx(const model::NvtxEvent& event) override;
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override;
 
+  // Live mode: the source's clock has reached `now_ns`. Events that can no longer be overtaken
+  // (starting before now - lateness) are processed and windows that have ended are emitted, also
+  // when nothing arrived: an idle GPU still gets its (empty) windows. No-op in whole-trace mode.
+  void AdvanceTo(int64_t now_ns);
+
   // Processes everything buffered and closes all open windows (end of trace / shutdown).
   void Finish();
 

@@ -324,6 +324,27 @@ TEST_F(AggregatorTest, ALateRecordNeverReopensAnEmittedWindow) {
       1u);
 }
 
+TEST_F(AggregatorTest, AdvanceToEmitsWindowsOnTimeEvenWhenTheGpuGoesIdle) {
+  AggregatorOptions options;
+  options.window_ns = 1'000'000;
+  options.lateness_ns = 100'000;
+  std::vector<model::ProfileWindow> windows;
+  Aggregator aggregator(options, &names_, &classifier_,
+                        [&](model::ProfileWindow&& w) { windows.push_back(std::move(w)); });
+  aggregator.OnKernel(Kernel(kGemm, 200'000, 300'000));
+  aggregator.AdvanceTo(1'050'000);  // window [0, 1 ms) ended, but within the lateness horizon
+  EXPECT_TRUE(windows.empty());
+  aggregator.AdvanceTo(1'100'001);
+  ASSERT_EQ(windows.size(), 1u);
+  EXPECT_EQ(windows[0].processes[0].devices[0].kernel_count, 1u);
+  aggregator.AdvanceTo(3'200'000);  // two idle windows follow
+  ASSERT_EQ(windows.size(), 3u);
+  EXPECT_EQ(windows[2].start_ns, 2'000'000);
+  ASSERT_EQ(windows[2].processes.size(), 1u);
+  EXPECT_EQ(windows[2].processes[0].devices[0].kernel_count, 0u);
+  EXPECT_EQ(windows[2].processes[0].devices[0].busy_ns, 0);
+}
+
 TEST_F(AggregatorTest, SyncRecordsOfNonBlockingQueriesAreNotWaits) {
   auto w = Whole([&](model::EventSink* s) {
     s->OnKernel(Kernel(kGemm, 1'000, 5'000));

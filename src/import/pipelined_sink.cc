@@ -54,27 +54,11 @@ void PipelinedSink::Run() {
       queue_.pop_front();
     }
     not_full_.notify_one();
-    for (const Item& item : batch) Deliver(item);
+    for (const model::AnyEvent& item : batch) model::Deliver(item, downstream_);
     batch.clear();
     std::lock_guard<std::mutex> lock(mu_);
     spare_.push_back(std::move(batch));
   }
-}
-
-void PipelinedSink::Deliver(const Item& item) {
-  struct Visitor {
-    model::EventSink* sink;
-    void operator()(const model::KernelEvent& e) const { sink->OnKernel(e); }
-    void operator()(const model::ApiCallEvent& e) const { sink->OnApiCall(e); }
-    void operator()(const model::MemcpyEvent& e) const { sink->OnMemcpy(e); }
-    void operator()(const model::MemsetEvent& e) const { sink->OnMemset(e); }
-    void operator()(const model::SyncEvent& e) const { sink->OnSync(e); }
-    void operator()(const model::NvtxEvent& e) const { sink->OnNvtx(e); }
-    void operator()(const model::ProcessInfo& e) const { sink->OnProcess(e); }
-    void operator()(const model::DeviceInfo& e) const { sink->OnDevice(e); }
-    void operator()(const Quality& q) const { sink->OnDataQuality(q.pid, q.counter, q.count); }
-  };
-  std::visit(Visitor{downstream_}, item);
 }
 
 }  // namespace inferscope::import

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "src/model/event_buffer.h"
 #include "src/model/events.h"
 
 namespace inferscope::import {
@@ -36,7 +37,7 @@ class PipelinedSink final : public model::EventSink {
   void OnApiCall(const model::ApiCallEvent& e) override { Push(e); }
   void OnNvtx(const model::NvtxEvent& e) override { Push(e); }
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override {
-    Push(Quality{pid, counter, count});
+    Push(model::DataQualityEvent{pid, counter, count});
   }
 
   // Delivers everything pushed so far and stops the consumer thread. Afterwards the downstream
@@ -44,15 +45,7 @@ class PipelinedSink final : public model::EventSink {
   void Close();
 
  private:
-  struct Quality {
-    uint32_t pid;
-    model::DataQuality counter;
-    uint64_t count;
-  };
-  using Item = std::variant<model::KernelEvent, model::ApiCallEvent, model::MemcpyEvent,
-                            model::MemsetEvent, model::SyncEvent, model::NvtxEvent,
-                            model::ProcessInfo, model::DeviceInfo, Quality>;
-  using Batch = std::vector<Item>;
+  using Batch = std::vector<model::AnyEvent>;
 
   template <typename T>
   void Push(const T& item) {
@@ -61,7 +54,6 @@ class PipelinedSink final : public model::EventSink {
   }
   void Flush();
   void Run();
-  void Deliver(const Item& item);
 
   model::EventSink* const downstream_;
   const size_t batch_events_;
