@@ -26,17 +26,22 @@ cmake --preset asan-ubsan >/dev/null
 cmake --build build/asan-ubsan -j"$JOBS"
 ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS"
 
-echo "== TSan (the concurrent parts: pipelined import, gzip inflation thread, split SQLite scan) =="
+echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, buffer pool, fake CUPTI) =="
 cmake --preset tsan >/dev/null
-cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test
-ctest --test-dir build/tsan --output-on-failure -j"$JOBS" -R 'PipelinedSink|KinetoImporter|SplitScan'
+cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test \
+  inject_tests fake_cupti_test
+ctest --test-dir build/tsan --output-on-failure -j"$JOBS" \
+  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti'
 
 echo "== fuzzers (short runs) =="
 cmake --preset fuzz >/dev/null
-cmake --build build/fuzz -j"$JOBS" --target kineto_importer_fuzzer nsys_importer_fuzzer taxonomy_fuzzer
+cmake --build build/fuzz -j"$JOBS" --target kineto_importer_fuzzer nsys_importer_fuzzer \
+  taxonomy_fuzzer window_codec_fuzzer framing_fuzzer
 for f in build/fuzz/src/import/kineto/kineto_importer_fuzzer \
          build/fuzz/src/import/nsys/nsys_importer_fuzzer \
-         build/fuzz/src/model/taxonomy_fuzzer; do
+         build/fuzz/src/model/taxonomy_fuzzer \
+         build/fuzz/src/wire/window_codec_fuzzer \
+         build/fuzz/src/wire/framing_fuzzer; do
   corpus=$(mktemp -d)
   echo "-- $(basename "$f") for ${FUZZ_SECONDS:-30} s"
   "$f" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \

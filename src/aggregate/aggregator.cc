@@ -582,10 +582,12 @@ class Aggregator::Impl {
     for (auto& [pid, p] : processes_) {
       for (const OpenSync& s : p.open_syncs) Attribute(p, s);
       p.open_syncs.clear();
-      if (p.devices.empty() && (p.unattributed_allocations.malloc_calls.count > 0 ||
-                                p.unattributed_allocations.free_calls.count > 0)) {
-        Device(p, 0);  // host-only activity still deserves an entry
-      }
+      bool host_activity = p.unattributed_allocations.malloc_calls.count > 0 ||
+                           p.unattributed_allocations.free_calls.count > 0;
+      for (size_t t = 0; t < kSyncTypes; ++t)
+        host_activity = host_activity || p.unattributed_records[t].wait.count > 0 ||
+                        p.unattributed_calls[t].wait.count > 0;
+      if (p.devices.empty() && host_activity) Device(p, 0);  // host-only activity gets an entry
       if (!p.devices.empty()) {
         DeviceState& first = p.devices.begin()->second;
         MergeAllocations(&first.allocations, p.unattributed_allocations);

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "src/base/duration.h"
 #include "src/cli/analyze_command.h"
 #include "src/cli/classify_command.h"
-#include "src/base/duration.h"
 #include "src/cli/exit_codes.h"
 #include "src/report/report.h"
 

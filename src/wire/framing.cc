@@ -71,7 +71,8 @@ bool FrameReader::Next(Frame* frame) {
   const char* h = buffer_.data() + consumed_;
   // The header is validated as soon as it is complete, before waiting for the payload.
   if (std::memcmp(h, kFrameMagic, sizeof(kFrameMagic)) != 0) {
-    status_ = base::DataLossError("frame stream: bad magic (not an inferscope stream or out of sync)");
+    status_ =
+        base::DataLossError("frame stream: bad magic (not an inferscope stream or out of sync)");
     return false;
   }
   const auto version = static_cast<uint16_t>(GetLe(h + 4, 2));
@@ -85,9 +86,9 @@ bool FrameReader::Next(Frame* frame) {
   const auto length = static_cast<uint32_t>(GetLe(h + 8, 4));
   const auto crc = static_cast<uint32_t>(GetLe(h + 12, 4));
   if (length > kMaxFramePayloadBytes) {
-    status_ = base::DataLossError("frame stream: frame of " + std::to_string(length) +
-                                  " bytes exceeds the limit of " +
-                                  std::to_string(kMaxFramePayloadBytes));
+    status_ =
+        base::DataLossError("frame stream: frame of " + std::to_string(length) +
+                            " bytes exceeds the limit of " + std::to_string(kMaxFramePayloadBytes));
     return false;
   }
   if (available - kFrameHeaderBytes < length) return false;

@@ -69,7 +69,7 @@ struct Hello {
   int32_t local_rank = -1;
   int32_t world_size = -1;
   std::string hostname;
-  std::string tool_version;  // inferscope version of the injection library
+  std::string tool_version;           // inferscope version of the injection library
   int64_t process_start_unix_ns = 0;  // identifies the process across pid reuse
   bool operator==(const Hello&) const = default;
 };

@@ -65,9 +65,9 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       d.subcategories["communication.all_reduce"] = {1, 0};
       d.subcategories["memory.memcpy_htod"] = {0, 0};
       for (int k = 0; k < top_kernels; ++k) {
-        d.top_kernels.push_back(kernel(
-            "_ZN5flash44flash_fwd_splitkv_kernelILi" + std::to_string(k) + "EEvNS_6ParamsE",
-            static_cast<model::Category>(k % model::kCategoryCount)));
+        d.top_kernels.push_back(
+            kernel("_ZN5flash44flash_fwd_splitkv_kernelILi" + std::to_string(k) + "EEvNS_6ParamsE",
+                   static_cast<model::Category>(k % model::kCategoryCount)));
       }
       d.tail = kernel("other", model::Category::kOther);
       d.tail.distinct_names = 0;
@@ -93,9 +93,8 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       for (size_t s = 1; s < d.syncs.size(); ++s) {
         d.syncs[s].wait = duration();
         for (int t = 0; t < 3; ++t) {
-          d.syncs[s].waited_on.push_back(
-              {t == 2 ? "[memcpy dtoh]" : "kernel_" + std::to_string(t),
-               static_cast<uint64_t>(next()), next()});
+          d.syncs[s].waited_on.push_back({t == 2 ? "[memcpy dtoh]" : "kernel_" + std::to_string(t),
+                                          static_cast<uint64_t>(next()), next()});
         }
       }
       for (size_t k = 0; k < d.memcpy.size(); ++k) {

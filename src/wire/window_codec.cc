@@ -19,7 +19,6 @@ using model::ProfileWindow;
 
 constexpr int64_t kNoMin = std::numeric_limits<int64_t>::max();
 
-
 // ---- Encoding ----
 
 // Signed field written unless it equals the reader's default.
@@ -152,13 +151,13 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
             e.S(fields::kStatTime, d.categories[c].time_ns);
           });
         }
-        for (const auto& [name, stats] : d.subcategories) {
+        for (const auto& entry : d.subcategories) {
           m.Message(
               fields::kSubcategory,
               [&](WireWriter& e) {
-                e.Str(fields::kStatName, name);
-                e.U(fields::kStatCount, stats.count);
-                e.S(fields::kStatTime, stats.time_ns);
+                e.Str(fields::kStatName, entry.first);
+                e.U(fields::kStatCount, entry.second.count);
+                e.S(fields::kStatTime, entry.second.time_ns);
               },
               /*always=*/true);
         }

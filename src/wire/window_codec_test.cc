@@ -48,7 +48,7 @@ TEST(WindowCodecTest, RoundTripsDefaultsAndExtremes) {
   d.device = UINT32_MAX;
   d.kernel_count = UINT64_MAX;
   d.busy_ns = INT64_MIN;
-  d.tail.duration.min_ns = 0;  // differs from the "no min" default
+  d.tail.duration.min_ns = 0;    // differs from the "no min" default
   d.top_kernels.emplace_back();  // an all-default row keeps its place
   d.syncs[0].waited_on.emplace_back();
   d.timeline.busy_ns = {0, 0, 0};  // sizes differ from category_ns

@@ -224,7 +224,8 @@ class Decoder {
   }
 
   // A packed list of zigzag varints into `out` (resized to `size`, at most the list's length).
-  bool Packed(std::string_view packed, size_t size, const std::function<void(size_t, int64_t)>& put) {
+  bool Packed(std::string_view packed, size_t size,
+              const std::function<void(size_t, int64_t)>& put) {
     WireReader p(packed);
     size_t i = 0;
     while (!p.done()) {
@@ -262,13 +263,12 @@ class Decoder {
           if (!Msg(m, t, &entry)) return false;
           uint64_t index = 0;
           std::string_view values;
-          if (!Fields(entry, "timeline category",
-                      [&](WireReader& e, uint32_t ef, WireType et) {
-                        if (ef == fields::kIndex) return U(e, et, &index);
-                        if (ef == fields::kTlValues) return Msg(e, et, &values);
-                        e.Skip(et);
-                        return e.ok();
-                      }))
+          if (!Fields(entry, "timeline category", [&](WireReader& e, uint32_t ef, WireType et) {
+                if (ef == fields::kIndex) return U(e, et, &index);
+                if (ef == fields::kTlValues) return Msg(e, et, &values);
+                e.Skip(et);
+                return e.ok();
+              }))
             return false;
           if (categories.size() >= static_cast<size_t>(body.size())) return false;
           categories.emplace_back(index, values);
@@ -295,9 +295,10 @@ class Decoder {
           if (i < busy_size) tl->busy_ns[i] = v;
         }))
       return Fail("timeline busy");
-    for (const auto& [index, values] : categories) {
+    for (const auto& entry : categories) {
+      const uint64_t index = entry.first;
       if (index >= static_cast<uint64_t>(model::kCategoryCount)) continue;  // newer category
-      if (!Packed(values, category_size,
+      if (!Packed(entry.second, category_size,
                   [&](size_t i, int64_t v) { tl->category_ns[i][index] = v; }))
         return Fail("timeline category");
     }

@@ -18,10 +18,9 @@ constexpr uint32_t kPid = 1, kRank = 2, kWorldSize = 3, kHostname = 4, kDevice =
 constexpr uint32_t kIndex = 1;
 // DeviceProfile
 constexpr uint32_t kDeviceId = 1, kDeviceName = 2, kFirstStart = 3, kLastEnd = 4, kBusy = 5,
-                   kCompute = 6, kCommunication = 7, kOverlap = 8, kKernelCount = 9,
-                   kCategory = 10, kSubcategory = 11, kTopKernel = 12, kTail = 13, kTimeline = 14,
-                   kIdleGaps = 15, kLaunch = 16, kSync = 17, kMemcpy = 18, kMemset = 19,
-                   kAllocations = 20;
+                   kCompute = 6, kCommunication = 7, kOverlap = 8, kKernelCount = 9, kCategory = 10,
+                   kSubcategory = 11, kTopKernel = 12, kTail = 13, kTimeline = 14, kIdleGaps = 15,
+                   kLaunch = 16, kSync = 17, kMemcpy = 18, kMemset = 19, kAllocations = 20;
 // CategoryStats (inside indexed / named entries)
 constexpr uint32_t kStatName = 1, kStatCount = 2, kStatTime = 3;
 // DurationStats

@@ -1,0 +1,126 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/inject/agent_client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace inferscope::inject {
+
+namespace {
+constexpr int64_t kMinBackoffNs = 100'000'000;
+constexpr int64_t kMaxBackoffNs = 5'000'000'000;
+}  // namespace
+
+int64_t AgentClient::MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+AgentClient::AgentClient(std::string socket_path, size_t max_queued_bytes)
+    : socket_path_(std::move(socket_path)), max_queued_bytes_(max_queued_bytes) {}
+
+AgentClient::~AgentClient() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void AgentClient::Enqueue(std::string frame) {
+  queued_bytes_ += frame.size();
+  queue_.push_back(std::move(frame));
+  // Drop from the front, but never the frame partly on the wire (the agent would see garbage).
+  while (queued_bytes_ > max_queued_bytes_ && queue_.size() > 1) {
+    auto victim = queue_.begin();
+    if (offset_ > 0) ++victim;
+    if (victim == queue_.end()) break;
+    queued_bytes_ -= victim->size();
+    queue_.erase(victim);
+    ++dropped_frames_;
+  }
+}
+
+bool AgentClient::TryConnect(int64_t now_ns) {
+  if (now_ns < next_attempt_ns_) return false;
+  sockaddr_un addr{};
+  if (socket_path_.size() >= sizeof(addr.sun_path)) {
+    next_attempt_ns_ = now_ns + kMaxBackoffNs;
+    return false;
+  }
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    next_attempt_ns_ = now_ns + backoff_ns_;
+    return false;
+  }
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_path_.data(), socket_path_.size());
+  // A unix-socket connect completes or fails at once; EAGAIN means the listener's backlog is full.
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    next_attempt_ns_ = now_ns + backoff_ns_;
+    backoff_ns_ = std::min(backoff_ns_ * 2, kMaxBackoffNs);
+    return false;
+  }
+  fd_ = fd;
+  backoff_ns_ = kMinBackoffNs;
+  hello_sent_ = hello_.empty();
+  hello_offset_ = 0;
+  offset_ = 0;  // a frame cut by the last disconnect goes again, whole
+  return true;
+}
+
+void AgentClient::Disconnect(int64_t now_ns) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  next_attempt_ns_ = now_ns + backoff_ns_;
+  backoff_ns_ = std::min(backoff_ns_ * 2, kMaxBackoffNs);
+}
+
+void AgentClient::Pump(int64_t now_ns) {
+  if (queue_.empty() && fd_ < 0) return;
+  if (fd_ < 0 && !TryConnect(now_ns)) return;
+  auto write_some = [&](const std::string& data, size_t* offset) -> bool {
+    while (*offset < data.size()) {
+      const ssize_t n =
+          ::send(fd_, data.data() + *offset, data.size() - *offset, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        *offset += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
+      Disconnect(now_ns);  // EPIPE, ECONNRESET, ...: the agent went away
+      return false;
+    }
+    return true;
+  };
+  if (!hello_sent_) {
+    if (!write_some(hello_, &hello_offset_)) return;
+    hello_sent_ = true;
+  }
+  while (!queue_.empty() && fd_ >= 0) {
+    if (!write_some(queue_.front(), &offset_)) return;
+    queued_bytes_ -= queue_.front().size();
+    queue_.pop_front();
+    offset_ = 0;
+    ++sent_frames_;
+  }
+}
+
+void AgentClient::FlushUntil(int64_t deadline_ns) {
+  while (!queue_.empty()) {
+    const int64_t now = MonotonicNs();
+    if (now >= deadline_ns) return;
+    if (fd_ < 0) next_attempt_ns_ = std::min(next_attempt_ns_, now);  // no back-off at exit
+    Pump(now);
+    if (queue_.empty()) return;
+    timespec pause{0, 2'000'000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace inferscope::inject

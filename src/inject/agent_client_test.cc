@@ -1,0 +1,118 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/inject/agent_client.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/wire/framing.h"
+
+namespace inferscope::inject {
+namespace {
+
+// A minimal agent: a listening unix socket whose accepted connection is read with FrameReader.
+class FakeAgent {
+ public:
+  explicit FakeAgent(const std::string& path) {
+    std::filesystem::remove(path);
+    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);  // accept never blocks
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path.c_str());
+    EXPECT_EQ(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(::listen(listen_fd_, 4), 0);
+  }
+  ~FakeAgent() {
+    if (conn_fd_ >= 0) ::close(conn_fd_);
+    ::close(listen_fd_);
+  }
+  // Accepts (if needed) and reads until `count` frames arrived; returns their payloads.
+  std::vector<wire::Frame> Read(size_t count, AgentClient* client) {
+    std::vector<wire::Frame> frames;
+    for (int i = 0; i < 2000 && frames.size() < count; ++i) {
+      client->Pump(AgentClient::MonotonicNs());
+      if (conn_fd_ < 0) conn_fd_ = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK);
+      if (conn_fd_ >= 0) {
+        char buf[4096];
+        const ssize_t n = ::recv(conn_fd_, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n > 0) reader_.Append(std::string_view(buf, static_cast<size_t>(n)));
+        wire::Frame f;
+        while (reader_.Next(&f)) frames.push_back(f);
+      }
+      usleep(1000);
+    }
+    return frames;
+  }
+
+ private:
+  int listen_fd_ = -1;
+  int conn_fd_ = -1;
+  wire::FrameReader reader_;
+};
+
+std::string Frame(wire::FrameType type, const std::string& payload) {
+  std::string out;
+  EXPECT_TRUE(wire::FrameWriter::Append(type, payload, &out).ok());
+  return out;
+}
+
+std::string SocketPath(const char* name) {
+  return (std::filesystem::temp_directory_path() /
+          (std::string("isc_") + std::to_string(::getpid()) + "_" + name + ".sock"))
+      .string();
+}
+
+TEST(AgentClientTest, QueuesWhileTheAgentIsAbsentThenSendsHelloFirst) {
+  const std::string path = SocketPath("absent");
+  std::filesystem::remove(path);
+  AgentClient client(path, 1 << 20);
+  client.SetHello(Frame(wire::FrameType::kHello, "hi"));
+  client.Enqueue(Frame(wire::FrameType::kWindow, "w1"));
+  client.Enqueue(Frame(wire::FrameType::kWindow, "w2"));
+  client.Pump(AgentClient::MonotonicNs());  // nobody listening: nothing lost, nothing blocks
+  EXPECT_FALSE(client.connected());
+  EXPECT_EQ(client.queued_frames(), 2u);
+
+  FakeAgent agent(path);
+  const auto frames = agent.Read(3, &client);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].type, static_cast<uint16_t>(wire::FrameType::kHello));
+  EXPECT_EQ(frames[1].payload, "w1");
+  EXPECT_EQ(frames[2].payload, "w2");
+  EXPECT_EQ(client.sent_frames(), 2u);
+  std::filesystem::remove(path);
+}
+
+TEST(AgentClientTest, ReconnectsToARestartedAgentAndSaysHelloAgain) {
+  const std::string path = SocketPath("restart");
+  AgentClient client(path, 1 << 20);
+  client.SetHello(Frame(wire::FrameType::kHello, "hi"));
+  {
+    FakeAgent first(path);
+    client.Enqueue(Frame(wire::FrameType::kWindow, "before"));
+    ASSERT_EQ(first.Read(2, &client).size(), 2u);
+  }  // the agent dies
+  client.Enqueue(Frame(wire::FrameType::kWindow, "after"));
+  for (int i = 0; i < 5; ++i) client.Pump(AgentClient::MonotonicNs());  // notices the loss
+  FakeAgent second(path);
+  const auto frames = second.Read(2, &client);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].payload, "hi");
+  EXPECT_EQ(frames[1].payload, "after");
+  std::filesystem::remove(path);
+}
+
+TEST(AgentClientTest, DropsTheOldestFramesBeyondItsBound) {
+  AgentClient client(SocketPath("bound"), 3 * 100);
+  for (int i = 0; i < 10; ++i) client.Enqueue(std::string(100, static_cast<char>('a' + i)));
+  EXPECT_EQ(client.queued_frames(), 3u);
+  EXPECT_EQ(client.dropped_frames(), 7u);
+}
+
+}  // namespace
+}  // namespace inferscope::inject

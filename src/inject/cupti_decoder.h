@@ -1,0 +1,52 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cupti.h>
+
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "src/model/events.h"
+#include "src/model/name_table.h"
+
+namespace inferscope::inject {
+
+// Turns the records of a completed CUPTI activity buffer into model events (docs/design/inject.md,
+// "Record mapping"). Kernel names are interned at once: CUPTI's name pointers belong to modules a
+// JIT may unload. Not thread-safe: the Session serializes calls.
+class CuptiDecoder {
+ public:
+  CuptiDecoder(model::NameTable* names, uint32_t pid);
+
+  // Decodes every record in buffer[0, valid_bytes) into `sink`; returns the number of records.
+  size_t Decode(uint8_t* buffer, size_t valid_bytes, model::EventSink* sink);
+
+  uint64_t unknown_records() const { return unknown_records_; }
+
+ private:
+  void DecodeRecord(const CUpti_Activity* record, model::EventSink* sink);
+  model::NameId KernelName(const char* name);
+  // Name and class of a runtime/driver API callback id, looked up once per id.
+  const model::ApiCallEvent& ApiTemplate(CUpti_ActivityKind domain_kind, uint32_t cbid);
+  uint32_t DeviceOfContext(uint32_t context_id) const;
+
+  model::NameTable* names_;
+  const uint32_t pid_;
+  uint64_t unknown_records_ = 0;
+
+  // Kernel-name cache by pointer, verified against the string itself (a module unloaded and
+  // another loaded at the same address must not inherit its names); a hit skips the hashing.
+  struct NameSlot {
+    const char* pointer = nullptr;
+    model::NameId id = model::kNoName;
+  };
+  std::array<NameSlot, 4096> name_cache_{};
+
+  std::unordered_map<uint64_t, model::ApiCallEvent> api_templates_;  // (kind << 32 | cbid)
+  std::unordered_map<uint32_t, uint32_t> context_device_;            // learned from kernels
+  std::unordered_map<uint32_t, model::NameId> graph_names_;
+};
+
+}  // namespace inferscope::inject

@@ -1,0 +1,77 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// The one exported symbol of libinferscope_inject.so. The CUDA driver calls it from cuInit when
+// CUDA_INJECTION64_PATH names this library (docs/design/inject.md). Whatever happens here, the
+// application must run on: every failure disables profiling with one log line and returns success.
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "src/inject/config.h"
+#include "src/inject/log.h"
+#include "src/inject/session.h"
+#include "src/inject/window_sender.h"
+
+namespace {
+
+using inferscope::inject::Config;
+using inferscope::inject::Log;
+using inferscope::inject::LogLevel;
+using inferscope::inject::Session;
+using inferscope::inject::WindowSender;
+
+std::atomic<WindowSender*> g_sender{nullptr};
+LogLevel g_log_level = LogLevel::kError;
+
+const char* GetEnv(const char* name) { return std::getenv(name); }
+
+int64_t RealtimeNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// At exit: the last (partial) window and a goodbye, delivered within a short deadline.
+void OnExit() noexcept {
+  try {
+    if (Session* s = Session::Instance()) s->Shutdown();
+    if (WindowSender* sender = g_sender.load()) sender->Finish(1'000'000'000);
+  } catch (...) {
+  }
+}
+
+void OnForkChild() noexcept {
+  if (Session* s = Session::Instance()) s->DisableAfterFork();
+  g_sender.store(nullptr);  // its socket belongs to the parent
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) noexcept {
+  static std::atomic<bool> initialized{false};
+  if (initialized.exchange(true)) return 1;
+  try {
+    const Config config = inferscope::inject::ReadConfig(&GetEnv);
+    g_log_level = config.log_level;
+    if (!config.warnings.empty()) Log(config.log_level, LogLevel::kError, config.warnings);
+    // Lives until the process ends (CUPTI and the exit handler use it after main returns).
+    auto* sender = new WindowSender(config, static_cast<uint32_t>(::getpid()), RealtimeNs());
+    Session* session = Session::Start(
+        config, [sender](inferscope::model::ProfileWindow&& w) { sender->OnWindow(std::move(w)); },
+        [sender] { sender->Tick(); });
+    if (session == nullptr) return 1;
+    g_sender.store(sender);
+    pthread_atfork(nullptr, nullptr, &OnForkChild);
+    std::atexit(&OnExit);
+  } catch (const std::exception& e) {
+    Log(g_log_level, LogLevel::kError, std::string("profiling disabled: ") + e.what());
+  } catch (...) {
+    Log(g_log_level, LogLevel::kError, "profiling disabled: unexpected error");
+  }
+  return 1;
+}

@@ -1,0 +1,51 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/inject/window_sender.h"
+
+#include <unistd.h>
+
+#include <string>
+
+#include "src/wire/framing.h"
+#include "src/wire/window_codec.h"
+
+namespace inferscope::inject {
+
+namespace {
+// Windows waiting for an absent agent: ~1000 typical windows (hours at 10 s) before dropping.
+constexpr size_t kMaxQueuedBytes = 8u << 20;
+}  // namespace
+
+WindowSender::WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns)
+    : client_(config.socket_path, kMaxQueuedBytes) {
+  wire::Hello hello;
+  hello.pid = pid;
+  hello.rank = config.rank;
+  hello.local_rank = config.local_rank;
+  hello.world_size = config.world_size;
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) == 0) hello.hostname = host;
+  hello.tool_version = INFERSCOPE_VERSION;
+  hello.process_start_unix_ns = start_unix_ns;
+  std::string payload, frame;
+  wire::EncodeHello(hello, &payload);
+  if (wire::FrameWriter::Append(wire::FrameType::kHello, payload, &frame).ok())
+    client_.SetHello(std::move(frame));
+}
+
+void WindowSender::OnWindow(model::ProfileWindow&& window) {
+  std::string payload, frame;
+  wire::EncodeWindow(window, &payload);
+  if (!wire::FrameWriter::Append(wire::FrameType::kWindow, payload, &frame).ok()) return;
+  client_.Enqueue(std::move(frame));
+  ++windows_;
+  Tick();
+}
+
+void WindowSender::Finish(int64_t timeout_ns) {
+  std::string frame;
+  if (wire::FrameWriter::Append(wire::FrameType::kGoodbye, {}, &frame).ok())
+    client_.Enqueue(std::move(frame));
+  client_.FlushUntil(AgentClient::MonotonicNs() + timeout_ns);
+}
+
+}  // namespace inferscope::inject

@@ -1,0 +1,31 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+
+#include "src/inject/agent_client.h"
+#include "src/inject/config.h"
+#include "src/model/profile.h"
+
+namespace inferscope::inject {
+
+// Encodes windows into wire frames and sends them to the agent (hello first on every connection,
+// goodbye at the end). Drain thread only, then the exit path after the drain thread stopped.
+class WindowSender {
+ public:
+  WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns);
+
+  void OnWindow(model::ProfileWindow&& window);
+  void Tick() { client_.Pump(AgentClient::MonotonicNs()); }
+  // Queues the goodbye and tries to deliver everything for up to `timeout_ns`.
+  void Finish(int64_t timeout_ns);
+
+  const AgentClient& client() const { return client_; }
+  uint64_t windows() const { return windows_; }
+
+ private:
+  AgentClient client_;
+  uint64_t windows_ = 0;
+};
+
+}  // namespace inferscope::inject

@@ -1,0 +1,446 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "tests/fakes/replay_engine/replay.h"
+
+#include <cupti.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "src/import/cuda_api.h"
+#include "tests/fakes/fake_cupti/fake_cupti_control.h"
+
+namespace inferscope::fakes {
+namespace {
+
+using model::ApiKind;
+using model::SyncType;
+
+#define RT(n) \
+  { #n, false, CUPTI_RUNTIME_TRACE_CBID_##n }
+#define DRV(n) \
+  { #n, true, CUPTI_DRIVER_TRACE_CBID_##n }
+struct CbidName {
+  const char* full;  // the enum's name, with the version suffix
+  bool driver;
+  uint32_t cbid;
+};
+// The calls real inference traces are made of; anything else falls back to its kind's default.
+constexpr CbidName kCbids[] = {
+    RT(cudaLaunchKernel_v7000),
+    RT(cudaLaunchKernelExC_v11060),
+    RT(cudaLaunchCooperativeKernel_v9000),
+    RT(cudaGraphLaunch_v10000),
+    RT(cudaMemcpy_v3020),
+    RT(cudaMemcpyAsync_v3020),
+    RT(cudaMemcpy2DAsync_v3020),
+    RT(cudaMemcpyPeerAsync_v4000),
+    RT(cudaMemset_v3020),
+    RT(cudaMemsetAsync_v3020),
+    RT(cudaMalloc_v3020),
+    RT(cudaFree_v3020),
+    RT(cudaMallocHost_v3020),
+    RT(cudaFreeHost_v3020),
+    RT(cudaHostAlloc_v3020),
+    RT(cudaMallocManaged_v6000),
+    RT(cudaMallocAsync_v11020),
+    RT(cudaFreeAsync_v11020),
+    RT(cudaDeviceSynchronize_v3020),
+    RT(cudaThreadSynchronize_v3020),
+    RT(cudaStreamSynchronize_v3020),
+    RT(cudaEventSynchronize_v3020),
+    RT(cudaStreamWaitEvent_v3020),
+    RT(cudaEventQuery_v3020),
+    RT(cudaStreamQuery_v3020),
+    RT(cudaEventRecord_v3020),
+    RT(cudaEventRecordWithFlags_v11010),
+    RT(cudaStreamIsCapturing_v10000),
+    RT(cudaGetDevice_v3020),
+    RT(cudaSetDevice_v3020),
+    RT(cudaPeekAtLastError_v3020),
+    RT(cudaGetLastError_v3020),
+    RT(cudaMemGetInfo_v3020),
+    RT(cudaFuncGetAttributes_v3020),
+    RT(cudaEventCreateWithFlags_v3020),
+    RT(cudaEventDestroy_v3020),
+    RT(cudaDeviceGetAttribute_v5000),
+    RT(cudaPointerGetAttributes_v4000),
+    RT(cudaStreamGetCaptureInfo_v10010),
+    RT(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000),
+    RT(cudaDeviceGetStreamPriorityRange_v5050),
+    DRV(cuLaunchKernel),
+    DRV(cuLaunchKernelEx),
+    DRV(cuGraphLaunch),
+    DRV(cuMemAlloc_v2),
+    DRV(cuMemFree_v2),
+    DRV(cuCtxSynchronize),
+    DRV(cuStreamSynchronize),
+    DRV(cuEventSynchronize),
+    DRV(cuStreamWaitEvent),
+    DRV(cuEventQuery),
+    DRV(cuStreamQuery),
+    DRV(cuEventRecord),
+    DRV(cuMemcpyHtoD_v2),
+    DRV(cuMemcpyDtoH_v2),
+    DRV(cuMemcpyAsync),
+    DRV(cuMemsetD8_v2),
+    DRV(cuMemsetD32Async),
+    DRV(cuMemCreate),
+    DRV(cuMemRelease),
+    DRV(cuMemMap),
+    DRV(cuMemAllocAsync),
+    DRV(cuMemFreeAsync),
+    DRV(cuMemAllocHost_v2),
+    DRV(cuMemHostAlloc),
+    DRV(cuMemFreeHost),
+    DRV(cuModuleGetFunction),
+    DRV(cuModuleLoadData),
+    DRV(cuLibraryGetKernel),
+    DRV(cuKernelGetFunction),
+    DRV(cuCtxGetCurrent),
+    DRV(cuGetProcAddress_v2),
+    DRV(cuPointerGetAttribute),
+    DRV(cuMemGetInfo_v2),
+};
+#undef RT
+#undef DRV
+
+uint32_t DefaultRuntimeCbid(ApiKind kind, SyncType sync) {
+  switch (kind) {
+    case ApiKind::kKernelLaunch:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+    case ApiKind::kGraphLaunch:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000;
+    case ApiKind::kMemcpy:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
+    case ApiKind::kMemset:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020;
+    case ApiKind::kMalloc:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020;
+    case ApiKind::kFree:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020;
+    case ApiKind::kQuery:
+      return CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020;
+    case ApiKind::kSync:
+      switch (sync) {
+        case SyncType::kDevice:
+          return CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020;
+        case SyncType::kEvent:
+          return CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020;
+        case SyncType::kStreamWaitEvent:
+          return CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020;
+        default:
+          return CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020;
+      }
+    default:
+      return CUPTI_RUNTIME_TRACE_CBID_INVALID;
+  }
+}
+
+CUpti_ActivitySynchronizationType SyncTypeToCupti(SyncType t) {
+  switch (t) {
+    case SyncType::kDevice:
+      return CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
+    case SyncType::kStream:
+      return CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+    case SyncType::kEvent:
+      return CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
+    case SyncType::kStreamWaitEvent:
+      return CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+    default:
+      return CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN;
+  }
+}
+
+uint8_t CopyKindToCupti(model::MemcpyKind k) {
+  switch (k) {
+    case model::MemcpyKind::kHtoD:
+      return CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+    case model::MemcpyKind::kDtoH:
+      return CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+    case model::MemcpyKind::kDtoD:
+      return CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
+    case model::MemcpyKind::kHtoH:
+      return CUPTI_ACTIVITY_MEMCPY_KIND_HTOH;
+    case model::MemcpyKind::kPtoP:
+      return CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+    default:
+      return CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN;
+  }
+}
+
+// Fake contexts: pointer = context id << 4, context id = device + 1 (fake_cupti_api.cc decodes it).
+CUcontext FakeContext(uint32_t device) {
+  return reinterpret_cast<CUcontext>(static_cast<uintptr_t>(device + 1) << 4);
+}
+uint32_t Dev(uint32_t device) { return device == model::kUnknownDevice ? 0 : device; }
+
+// One record to emit, at `at_ns` (trace clock) - the activity's end, when CUPTI would have it.
+struct Item {
+  int64_t at_ns;
+  uint8_t type;  // 0 kernel, 1 graph, 2 memcpy, 3 memset, 4 sync, 5 api
+  uint32_t index;
+};
+
+}  // namespace
+
+ApiCbid CbidForApi(std::string_view name, ApiKind kind, SyncType sync) {
+  const std::string_view base = import::StripApiSuffixes(name);
+  for (const CbidName& c : kCbids)
+    if (import::StripApiSuffixes(c.full) == base) return {c.driver, c.cbid};
+  const bool driver = name.starts_with("cu") && !name.starts_with("cuda");
+  if (!driver) return {false, DefaultRuntimeCbid(kind, sync)};
+  return {true, kind == ApiKind::kKernelLaunch ? uint32_t{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel}
+                                               : uint32_t{CUPTI_DRIVER_TRACE_CBID_INVALID}};
+}
+
+ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
+                           const ReplayOptions& options) {
+  ReplayCounts counts;
+  auto count = [&](FakeCuptiEmitResult r) {
+    counts.written += r == FAKE_CUPTI_WRITTEN;
+    counts.filtered += r == FAKE_CUPTI_FILTERED;
+    counts.dropped += r == FAKE_CUPTI_DROPPED;
+  };
+  auto emit = [&](const auto& record) {
+    count(fake_cupti_emit(reinterpret_cast<const CUpti_Activity*>(&record)));
+  };
+
+  // With GRAPH_TRACE on, CUPTI reports one record per graph launch instead of its kernels.
+  const bool graph_trace = fake_cupti_kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<int64_t, int64_t>> graphs;  // span per launch
+  std::vector<Item> items;
+  int64_t first = INT64_MAX;
+  std::set<uint32_t> devices;
+  for (uint32_t i = 0; i < t.kernels.size(); ++i) {
+    const model::KernelEvent& k = t.kernels[i];
+    first = std::min(first, k.start_ns);
+    devices.insert(k.device);
+    if (graph_trace && k.graph_id != 0) {
+      auto [it, added] = graphs.try_emplace({k.correlation_id, k.graph_id}, k.start_ns, k.end_ns);
+      it->second.first = std::min(it->second.first, k.start_ns);
+      it->second.second = std::max(it->second.second, k.end_ns);
+    } else {
+      items.push_back({k.end_ns, 0, i});
+    }
+  }
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::pair<int64_t, int64_t>>> graph_list(
+      graphs.begin(), graphs.end());
+  for (uint32_t i = 0; i < graph_list.size(); ++i)
+    items.push_back({graph_list[i].second.second, 1, i});
+  for (uint32_t i = 0; i < t.memcpys.size(); ++i) {
+    items.push_back({t.memcpys[i].end_ns, 2, i});
+    first = std::min(first, t.memcpys[i].start_ns);
+  }
+  for (uint32_t i = 0; i < t.memsets.size(); ++i) {
+    items.push_back({t.memsets[i].end_ns, 3, i});
+    first = std::min(first, t.memsets[i].start_ns);
+  }
+  for (uint32_t i = 0; i < t.syncs.size(); ++i) {
+    items.push_back({t.syncs[i].end_ns, 4, i});
+    first = std::min(first, t.syncs[i].start_ns);
+  }
+  for (uint32_t i = 0; i < t.api_calls.size(); ++i) {
+    items.push_back({t.api_calls[i].end_ns, 5, i});
+    first = std::min(first, t.api_calls[i].start_ns);
+  }
+  std::stable_sort(items.begin(), items.end(),
+                   [](const Item& a, const Item& b) { return a.at_ns < b.at_ns; });
+  if (items.empty()) return counts;
+
+  uint64_t now = 0;
+  cuptiGetTimestamp(&now);
+  const int64_t shift = static_cast<int64_t>(now) - first;
+  auto ts = [&](int64_t trace_ns) { return static_cast<uint64_t>(trace_ns + shift); };
+  const uint32_t pid = static_cast<uint32_t>(getpid());
+
+  for (uint32_t d : devices) {  // the driver creates a context per device before any work
+    CUpti_ResourceData resource = {};
+    resource.context = FakeContext(Dev(d));
+    fake_cupti_fire_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+                             &resource);
+  }
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  uint64_t next_address = 0x7f0000000000ull;
+  std::vector<uint64_t> live_allocations;
+  for (const Item& item : items) {
+    if (options.speed > 0) {
+      const auto due = wall_start + std::chrono::nanoseconds(static_cast<int64_t>(
+                                        static_cast<double>(item.at_ns - first) / options.speed));
+      std::this_thread::sleep_until(due);
+    }
+    switch (item.type) {
+      case 0: {
+        const model::KernelEvent& k = t.kernels[item.index];
+        CUpti_ActivityKernel10 r;
+        std::memset(&r, 0, sizeof(r));
+        r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+        r.start = ts(k.start_ns);
+        r.end = ts(k.end_ns);
+        r.completed = r.end;
+        r.deviceId = Dev(k.device);
+        r.contextId = Dev(k.device) + 1;
+        r.streamId = k.stream;
+        r.gridX = k.grid[0], r.gridY = k.grid[1], r.gridZ = k.grid[2];
+        r.blockX = k.block[0], r.blockY = k.block[1], r.blockZ = k.block[2];
+        r.registersPerThread = 32;
+        r.correlationId = k.correlation_id;
+        r.gridId = static_cast<int64_t>(counts.kernels + 1);
+        r.name = names.Get(k.name).data();  // NameTable strings are NUL-terminated and stable
+        const bool latency = fake_cupti_latency_timestamps_enabled();
+        r.queued = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
+        r.submitted = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
+        r.graphId = k.graph_id;
+        r.graphNodeId = k.graph_id != 0 ? item.index + 1 : 0;
+        r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+        r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+        emit(r);
+        ++counts.kernels;
+        break;
+      }
+      case 1: {
+        const auto& [key, span] = graph_list[item.index];
+        const model::KernelEvent* any = nullptr;
+        for (const auto& k : t.kernels)
+          if (k.correlation_id == key.first && k.graph_id == key.second) any = &k;
+        CUpti_ActivityGraphTrace2 r;
+        std::memset(&r, 0, sizeof(r));
+        r.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+        r.correlationId = key.first;
+        r.start = ts(span.first);
+        r.end = ts(span.second);
+        r.deviceId = r.endDeviceId = any ? Dev(any->device) : 0;
+        r.contextId = r.endContextId = r.deviceId + 1;
+        r.graphId = key.second;
+        r.streamId = any ? any->stream : 0;
+        emit(r);
+        ++counts.graph_launches;
+        break;
+      }
+      case 2: {
+        const model::MemcpyEvent& m = t.memcpys[item.index];
+        CUpti_ActivityMemcpy6 r;
+        std::memset(&r, 0, sizeof(r));
+        r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+        r.copyKind = CopyKindToCupti(m.kind);
+        const uint8_t host =
+            m.pageable ? CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE : CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+        const uint8_t dev = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+        const bool src_host =
+            m.kind == model::MemcpyKind::kHtoD || m.kind == model::MemcpyKind::kHtoH;
+        const bool dst_host =
+            m.kind == model::MemcpyKind::kDtoH || m.kind == model::MemcpyKind::kHtoH;
+        r.srcKind = src_host ? host : dev;
+        r.dstKind = dst_host ? host : dev;
+        r.flags = m.pageable ? 0 : CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+        r.bytes = m.bytes;
+        r.start = ts(m.start_ns);
+        r.end = ts(m.end_ns);
+        r.deviceId = Dev(m.device);
+        r.contextId = Dev(m.device) + 1;
+        r.streamId = m.stream;
+        r.correlationId = m.correlation_id;
+        r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+        r.copyCount = 1;
+        emit(r);
+        ++counts.memcpys;
+        break;
+      }
+      case 3: {
+        const model::MemsetEvent& m = t.memsets[item.index];
+        CUpti_ActivityMemset4 r;
+        std::memset(&r, 0, sizeof(r));
+        r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+        r.bytes = m.bytes;
+        r.start = ts(m.start_ns);
+        r.end = ts(m.end_ns);
+        r.deviceId = Dev(m.device);
+        r.contextId = Dev(m.device) + 1;
+        r.streamId = m.stream;
+        r.correlationId = m.correlation_id;
+        r.flags = CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC;
+        r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+        emit(r);
+        ++counts.memsets;
+        break;
+      }
+      case 4: {
+        const model::SyncEvent& s = t.syncs[item.index];
+        CUpti_ActivitySynchronization2 r;
+        std::memset(&r, 0, sizeof(r));
+        r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+        r.type = SyncTypeToCupti(s.type);
+        r.start = ts(s.start_ns);
+        r.end = ts(s.end_ns);
+        r.correlationId = s.correlation_id;
+        r.contextId = Dev(s.device) + 1;
+        // streamId is not valid for context/event syncs, cudaEventId only for event ones.
+        const bool has_stream =
+            s.stream != model::kUnknownStream &&
+            (s.type == SyncType::kStream || s.type == SyncType::kStreamWaitEvent);
+        r.streamId = has_stream ? s.stream : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+        const bool has_event = s.type == SyncType::kEvent || s.type == SyncType::kStreamWaitEvent;
+        r.cudaEventId = has_event ? item.index + 1 : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+        r.cudaEventSyncId = has_event ? item.index + 1 : 0;
+        emit(r);
+        ++counts.syncs;
+        break;
+      }
+      case 5: {
+        const model::ApiCallEvent& a = t.api_calls[item.index];
+        const std::string_view name = names.Get(a.name);
+        const ApiCbid id = CbidForApi(name, a.kind, a.sync_type);
+        const CUpti_CallbackDomain domain =
+            id.driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+        fake_cupti_fire_api_call(domain, id.cbid, name.data(), a.correlation_id,
+                                 FakeContext(Dev(a.device)));
+        CUpti_ActivityAPI r;
+        std::memset(&r, 0, sizeof(r));
+        r.kind = id.driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+        r.cbid = id.cbid;
+        r.start = ts(a.start_ns);
+        r.end = ts(a.end_ns);
+        r.processId = pid;
+        r.threadId = a.tid;
+        r.correlationId = a.correlation_id;
+        emit(r);
+        ++counts.api_calls;
+        if (a.kind == ApiKind::kMalloc || a.kind == ApiKind::kFree) {
+          CUpti_ActivityMemory4 m;
+          std::memset(&m, 0, sizeof(m));
+          m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+          const bool alloc = a.kind == ApiKind::kMalloc;
+          m.memoryOperationType = alloc ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                                        : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+          m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+          m.correlationId = a.correlation_id;
+          if (alloc) {
+            m.address = next_address;
+            next_address += (a.bytes + 0xfffff) & ~uint64_t{0xfffff};
+            live_allocations.push_back(m.address);
+          } else if (!live_allocations.empty()) {
+            m.address = live_allocations.back();
+            live_allocations.pop_back();
+          }
+          m.bytes = a.bytes;
+          m.timestamp = ts(a.end_ns);
+          m.processId = pid;
+          m.deviceId = Dev(a.device);
+          m.contextId = Dev(a.device) + 1;
+          emit(m);
+          ++counts.allocations;
+        }
+        break;
+      }
+    }
+  }
+  return counts;
+}
+
+}  // namespace inferscope::fakes

@@ -1,0 +1,73 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The replay engine's core: a trace imported into memory per process, and the replay of one
+// process's events as CUPTI activity records and callbacks through the fake CUPTI.
+
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "src/model/events.h"
+#include "src/model/name_table.h"
+
+namespace inferscope::fakes {
+
+// Everything one process (rank) did, in the order the importer delivered it.
+struct ProcessTrace {
+  model::ProcessInfo info;
+  std::vector<model::KernelEvent> kernels;
+  std::vector<model::MemcpyEvent> memcpys;
+  std::vector<model::MemsetEvent> memsets;
+  std::vector<model::SyncEvent> syncs;
+  std::vector<model::ApiCallEvent> api_calls;
+};
+
+// Collects a trace's events per pid (importers call it from one thread at a time).
+class CollectingSink : public model::EventSink {
+ public:
+  std::map<uint32_t, ProcessTrace>& processes() { return processes_; }
+
+  void OnProcess(const model::ProcessInfo& p) override { processes_[p.pid].info = p; }
+  void OnDevice(const model::DeviceInfo&) override {}
+  void OnKernel(const model::KernelEvent& e) override { At(e.pid).kernels.push_back(e); }
+  void OnMemcpy(const model::MemcpyEvent& e) override { At(e.pid).memcpys.push_back(e); }
+  void OnMemset(const model::MemsetEvent& e) override { At(e.pid).memsets.push_back(e); }
+  void OnSync(const model::SyncEvent& e) override { At(e.pid).syncs.push_back(e); }
+  void OnApiCall(const model::ApiCallEvent& e) override { At(e.pid).api_calls.push_back(e); }
+  void OnNvtx(const model::NvtxEvent&) override {}
+  void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
+
+ private:
+  ProcessTrace& At(uint32_t pid) {
+    ProcessTrace& p = processes_[pid];
+    p.info.pid = pid;
+    return p;
+  }
+  std::map<uint32_t, ProcessTrace> processes_;
+};
+
+// A plausible CUPTI callback id for an API name: the runtime (cupti_runtime_cbid.h) or driver
+// (cupti_driver_cbid.h) id of the name without version suffixes, else a default for its kind.
+struct ApiCbid {
+  bool driver = false;
+  uint32_t cbid = 0;
+};
+ApiCbid CbidForApi(std::string_view name, model::ApiKind kind, model::SyncType sync);
+
+struct ReplayOptions {
+  double speed = 1.0;  // 0 = as fast as possible
+};
+
+struct ReplayCounts {
+  uint64_t kernels = 0, graph_launches = 0, memcpys = 0, memsets = 0, syncs = 0, api_calls = 0,
+           allocations = 0, written = 0, filtered = 0, dropped = 0;
+};
+
+// Emits `trace` through the fake CUPTI in time order, at record end times, shifted so the trace's
+// first event starts at the current cuptiGetTimestamp time; paced at `speed` x real time.
+ReplayCounts ReplayProcess(const ProcessTrace& trace, const model::NameTable& names,
+                           const ReplayOptions& options);
+
+}  // namespace inferscope::fakes

@@ -1,0 +1,158 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// replay_engine: plays the CUDA driver and an inference engine without a GPU. It imports real
+// traces, forks one process per rank, loads the injection library the way the driver does
+// (CUDA_INJECTION64_PATH, dlopen, InitializeInjection) and replays each rank's GPU activity as
+// CUPTI records through the fake CUPTI. See docs/testing-live.md.
+//
+//   replay_engine [--speed N] [--inject PATH] TRACE...
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "src/import/trace_importer.h"
+#include "tests/fakes/fake_cupti/fake_cupti_control.h"
+#include "tests/fakes/replay_engine/replay.h"
+
+namespace inferscope::fakes {
+namespace {
+
+struct Rank {
+  const ProcessTrace* trace;
+  int rank;
+  int local_rank;
+  int world_size;
+};
+
+int Usage() {
+  std::fprintf(stderr, "usage: replay_engine [--speed N] [--inject PATH] TRACE...\n");
+  return 2;
+}
+
+// What the driver does in cuInit: load the tool named by CUDA_INJECTION64_PATH and call it.
+int LoadInjection(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    std::fprintf(stderr, "replay_engine: cannot load injection library: %s\n", dlerror());
+    return 1;
+  }
+  using InitFn = int (*)();
+  auto init = reinterpret_cast<InitFn>(dlsym(handle, "InitializeInjection"));
+  if (init == nullptr) {
+    std::fprintf(stderr, "replay_engine: %s does not export InitializeInjection\n", path.c_str());
+    return 1;
+  }
+  if (init() == 0) std::fprintf(stderr, "replay_engine: InitializeInjection returned 0\n");
+  return 0;
+}
+
+int RunRank(const Rank& r, const std::string& inject, const model::NameTable& names,
+            const ReplayOptions& options) {
+  setenv("RANK", std::to_string(r.rank).c_str(), 1);
+  setenv("LOCAL_RANK", std::to_string(r.local_rank).c_str(), 1);
+  setenv("WORLD_SIZE", std::to_string(r.world_size).c_str(), 1);
+  if (!inject.empty())
+    if (int rc = LoadInjection(inject); rc != 0) return rc;
+  const auto start = std::chrono::steady_clock::now();
+  const ReplayCounts c = ReplayProcess(*r.trace, names, options);
+  // The tool's teardown path: a last flush, then detach.
+  cuptiActivityFlushAll(0);
+  cuptiFinalize();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(
+      stderr,
+      "replay_engine: rank %d pid %d: %llu kernels, %llu graph launches, %llu memcpys, "
+      "%llu memsets, %llu syncs, %llu api calls, %llu allocations; records written "
+      "%llu, filtered %llu, dropped %llu; %.1f ms\n",
+      r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.kernels),
+      static_cast<unsigned long long>(c.graph_launches), static_cast<unsigned long long>(c.memcpys),
+      static_cast<unsigned long long>(c.memsets), static_cast<unsigned long long>(c.syncs),
+      static_cast<unsigned long long>(c.api_calls), static_cast<unsigned long long>(c.allocations),
+      static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.filtered),
+      static_cast<unsigned long long>(c.dropped), ms);
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  ReplayOptions options;
+  std::string inject;
+  if (const char* env = std::getenv("CUDA_INJECTION64_PATH")) inject = env;
+  std::vector<std::string> traces;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--speed" && i + 1 < argc) {
+      char* end = nullptr;
+      options.speed = std::strtod(argv[++i], &end);
+      if (*end != '\0' || options.speed < 0) return Usage();
+    } else if (arg == "--inject" && i + 1 < argc) {
+      inject = argv[++i];
+    } else if (arg.starts_with("--")) {
+      return Usage();
+    } else {
+      traces.push_back(arg);
+    }
+  }
+  if (traces.empty()) return Usage();
+
+  model::NameTable names;
+  std::vector<CollectingSink> sinks(traces.size());
+  std::vector<Rank> ranks;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    auto stats = import::ImportTrace(traces[i], &names, &sinks[i]);
+    if (!stats.ok()) {
+      std::fprintf(stderr, "replay_engine: %s\n", stats.status().message().c_str());
+      return 2;
+    }
+    for (auto& [pid, trace] : sinks[i].processes())
+      ranks.push_back({&trace, trace.info.rank, 0, 0});
+  }
+  if (ranks.empty()) {
+    std::fprintf(stderr, "replay_engine: no processes in the traces\n");
+    return 2;
+  }
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    Rank& r = ranks[i];
+    r.local_rank = static_cast<int>(i);
+    if (r.rank < 0) r.rank = static_cast<int>(i);
+    r.world_size =
+        r.trace->info.world_size > 0 ? r.trace->info.world_size : static_cast<int>(ranks.size());
+  }
+  if (ranks.size() == 1) return RunRank(ranks[0], inject, names, options);
+
+  // One process per rank, like an engine's workers; each loads the tool itself.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<pid_t> children;
+  for (const Rank& r : ranks) {
+    const pid_t pid = fork();
+    if (pid < 0) {
+      std::perror("replay_engine: fork");
+      return 1;
+    }
+    if (pid == 0) std::exit(RunRank(r, inject, names, options));  // exit(): the tool's atexit runs
+    children.push_back(pid);
+  }
+  int rc = 0;
+  for (pid_t pid : children) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::fprintf(stderr, "replay_engine: rank process %d failed (status %d)\n",
+                   static_cast<int>(pid), status);
+      rc = 1;
+    }
+  }
+  return rc;
+}
+
+}  // namespace
+}  // namespace inferscope::fakes
+
+int main(int argc, char** argv) { return inferscope::fakes::Main(argc, argv); }
