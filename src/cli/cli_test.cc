@@ -250,4 +250,56 @@ TEST_F(CliTest, DirectoryInputTextAndOutputFile) {
   EXPECT_EQ(r.exit_code, 4) << r.err;
 }
 
+// ---- inferscope run ----
+
+TEST_F(CliTest, RunReplacesItselfWithTheCommandKeepingPidAndExitCode) {
+  const std::string state = (dir_ / "state").string();
+  Result r = Run("run --no-agent --state-dir '" + state + "' -- sh -c 'exit 7'");
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  // The outer shell execs inferscope, which execs the inner shell: one pid throughout.
+  const std::string cmd = std::string("sh -c 'echo $$; exec \"") + INFERSCOPE_CLI_BINARY +
+                          "\" run --no-agent --state-dir " + state + " -- sh -c \"echo \\$\\$\"'";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char a[64] = {}, b[64] = {};
+  ASSERT_NE(std::fgets(a, sizeof(a), pipe), nullptr);
+  ASSERT_NE(std::fgets(b, sizeof(b), pipe), nullptr);
+  ::pclose(pipe);
+  EXPECT_STREQ(a, b);
+}
+
+TEST_F(CliTest, RunSetsTheInjectionEnvironmentAndPassesTheCommandsOwnFlags) {
+  const std::string state = (dir_ / "state").string();
+  Result r = Run("run --no-agent --state-dir '" + state + "' --window 5s -- sh -c " +
+                 "'echo \"$INFERSCOPE_STATE_DIR|$INFERSCOPE_WINDOW|$CUDA_INJECTION64_PATH|$*\"' " +
+                 "x --window 1 -- y");
+  if (r.exit_code != 0 && r.err.find("cannot find libinferscope_inject.so") != std::string::npos)
+    GTEST_SKIP() << "the injection library is not built here (no CUDA toolkit)";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(state + "|5s|"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("libinferscope_inject.so|--window 1 -- y"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, RunKeepsAUsersInjectionLibraryAndSaysSo) {
+  const std::string cmd = std::string("CUDA_INJECTION64_PATH=/opt/other.so '") +
+                          INFERSCOPE_CLI_BINARY + "' run --no-agent --state-dir '" +
+                          (dir_ / "s").string() + "' -- sh -c 'echo $CUDA_INJECTION64_PATH' 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof(buf), pipe)) out += buf;
+  EXPECT_EQ(::pclose(pipe), 0);
+  EXPECT_NE(out.find("already set (/opt/other.so); keeping it"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n/opt/other.so\n"), std::string::npos) << out;
+}
+
+TEST_F(CliTest, RunReportsAMissingCommandLikeAShell) {
+  EXPECT_EQ(Run("run --no-agent").exit_code, 2);
+  Result r = Run("run --no-agent -- /nonexistent/tool --flag");
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("cannot run /nonexistent/tool"), std::string::npos) << r.err;
+  EXPECT_EQ(Run("run --window 10 -- true").exit_code, 2);  // a bare number is ambiguous
+}
+
 }  // namespace

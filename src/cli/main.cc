@@ -13,6 +13,7 @@
 #include "src/cli/analyze_command.h"
 #include "src/cli/classify_command.h"
 #include "src/cli/exit_codes.h"
+#include "src/cli/run_command.h"
 #include "src/report/report.h"
 
 namespace inferscope::cli {
@@ -109,6 +110,43 @@ int Main(int argc, char** argv) {
   classify_cmd->add_option("--rules", classify_rules,
                            "Extra classification rules (docs/taxonomy.md)");
 
+  RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Profile a command and every CUDA process it starts (no code change, no root)");
+  run_cmd->prefix_command();  // everything after the options (or after --) is the command
+  run_cmd->allow_extras();
+  run_cmd->footer(
+      "\nSets CUDA_INJECTION64_PATH to inferscope's injection library (kept as is if you set it),\n"
+      "starts the host agent for the state directory if none is running, then replaces itself\n"
+      "with the command: same PID, signals and exit code. Profile windows go to the agent; see\n"
+      "them with `inferscope report`.\n\n"
+      "Examples:\n"
+      "  inferscope run -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n"
+      "  inferscope run --state-dir /tmp/prof --window 5s -- python bench.py\n");
+  run_cmd->add_option("--state-dir", run.state_dir,
+                      "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR or\n"
+                      "$XDG_STATE_HOME/inferscope or ~/.local/state/inferscope)");
+  run_cmd->add_option("--window", run.window, "Profile window length (default 10s)");
+  run_cmd->add_option("--inject-lib", run.inject_lib,
+                      "The injection library (default: found beside this binary)");
+  run_cmd->add_option("--cupti-dir", run.cupti_dir,
+                      "Directory with the libcupti.so to use (prepended to LD_LIBRARY_PATH)");
+  bool no_agent = false;
+  run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
+
+  // `run ... -- CMD ARGS`: everything after the first "--" is the command, whatever it looks like
+  // (CLI11 would try to parse the command's own options).
+  std::vector<std::string> run_command_after_dashes;
+  if (argc > 1 && std::string(argv[1]) == "run") {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) == "--") {
+        run_command_after_dashes.assign(argv + i + 1, argv + argc);
+        argc = i;
+        break;
+      }
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -149,6 +187,13 @@ int Main(int argc, char** argv) {
       }
     }
     return RunClassifyCommand(names, read_stdin, classify_rules, std::cin, std::cout, std::cerr);
+  }
+
+  if (run_cmd->parsed()) {
+    run.command =
+        run_command_after_dashes.empty() ? run_cmd->remaining() : run_command_after_dashes;
+    run.start_agent = !no_agent;
+    return RunRun(run, std::cerr);
   }
 
   // No subcommand: show what there is.

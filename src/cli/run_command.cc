@@ -1,0 +1,163 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/cli/run_command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "src/base/duration.h"
+#include "src/cli/exit_codes.h"
+
+namespace inferscope::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kInjectLibName = "libinferscope_inject.so";
+
+std::string Env(const char* (*getenv_fn)(const char*), const char* name) {
+  const char* v = getenv_fn(name);
+  return v ? std::string(v) : std::string();
+}
+
+std::string DefaultStateDir(const char* (*getenv_fn)(const char*)) {
+  if (std::string d = Env(getenv_fn, "INFERSCOPE_STATE_DIR"); !d.empty()) return d;
+  if (std::string x = Env(getenv_fn, "XDG_STATE_HOME"); !x.empty()) return x + "/inferscope";
+  if (std::string h = Env(getenv_fn, "HOME"); !h.empty()) return h + "/.local/state/inferscope";
+  return "/tmp/inferscope-" + std::to_string(::getuid());
+}
+
+// The library beside the binary: the build tree (src/cli/inferscope -> src/inject/) or an
+// installed layout (bin/inferscope -> lib/inferscope/).
+std::string FindInjectLib(const std::string& self_exe) {
+  const fs::path dir = fs::path(self_exe).parent_path();
+  for (const fs::path& candidate :
+       {dir / ".." / "inject" / kInjectLibName, dir / ".." / "lib" / "inferscope" / kInjectLibName,
+        dir / kInjectLibName}) {
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return fs::canonical(candidate, ec).string();
+  }
+  return {};
+}
+
+bool AgentAnswers(const std::string& socket_path) {
+  sockaddr_un addr{};
+  if (socket_path.size() >= sizeof(addr.sun_path)) return false;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Starts `inferscope agent` detached (its own session, output to <state_dir>/agent.log) and waits
+// briefly for its socket. The agent exits by itself once the profiled processes are gone.
+void StartAgent(const std::string& self_exe, const RunPlan& plan, std::ostream& err) {
+  std::error_code ec;
+  fs::create_directories(plan.state_dir, ec);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    err << "inferscope: warning: cannot start the agent: " << std::strerror(errno) << "\n";
+    return;
+  }
+  if (child == 0) {
+    ::setsid();
+    const std::string log = plan.state_dir + "/agent.log";
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+    if (fd >= 0) {
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+    }
+    // The grandchild is the agent; the child exits at once so the command never reaps it.
+    if (::fork() != 0) ::_exit(0);
+    const char* argv[] = {self_exe.c_str(),   "agent", "--state-dir", plan.state_dir.c_str(),
+                          "--exit-when-idle", "60s",   nullptr};
+    ::execv(self_exe.c_str(), const_cast<char* const*>(argv));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  for (int i = 0; i < 100 && !AgentAnswers(plan.socket_path); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!AgentAnswers(plan.socket_path))
+    err << "inferscope: warning: the agent did not start (see " << plan.state_dir
+        << "/agent.log); windows will wait in each process and may be dropped\n";
+}
+
+}  // namespace
+
+base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_fn)(const char*),
+                                const std::string& self_exe) {
+  if (options.command.empty())
+    return base::InvalidArgumentError("no command given (usage: inferscope run -- CMD [ARGS...])");
+  RunPlan plan;
+  plan.state_dir = options.state_dir.empty() ? DefaultStateDir(getenv_fn) : options.state_dir;
+  plan.socket_path = plan.state_dir + "/agent.sock";
+  plan.set_env.emplace_back("INFERSCOPE_STATE_DIR", plan.state_dir);
+  plan.set_env.emplace_back("INFERSCOPE_SOCKET", plan.socket_path);
+  if (!options.window.empty()) {
+    auto w = base::ParseDuration(options.window);
+    if (!w.ok() || *w < 100'000'000)
+      return base::InvalidArgumentError("--window: want a duration of at least 100ms, like 10s");
+    plan.set_env.emplace_back("INFERSCOPE_WINDOW", options.window);
+  }
+  const std::string existing = Env(getenv_fn, "CUDA_INJECTION64_PATH");
+  if (!existing.empty()) {
+    // Only one injection library per process: the user's choice wins, and says so.
+    plan.inject_path = existing;
+    plan.notes.push_back("CUDA_INJECTION64_PATH is already set (" + existing +
+                         "); keeping it, so inferscope's library will not be injected");
+  } else {
+    plan.inject_path = options.inject_lib.empty() ? FindInjectLib(self_exe) : options.inject_lib;
+    std::error_code ec;
+    if (plan.inject_path.empty() || !fs::is_regular_file(plan.inject_path, ec))
+      return base::NotFoundError("cannot find " + std::string(kInjectLibName) +
+                                 " (looked beside the inferscope binary; pass --inject-lib PATH)");
+    plan.set_env.emplace_back("CUDA_INJECTION64_PATH", plan.inject_path);
+  }
+  if (!options.cupti_dir.empty()) {
+    const std::string old = Env(getenv_fn, "LD_LIBRARY_PATH");
+    plan.set_env.emplace_back("LD_LIBRARY_PATH",
+                              old.empty() ? options.cupti_dir : options.cupti_dir + ":" + old);
+  }
+  return plan;
+}
+
+int RunRun(const RunOptions& options, std::ostream& err) {
+  std::error_code ec;
+  const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+  auto plan = PlanRun(
+      options, [](const char* n) -> const char* { return std::getenv(n); }, self);
+  if (!plan.ok()) {
+    err << "inferscope: error: " << plan.status().message() << "\n";
+    return plan.status().code() == base::StatusCode::kInvalidArgument ? kExitUsage : kExitError;
+  }
+  for (const std::string& note : plan->notes) err << "inferscope: " << note << "\n";
+  for (const auto& [name, value] : plan->set_env) ::setenv(name.c_str(), value.c_str(), 1);
+  if (options.start_agent && !AgentAnswers(plan->socket_path)) StartAgent(self, *plan, err);
+
+  std::vector<char*> argv;
+  for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  const int e = errno;
+  err << "inferscope: error: cannot run " << options.command[0] << ": " << std::strerror(e) << "\n";
+  return e == ENOENT ? 127 : 126;
+}
+
+}  // namespace inferscope::cli

@@ -1,0 +1,44 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `inferscope run [options] -- CMD...`: profile a command (and every CUDA process it starts) with
+// no code change: set CUDA_INJECTION64_PATH to the injection library, pass the settings by
+// environment, start the host agent if none runs, then exec the command (same PID, signals and
+// exit code are the command's own).
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/base/status.h"
+
+namespace inferscope::cli {
+
+struct RunOptions {
+  std::vector<std::string> command;
+  std::string state_dir;    // --state-dir (else $INFERSCOPE_STATE_DIR, else the user's default)
+  std::string window;       // --window, e.g. "10s" (empty: the library's default)
+  std::string inject_lib;   // --inject-lib (else found beside the inferscope binary)
+  std::string cupti_dir;    // --cupti-dir: directory holding libcupti.so.* to use
+  bool start_agent = true;  // --no-agent clears it
+};
+
+// What `run` will change before exec'ing the command; computed without side effects (tests).
+struct RunPlan {
+  std::vector<std::pair<std::string, std::string>> set_env;
+  std::vector<std::string> notes;  // shown on stderr (e.g. "keeping your CUDA_INJECTION64_PATH")
+  std::string inject_path;         // the library that will be injected
+  std::string state_dir;
+  std::string socket_path;
+};
+
+// `self_exe`: path of the running inferscope binary (to find the library beside it).
+base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_fn)(const char*),
+                                const std::string& self_exe);
+
+// Applies the plan, starts the agent when asked and none answers, and execs the command. Returns
+// only on failure (exit code: 2 usage, 127 command not found, 126 not executable, 1 other).
+int RunRun(const RunOptions& options, std::ostream& err);
+
+}  // namespace inferscope::cli
