@@ -252,6 +252,7 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
         r.hostname = p.hostname;
         r.input_index = input;
         r.data_quality = DataQualityRows(p.data_quality);
+        r.profiler_cpu_ns = p.profiler_cpu_ns;
         result.ranks.push_back(std::move(r));
       }
     }

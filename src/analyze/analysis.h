@@ -166,6 +166,7 @@ struct RankAnalysis {
   TimelineSummary timeline;
   // Data-quality counters of the process (shared by all its devices), kDataQualityNames order.
   std::vector<std::pair<std::string, uint64_t>> data_quality;
+  int64_t profiler_cpu_ns = 0;  // the process's profiler CPU time (live windows only)
 };
 
 // Min / max / mean of one metric over ranks and the imbalance (max - min) / mean.

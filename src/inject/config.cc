@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "src/base/duration.h"
+#include "src/base/state_dir.h"
 
 namespace inferscope::inject {
 
@@ -58,13 +59,7 @@ int32_t FirstInt(const char* (*env)(const char*), std::initializer_list<const ch
 }  // namespace
 
 std::string DefaultSocketPath(const char* (*env)(const char*)) {
-  if (const char* state = env("INFERSCOPE_STATE_DIR"); state && *state)
-    return std::string(state) + "/agent.sock";
-  if (const char* xdg = env("XDG_STATE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/inferscope/agent.sock";
-  if (const char* home = env("HOME"); home && *home)
-    return std::string(home) + "/.local/state/inferscope/agent.sock";
-  return "/tmp/inferscope-agent.sock";
+  return base::DefaultStateDir(env) + "/agent.sock";
 }
 
 Config ReadConfig(const char* (*env)(const char*)) {

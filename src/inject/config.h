@@ -32,8 +32,9 @@ struct Config {
 // Reads the configuration from `getenv`; `getenv_fn` is injectable for tests.
 Config ReadConfig(const char* (*getenv_fn)(const char*));
 
-// The default socket when INFERSCOPE_SOCKET and INFERSCOPE_STATE_DIR are unset:
-// $XDG_STATE_HOME/inferscope/agent.sock, else $HOME/.local/state/inferscope/agent.sock.
+// The default socket when INFERSCOPE_SOCKET is unset: <state dir>/agent.sock, with the state dir
+// rule of base::DefaultStateDir ($INFERSCOPE_STATE_DIR, $XDG_STATE_HOME/inferscope, ...), which
+// the agent uses too.
 std::string DefaultSocketPath(const char* (*getenv_fn)(const char*));
 
 }  // namespace inferscope::inject

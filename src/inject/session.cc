@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/inject/session.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +13,12 @@ namespace inferscope::inject {
 std::atomic<Session*> Session::instance_{nullptr};
 
 namespace {
+
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
 
 std::string CuptiError(const char* call, CUptiResult r) {
   const char* text = nullptr;
@@ -40,8 +47,14 @@ Session::Session(const Config& config, WindowCallback on_window, TickCallback on
   options.bin_ns = config.bin_ns;
   options.top_k = config.top_k;
   aggregator_ = std::make_unique<aggregate::Aggregator>(
-      options, &names_, &classifier_,
-      [this](model::ProfileWindow&& w) { on_window_(std::move(w)); });
+      options, &names_, &classifier_, [this](model::ProfileWindow&& w) {
+        // The profiler's own CPU since the previous window is charged to this one.
+        const int64_t total = cpu_ns_.load(std::memory_order_relaxed);
+        for (model::ProcessProfile& p : w.processes)
+          if (p.pid == pid_) p.profiler_cpu_ns = total - cpu_reported_ns_;
+        cpu_reported_ns_ = total;
+        on_window_(std::move(w));
+      });
   model::ProcessInfo process;
   process.pid = pid_;
   process.rank = config.rank;
@@ -130,6 +143,7 @@ void CUPTIAPI Session::BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, siz
 }
 
 void Session::Complete(uint8_t* buffer, size_t valid_size) {
+  const int64_t cpu_start = ThreadCpuNs();
   std::vector<model::AnyEvent> batch;
   {
     std::lock_guard<std::mutex> lock(decode_mu_);
@@ -138,6 +152,10 @@ void Session::Complete(uint8_t* buffer, size_t valid_size) {
     batch.swap(decoded_.events());
   }
   buffers_completed_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t decode_ns = ThreadCpuNs() - cpu_start;
+  cpu_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
+  if (std::this_thread::get_id() == drain_tid_.load())  // inside our own flush: see DrainLoop
+    drain_thread_decode_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
   if (batch.empty()) return;
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
@@ -168,6 +186,7 @@ void Session::CountDroppedRecords() {
 }
 
 void Session::DrainLoop() {
+  drain_tid_.store(std::this_thread::get_id());
   auto last_flush = std::chrono::steady_clock::now();
   const auto period = std::chrono::nanoseconds(config_.flush_period_ns);
   while (true) {
@@ -176,6 +195,7 @@ void Session::DrainLoop() {
       wake_.wait_for(lock, period, [this] { return stop_ || !batches_.empty(); });
       if (stop_) return;
     }
+    const int64_t cpu_start = ThreadCpuNs();
     const auto now = std::chrono::steady_clock::now();
     if (now - last_flush >= period) {
       // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
@@ -184,6 +204,10 @@ void Session::DrainLoop() {
       CountDroppedRecords();
     }
     DrainBatches();
+    // Flush-time decoding runs on this thread too; it is counted once, here (Complete's own
+    // measurement is for completions on CUPTI's threads and is excluded below).
+    cpu_ns_.fetch_add(ThreadCpuNs() - cpu_start - drain_thread_decode_ns_.exchange(0),
+                      std::memory_order_relaxed);
     aggregator_->AdvanceTo(CuptiNow());
     if (on_tick_) on_tick_();
   }

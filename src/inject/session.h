@@ -89,7 +89,10 @@ class Session {
   std::atomic<bool> shut_down_{false};
   std::atomic<uint64_t> records_decoded_{0};
   std::atomic<uint64_t> buffers_completed_{0};
-  uint64_t dropped_reported_ = 0;  // drain thread
+  std::atomic<int64_t> cpu_ns_{0};                  // our CPU time: decoding + the drain thread
+  std::atomic<int64_t> drain_thread_decode_ns_{0};  // decode CPU counted twice on the drain thread
+  int64_t cpu_reported_ns_ = 0;                     // drain thread: cpu_ns_ already charged
+  uint64_t dropped_reported_ = 0;                   // drain thread
 };
 
 }  // namespace inferscope::inject

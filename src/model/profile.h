@@ -199,6 +199,9 @@ struct ProcessProfile {
   std::string hostname;
   std::vector<DeviceProfile> devices;  // sorted by device id
   std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)> data_quality{};
+  // CPU time inferscope itself spent in this process for this window (decoding CUPTI buffers and
+  // aggregating); 0 for offline traces. The "always on" promise is checked against it.
+  int64_t profiler_cpu_ns = 0;
 
   bool operator==(const ProcessProfile&) const = default;
 };

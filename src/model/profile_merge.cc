@@ -251,6 +251,7 @@ void MergeWindow(const ProfileWindow& in, ProfileWindow* into, const MergeOption
     ProcessProfile& mine = *it;
     if (mine.world_size < 0) mine.world_size = p.world_size;
     for (size_t q = 0; q < mine.data_quality.size(); ++q) mine.data_quality[q] += p.data_quality[q];
+    mine.profiler_cpu_ns += p.profiler_cpu_ns;
     for (const DeviceProfile& d : p.devices) {
       auto dit =
           std::lower_bound(mine.devices.begin(), mine.devices.end(), d.device,

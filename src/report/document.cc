@@ -404,6 +404,17 @@ Section DataQuality(const Analysis& a) {
   } else {
     s.blocks.push_back(TableBlock(std::move(t)));
   }
+  int64_t profiler_cpu_ns = 0;
+  seen_pids.clear();
+  for (const RankAnalysis& r : a.ranks) {
+    bool seen = false;
+    for (uint32_t pid : seen_pids) seen = seen || pid == r.pid;
+    if (!seen) profiler_cpu_ns += r.profiler_cpu_ns;
+    seen_pids.push_back(r.pid);
+  }
+  if (profiler_cpu_ns > 0)
+    s.blocks.push_back(Paragraph({"profiler overhead: " + FormatDuration(profiler_cpu_ns) +
+                                  " of CPU in the profiled processes (decoding and aggregating)"}));
   return s;
 }
 

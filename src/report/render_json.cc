@@ -203,6 +203,7 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
 
   w.Key("data_quality");
   WriteDataQuality(w, r.data_quality);
+  w.Key("profiler_cpu_ns").Int(r.profiler_cpu_ns);
   w.EndObject();
 }
 

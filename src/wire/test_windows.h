@@ -43,6 +43,7 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
     proc.pid = 4000000000u + p;
     proc.rank = static_cast<int32_t>(p);
     proc.world_size = 2;
+    proc.profiler_cpu_ns = 123'456;
     proc.hostname = "node-" + std::to_string(p) + ".example";
     for (size_t q = 0; q < proc.data_quality.size(); ++q) proc.data_quality[q] = q * 3 + p;
     for (uint32_t dev = 0; dev < 2; ++dev) {

@@ -213,6 +213,7 @@ void PutProcess(WireWriter& w, const ProcessProfile& p) {
         SDefault(m, fields::kRank, p.rank, -1);
         SDefault(m, fields::kWorldSize, p.world_size, -1);
         m.Str(fields::kHostname, p.hostname);
+        SDefault(m, fields::kProfilerCpu, p.profiler_cpu_ns, 0);
         for (const DeviceProfile& d : p.devices) PutDevice(m, d);
         for (size_t q = 0; q < p.data_quality.size(); ++q) {
           PutIndexed(m, fields::kDataQuality, q,

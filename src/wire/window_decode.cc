@@ -454,6 +454,8 @@ class Decoder {
           return S32(m, t, &p->world_size);
         case fields::kHostname:
           return Str(m, t, &p->hostname);
+        case fields::kProfilerCpu:
+          return S(m, t, &p->profiler_cpu_ns);
         case fields::kDevice:
           return Msg(m, t, &inner) && Charge(sizeof(DeviceProfile)) &&
                  Device(inner, &p->devices.emplace_back());

@@ -13,7 +13,7 @@ namespace fields {
 constexpr uint32_t kWindowStart = 1, kWindowEnd = 2, kWindowProcess = 3;
 // ProcessProfile
 constexpr uint32_t kPid = 1, kRank = 2, kWorldSize = 3, kHostname = 4, kDevice = 5,
-                   kDataQuality = 6;
+                   kDataQuality = 6, kProfilerCpu = 7;
 // Indexed entries of fixed arrays (categories, syncs, memcpy kinds, data quality)
 constexpr uint32_t kIndex = 1;
 // DeviceProfile
