@@ -6,11 +6,13 @@
 
 namespace inferscope::base {
 
-StatusOr<int64_t> ParseDuration(std::string_view text) {
+StatusOr<int64_t> ParseDuration(std::string_view text, DurationUnits units) {
+  const bool long_units = units == DurationUnits::kWithLongUnits;
   const std::string quoted = "'" + std::string(text) + "'";
   auto bad = [&](const char* why) {
     return base::InvalidArgumentError("invalid duration " + quoted + ": " + why +
-                                      " (use e.g. 250ns, 30us, 100ms, 1.5s)");
+                                      (long_units ? " (use e.g. 100ms, 1.5s, 5m, 2h, 7d)"
+                                                  : " (use e.g. 250ns, 30us, 100ms, 1.5s)"));
   };
   size_t i = 0;
   double whole = 0;
@@ -42,6 +44,12 @@ StatusOr<int64_t> ParseDuration(std::string_view text) {
     ns_per_unit = 1e6;
   } else if (unit == "s") {
     ns_per_unit = 1e9;
+  } else if (long_units && unit == "m") {
+    ns_per_unit = 60e9;
+  } else if (long_units && unit == "h") {
+    ns_per_unit = 3600e9;
+  } else if (long_units && unit == "d") {
+    ns_per_unit = 86400e9;
   } else if (unit.empty()) {
     if (value == 0) return int64_t{0};
     return bad("missing unit");

@@ -28,5 +28,20 @@ TEST(DurationTest, RejectsBadInput) {
   EXPECT_NE(ParseDuration("100").status().message().find("missing unit"), std::string::npos);
 }
 
+TEST(DurationTest, LongUnitsOnlyWhenAsked) {
+  constexpr DurationUnits kLong = DurationUnits::kWithLongUnits;
+  EXPECT_EQ(*ParseDuration("5m", kLong), 300'000'000'000);
+  EXPECT_EQ(*ParseDuration("1.5h", kLong), 5'400'000'000'000);
+  EXPECT_EQ(*ParseDuration("7d", kLong), 604'800'000'000'000);
+  EXPECT_EQ(*ParseDuration("100ms", kLong), 100'000'000);  // "ms" is still milliseconds
+  EXPECT_EQ(*ParseDuration("30s", kLong), 30'000'000'000);
+  EXPECT_EQ(*ParseDuration("0", kLong), 0);
+  for (const char* bad : {"5", "5 m", "5min", "5D", "-1d", "200000d", "m"}) {
+    EXPECT_FALSE(ParseDuration(bad, kLong).ok()) << bad;
+  }
+  EXPECT_FALSE(ParseDuration("5m").ok());  // the default stays sub-minute
+  EXPECT_NE(ParseDuration("5x", kLong).status().message().find("7d"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace inferscope::base

@@ -6,10 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "src/base/duration.h"
+#include "src/cli/agent_command.h"
 #include "src/cli/analyze_command.h"
 #include "src/cli/classify_command.h"
 #include "src/cli/exit_codes.h"
@@ -134,6 +136,8 @@ int Main(int argc, char** argv) {
   bool no_agent = false;
   run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
 
+  AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
+
   // `run ... -- CMD ARGS`: everything after the first "--" is the command, whatever it looks like
   // (CLI11 would try to parse the command's own options).
   std::vector<std::string> run_command_after_dashes;
@@ -195,6 +199,8 @@ int Main(int argc, char** argv) {
     run.start_agent = !no_agent;
     return RunRun(run, std::cerr);
   }
+
+  if (std::optional<int> code = agent_and_report.RunIfParsed()) return *code;
 
   // No subcommand: show what there is.
   std::cerr << app.help();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "tests/fakes/fake_cupti/callback_names.h"
 #include "tests/fakes/fake_cupti/fake_cupti_control.h"
 #include "tests/fakes/fake_cupti/fake_cupti_state.h"
 
@@ -93,12 +94,21 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t* enable,
   return State().GetCallbackState(enable, subscriber, domain, cbid);
 }
 
-FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t,
+FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
                                                       const char** name) {
   ENTER(kGetCallbackName);
   if (name == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
-  *name = "fake_cupti_callback";  // the fake keeps no name table
-  return CUPTI_SUCCESS;
+  // Like the real library: the versioned name of a known runtime/driver callback id.
+  const bool driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+  if (!driver && domain != CUPTI_CB_DOMAIN_RUNTIME_API) return CUPTI_ERROR_INVALID_PARAMETER;
+  for (const inferscope::fakes::CbidName& c : inferscope::fakes::kCbids) {
+    if (c.driver == driver && c.cbid == cbid) {
+      *name = c.full;
+      return CUPTI_SUCCESS;
+    }
+  }
+  *name = nullptr;
+  return CUPTI_ERROR_INVALID_PARAMETER;
 }
 
 FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {

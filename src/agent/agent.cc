@@ -1,0 +1,450 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/agent.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include "src/wire/framing.h"
+#include "src/wire/window_codec.h"
+
+namespace inferscope::agent {
+namespace {
+
+int64_t ClockNs(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+int64_t UnixNowNs() { return ClockNs(CLOCK_REALTIME); }
+int64_t MonotonicNs() { return ClockNs(CLOCK_MONOTONIC); }
+
+// Bytes read from one connection per poll round, so one busy sender cannot starve the others.
+constexpr size_t kMaxReadPerRound = 1u << 20;
+
+std::string Describe(const wire::Hello& h) {
+  std::string s = "pid " + std::to_string(h.pid);
+  if (h.rank >= 0) s += " rank " + std::to_string(h.rank);
+  if (h.world_size >= 0) s += "/" + std::to_string(h.world_size);
+  if (!h.hostname.empty()) s += " on " + h.hostname;
+  return s;
+}
+
+}  // namespace
+
+struct Agent::Connection {
+  int fd = -1;
+  uint64_t session_id = 0;
+  wire::FrameReader reader;
+  bool has_hello = false;
+  bool goodbye = false;
+  wire::Hello hello;
+  uint64_t windows = 0;
+};
+
+// What the event loop hands to the writer thread, in arrival order.
+struct Agent::WriteItem {
+  enum class Kind { kHello, kWindow, kEnd } kind = Kind::kWindow;
+  uint64_t session_id = 0;
+  wire::Hello hello;     // kHello
+  PendingWindow window;  // kWindow (process_id is resolved by the writer)
+  bool goodbye = false;  // kEnd: the session ended with a goodbye
+};
+
+Agent::Agent(AgentOptions options) : options_(std::move(options)) {
+  if (!options_.log) {
+    options_.log = [](std::string_view line) {
+      std::fprintf(stderr, "inferscope agent: %.*s\n", static_cast<int>(line.size()), line.data());
+    };
+  }
+}
+
+Agent::~Agent() {
+  if (started_ && !joined_) {
+    Stop();
+    (void)Wait();
+  }
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void Agent::Log(const std::string& line) { options_.log(line); }
+
+base::Status Agent::Start() {
+  namespace fs = std::filesystem;
+  if (started_) return base::InternalError("agent already started");
+  const std::string& dir = options_.state_dir;
+  if (dir.empty()) return base::InvalidArgumentError("agent: no state directory");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) return base::UnavailableError(dir + ": cannot create state directory: " + ec.message());
+    ::chmod(dir.c_str(), 0700);
+  }
+
+  // One agent per state dir: the lock lives as long as the process (or this object) holds the fd,
+  // so a crashed agent never leaves a stale lock behind.
+  const std::string lock_path = dir + "/agent.lock";
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0)
+    return base::UnavailableError(lock_path + ": cannot open lock file: " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char pid[32] = {};
+    const ssize_t n = ::pread(lock_fd_, pid, sizeof(pid) - 1, 0);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    if (err == EWOULDBLOCK) {
+      std::string owner = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
+      while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
+      return base::UnavailableError("an inferscope agent is already running for " + dir +
+                                    (owner.empty() ? "" : " (pid " + owner + ")"));
+    }
+    return base::UnavailableError(lock_path + ": cannot lock: " + std::strerror(err));
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
+    // The pid is only informational (named in the "already running" message).
+  }
+
+  ASSIGN_OR_RETURN(store_, SqliteStore::Open(dir, SqliteStore::Mode::kReadWrite));
+
+  socket_path_ = dir + "/agent.sock";
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path_.size() >= sizeof(addr.sun_path))
+    return base::InvalidArgumentError(socket_path_ + ": socket path too long (max " +
+                                      std::to_string(sizeof(addr.sun_path) - 1) +
+                                      " bytes); use a shorter --state-dir");
+  std::memcpy(addr.sun_path, socket_path_.c_str(), socket_path_.size() + 1);
+  ::unlink(socket_path_.c_str());  // stale: we hold the lock, so no other agent owns it
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) return base::UnavailableError("socket: " + std::string(std::strerror(errno)));
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::chmod(socket_path_.c_str(), 0600) != 0 || ::listen(listen_fd_, 64) != 0)
+    return base::UnavailableError(socket_path_ + ": cannot listen: " + std::strerror(errno));
+
+  stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (stop_fd_ < 0) return base::UnavailableError("eventfd: " + std::string(std::strerror(errno)));
+
+  started_ = true;
+  writer_thread_ = std::thread([this] { WriterLoop(); });
+  loop_thread_ = std::thread([this] { EventLoop(); });
+  if (options_.verbose) Log("listening on " + socket_path_ + ", store " + store_->path());
+  return base::OkStatus();
+}
+
+void Agent::Stop() {
+  if (stop_fd_ < 0) return;
+  const uint64_t one = 1;
+  ssize_t unused = ::write(stop_fd_, &one, sizeof(one));
+  (void)unused;
+}
+
+base::Status Agent::Wait() {
+  if (!started_ || joined_) return writer_status_;
+  loop_thread_.join();
+  writer_thread_.join();
+  joined_ = true;
+  store_.reset();  // closes SQLite (checkpoints the WAL)
+  if (lock_fd_ >= 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  return writer_status_;
+}
+
+AgentStats Agent::stats() const {
+  AgentStats s;
+  s.sessions = sessions_.load();
+  s.windows_received = windows_received_.load();
+  s.windows_stored = windows_stored_.load();
+  s.dropped_connections = dropped_connections_.load();
+  s.store_errors = store_errors_.load();
+  return s;
+}
+
+bool Agent::QueueFull() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size() >= options_.max_queued_windows;
+}
+
+void Agent::Enqueue(WriteItem&& item) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(item));
+  }
+  queue_cv_.notify_one();
+}
+
+void Agent::EventLoop() {
+  std::vector<std::unique_ptr<Connection>> conns;
+  uint64_t next_session = 1;
+  int64_t idle_since_ns = MonotonicNs();
+  bool stop = false;
+  std::vector<pollfd> fds;
+  auto close_conn = [&](size_t i, const char* how) {
+    EndSession(conns[i].get(), how);
+    ::close(conns[i]->fd);
+    conns.erase(conns.begin() + static_cast<std::ptrdiff_t>(i));
+    if (conns.empty()) idle_since_ns = MonotonicNs();
+  };
+  while (!stop) {
+    // A full writer queue pauses reading (senders buffer on their side) instead of dropping.
+    const bool full = QueueFull();
+    fds.clear();
+    fds.push_back({stop_fd_, POLLIN, 0});
+    fds.push_back({listen_fd_, POLLIN, 0});
+    for (const auto& c : conns) fds.push_back({full ? -1 : c->fd, POLLIN, 0});
+    const int timeout_ms = full ? 10 : 1000;
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
+      Log("poll failed: " + std::string(std::strerror(errno)) + "; stopping");
+      break;
+    }
+    if (fds[0].revents & POLLIN) stop = true;
+    if (!stop && (fds[1].revents & POLLIN)) {
+      while (true) {
+        const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) break;
+        auto c = std::make_unique<Connection>();
+        c->fd = fd;
+        c->session_id = next_session++;
+        conns.push_back(std::move(c));
+      }
+    }
+    // Connections accepted this round are not in `fds` yet; they are polled next round.
+    for (size_t i = fds.size() - 2; i-- > 0;) {
+      if (fds[i + 2].revents == 0) continue;
+      if (!ReadConnection(conns[i].get(), kMaxReadPerRound))
+        close_conn(i, conns[i]->goodbye ? "goodbye" : "connection closed");
+    }
+    if (!conns.empty()) idle_since_ns = MonotonicNs();
+    if (options_.exit_when_idle_ns > 0 && conns.empty() &&
+        MonotonicNs() - idle_since_ns >= options_.exit_when_idle_ns) {
+      Log("no process connected for " + std::to_string(options_.exit_when_idle_ns / 1'000'000'000) +
+          " s; exiting");
+      stop = true;
+    }
+  }
+
+  // Stop path: no new connections; take what the connections already sent (frames in the socket
+  // buffers, including connections still in the listen backlog), then tell the writer that
+  // nothing more will come.
+  for (int fd; (fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
+    auto c = std::make_unique<Connection>();
+    c->fd = fd;
+    c->session_id = next_session++;
+    conns.push_back(std::move(c));
+  }
+  ::close(listen_fd_);
+  listen_fd_ = -1;
+  ::unlink(socket_path_.c_str());
+  while (!conns.empty()) {
+    Connection* c = conns.back().get();
+    const bool finished = !ReadConnection(c, SIZE_MAX);  // false: EOF seen or bad frame
+    close_conn(conns.size() - 1,
+               c->goodbye ? "goodbye" : (finished ? "connection closed" : "agent stopping"));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    loop_done_ = true;
+  }
+  queue_cv_.notify_one();
+}
+
+bool Agent::ReadConnection(Connection* c, size_t max_bytes) {
+  char buf[64 << 10];
+  size_t total = 0;
+  while (total < max_bytes) {
+    const ssize_t n = ::recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n <= 0) {
+      if (c->reader.buffered_bytes() > 0)
+        Log("session " + (c->has_hello ? Describe(c->hello) : "?") + ": connection closed " +
+            "mid-frame; " + std::to_string(c->reader.buffered_bytes()) + " bytes dropped");
+      return false;  // EOF or error
+    }
+    total += static_cast<size_t>(n);
+    c->reader.Append(std::string_view(buf, static_cast<size_t>(n)));
+    wire::Frame frame;
+    while (c->reader.Next(&frame)) {
+      if (!HandleFrame(c, frame.type, std::move(frame.payload))) {
+        ++dropped_connections_;
+        return false;
+      }
+    }
+    if (c->reader.failed()) {
+      Log("dropping connection" + (c->has_hello ? " of " + Describe(c->hello) : std::string()) +
+          ": " + c->reader.status().message());
+      ++dropped_connections_;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
+  const std::string who = c->has_hello ? " of " + Describe(c->hello) : std::string();
+  switch (static_cast<wire::FrameType>(type)) {
+    case wire::FrameType::kHello: {
+      if (c->has_hello) {
+        Log("dropping connection" + who + ": second hello");
+        return false;
+      }
+      auto hello = wire::DecodeHello(payload);
+      if (!hello.ok()) {
+        Log("dropping connection: bad hello: " + hello.status().message());
+        return false;
+      }
+      c->has_hello = true;
+      c->hello = *hello;
+      ++sessions_;
+      Log("session start: " + Describe(c->hello) +
+          (c->hello.tool_version.empty() ? "" : " (inferscope " + c->hello.tool_version + ")"));
+      WriteItem item;
+      item.kind = WriteItem::Kind::kHello;
+      item.session_id = c->session_id;
+      item.hello = c->hello;
+      Enqueue(std::move(item));
+      return true;
+    }
+    case wire::FrameType::kWindow: {
+      if (!c->has_hello) {
+        Log("dropping connection: window before hello");
+        return false;
+      }
+      auto window = wire::DecodeWindow(payload);
+      if (!window.ok()) {
+        Log("dropping connection" + who + ": bad window: " + window.status().message());
+        return false;
+      }
+      ++c->windows;
+      ++windows_received_;
+      if (options_.verbose)
+        Log("window from " + Describe(c->hello) + ": " + std::to_string(payload.size()) + " bytes");
+      WriteItem item;
+      item.kind = WriteItem::Kind::kWindow;
+      item.session_id = c->session_id;
+      item.window.start_ns = window->start_ns;
+      item.window.end_ns = window->end_ns;
+      item.window.received_ns = UnixNowNs();
+      item.window.encoded = std::move(payload);
+      Enqueue(std::move(item));
+      return true;
+    }
+    case wire::FrameType::kGoodbye:
+      c->goodbye = true;
+      return true;
+  }
+  return true;  // unknown frame types are for newer agents: ignore
+}
+
+void Agent::EndSession(Connection* c, const char* how) {
+  if (!c->has_hello) return;
+  Log("session end: " + Describe(c->hello) + ": " + std::to_string(c->windows) + " windows (" +
+      how + ")");
+  WriteItem item;
+  item.kind = WriteItem::Kind::kEnd;
+  item.session_id = c->session_id;
+  item.goodbye = c->goodbye;
+  Enqueue(std::move(item));
+}
+
+void Agent::WriterLoop() {
+  std::map<uint64_t, int64_t> process_of_session;
+  int64_t next_retention_ns = MonotonicNs();  // once at start, then every period
+  auto apply = [&](const WriteItem& item) -> base::Status {
+    switch (item.kind) {
+      case WriteItem::Kind::kHello: {
+        ASSIGN_OR_RETURN(int64_t id, store_->UpsertProcess(item.hello, UnixNowNs()));
+        process_of_session[item.session_id] = id;
+        return base::OkStatus();
+      }
+      case WriteItem::Kind::kWindow: {
+        auto it = process_of_session.find(item.session_id);
+        if (it == process_of_session.end())
+          return base::InternalError("window of a session whose hello was not stored");
+        PendingWindow w = item.window;
+        w.process_id = it->second;
+        return store_->AppendWindow(w);
+      }
+      case WriteItem::Kind::kEnd: {
+        auto it = process_of_session.find(item.session_id);
+        if (it == process_of_session.end()) return base::OkStatus();
+        const int64_t id = it->second;
+        process_of_session.erase(it);
+        return item.goodbye ? store_->MarkProcessEnded(id, UnixNowNs()) : base::OkStatus();
+      }
+    }
+    return base::OkStatus();
+  };
+  auto fail = [&](const base::Status& status) {
+    ++store_errors_;
+    Log("store error: " + status.message());
+    std::lock_guard<std::mutex> lock(mu_);
+    if (writer_status_.ok()) writer_status_ = status;
+  };
+
+  while (true) {
+    std::vector<WriteItem> batch;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      queue_cv_.wait_for(lock, std::chrono::seconds(1),
+                         [&] { return !queue_.empty() || loop_done_; });
+      if (queue_.empty() && loop_done_) break;
+      while (!queue_.empty() && batch.size() < options_.max_batch) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    if (!batch.empty()) {
+      // One transaction per batch; if it fails, the items are retried one by one so a single
+      // bad item does not cost its neighbours.
+      base::Status status = store_->Begin();
+      for (size_t i = 0; status.ok() && i < batch.size(); ++i) status = apply(batch[i]);
+      if (status.ok()) status = store_->Commit();
+      uint64_t stored = 0;
+      if (status.ok()) {
+        for (const WriteItem& item : batch) stored += item.kind == WriteItem::Kind::kWindow;
+      } else {
+        (void)store_->Rollback();
+        for (const WriteItem& item : batch) {
+          const base::Status one = apply(item);
+          if (!one.ok()) {
+            fail(one);
+          } else if (item.kind == WriteItem::Kind::kWindow) {
+            ++stored;
+          }
+        }
+      }
+      windows_stored_ += stored;
+    }
+    if (MonotonicNs() >= next_retention_ns) {
+      auto r = store_->ApplyRetention(options_.retention_ns, options_.max_store_bytes, UnixNowNs());
+      if (!r.ok()) {
+        fail(r.status());
+      } else if (r->deleted_windows > 0 && options_.verbose) {
+        Log("retention: deleted " + std::to_string(r->deleted_windows) + " windows");
+      }
+      next_retention_ns = MonotonicNs() + options_.retention_period_ns;
+    }
+  }
+}
+
+}  // namespace inferscope::agent

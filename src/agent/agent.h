@@ -1,0 +1,109 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The host agent: listens on <state dir>/agent.sock for injected processes (hello, window*,
+// goodbye; src/wire), validates their windows and stores them in <state dir>/inferscope.db.
+// docs/agent.md describes the threads, the stop path and the guarantees.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "src/agent/store/sqlite_store.h"
+#include "src/base/status.h"
+
+namespace inferscope::agent {
+
+struct AgentOptions {
+  std::string state_dir;
+  int64_t retention_ns = 7LL * 86400 * 1'000'000'000;  // windows older than this are deleted
+  uint64_t max_store_bytes = 1ull << 30;               // stored window bytes beyond this: oldest go
+  int64_t retention_period_ns = 600'000'000'000;       // how often retention runs (also at start)
+  // > 0: stop once no process has been connected for this long (since the last disconnect, or
+  // since start when none ever connected). `inferscope run` starts its agent this way.
+  int64_t exit_when_idle_ns = 0;
+  size_t max_queued_windows = 4096;  // writer queue bound; beyond it the agent stops reading
+  size_t max_batch = 256;            // windows per SQLite transaction
+  bool verbose = false;
+  // One line per session start/end and per problem; default: stderr with an "inferscope agent: "
+  // prefix. Called from the agent's threads.
+  std::function<void(std::string_view)> log;
+};
+
+struct AgentStats {
+  uint64_t sessions = 0;             // connections that sent a valid hello
+  uint64_t windows_received = 0;     // valid window frames
+  uint64_t windows_stored = 0;       // committed to SQLite
+  uint64_t dropped_connections = 0;  // bad frames, bad windows
+  uint64_t store_errors = 0;
+};
+
+// One event-loop thread (poll over the listening socket, the connections and a stop eventfd) and
+// one SQLite writer thread fed through a bounded queue. Guarantees: a window whose frame arrived
+// whole before Stop() is committed before Wait() returns; a partial or corrupt frame costs only its
+// own connection; one agent per state dir (flock on agent.lock).
+class Agent {
+ public:
+  explicit Agent(AgentOptions options);
+  ~Agent();  // stops and waits
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Takes the lock, opens the store, binds the socket and starts the threads. kUnavailable with
+  // "already running" when another agent holds the state dir.
+  base::Status Start();
+  // Asks the agent to stop: stop accepting, read what the connections already sent, flush the
+  // writer queue, close. Async-signal-safe (one write(2) to an eventfd); callable from any thread.
+  void Stop();
+  // Blocks until both threads have exited (after Stop() or the idle timeout). Returns the first
+  // store error, if any.
+  base::Status Wait();
+
+  AgentStats stats() const;
+  const std::string& socket_path() const { return socket_path_; }
+
+ private:
+  struct Connection;
+  struct WriteItem;
+
+  void EventLoop();
+  void WriterLoop();
+  void Accept();
+  // Reads what the socket has (up to `max_bytes`, for fairness); false when the connection is
+  // finished (EOF, error, bad frame).
+  bool ReadConnection(Connection* c, size_t max_bytes);
+  bool HandleFrame(Connection* c, uint16_t type, std::string&& payload);
+  void EndSession(Connection* c, const char* how);
+  void Enqueue(WriteItem&& item);
+  bool QueueFull();
+  void Log(const std::string& line);
+
+  AgentOptions options_;
+  std::string socket_path_;
+  int lock_fd_ = -1;
+  int listen_fd_ = -1;
+  int stop_fd_ = -1;  // eventfd
+  std::unique_ptr<SqliteStore> store_;
+  std::thread loop_thread_;
+  std::thread writer_thread_;
+  bool started_ = false;
+  bool joined_ = false;
+
+  std::mutex mu_;  // guards the queue, writer_done_, writer_status_
+  std::condition_variable queue_cv_;
+  std::deque<WriteItem> queue_;
+  bool loop_done_ = false;  // the event loop has enqueued its last item
+  base::Status writer_status_;
+
+  std::atomic<uint64_t> sessions_{0}, windows_received_{0}, windows_stored_{0},
+      dropped_connections_{0}, store_errors_{0};
+};
+
+}  // namespace inferscope::agent

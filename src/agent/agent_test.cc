@@ -1,0 +1,315 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// The agent in-process on a temporary state dir, fed by the injection library's AgentClient (and
+// by raw sockets for the broken cases); the store is checked afterwards with a read-only open.
+
+#include "src/agent/agent.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "src/aggregate/aggregator.h"
+#include "src/import/trace_importer.h"
+#include "src/inject/agent_client.h"
+#include "src/wire/framing.h"
+#include "src/wire/test_windows.h"
+#include "src/wire/window_codec.h"
+#include "tests/test_traces.h"
+
+namespace inferscope::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/inferscope_agent_XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Collects the agent's log lines (written from its threads).
+class LogSink {
+ public:
+  std::function<void(std::string_view)> Fn() {
+    return [this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.emplace_back(line);
+    };
+  }
+  bool Contains(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& l : lines_)
+      if (l.find(text) != std::string::npos) return true;
+    return false;
+  }
+  std::string All() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string s;
+    for (const auto& l : lines_) s += l + "\n";
+    return s;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+AgentOptions Options(const std::string& dir, LogSink* log) {
+  AgentOptions o;
+  o.state_dir = dir;
+  o.log = log->Fn();
+  return o;
+}
+
+template <typename Pred>
+bool WaitFor(Pred pred, int timeout_ms = 5000) {
+  for (int i = 0; i < timeout_ms / 5; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return pred();
+}
+
+std::string Frame(wire::FrameType type, const std::string& payload) {
+  std::string out;
+  EXPECT_TRUE(wire::FrameWriter::Append(type, payload, &out).ok());
+  return out;
+}
+
+wire::Hello MakeHello(uint32_t pid, int32_t rank) {
+  wire::Hello h;
+  h.pid = pid;
+  h.rank = rank;
+  h.world_size = 2;
+  h.hostname = "node-a";
+  h.tool_version = "test";
+  h.process_start_unix_ns = 123'000 + pid;
+  return h;
+}
+
+std::string HelloFrame(const wire::Hello& h) {
+  std::string payload;
+  wire::EncodeHello(h, &payload);
+  return Frame(wire::FrameType::kHello, payload);
+}
+
+std::string WindowFrame(const model::ProfileWindow& w) {
+  std::string payload;
+  wire::EncodeWindow(w, &payload);
+  return Frame(wire::FrameType::kWindow, payload);
+}
+
+// One-process windows as the injection library sends them: from the first real trace found
+// (1 s windows), else hand-built ones.
+std::vector<model::ProfileWindow> LiveWindows() {
+  std::vector<model::ProfileWindow> out;
+  const std::string trace = inferscope::testing::SharedTrace("nsys-ai/h100_2gpu_1s.sqlite");
+  std::error_code ec;
+  if (!trace.empty() && fs::exists(trace, ec)) {
+    model::NameTable names;
+    model::KernelClassifier classifier;
+    aggregate::AggregatorOptions options;
+    options.window_ns = 100'000'000;
+    aggregate::Aggregator aggregator(options, &names, &classifier, [&](model::ProfileWindow&& w) {
+      if (w.processes.empty()) return;
+      w.processes.resize(1);  // the first process, as if its injection library sent it
+      out.push_back(std::move(w));
+    });
+    if (import::ImportTrace(trace, &names, &aggregator).ok()) aggregator.Finish();
+  }
+  if (out.empty()) {
+    for (int i = 0; i < 12; ++i) {
+      model::ProfileWindow w = wire::testing::FullWindow();
+      w.processes.resize(1);
+      w.start_ns += i * 10'000'000'000LL;
+      w.end_ns += i * 10'000'000'000LL;
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+// A raw client socket, for sending exactly the bytes a test wants.
+int Connect(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path.c_str());
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  return fd;
+}
+
+void SendAll(int fd, const std::string& bytes) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    ASSERT_GT(n, 0);
+    off += static_cast<size_t>(n);
+  }
+}
+
+QueryResult ReadStore(const std::string& dir) {
+  auto store = SqliteStore::Open(dir, SqliteStore::Mode::kReadOnly);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  if (!store.ok()) return {};
+  auto all = (*store)->QueryWindows({});
+  EXPECT_TRUE(all.ok()) << all.status().message();
+  return all.ok() ? std::move(all).value() : QueryResult{};
+}
+
+TEST(AgentTest, StoresEveryWindowSentBeforeStop) {
+  TempDir dir;
+  LogSink log;
+  Agent agent(Options(dir.path(), &log));
+  ASSERT_TRUE(agent.Start().ok());
+  struct stat st {};
+  ASSERT_EQ(::stat(agent.socket_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  const std::vector<model::ProfileWindow> windows = LiveWindows();
+  const wire::Hello hello = MakeHello(windows[0].processes[0].pid, 0);
+  inject::AgentClient client(agent.socket_path(), 64u << 20);
+  client.SetHello(HelloFrame(hello));
+  for (const model::ProfileWindow& w : windows) client.Enqueue(WindowFrame(w));
+  client.Enqueue(Frame(wire::FrameType::kGoodbye, ""));
+  client.FlushUntil(inject::AgentClient::MonotonicNs() + 5'000'000'000);
+  ASSERT_EQ(client.queued_frames(), 0u);
+  // Stop right away: the frames may still sit in the socket; the stop path must read them.
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  EXPECT_EQ(agent.stats().windows_stored, windows.size());
+  EXPECT_FALSE(fs::exists(agent.socket_path()));
+
+  const QueryResult stored = ReadStore(dir.path());
+  ASSERT_EQ(stored.windows.size(), windows.size());
+  for (size_t i = 0; i < windows.size(); ++i)
+    EXPECT_EQ(wire::testing::FirstDifference(windows[i], stored.windows[i].window), "") << i;
+  ASSERT_EQ(stored.processes.size(), 1u);
+  const StoredProcess& p = stored.processes.begin()->second;
+  EXPECT_EQ(p.hello, hello);
+  EXPECT_GT(p.ended_ns, 0);  // the goodbye was recorded
+  EXPECT_TRUE(log.Contains("session start: pid")) << log.All();
+  EXPECT_TRUE(log.Contains("windows (goodbye)")) << log.All();
+}
+
+TEST(AgentTest, ConnectionKilledMidFrameLosesOnlyThePartialFrame) {
+  TempDir dir;
+  LogSink log;
+  Agent agent(Options(dir.path(), &log));
+  ASSERT_TRUE(agent.Start().ok());
+  const std::vector<model::ProfileWindow> windows = LiveWindows();
+  ASSERT_GE(windows.size(), 2u);
+
+  const int fd = Connect(agent.socket_path());
+  const std::string second = WindowFrame(windows[1]);
+  SendAll(fd, HelloFrame(MakeHello(1, 0)) + WindowFrame(windows[0]) +
+                  second.substr(0, second.size() / 2));
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_received == 1; }));
+  ::close(fd);
+  ASSERT_TRUE(WaitFor([&] { return log.Contains("mid-frame"); })) << log.All();
+  EXPECT_TRUE(log.Contains("connection closed)")) << log.All();
+
+  // The agent keeps serving: a second process gets its window stored.
+  const int fd2 = Connect(agent.socket_path());
+  SendAll(fd2, HelloFrame(MakeHello(2, 1)) + second);
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_received == 2; }));
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  ::close(fd2);
+
+  const QueryResult stored = ReadStore(dir.path());
+  ASSERT_EQ(stored.windows.size(), 2u);
+  EXPECT_EQ(stored.processes.at(stored.windows[0].process_id).hello.pid, 1u);
+  EXPECT_EQ(stored.processes.at(stored.windows[1].process_id).hello.pid, 2u);
+  EXPECT_EQ(stored.processes.at(stored.windows[0].process_id).ended_ns, 0);  // no goodbye
+}
+
+TEST(AgentTest, BadFramesDropOnlyThatConnection) {
+  TempDir dir;
+  LogSink log;
+  Agent agent(Options(dir.path(), &log));
+  ASSERT_TRUE(agent.Start().ok());
+  const std::vector<model::ProfileWindow> windows = LiveWindows();
+
+  const int garbage = Connect(agent.socket_path());  // not a frame at all
+  SendAll(garbage, std::string(64, 'z'));
+  const int no_hello = Connect(agent.socket_path());  // a window before the hello
+  SendAll(no_hello, WindowFrame(windows[0]));
+  const int bad_window = Connect(agent.socket_path());  // a frame whose payload is not a window
+  SendAll(bad_window, HelloFrame(MakeHello(3, 0)) + Frame(wire::FrameType::kWindow, "\x01\xff"));
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().dropped_connections == 3; })) << log.All();
+  EXPECT_TRUE(log.Contains("bad window")) << log.All();
+  EXPECT_TRUE(log.Contains("window before hello")) << log.All();
+
+  const int good = Connect(agent.socket_path());
+  SendAll(good, HelloFrame(MakeHello(4, 0)) + WindowFrame(windows[0]) +
+                    Frame(wire::FrameType::kGoodbye, ""));
+  ::close(good);
+  ASSERT_TRUE(WaitFor([&] { return log.Contains("1 windows (goodbye)"); })) << log.All();
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  for (int fd : {garbage, no_hello, bad_window}) ::close(fd);
+  EXPECT_EQ(ReadStore(dir.path()).windows.size(), 1u);
+}
+
+TEST(AgentTest, OneAgentPerStateDir) {
+  TempDir dir;
+  LogSink log;
+  Agent first(Options(dir.path(), &log));
+  ASSERT_TRUE(first.Start().ok());
+  {
+    Agent second(Options(dir.path(), &log));
+    const base::Status status = second.Start();
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.code(), base::StatusCode::kUnavailable);
+    EXPECT_NE(status.message().find("already running"), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("pid " + std::to_string(::getpid())), std::string::npos)
+        << status.message();
+  }
+  // The loser did not disturb the winner's socket.
+  EXPECT_TRUE(fs::exists(first.socket_path()));
+  first.Stop();
+  ASSERT_TRUE(first.Wait().ok());
+  Agent third(Options(dir.path(), &log));
+  EXPECT_TRUE(third.Start().ok());
+}
+
+TEST(AgentTest, ExitsWhenIdle) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.exit_when_idle_ns = 300'000'000;
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  const int fd = Connect(agent.socket_path());
+  SendAll(fd, HelloFrame(MakeHello(5, 0)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_TRUE(fs::exists(agent.socket_path()));  // connected: not idle
+  ::close(fd);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(agent.Wait().ok());  // returns without Stop()
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(log.Contains("exiting")) << log.All();
+}
+
+}  // namespace
+}  // namespace inferscope::agent

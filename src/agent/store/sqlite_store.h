@@ -1,0 +1,139 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The agent's embedded store: one SQLite database, <state dir>/inferscope.db, holding the
+// processes that connected (one row per hello identity) and their profile windows (one row per
+// window, the wire encoding compressed with zlib). Never per-kernel rows. Schema and payload
+// format: docs/agent.md.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/model/profile.h"
+#include "src/wire/framing.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace inferscope::agent {
+
+// A process as the store knows it (from its hello).
+struct StoredProcess {
+  int64_t id = 0;
+  wire::Hello hello;
+  int64_t first_seen_ns = 0;  // Unix ns, agent clock
+  int64_t last_seen_ns = 0;
+  int64_t ended_ns = 0;  // when its goodbye arrived; 0 = never (still running, or lost)
+};
+
+// A window ready to be written: the wire encoding (window_codec) plus the fields the store indexes.
+struct PendingWindow {
+  int64_t process_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t received_ns = 0;  // Unix ns, agent clock (retention by age uses it)
+  std::string encoded;      // wire::EncodeWindow output
+};
+
+// Which windows to read: those overlapping [from_ns, to_ns), optionally of one pid / rank.
+struct WindowQuery {
+  int64_t from_ns = INT64_MIN;
+  int64_t to_ns = INT64_MAX;
+  std::optional<uint32_t> pid;
+  std::optional<int32_t> rank;
+};
+
+struct StoredWindow {
+  int64_t process_id = 0;
+  model::ProfileWindow window;
+};
+
+struct QueryResult {
+  std::map<int64_t, StoredProcess> processes;  // every process that has a window below
+  std::vector<StoredWindow> windows;           // by start time
+  uint64_t corrupt_windows = 0;                // rows that did not decode (skipped)
+};
+
+struct StoreSummary {
+  uint64_t windows = 0;
+  uint64_t processes = 0;
+  uint64_t payload_bytes = 0;
+  int64_t first_start_ns = 0;  // oldest / newest window start; 0 when empty
+  int64_t last_end_ns = 0;
+};
+
+struct RetentionResult {
+  uint64_t deleted_windows = 0;
+  uint64_t deleted_processes = 0;
+};
+
+// Owns one SQLite connection. Not thread-safe: the agent gives it to a single writer thread;
+// readers (`inferscope report`) open their own read-only instance, which WAL lets run while the
+// agent writes. Every failure is a Status whose message starts with the database path.
+class SqliteStore {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+  static constexpr const char* kFileName = "inferscope.db";
+  // The schema version this build creates and reads (the number of migrations).
+  static int LatestSchemaVersion();
+
+  // Opens <state_dir>/inferscope.db. kReadWrite creates the directory (0700) and the database and
+  // applies pending migrations; kReadOnly needs an existing database (kNotFound otherwise).
+  // A file that is not an SQLite database is kDataLoss; a schema newer than this build knows is
+  // kUnsupported.
+  static base::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& state_dir, Mode mode);
+  ~SqliteStore();
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const { return schema_version_; }
+
+  // Transactions around batches of the calls below (the agent's writer commits once per batch).
+  base::Status Begin();
+  base::Status Commit();
+  base::Status Rollback();
+
+  // Inserts the process of `hello` or, when (hostname, pid, start time) is known, updates it
+  // (a reconnect). Returns its id.
+  base::StatusOr<int64_t> UpsertProcess(const wire::Hello& hello, int64_t now_ns);
+  base::Status MarkProcessEnded(int64_t process_id, int64_t now_ns);
+  // Compresses and appends one window; updates the process's last_seen_ns.
+  base::Status AppendWindow(const PendingWindow& window);
+
+  // Windows overlapping the query's range, decoded, with their processes.
+  base::StatusOr<QueryResult> QueryWindows(const WindowQuery& query);
+  base::StatusOr<StoreSummary> Summary();
+
+  // Deletes windows received before now - max_age_ns, then the oldest windows until the payload
+  // bytes are at most max_bytes, then processes left without windows that were last seen before
+  // now - max_age_ns. 0 disables a limit.
+  base::StatusOr<RetentionResult> ApplyRetention(int64_t max_age_ns, uint64_t max_bytes,
+                                                 int64_t now_ns);
+
+  // Payload codec (public for tests and size measurements): byte 0 = codec (1 = zlib), bytes 1-4 =
+  // uncompressed size (u32 LE), then the zlib stream.
+  static base::StatusOr<std::string> CompressPayload(std::string_view encoded);
+  static base::StatusOr<std::string> DecompressPayload(std::string_view stored);
+
+ private:
+  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  base::Status Migrate();
+  base::Status Exec(const char* sql);
+  base::Status Error(const std::string& what) const;
+  // A cached prepared statement (reset before reuse).
+  base::StatusOr<sqlite3_stmt*> Prepare(const char* sql);
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  int schema_version_ = 0;
+  std::map<const char*, sqlite3_stmt*> statements_;  // keyed by the SQL literal's address
+};
+
+}  // namespace inferscope::agent

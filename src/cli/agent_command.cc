@@ -1,0 +1,196 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/cli/agent_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+
+#include "src/base/duration.h"
+#include "src/base/state_dir.h"
+#include "src/cli/exit_codes.h"
+
+namespace inferscope::cli {
+namespace {
+
+std::atomic<agent::Agent*> g_agent{nullptr};
+
+// Async-signal-safe: Agent::Stop is one write(2) to an eventfd.
+void OnStopSignal(int) {
+  if (agent::Agent* a = g_agent.load()) a->Stop();
+}
+
+const char* Getenv(const char* name) { return std::getenv(name); }
+
+// "1GiB", "500MB", "0" (no limit): binary (KiB, MiB, GiB, TiB) and decimal (KB, MB, GB, TB) units.
+base::StatusOr<uint64_t> ParseBytes(const std::string& text) {
+  size_t i = 0;
+  uint64_t value = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (value > (UINT64_MAX - 9) / 10) return base::InvalidArgumentError("too large: " + text);
+    value = value * 10 + static_cast<uint64_t>(text[i++] - '0');
+  }
+  const std::string unit = text.substr(i);
+  static const std::pair<const char*, uint64_t> kUnits[] = {{"", 1},
+                                                            {"B", 1},
+                                                            {"KB", 1000},
+                                                            {"MB", 1000'000},
+                                                            {"GB", 1000'000'000},
+                                                            {"TB", 1000'000'000'000},
+                                                            {"KiB", 1ull << 10},
+                                                            {"MiB", 1ull << 20},
+                                                            {"GiB", 1ull << 30},
+                                                            {"TiB", 1ull << 40}};
+  if (i == 0)
+    return base::InvalidArgumentError("invalid size '" + text + "' (use e.g. 1GiB, 500MB)");
+  for (const auto& [name, scale] : kUnits) {
+    if (unit != name) continue;
+    if (unit.empty() && value != 0)
+      return base::InvalidArgumentError("invalid size '" + text + "': missing unit (e.g. 1GiB)");
+    if (value > UINT64_MAX / scale) return base::InvalidArgumentError("too large: " + text);
+    return value * scale;
+  }
+  return base::InvalidArgumentError("invalid size '" + text + "' (use e.g. 1GiB, 500MB)");
+}
+
+int Usage(const std::string& message, const char* command) {
+  std::cerr << "inferscope: error: " << message << "\nRun 'inferscope " << command
+            << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+constexpr const char* kStateDirHelp =
+    "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR, else\n"
+    "$XDG_STATE_HOME/inferscope, else ~/.local/state/inferscope)";
+
+}  // namespace
+
+AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
+  agent_cmd_ = app->add_subcommand(
+      "agent", "Run the host agent in the foreground: receive and store profile windows");
+  agent_cmd_->footer(
+      "\nListens on <state-dir>/agent.sock for processes profiled by the injection library and\n"
+      "stores their windows in <state-dir>/inferscope.db (see them with `inferscope report`).\n"
+      "Logs one line per session start/end on stderr. SIGTERM/SIGINT stop it cleanly: what was\n"
+      "received is stored. One agent per state dir. Details: docs/agent.md.\n\n"
+      "Exit codes: 0 stopped cleanly, 1 error, 2 usage error, 6 another agent is running for the\n"
+      "state dir.\n\n"
+      "Examples:\n"
+      "  inferscope agent\n"
+      "  inferscope agent --state-dir /var/tmp/prof --retention 2d --max-store 5GiB\n");
+  agent_cmd_->add_option("--state-dir", state_dir_, kStateDirHelp);
+  agent_cmd_->add_option("--retention", retention_, "Delete windows older than this (e.g. 7d, 12h)")
+      ->capture_default_str();
+  agent_cmd_
+      ->add_option("--max-store", max_store_,
+                   "Keep the stored windows under this size, deleting the oldest")
+      ->capture_default_str();
+  agent_cmd_->add_option("--exit-when-idle", exit_when_idle_,
+                         "Exit once no process has been connected for this long (e.g. 30s)");
+  agent_cmd_->add_flag("-v,--verbose", verbose_, "Log every window and retention pass");
+
+  report_cmd_ = app->add_subcommand(
+      "report", "Report on the profile windows the agent stored (a time range, all processes)");
+  report_cmd_->footer(
+      "\nMerges the stored windows of the range per process and renders them like `inferscope\n"
+      "analyze` renders traces. Works whether or not the agent runs.\n"
+      "Times (--from/--to): now, -5m, -2h, 2026-01-02T15:04[:05][Z] (Z = UTC, else local), or\n"
+      "Unix seconds.\n\n"
+      "Exit codes: 0 ok, 1 error, 2 usage error, 3 no store or no windows in the range,\n"
+      "5 corrupt store.\n\n"
+      "Examples:\n"
+      "  inferscope report\n"
+      "  inferscope report --last 1h --rank 0 --format markdown\n"
+      "  inferscope report --from 2026-01-02T15:00 --to 2026-01-02T15:10 --format json\n");
+  report_cmd_->add_option("--state-dir", report_state_dir_, kStateDirHelp);
+  auto* last = report_cmd_->add_option("--last", last_, "Report the last DURATION (default 5m)");
+  auto* from = report_cmd_->add_option("--from", report_.from, "Start of the range");
+  auto* to = report_cmd_->add_option("--to", report_.to, "End of the range (default now)");
+  last->excludes(from)->excludes(to);
+  report_cmd_->add_option("--pid", pid_, "Only this process id");
+  report_cmd_->add_option("--rank", rank_, "Only this rank");
+  report_cmd_->add_option("--device", device_, "Only this GPU (device index)");
+  report_cmd_->add_option("-f,--format", format_, "Report format: text, markdown (md) or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "markdown", "md", "json"}));
+  report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+}
+
+std::optional<int> AgentAndReportCommands::RunIfParsed() {
+  if (agent_cmd_->parsed()) {
+    agent::AgentOptions options;
+    options.state_dir = state_dir_.empty() ? base::DefaultStateDir(&Getenv) : state_dir_;
+    auto retention = base::ParseDuration(retention_, base::DurationUnits::kWithLongUnits);
+    if (!retention.ok()) return Usage("--retention: " + retention.status().message(), "agent");
+    options.retention_ns = *retention;
+    auto max_store = ParseBytes(max_store_);
+    if (!max_store.ok()) return Usage("--max-store: " + max_store.status().message(), "agent");
+    options.max_store_bytes = *max_store;
+    if (!exit_when_idle_.empty()) {
+      auto idle = base::ParseDuration(exit_when_idle_, base::DurationUnits::kWithLongUnits);
+      if (!idle.ok()) return Usage("--exit-when-idle: " + idle.status().message(), "agent");
+      if (*idle <= 0) return Usage("--exit-when-idle: must be greater than 0", "agent");
+      options.exit_when_idle_ns = *idle;
+    }
+    options.verbose = verbose_;
+    return RunAgent(options);
+  }
+  if (report_cmd_->parsed()) {
+    report_.state_dir =
+        report_state_dir_.empty() ? base::DefaultStateDir(&Getenv) : report_state_dir_;
+    if (!last_.empty()) {
+      auto last = base::ParseDuration(last_, base::DurationUnits::kWithLongUnits);
+      if (!last.ok()) return Usage("--last: " + last.status().message(), "report");
+      if (*last <= 0) return Usage("--last: must be greater than 0", "report");
+      report_.last_ns = *last;
+    }
+    if (!report::ParseReportFormat(format_, &report_.format))
+      return Usage("--format: unknown format '" + format_ + "'", "report");
+    report_.pid = pid_;
+    report_.rank = rank_;
+    report_.device = device_;
+    return RunReport(report_, std::cout, std::cerr);
+  }
+  return std::nullopt;
+}
+
+int RunAgent(const agent::AgentOptions& options) {
+  agent::Agent agent(options);
+  const base::Status started = agent.Start();
+  if (!started.ok()) {
+    std::cerr << "inferscope: error: " << started.message() << "\n";
+    if (started.code() == base::StatusCode::kUnavailable &&
+        started.message().find("already running") != std::string::npos)
+      return kExitAgentAlreadyRunning;
+    return ExitCodeFor(started) == kExitOk ? kExitError : ExitCodeFor(started);
+  }
+  g_agent.store(&agent);
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_term {
+  }, old_int{};
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGINT, &sa, &old_int);
+  std::cerr << "inferscope agent: listening on " << agent.socket_path() << " (pid " << getpid()
+            << ")\n";
+  const base::Status status = agent.Wait();
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+  g_agent.store(nullptr);
+  const agent::AgentStats stats = agent.stats();
+  std::cerr << "inferscope agent: stopped; " << stats.sessions << " sessions, "
+            << stats.windows_stored << " windows stored\n";
+  if (!status.ok()) {
+    std::cerr << "inferscope: error: " << status.message() << "\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+}  // namespace inferscope::cli

@@ -1,0 +1,46 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `inferscope agent`: runs the host agent in the foreground until SIGTERM/SIGINT (or, with
+// --exit-when-idle, until no profiled process has been connected for that long).
+
+#include <optional>
+#include <string>
+
+#include "src/agent/agent.h"
+#include "src/cli/report_command.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace inferscope::cli {
+
+// Exit code when another agent already runs for the state dir (documented in docs/agent.md).
+inline constexpr int kExitAgentAlreadyRunning = 6;
+
+// Starts the agent, stops it cleanly on SIGTERM/SIGINT (everything already received is stored),
+// and returns the exit code: 0 after a clean stop, 6 when another agent holds the state dir,
+// 1 on other errors (the reason on stderr).
+int RunAgent(const agent::AgentOptions& options);
+
+// Registers the `agent` and `report` subcommands on the binary's CLI11 app (kept out of main.cc so
+// the two commands and their flags live in one place), and runs whichever was parsed.
+class AgentAndReportCommands {
+ public:
+  explicit AgentAndReportCommands(CLI::App* app);
+  // The exit code of the parsed command, or nullopt when neither was on the command line.
+  std::optional<int> RunIfParsed();
+
+ private:
+  CLI::App* agent_cmd_ = nullptr;
+  CLI::App* report_cmd_ = nullptr;
+  std::string state_dir_, retention_ = "7d", max_store_ = "1GiB", exit_when_idle_;
+  bool verbose_ = false;
+  std::string report_state_dir_, last_, format_ = "text";
+  std::optional<uint32_t> pid_, device_;
+  std::optional<int32_t> rank_;
+  ReportOptions report_;
+};
+
+}  // namespace inferscope::cli

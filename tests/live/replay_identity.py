@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+"""The live path's key test: a trace replayed through the injection library gives the report the
+offline analyzer gives for the file.
+
+For each trace: start `inferscope agent` on a fresh state directory, run
+`inferscope run --state-dir D -- replay_engine --speed 0 TRACE` (the replay engine acts as the CUDA
+driver and the engine, emitting the trace's records through a fake CUPTI into the real injection
+library, one process per rank), stop the agent (SIGTERM: it stores everything it acknowledged),
+then compare `inferscope report --state-dir D --last 24h --format json` with
+`inferscope analyze --format json TRACE`: per rank, exact equality of kernel count, busy time,
+GPU time and count per category, host sync waits per type, and the top kernels.
+
+A window longer than any trace (INFERSCOPE window 1000000s) makes the live side produce one
+window per process, so even union-based figures (busy) must match to the nanosecond.
+
+Usage: replay_identity.py --inferscope BIN --replay-engine BIN [TRACE...]
+Exit codes: 0 all equal, 1 a difference, 77 skipped (no ../shared/traces).
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+FIGURES = ("kernel_count",)
+
+
+def shared_traces():
+    root = os.environ.get("INFERSCOPE_SHARED_TRACES") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "traces")
+    if not os.path.isdir(root):
+        return None
+    found = glob.glob(os.path.join(root, "**", "*.json.gz"), recursive=True)
+    found += glob.glob(os.path.join(root, "**", "*.sqlite"), recursive=True)
+    return sorted(found)
+
+
+def wait_for_socket(path, timeout_s=10.0):
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            s.close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def rank_key(r):
+    return (r.get("rank", 0), r.get("device", 0))
+
+
+def compare(trace, offline, live):
+    problems = []
+    a = sorted(offline["ranks"], key=rank_key)
+    b = sorted(live["ranks"], key=rank_key)
+    if len(a) != len(b):
+        return ["%s: %d ranks offline, %d live" % (trace, len(a), len(b))]
+    for ra, rb in zip(a, b):
+        where = "%s rank %s device %s" % (trace, ra.get("rank"), ra.get("device"))
+
+        def same(label, x, y):
+            if x != y:
+                problems.append("%s: %s offline %r != live %r" % (where, label, x, y))
+
+        same("kernel_count", ra.get("kernel_count"), rb.get("kernel_count"))
+        for key in ("span_ns", "busy_ns", "idle_ns", "compute_ns", "non_compute_ns"):
+            same("temporal_breakdown." + key, ra["temporal_breakdown"][key],
+                 rb["temporal_breakdown"][key])
+        for cat, stats in ra["categories"].items():
+            other = rb["categories"].get(cat, {})
+            same("categories.%s.time_ns" % cat, stats["time_ns"], other.get("time_ns"))
+            same("categories.%s.count" % cat, stats["count"], other.get("count"))
+        for kind, stats in ra.get("sync_waits", {}).items():
+            other = rb.get("sync_waits", {}).get(kind, {})
+            same("sync_waits.%s.count" % kind, stats.get("count"), other.get("count"))
+            same("sync_waits.%s.total_ns" % kind, stats.get("total_ns"), other.get("total_ns"))
+        ka = [(k["name"], k["count"], k["total_ns"]) for k in ra["top_kernels"]]
+        kb = [(k["name"], k["count"], k["total_ns"]) for k in rb["top_kernels"]]
+        same("top_kernels", ka, kb)
+        dropped = rb.get("data_quality", {}).get("records_dropped", 0)
+        same("data_quality.records_dropped (live)", 0, dropped)
+    return problems
+
+
+def run_one(args, trace, work):
+    state = os.path.join(work, "state")
+    os.makedirs(state)
+    agent = subprocess.Popen([args.inferscope, "agent", "--state-dir", state],
+                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "agent.log"), "w"))
+    try:
+        if not wait_for_socket(os.path.join(state, "agent.sock")):
+            return ["%s: the agent did not start (see %s)" % (trace, work)]
+        env = dict(os.environ, INFERSCOPE_LOG="error")
+        replay = subprocess.run(
+            [args.inferscope, "run", "--state-dir", state, "--window", "1000000s", "--",
+             args.replay_engine, "--speed", "0", trace],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+        if replay.returncode != 0:
+            return ["%s: replay failed (%d): %s" % (trace, replay.returncode, replay.stderr[-500:])]
+    finally:
+        agent.send_signal(signal.SIGTERM)
+        try:
+            agent.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            return ["%s: the agent did not stop on SIGTERM" % trace]
+    live = subprocess.run([args.inferscope, "report", "--state-dir", state, "--last", "24h",
+                           "--format", "json", "--top", "15"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if live.returncode != 0:
+        return ["%s: report failed (%d): %s" % (trace, live.returncode, live.stderr)]
+    offline = subprocess.run([args.inferscope, "analyze", "--format", "json", "--top", "15", trace],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if offline.returncode != 0:
+        return ["%s: analyze failed: %s" % (trace, offline.stderr)]
+    return compare(os.path.basename(trace), json.loads(offline.stdout), json.loads(live.stdout))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--inferscope", required=True)
+    p.add_argument("--replay-engine", required=True)
+    p.add_argument("traces", nargs="*")
+    args = p.parse_args()
+    traces = args.traces or shared_traces()
+    if not traces:
+        print("SKIP: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES)")
+        return 77
+    failures = 0
+    for trace in traces:
+        work = tempfile.mkdtemp(prefix="inferscope_replay_")
+        started = time.time()
+        problems = run_one(args, trace, work)
+        status = "ok  " if not problems else "FAIL"
+        print("%s %s (%.1f s)" % (status, os.path.basename(trace), time.time() - started))
+        for line in problems[:20]:
+            print("  " + line)
+        if problems:
+            failures += 1
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print("%d of %d traces differ" % (failures, len(traces)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
