@@ -23,6 +23,7 @@
 #include "src/wire/framing.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
+#include "tests/temp_dir.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::agent {
@@ -30,21 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/inferscope_agent_XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ::inferscope::testing::TempDir;
 
 // Collects the agent's log lines (written from its threads).
 class LogSink {

@@ -215,16 +215,7 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
-  try {
-    return Run(options, out, err);
-  } catch (const std::bad_alloc&) {
-    err << "inferscope: error: out of memory\n";
-  } catch (const std::exception& e) {
-    err << "inferscope: error: internal error: " << e.what() << "\n";
-  } catch (...) {
-    err << "inferscope: error: internal error\n";
-  }
-  return kExitError;
+  return RunGuarded([&] { return Run(options, out, err); }, err);
 }
 
 }  // namespace inferscope::cli

@@ -3,6 +3,10 @@
 
 // The inferscope binary's exit codes (documented in docs/cli.md and `inferscope --help`).
 
+#include <exception>
+#include <new>
+#include <ostream>
+
 #include "src/base/status.h"
 
 namespace inferscope::cli {
@@ -29,6 +33,22 @@ inline int ExitCodeFor(const base::Status& status) {
     default:
       return kExitError;
   }
+}
+
+// Runs a command body and turns anything it throws (bad_alloc, a library's exception) into one
+// error line and kExitError: no exception leaves a command.
+template <typename Body>
+int RunGuarded(Body&& body, std::ostream& err) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    err << "inferscope: error: out of memory\n";
+  } catch (const std::exception& e) {
+    err << "inferscope: error: internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << "inferscope: error: internal error\n";
+  }
+  return kExitError;
 }
 
 }  // namespace inferscope::cli

@@ -186,14 +186,7 @@ base::StatusOr<int64_t> ParseTimePoint(std::string_view text, int64_t now_unix_n
 }
 
 int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err) {
-  try {
-    return Run(options, out, err);
-  } catch (const std::bad_alloc&) {
-    err << "inferscope: error: out of memory\n";
-  } catch (const std::exception& e) {
-    err << "inferscope: error: internal error: " << e.what() << "\n";
-  }
-  return kExitError;
+  return RunGuarded([&] { return Run(options, out, err); }, err);
 }
 
 }  // namespace inferscope::cli

@@ -16,6 +16,7 @@
 #include "src/import/trace_importer.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
+#include "tests/temp_dir.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::agent {
@@ -24,21 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using Mode = SqliteStore::Mode;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/inferscope_store_XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ::inferscope::testing::TempDir;
 
 wire::Hello MakeHello(uint32_t pid, int32_t rank) {
   wire::Hello h;
