@@ -130,10 +130,15 @@ void CUPTIAPI Session::BufferRequested(uint8_t** buffer, size_t* size, size_t* m
   *size = *buffer != nullptr ? s->pool_.buffer_bytes() : 0;
 }
 
-void CUPTIAPI Session::BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t,
-                                       size_t valid_size) {
+void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
+                                       size_t, size_t valid_size) {
   Session* s = Instance();
   if (s == nullptr || buffer == nullptr) return;
+  // Records this context's queue lost for want of a buffer (the count resets on every call).
+  size_t dropped = 0;
+  if (context != nullptr &&
+      cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS)
+    s->dropped_pending_.fetch_add(dropped, std::memory_order_relaxed);
   try {
     if (s->active_.load(std::memory_order_acquire)) s->Complete(buffer, valid_size);
   } catch (...) {
@@ -175,14 +180,11 @@ void Session::DrainBatches() {
 }
 
 void Session::CountDroppedRecords() {
+  // CUPTI resets a queue's count when it is read: each read is what was lost since the last one.
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) return;
-  // CUPTI reports a running total per context; count only what is new.
-  if (dropped > dropped_reported_) {
-    aggregator_->OnDataQuality(pid_, model::DataQuality::kRecordsDropped,
-                               dropped - dropped_reported_);
-    dropped_reported_ = dropped;
-  }
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  dropped += dropped_pending_.exchange(0, std::memory_order_relaxed);
+  if (dropped > 0) aggregator_->OnDataQuality(pid_, model::DataQuality::kRecordsDropped, dropped);
 }
 
 void Session::DrainLoop() {

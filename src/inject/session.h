@@ -93,7 +93,7 @@ class Session {
   std::atomic<int64_t> drain_thread_decode_ns_{0};  // decode CPU counted twice on the drain thread
   int64_t cpu_reported_ns_ = 0;                     // drain thread: cpu_ns_ already charged
   std::atomic<std::thread::id> drain_tid_{};        // set by the drain thread as it starts
-  uint64_t dropped_reported_ = 0;                   // drain thread
+  std::atomic<uint64_t> dropped_pending_{0};        // per-context drops seen at buffer completion
 };
 
 }  // namespace inferscope::inject
