@@ -4,7 +4,7 @@
 // (CUDA_INJECTION64_PATH, dlopen, InitializeInjection) and replays each rank's GPU activity as
 // CUPTI records through the fake CUPTI. See docs/testing-live.md.
 //
-//   replay_engine [--speed N] [--inject PATH] TRACE...
+//   replay_engine [--speed N] [--inject PATH] [--other-subscriber] TRACE...
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -32,7 +32,8 @@ struct Rank {
 };
 
 int Usage() {
-  std::fprintf(stderr, "usage: replay_engine [--speed N] [--inject PATH] TRACE...\n");
+  std::fprintf(stderr,
+               "usage: replay_engine [--speed N] [--inject PATH] [--other-subscriber] TRACE...\n");
   return 2;
 }
 
@@ -94,6 +95,9 @@ int Main(int argc, char** argv) {
       if (*end != '\0' || options.speed < 0) return Usage();
     } else if (arg == "--inject" && i + 1 < argc) {
       inject = argv[++i];
+    } else if (arg == "--other-subscriber") {
+      // Another CUPTI tool (Nsight Systems, torch.profiler) already holds the subscription.
+      fake_cupti_set_other_subscriber(1);
     } else if (arg.starts_with("--")) {
       return Usage();
     } else {

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+"""Fault tests of the live path, run with the real injection library, agent and CLI over the fake
+CUPTI (tests/fakes): each case is a thing that goes wrong in production.
+
+  pool_exhaustion   CUPTI finds no free buffer: records are dropped, counted, and the report's
+                    records_dropped equals what the driver (replay engine) says it dropped.
+  no_agent          nobody listens on the socket: the application runs and exits on time, exit 0.
+  agent_restart     the agent is killed with SIGKILL and restarted between two runs of the
+                    application: the second run's windows arrive, nothing hangs.
+  other_subscriber  another CUPTI tool holds the subscription: profiling is disabled with one
+                    log line and the application runs unchanged.
+
+Usage: live_faults.py --inferscope BIN --replay-engine BIN. Exit 0 ok, 1 failure, 77 skipped.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def trace(name):
+    root = os.environ.get("INFERSCOPE_SHARED_TRACES") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "traces")
+    hits = glob.glob(os.path.join(root, "**", name), recursive=True)
+    return hits[0] if hits else None
+
+
+def wait_for_socket(path, timeout_s=10.0):
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            s.close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+class Case:
+    def __init__(self, args, name):
+        self.args, self.name = args, name
+        self.work = tempfile.mkdtemp(prefix="inferscope_fault_%s_" % name)
+        self.state = os.path.join(self.work, "state")
+        os.makedirs(self.state)
+        self.agent = None
+
+    def start_agent(self):
+        self.agent = subprocess.Popen(
+            [self.args.inferscope, "agent", "--state-dir", self.state],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "agent.log"), "a"))
+        assert wait_for_socket(os.path.join(self.state, "agent.sock")), "agent did not start"
+
+    def stop_agent(self, sig=signal.SIGTERM):
+        if self.agent:
+            self.agent.send_signal(sig)
+            self.agent.wait(timeout=30)
+            self.agent = None
+
+    def replay(self, trace_path, env=None, no_agent=True, extra=()):
+        cmd = [self.args.inferscope, "run", "--state-dir", self.state]
+        if no_agent:
+            cmd.append("--no-agent")
+        cmd += ["--", self.args.replay_engine, "--speed", "0"] + list(extra) + [trace_path]
+        return subprocess.run(cmd, env=dict(os.environ, **(env or {})), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+
+    def report(self):
+        r = subprocess.run([self.args.inferscope, "report", "--state-dir", self.state, "--last",
+                            "24h", "--format", "json"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        assert r.returncode == 0, "report failed: %s" % r.stderr
+        return json.loads(r.stdout)
+
+    def close(self, ok):
+        try:
+            self.stop_agent(signal.SIGKILL)
+        except Exception:
+            pass
+        if ok:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def pool_exhaustion(c, t):
+    c.start_agent()
+    r = c.replay(t, env={"INFERSCOPE_BUFFER_COUNT": "2", "INFERSCOPE_BUFFER_SIZE": "65536"})
+    assert r.returncode == 0, r.stderr
+    dropped = sum(int(n) for n in re.findall(r"dropped (\d+)", r.stderr))
+    assert dropped > 0, "the tiny pool should have run out: " + r.stderr
+    c.stop_agent()
+    reported = sum(rank["data_quality"]["records_dropped"] for rank in c.report()["ranks"])
+    assert reported == dropped, "report says %d dropped, the driver %d" % (reported, dropped)
+
+
+def no_agent(c, t):
+    started = time.time()
+    r = c.replay(t)  # --no-agent and nobody listening
+    elapsed = time.time() - started
+    assert r.returncode == 0, r.stderr
+    assert elapsed < 10, "the application took %.1f s to exit without an agent" % elapsed
+
+
+def agent_restart(c, t):
+    c.start_agent()
+    assert c.replay(t).returncode == 0
+    c.stop_agent(signal.SIGKILL)  # no clean shutdown
+    c.start_agent()  # a new agent takes over the same state directory
+    r = c.replay(t)
+    assert r.returncode == 0, r.stderr
+    c.stop_agent()
+    kernels = sum(rank["kernel_count"] for rank in c.report()["ranks"])
+    per_run = sum(int(n) for n in re.findall(r"(\d+) kernels", r.stderr))
+    # Each run's windows were stored: at least the second run's, and nothing more than both.
+    assert per_run <= kernels <= 2 * per_run, (kernels, per_run)
+
+
+def other_subscriber(c, t):
+    r = c.replay(t, env={"INFERSCOPE_LOG": "error"}, extra=["--other-subscriber"])
+    assert r.returncode == 0, r.stderr
+    assert "another CUPTI tool is attached" in r.stderr, r.stderr
+
+
+CASES = [pool_exhaustion, no_agent, agent_restart, other_subscriber]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--inferscope", required=True)
+    p.add_argument("--replay-engine", required=True)
+    args = p.parse_args()
+    t = trace("df_index_resolver.json.gz")
+    if t is None:
+        print("SKIP: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES)")
+        return 77
+    failures = 0
+    for case in CASES:
+        c = Case(args, case.__name__)
+        ok = True
+        try:
+            case(c, t)
+        except AssertionError as e:
+            ok = False
+            print("FAIL %s: %s (work dir %s)" % (case.__name__, e, c.work))
+        finally:
+            c.close(ok)
+        if ok:
+            print("ok   %s" % case.__name__)
+        failures += 0 if ok else 1
+    print("%d passed, %d failed" % (len(CASES) - failures, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
