@@ -179,7 +179,9 @@ class Aggregator::Impl {
     const SortKey key{e.start_ns, kEventOrder<E>, 0};
     if (!pending_.empty() && key < last_key_) sorted_ = false;
     last_key_ = key;
-    pending_.push_back(Pending{e.start_ns, AnyEvent(e)});
+    Pending& slot = pending_.AppendSlot();  // filled in place: no temporary event copy
+    slot.start_ns = e.start_ns;
+    slot.event.template emplace<E>(e);
     if (e.start_ns > max_start_ns_) max_start_ns_ = e.start_ns;
     if (options_.lateness_ns >= 0 && ++since_drain_ >= kDrainBatch) {
       since_drain_ = 0;

@@ -26,13 +26,16 @@ class ChunkedQueue {
   }
   T& back() { return (*this)[size() - 1]; }
 
-  void push_back(T value) {
+  void push_back(T value) { AppendSlot() = std::move(value); }
+
+  // Appends an element and returns it for filling in place (it holds a default or an old value).
+  T& AppendSlot() {
     const size_t a = end_ - base_;
     if (a / kChunk == chunks_.size()) {
       chunks_.push_back(spare_ ? std::move(spare_) : std::make_unique<T[]>(kChunk));
     }
-    chunks_[a / kChunk][a % kChunk] = std::move(value);
     ++end_;
+    return chunks_[a / kChunk][a % kChunk];
   }
 
   // Drops the first n elements; chunks that become unused are released.
