@@ -17,6 +17,7 @@
 #include "src/base/duration.h"
 #include "src/cli/exit_codes.h"
 #include "src/model/profile_merge.h"
+#include "src/report/format.h"
 
 namespace inferscope::cli {
 namespace {
@@ -98,7 +99,7 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (merged.empty()) {
     const std::string range =
         options.from.empty() && options.to.empty()
-            ? fmt::format("in the last {:g} min", static_cast<double>(options.last_ns) / 60e9)
+            ? "in the last " + report::FormatDuration(options.last_ns)
             : "between " + FormatTime(query.from_ns) + " and " + FormatTime(query.to_ns);
     std::string filters;
     if (options.pid) filters += fmt::format(" for pid {}", *options.pid);
