@@ -22,6 +22,15 @@
 namespace inferscope::cli {
 namespace {
 
+// "5 min", "2 h", "7 d" for whole units (how people give --last), else a plain duration.
+std::string RangeText(int64_t ns) {
+  constexpr int64_t kMin = 60'000'000'000, kHour = 60 * kMin, kDay = 24 * kHour;
+  if (ns > 0 && ns % kDay == 0) return fmt::format("{} d", ns / kDay);
+  if (ns > 0 && ns % kHour == 0) return fmt::format("{} h", ns / kHour);
+  if (ns > 0 && ns % kMin == 0) return fmt::format("{} min", ns / kMin);
+  return report::FormatDuration(ns);
+}
+
 constexpr int64_t kNsPerSec = 1'000'000'000;
 
 int64_t UnixNowNs() {
@@ -99,7 +108,7 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (merged.empty()) {
     const std::string range =
         options.from.empty() && options.to.empty()
-            ? "in the last " + report::FormatDuration(options.last_ns)
+            ? "in the last " + RangeText(options.last_ns)
             : "between " + FormatTime(query.from_ns) + " and " + FormatTime(query.to_ns);
     std::string filters;
     if (options.pid) filters += fmt::format(" for pid {}", *options.pid);
