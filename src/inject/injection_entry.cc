@@ -64,7 +64,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     Session* session = Session::Start(
         config, [sender](inferscope::model::ProfileWindow&& w) { sender->OnWindow(std::move(w)); },
         [sender] { sender->Tick(); });
-    if (session == nullptr) return 1;
+    if (session == nullptr) {
+      delete sender;  // profiling is off: nothing will ever send
+      return 1;
+    }
     g_sender.store(sender);
     pthread_atfork(nullptr, nullptr, &OnForkChild);
     std::atexit(&OnExit);

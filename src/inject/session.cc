@@ -64,12 +64,15 @@ Session::Session(const Config& config, WindowCallback on_window, TickCallback on
 
 Session* Session::Start(const Config& config, WindowCallback on_window, TickCallback on_tick) {
   if (Instance() != nullptr) return Instance();
-  // Never freed: CUPTI may call back until the process ends, after static destructors.
+  // Never freed once started: CUPTI may call back until the process ends, after static destructors.
   auto* session = new Session(config, std::move(on_window), std::move(on_tick));
   std::string why;
   if (!session->Subscribe(&why)) {
     Log(config.log_level, LogLevel::kError, "profiling disabled: " + why);
-    return nullptr;  // leaked on purpose: CUPTI may still hold its callbacks
+    // Safe to free: Subscribe undid what it did, and the static buffer callbacks find no
+    // Instance() (it is published only below).
+    delete session;
+    return nullptr;
   }
   instance_.store(session, std::memory_order_release);
   session->active_.store(true, std::memory_order_release);
