@@ -246,11 +246,18 @@ TEST_F(FakeCuptiTest, PeriodicFlushDeliversOnlyFullBuffers) {
   }
   for (int i = 0; i < 200 && Completed() < 1; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // The worker counts its delivery after handing the buffer over: poll for the count instead of
+  // guessing a sleep (sanitizer builds run the worker slowly), then give it more ticks in which
+  // it must not deliver the current, not yet displaced buffer.
+  FakeCuptiCounters c{};
+  for (int i = 0; i < 400; ++i) {
+    fake_cupti_get_counters(&c);
+    if (c.periodic_flushes >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GE(c.periodic_flushes, 1u);
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   EXPECT_EQ(Completed(), 1u);  // the second (current, full but not yet displaced) buffer stays
-  FakeCuptiCounters c;
-  fake_cupti_get_counters(&c);
-  EXPECT_GE(c.periodic_flushes, 1u);
   ASSERT_EQ(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
   EXPECT_EQ(Completed(), 2u);
 }
