@@ -10,6 +10,10 @@ CUPTI (tests/fakes): each case is a thing that goes wrong in production.
                     application: the second run's windows arrive, nothing hangs.
   other_subscriber  another CUPTI tool holds the subscription: profiling is disabled with one
                     log line and the application runs unchanged.
+  fork_child        the application forks after CUDA init (multiprocessing) and the child exits:
+                    no hang, the parent's profile is complete.
+  killed            the application dies by SIGKILL and by SIGSEGV: `inferscope run` passes the
+                    signal through (same PID), the agent survives and serves the next process.
 
 Usage: live_faults.py --inferscope BIN --replay-engine BIN. Exit 0 ok, 1 failure, 77 skipped.
 """
@@ -131,7 +135,31 @@ def other_subscriber(c, t):
     assert "another CUPTI tool is attached" in r.stderr, r.stderr
 
 
-CASES = [pool_exhaustion, no_agent, agent_restart, other_subscriber]
+def fork_child(c, t):
+    c.start_agent()
+    r = c.replay(t, extra=["--fork-child"])
+    assert r.returncode == 0, r.stderr
+    c.stop_agent()
+    kernels = sum(rank["kernel_count"] for rank in c.report()["ranks"])
+    expected = sum(int(n) for n in re.findall(r"(\d+) kernels", r.stderr))
+    assert kernels == expected, (kernels, expected)
+
+
+def killed(c, t):
+    c.start_agent()
+    for sig in (signal.SIGKILL, signal.SIGSEGV):
+        r = c.replay(t, extra=["--die-by-signal", str(int(sig))])
+        assert r.returncode == -int(sig), "exit status %r, want signal %d" % (r.returncode, sig)
+    assert c.agent.poll() is None, "the agent died with the application"
+    r = c.replay(t)  # the next process is served as usual
+    assert r.returncode == 0, r.stderr
+    c.stop_agent()
+    kernels = sum(rank["kernel_count"] for rank in c.report()["ranks"])
+    per_run = sum(int(n) for n in re.findall(r"(\d+) kernels", r.stderr))
+    assert kernels >= per_run, (kernels, per_run)
+
+
+CASES = [pool_exhaustion, no_agent, agent_restart, other_subscriber, fork_child, killed]
 
 
 def main():

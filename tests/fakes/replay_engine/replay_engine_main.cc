@@ -4,7 +4,8 @@
 // (CUDA_INJECTION64_PATH, dlopen, InitializeInjection) and replays each rank's GPU activity as
 // CUPTI records through the fake CUPTI. See docs/testing-live.md.
 //
-//   replay_engine [--speed N] [--inject PATH] [--other-subscriber] TRACE...
+//   replay_engine [--speed N] [--inject PATH] [--other-subscriber] [--fork-child]
+//                 [--die-by-signal N] TRACE...
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -33,9 +35,17 @@ struct Rank {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: replay_engine [--speed N] [--inject PATH] [--other-subscriber] TRACE...\n");
+               "usage: replay_engine [--speed N] [--inject PATH] [--other-subscriber] "
+               "[--fork-child] [--die-by-signal N] TRACE...\n");
   return 2;
 }
+
+// How the engine behaves around the replay, to exercise the profiler's fault paths.
+struct EngineBehaviour {
+  bool fork_child = false;  // fork a child after CUDA init that exits at once (multiprocessing)
+  int die_by_signal = 0;    // end the process by this signal instead of a clean exit
+};
+EngineBehaviour g_behaviour;
 
 // What the driver does in cuInit: load the tool named by CUDA_INJECTION64_PATH and call it.
 int LoadInjection(const std::string& path) {
@@ -61,8 +71,26 @@ int RunRank(const Rank& r, const std::string& inject, const model::NameTable& na
   setenv("WORLD_SIZE", std::to_string(r.world_size).c_str(), 1);
   if (!inject.empty())
     if (int rc = LoadInjection(inject); rc != 0) return rc;
+  if (g_behaviour.fork_child) {
+    // Like a Python multiprocessing fork after CUDA init: the child inherits the loaded tool (its
+    // threads do not survive the fork) and exits through exit(), running atexit handlers.
+    const pid_t child = fork();
+    if (child == 0) std::exit(0);
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+      std::fprintf(stderr, "replay_engine: forked child failed (status %d)\n", status);
+      return 1;
+    }
+  }
   const auto start = std::chrono::steady_clock::now();
   const ReplayCounts c = ReplayProcess(*r.trace, names, options);
+  if (g_behaviour.die_by_signal != 0) {
+    std::fprintf(stderr, "replay_engine: rank %d pid %d: dying by signal %d\n", r.rank,
+                 static_cast<int>(getpid()), g_behaviour.die_by_signal);
+    std::signal(g_behaviour.die_by_signal, SIG_DFL);
+    std::raise(g_behaviour.die_by_signal);
+  }
   // The tool's teardown path: a last flush, then detach.
   cuptiActivityFlushAll(0);
   cuptiFinalize();
@@ -95,6 +123,11 @@ int Main(int argc, char** argv) {
       if (*end != '\0' || options.speed < 0) return Usage();
     } else if (arg == "--inject" && i + 1 < argc) {
       inject = argv[++i];
+    } else if (arg == "--fork-child") {
+      g_behaviour.fork_child = true;
+    } else if (arg == "--die-by-signal" && i + 1 < argc) {
+      g_behaviour.die_by_signal = std::atoi(argv[++i]);
+      if (g_behaviour.die_by_signal <= 0) return Usage();
     } else if (arg == "--other-subscriber") {
       // Another CUPTI tool (Nsight Systems, torch.profiler) already holds the subscription.
       fake_cupti_set_other_subscriber(1);
