@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <limits>
 #include <map>
 #include <new>
 #include <vector>
@@ -66,9 +67,12 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   agent::WindowQuery query;
   query.pid = options.pid;
   query.rank = options.rank;
+  // Without --to the range is open-ended: a window that ends (or even starts) a little after
+  // "now" by this host's clock, from a GPU or host clock slightly ahead, still belongs to it.
+  constexpr int64_t kOpenEnded = std::numeric_limits<int64_t>::max();
   if (options.from.empty() && options.to.empty()) {
     query.from_ns = now_ns - options.last_ns;
-    query.to_ns = now_ns;
+    query.to_ns = kOpenEnded;
   } else {
     if (!options.from.empty()) {
       auto from = ParseTimePoint(options.from, now_ns);
@@ -76,7 +80,7 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
         return Fail(err, base::InvalidArgumentError("--from: " + from.status().message()));
       query.from_ns = *from;
     }
-    query.to_ns = now_ns;
+    query.to_ns = kOpenEnded;
     if (!options.to.empty()) {
       auto to = ParseTimePoint(options.to, now_ns);
       if (!to.ok()) return Fail(err, base::InvalidArgumentError("--to: " + to.status().message()));
@@ -107,8 +111,9 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   }
   if (merged.empty()) {
     const std::string range =
-        options.from.empty() && options.to.empty()
-            ? "in the last " + RangeText(options.last_ns)
+        options.from.empty() && options.to.empty() ? "in the last " + RangeText(options.last_ns)
+        : query.to_ns == kOpenEnded
+            ? "since " + FormatTime(query.from_ns)
             : "between " + FormatTime(query.from_ns) + " and " + FormatTime(query.to_ns);
     std::string filters;
     if (options.pid) filters += fmt::format(" for pid {}", *options.pid);

@@ -83,6 +83,20 @@ TEST_F(ReportCommandTest, RendersMergedWindowsOfTheRange) {
   EXPECT_NE(out.str().find("ranks: 1"), std::string::npos) << out.str();
 }
 
+// A window stamped slightly after "now" (a GPU or host clock ahead of this one, or a replay whose
+// timestamps run ahead) still belongs to --last: the range is open-ended unless --to is given.
+TEST_F(ReportCommandTest, LastIncludesWindowsStampedAfterNow) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 5 * kSec, 2);  // [now-5s, now+5s) and [now+5s, now+15s)
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  options.format = report::ReportFormat::kJson;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("2 windows"), std::string::npos) << out.str();
+}
+
 TEST_F(ReportCommandTest, EmptyRangeAndMissingStoreAreClear) {
   ReportOptions options;
   options.state_dir = dir_;

@@ -14,6 +14,8 @@ CUPTI (tests/fakes): each case is a thing that goes wrong in production.
                     no hang, the parent's profile is complete.
   killed            the application dies by SIGKILL and by SIGSEGV: `inferscope run` passes the
                     signal through (same PID), the agent survives and serves the next process.
+  cupti_errors      CUPTI fails at initialization (activity enable) or mid-run (buffer walks,
+                    flushes, every call): profiling stops or degrades, the application never does.
 
 Usage: live_faults.py --inferscope BIN --replay-engine BIN. Exit 0 ok, 1 failure, 77 skipped.
 """
@@ -159,7 +161,19 @@ def killed(c, t):
     assert kernels >= per_run, (kernels, per_run)
 
 
-CASES = [pool_exhaustion, no_agent, agent_restart, other_subscriber, fork_child, killed]
+def cupti_errors(c, t):
+    r = c.replay(t, env={"INFERSCOPE_LOG": "error"}, extra=["--cupti-fail", "cuptiActivityEnable:2"])
+    assert r.returncode == 0, r.stderr
+    assert "profiling disabled: cuptiActivityEnable failed" in r.stderr, r.stderr
+    for spec in ("cuptiActivityGetNextRecord:500", "cuptiActivityFlushAll:1", "*:200"):
+        started = time.time()
+        r = c.replay(t, extra=["--cupti-fail", spec])
+        assert r.returncode == 0, "%s: %s" % (spec, r.stderr)
+        assert time.time() - started < 30, "%s: the application hung" % spec
+
+
+CASES = [pool_exhaustion, no_agent, agent_restart, other_subscriber, fork_child, killed,
+         cupti_errors]
 
 
 def main():

@@ -5,7 +5,7 @@
 // CUPTI records through the fake CUPTI. See docs/testing-live.md.
 //
 //   replay_engine [--speed N] [--inject PATH] [--other-subscriber] [--fork-child]
-//                 [--die-by-signal N] TRACE...
+//                 [--die-by-signal N] [--cupti-fail FUNCTION:N] TRACE...
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -36,7 +36,7 @@ struct Rank {
 int Usage() {
   std::fprintf(stderr,
                "usage: replay_engine [--speed N] [--inject PATH] [--other-subscriber] "
-               "[--fork-child] [--die-by-signal N] TRACE...\n");
+               "[--fork-child] [--die-by-signal N] [--cupti-fail FUNCTION:N] TRACE...\n");
   return 2;
 }
 
@@ -123,6 +123,15 @@ int Main(int argc, char** argv) {
       if (*end != '\0' || options.speed < 0) return Usage();
     } else if (arg == "--inject" && i + 1 < argc) {
       inject = argv[++i];
+    } else if (arg == "--cupti-fail" && i + 1 < argc) {
+      // FUNCTION:N: that CUPTI function (or "*") fails with CUPTI_ERROR_UNKNOWN after N calls.
+      const std::string spec = argv[++i];
+      const size_t colon = spec.rfind(':');
+      if (colon == std::string::npos || colon == 0) return Usage();
+      static std::string function;  // the fake keeps the pointer
+      function = spec.substr(0, colon);
+      fake_cupti_fail_after(function.c_str(), std::atoll(spec.c_str() + colon + 1),
+                            CUPTI_ERROR_UNKNOWN);
     } else if (arg == "--fork-child") {
       g_behaviour.fork_child = true;
     } else if (arg == "--die-by-signal" && i + 1 < argc) {
