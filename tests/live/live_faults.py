@@ -14,6 +14,9 @@ CUPTI (tests/fakes): each case is a thing that goes wrong in production.
                     no hang, the parent's profile is complete.
   killed            the application dies by SIGKILL and by SIGSEGV: `inferscope run` passes the
                     signal through (same PID), the agent survives and serves the next process.
+  bad_timestamps    CUPTI hands over kernel records with zero and reversed timestamps (as it does
+                    when short of device memory): each is counted by kind and left out, the rest
+                    of the profile is intact.
   cupti_errors      CUPTI fails at initialization (activity enable) or mid-run (buffer walks,
                     flushes, every call): profiling stops or degrades, the application never does.
 
@@ -177,8 +180,24 @@ def cupti_errors(c, t):
         assert time.time() - started < 30, "%s: the application hung" % spec
 
 
+def bad_timestamps(c, t):
+    c.start_agent()
+    r = c.replay(t, extra=["--corrupt-every", "100"])
+    assert r.returncode == 0, r.stderr
+    m = re.search(r"(\d+) kernels.*corrupted (\d+) zero \+ (\d+) reversed", r.stderr)
+    assert m, r.stderr
+    kernels, zeroed, reversed_ = (int(x) for x in m.groups())
+    assert zeroed > 0 and reversed_ > 0
+    c.stop_agent()
+    ranks = c.report()["ranks"]
+    dq = ranks[0]["data_quality"]
+    assert dq["zero_timestamp"] == zeroed, (dq, zeroed)
+    assert dq["reversed_timestamp"] == reversed_, (dq, reversed_)
+    assert sum(x["kernel_count"] for x in ranks) == kernels - zeroed - reversed_
+
+
 CASES = [pool_exhaustion, no_agent, agent_restart, other_subscriber, fork_child, killed,
-         cupti_errors]
+         bad_timestamps, cupti_errors]
 
 
 def main():

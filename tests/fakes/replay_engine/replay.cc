@@ -212,6 +212,15 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
         r.graphNodeId = k.graph_id != 0 ? item.index + 1 : 0;
         r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
         r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+        if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 0) {
+          r.start = r.end = 0;  // "no timing information could be collected"
+          ++counts.zeroed;
+        } else if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 1) {
+          const uint64_t start = r.start;  // packed fields: no references
+          r.start = r.end;
+          r.end = start;
+          ++counts.reversed;
+        }
         emit(r);
         ++counts.kernels;
         break;

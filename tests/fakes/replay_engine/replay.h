@@ -58,11 +58,15 @@ ApiCbid CbidForApi(std::string_view name, model::ApiKind kind, model::SyncType s
 
 struct ReplayOptions {
   double speed = 1.0;  // 0 = as fast as possible
+  // Every Nth kernel record gets zero timestamps and every Nth+1 reversed ones, as CUPTI produces
+  // in long runs short of device memory (0 = never). Counted in ReplayCounts.
+  uint64_t corrupt_every = 0;
 };
 
 struct ReplayCounts {
   uint64_t kernels = 0, graph_launches = 0, memcpys = 0, memsets = 0, syncs = 0, api_calls = 0,
            allocations = 0, written = 0, filtered = 0, dropped = 0;
+  uint64_t zeroed = 0, reversed = 0;  // kernel records corrupted on purpose (corrupt_every)
 };
 
 // Emits `trace` through the fake CUPTI in time order, at record end times, shifted so the trace's

@@ -5,7 +5,7 @@
 // CUPTI records through the fake CUPTI. See docs/testing-live.md.
 //
 //   replay_engine [--speed N] [--inject PATH] [--other-subscriber] [--fork-child]
-//                 [--die-by-signal N] [--cupti-fail FUNCTION:N] TRACE...
+//                 [--die-by-signal N] [--cupti-fail FUNCTION:N] [--corrupt-every N] TRACE...
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -36,7 +36,8 @@ struct Rank {
 int Usage() {
   std::fprintf(stderr,
                "usage: replay_engine [--speed N] [--inject PATH] [--other-subscriber] "
-               "[--fork-child] [--die-by-signal N] [--cupti-fail FUNCTION:N] TRACE...\n");
+               "[--fork-child] [--die-by-signal N] [--cupti-fail FUNCTION:N] [--corrupt-every N] "
+               "TRACE...\n");
   return 2;
 }
 
@@ -100,13 +101,14 @@ int RunRank(const Rank& r, const std::string& inject, const model::NameTable& na
       stderr,
       "replay_engine: rank %d pid %d: %llu kernels, %llu graph launches, %llu memcpys, "
       "%llu memsets, %llu syncs, %llu api calls, %llu allocations; records written "
-      "%llu, filtered %llu, dropped %llu; %.1f ms\n",
+      "%llu, filtered %llu, dropped %llu, corrupted %llu zero + %llu reversed; %.1f ms\n",
       r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.kernels),
       static_cast<unsigned long long>(c.graph_launches), static_cast<unsigned long long>(c.memcpys),
       static_cast<unsigned long long>(c.memsets), static_cast<unsigned long long>(c.syncs),
       static_cast<unsigned long long>(c.api_calls), static_cast<unsigned long long>(c.allocations),
       static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.filtered),
-      static_cast<unsigned long long>(c.dropped), ms);
+      static_cast<unsigned long long>(c.dropped), static_cast<unsigned long long>(c.zeroed),
+      static_cast<unsigned long long>(c.reversed), ms);
   return 0;
 }
 
@@ -132,6 +134,8 @@ int Main(int argc, char** argv) {
       function = spec.substr(0, colon);
       fake_cupti_fail_after(function.c_str(), std::atoll(spec.c_str() + colon + 1),
                             CUPTI_ERROR_UNKNOWN);
+    } else if (arg == "--corrupt-every" && i + 1 < argc) {
+      options.corrupt_every = std::strtoull(argv[++i], nullptr, 10);
     } else if (arg == "--fork-child") {
       g_behaviour.fork_child = true;
     } else if (arg == "--die-by-signal" && i + 1 < argc) {
