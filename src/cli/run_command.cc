@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "src/base/duration.h"
+#include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"
 
 namespace inferscope::cli {
@@ -29,13 +30,6 @@ constexpr const char* kInjectLibName = "libinferscope_inject.so";
 std::string Env(const char* (*getenv_fn)(const char*), const char* name) {
   const char* v = getenv_fn(name);
   return v ? std::string(v) : std::string();
-}
-
-std::string DefaultStateDir(const char* (*getenv_fn)(const char*)) {
-  if (std::string d = Env(getenv_fn, "INFERSCOPE_STATE_DIR"); !d.empty()) return d;
-  if (std::string x = Env(getenv_fn, "XDG_STATE_HOME"); !x.empty()) return x + "/inferscope";
-  if (std::string h = Env(getenv_fn, "HOME"); !h.empty()) return h + "/.local/state/inferscope";
-  return "/tmp/inferscope-" + std::to_string(::getuid());
 }
 
 // The library beside the binary: the build tree (src/cli/inferscope -> src/inject/) or an
@@ -106,7 +100,8 @@ base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_
   if (options.command.empty())
     return base::InvalidArgumentError("no command given (usage: inferscope run -- CMD [ARGS...])");
   RunPlan plan;
-  plan.state_dir = options.state_dir.empty() ? DefaultStateDir(getenv_fn) : options.state_dir;
+  plan.state_dir =
+      options.state_dir.empty() ? base::DefaultStateDir(getenv_fn) : options.state_dir;
   plan.socket_path = plan.state_dir + "/agent.sock";
   plan.set_env.emplace_back("INFERSCOPE_STATE_DIR", plan.state_dir);
   plan.set_env.emplace_back("INFERSCOPE_SOCKET", plan.socket_path);
