@@ -24,37 +24,17 @@ Usage: live_faults.py --inferscope BIN --replay-engine BIN. Exit 0 ok, 1 failure
 """
 
 import argparse
-import glob
 import json
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-
-def trace(name):
-    root = os.environ.get("INFERSCOPE_SHARED_TRACES") or os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "traces")
-    hits = glob.glob(os.path.join(root, "**", name), recursive=True)
-    return hits[0] if hits else None
-
-
-def wait_for_socket(path, timeout_s=10.0):
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(path)
-            s.close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
+from live_common import shared_trace, wait_for_socket
 
 
 class Case:
@@ -205,7 +185,7 @@ def main():
     p.add_argument("--inferscope", required=True)
     p.add_argument("--replay-engine", required=True)
     args = p.parse_args()
-    t = trace("df_index_resolver.json.gz")
+    t = shared_trace("df_index_resolver.json.gz")
     if t is None:
         print("SKIP: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES)")
         return 77

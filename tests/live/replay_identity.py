@@ -19,41 +19,16 @@ Exit codes: 0 all equal, 1 a difference, 77 skipped (no ../shared/traces).
 """
 
 import argparse
-import glob
 import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-FIGURES = ("kernel_count",)
-
-
-def shared_traces():
-    root = os.environ.get("INFERSCOPE_SHARED_TRACES") or os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "traces")
-    if not os.path.isdir(root):
-        return None
-    found = glob.glob(os.path.join(root, "**", "*.json.gz"), recursive=True)
-    found += glob.glob(os.path.join(root, "**", "*.sqlite"), recursive=True)
-    return sorted(found)
-
-
-def wait_for_socket(path, timeout_s=10.0):
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(path)
-            s.close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
+from live_common import shared_traces, wait_for_socket
 
 
 def rank_key(r):
