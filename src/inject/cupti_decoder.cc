@@ -49,6 +49,19 @@ model::SyncType SyncTypeOf(CUpti_ActivitySynchronizationType type) {
 
 int64_t Signed(uint64_t t) { return static_cast<int64_t>(t); }
 
+// The fields every GPU-operation record shares (kernels, copies, memsets, graph launches).
+template <typename Record, typename Event>
+Event GpuOp(const Record* r, uint32_t pid) {
+  Event e;
+  e.start_ns = Signed(r->start);
+  e.end_ns = Signed(r->end);
+  e.pid = pid;
+  e.device = r->deviceId;
+  e.stream = r->streamId;
+  e.correlation_id = r->correlationId;
+  return e;
+}
+
 }  // namespace
 
 CuptiDecoder::CuptiDecoder(model::NameTable* names, uint32_t pid) : names_(names), pid_(pid) {}
@@ -111,14 +124,8 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, model::EventSink* 
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* r = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
       if (context_device_.size() < 1024) context_device_.try_emplace(r->contextId, r->deviceId);
-      model::KernelEvent e;
-      e.start_ns = Signed(r->start);
-      e.end_ns = Signed(r->end);
-      e.pid = pid_;
-      e.device = r->deviceId;
-      e.stream = r->streamId;
+      auto e = GpuOp<CUpti_ActivityKernel10, model::KernelEvent>(r, pid_);
       e.name = KernelName(r->name);
-      e.correlation_id = r->correlationId;
       e.graph_id = r->graphId;
       e.grid[0] = r->gridX;
       e.grid[1] = r->gridY;
@@ -131,13 +138,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, model::EventSink* 
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* r = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      model::MemcpyEvent e;
-      e.start_ns = Signed(r->start);
-      e.end_ns = Signed(r->end);
-      e.pid = pid_;
-      e.device = r->deviceId;
-      e.stream = r->streamId;
-      e.correlation_id = r->correlationId;
+      auto e = GpuOp<CUpti_ActivityMemcpy6, model::MemcpyEvent>(r, pid_);
       e.bytes = r->bytes;
       e.kind = MemcpyKindOf(r->copyKind);
       e.pageable = r->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE ||
@@ -147,13 +148,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, model::EventSink* 
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* r = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      model::MemcpyEvent e;
-      e.start_ns = Signed(r->start);
-      e.end_ns = Signed(r->end);
-      e.pid = pid_;
-      e.device = r->deviceId;
-      e.stream = r->streamId;
-      e.correlation_id = r->correlationId;
+      auto e = GpuOp<CUpti_ActivityMemcpyPtoP4, model::MemcpyEvent>(r, pid_);
       e.bytes = r->bytes;
       e.kind = model::MemcpyKind::kPtoP;
       sink->OnMemcpy(e);
@@ -161,13 +156,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, model::EventSink* 
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* r = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      model::MemsetEvent e;
-      e.start_ns = Signed(r->start);
-      e.end_ns = Signed(r->end);
-      e.pid = pid_;
-      e.device = r->deviceId;
-      e.stream = r->streamId;
-      e.correlation_id = r->correlationId;
+      auto e = GpuOp<CUpti_ActivityMemset4, model::MemsetEvent>(r, pid_);
       e.bytes = r->bytes;
       sink->OnMemset(e);
       return;
@@ -203,14 +192,8 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, model::EventSink* 
       const auto* r = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
       auto [it, inserted] = graph_names_.try_emplace(r->graphId, model::kNoName);
       if (inserted) it->second = names_->Intern("[cuda graph " + std::to_string(r->graphId) + "]");
-      model::KernelEvent e;
-      e.start_ns = Signed(r->start);
-      e.end_ns = Signed(r->end);
-      e.pid = pid_;
-      e.device = r->deviceId;
-      e.stream = r->streamId;
+      auto e = GpuOp<CUpti_ActivityGraphTrace2, model::KernelEvent>(r, pid_);
       e.name = it->second;
-      e.correlation_id = r->correlationId;
       e.graph_id = r->graphId;
       sink->OnKernel(e);
       return;
