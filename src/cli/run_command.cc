@@ -100,8 +100,7 @@ base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_
   if (options.command.empty())
     return base::InvalidArgumentError("no command given (usage: inferscope run -- CMD [ARGS...])");
   RunPlan plan;
-  plan.state_dir =
-      options.state_dir.empty() ? base::DefaultStateDir(getenv_fn) : options.state_dir;
+  plan.state_dir = options.state_dir.empty() ? base::DefaultStateDir(getenv_fn) : options.state_dir;
   plan.socket_path = plan.state_dir + "/agent.sock";
   plan.set_env.emplace_back("INFERSCOPE_STATE_DIR", plan.state_dir);
   plan.set_env.emplace_back("INFERSCOPE_SOCKET", plan.socket_path);
