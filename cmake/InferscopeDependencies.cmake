@@ -33,3 +33,10 @@ if(NOT INFERSCOPE_WITH_CUPTI STREQUAL "OFF")
     message(STATUS "inferscope: CUPTI not found; building the offline analyzer only")
   endif()
 endif()
+
+# cpp-httplib (libcpp-httplib-dev, header-only): the agent's loopback HTTP API and the engine
+# metrics scraper. Debian ships no CMake config for it, so wrap the header in a target.
+find_path(HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)
+add_library(inferscope_httplib INTERFACE)
+target_include_directories(inferscope_httplib SYSTEM INTERFACE ${HTTPLIB_INCLUDE_DIR})
+target_link_libraries(inferscope_httplib INTERFACE Threads::Threads)

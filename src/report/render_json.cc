@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "src/report/json_writer.h"
+#include "src/base/json_writer.h"
 #include "src/report/report.h"
 
 #ifndef INFERSCOPE_VERSION
@@ -11,6 +11,8 @@
 #endif
 
 namespace inferscope::report {
+using base::JsonWriter;
+
 namespace {
 
 using analyze::Analysis;

@@ -1,11 +1,11 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/report/json_writer.h"
+#include "src/base/json_writer.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace inferscope::report {
+namespace inferscope::base {
 namespace {
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid.
@@ -180,4 +180,4 @@ void JsonWriter::Null() {
   out_ += "null";
 }
 
-}  // namespace inferscope::report
+}  // namespace inferscope::base

@@ -1,12 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/report/json_writer.h"
+#include "src/base/json_writer.h"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include <limits>
 
-namespace inferscope::report {
+namespace inferscope::base {
 namespace {
 
 TEST(JsonWriterTest, EscapesStrings) {
@@ -49,4 +49,4 @@ TEST(JsonWriterTest, WritesNestedDocumentThatParses) {
 }
 
 }  // namespace
-}  // namespace inferscope::report
+}  // namespace inferscope::base

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace inferscope::report {
+namespace inferscope::base {
 
 // Writes pretty-printed JSON (2-space indent). Misuse (a value without a key inside an object) is
 // a programming error caught by tests, not by the writer.
@@ -46,4 +46,4 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-}  // namespace inferscope::report
+}  // namespace inferscope::base
