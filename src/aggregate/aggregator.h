@@ -32,7 +32,7 @@ struct AggregatorOptions {
 // windows whichever order they arrive in, within the lateness horizon. Memory is bounded by the
 // horizon, the number of distinct kernel names and the timeline length, not by the number of
 // events. Single-threaded: one Aggregator per importer or drain thread.
-class Aggregator : public model::EventSink {
+class Aggregator final : public model::EventSink {
  public:
   using WindowCallback = std::function<void(model::ProfileWindow&&)>;
 

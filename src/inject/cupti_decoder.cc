@@ -66,8 +66,10 @@ Event GpuOp(const Record* r, uint32_t pid) {
 
 CuptiDecoder::CuptiDecoder(model::NameTable* names, uint32_t pid) : names_(names), pid_(pid) {}
 
-size_t CuptiDecoder::Decode(uint8_t* buffer, size_t valid_bytes, model::EventSink* sink) {
+template <typename Sink>
+size_t CuptiDecoder::Decode(uint8_t* buffer, size_t valid_bytes, Sink* sink) {
   size_t n = 0;
+  if (++buffer_serial_ == 0) buffer_serial_ = 1;  // 0 means "never verified"
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
     DecodeRecord(record, sink);
@@ -80,12 +82,16 @@ model::NameId CuptiDecoder::KernelName(const char* name) {
   if (name == nullptr) return names_->Intern("[unnamed kernel]");
   NameSlot& slot = name_cache_[(reinterpret_cast<uintptr_t>(name) >> 3) % name_cache_.size()];
   if (slot.pointer == name) {
+    if (slot.verified_buffer == buffer_serial_) return slot.id;
     const std::string_view known = names_->Get(slot.id);
-    if (std::strncmp(name, known.data(), known.size()) == 0 && name[known.size()] == '\0')
+    if (std::strncmp(name, known.data(), known.size()) == 0 && name[known.size()] == '\0') {
+      slot.verified_buffer = buffer_serial_;
       return slot.id;
+    }
   }
   slot.pointer = name;
   slot.id = names_->Intern(name);
+  slot.verified_buffer = buffer_serial_;
   return slot.id;
 }
 
@@ -118,12 +124,16 @@ uint32_t CuptiDecoder::DeviceOfContext(uint32_t context_id) const {
   return it == context_device_.end() ? model::kUnknownDevice : it->second;
 }
 
-void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, model::EventSink* sink) {
+template <typename Sink>
+void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, Sink* sink) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* r = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      if (context_device_.size() < 1024) context_device_.try_emplace(r->contextId, r->deviceId);
+      if (r->contextId != last_context_ && context_device_.size() < 1024) {
+        context_device_.try_emplace(r->contextId, r->deviceId);
+        last_context_ = r->contextId;
+      }
       auto e = GpuOp<CUpti_ActivityKernel10, model::KernelEvent>(r, pid_);
       e.name = KernelName(r->name);
       e.graph_id = r->graphId;
@@ -203,5 +213,8 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, model::EventSink* 
       return;
   }
 }
+
+template size_t CuptiDecoder::Decode(uint8_t*, size_t, model::EventSink*);
+template size_t CuptiDecoder::Decode(uint8_t*, size_t, aggregate::Aggregator*);
 
 }  // namespace inferscope::inject

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/aggregate/aggregator.h"
 #include "src/model/events.h"
 #include "src/model/name_table.h"
 
@@ -21,12 +22,17 @@ class CuptiDecoder {
   CuptiDecoder(model::NameTable* names, uint32_t pid);
 
   // Decodes every record in buffer[0, valid_bytes) into `sink`; returns the number of records.
-  size_t Decode(uint8_t* buffer, size_t valid_bytes, model::EventSink* sink);
+  // Instantiated for model::EventSink (any sink) and for the Aggregator itself: the live path
+  // decodes straight into it, so each event is built once on the stack and handed over with a
+  // direct (devirtualized: Aggregator is final) call, with no intermediate event buffer.
+  template <typename Sink>
+  size_t Decode(uint8_t* buffer, size_t valid_bytes, Sink* sink);
 
   uint64_t unknown_records() const { return unknown_records_; }
 
  private:
-  void DecodeRecord(const CUpti_Activity* record, model::EventSink* sink);
+  template <typename Sink>
+  void DecodeRecord(const CUpti_Activity* record, Sink* sink);
   model::NameId KernelName(const char* name);
   // Name and class of a runtime/driver API callback id, looked up once per id.
   const model::ApiCallEvent& ApiTemplate(CUpti_ActivityKind domain_kind, uint32_t cbid);
@@ -36,13 +42,19 @@ class CuptiDecoder {
   const uint32_t pid_;
   uint64_t unknown_records_ = 0;
 
-  // Kernel-name cache by pointer, verified against the string itself (a module unloaded and
-  // another loaded at the same address must not inherit its names); a hit skips the hashing.
+  // Kernel-name cache by pointer; a hit skips the hashing. A slot is verified against the
+  // string itself once per buffer (a module unloaded and another loaded at the same address must
+  // not inherit its names): within one buffer a pointer cannot change meaning in a way a
+  // per-record check would catch, since every record of the buffer is read after the fact.
   struct NameSlot {
     const char* pointer = nullptr;
     model::NameId id = model::kNoName;
+    uint32_t verified_buffer = 0;  // buffer_serial_ of the last verification
   };
   std::array<NameSlot, 4096> name_cache_{};
+  uint32_t buffer_serial_ = 0;  // Decode calls so far (slots verified in an older one re-check)
+  // The last kernel record's context: contexts change rarely, so the map is touched only then.
+  uint32_t last_context_ = UINT32_MAX;
 
   std::unordered_map<uint64_t, model::ApiCallEvent> api_templates_;  // (kind << 32 | cbid)
   std::unordered_map<uint32_t, uint32_t> context_device_;            // learned from kernels

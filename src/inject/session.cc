@@ -152,34 +152,16 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
 
 void Session::Complete(uint8_t* buffer, size_t valid_size) {
   const int64_t cpu_start = ThreadCpuNs();
-  std::vector<model::AnyEvent> batch;
   {
-    std::lock_guard<std::mutex> lock(decode_mu_);
-    records_decoded_.fetch_add(decoder_.Decode(buffer, valid_size, &decoded_),
+    std::lock_guard<std::mutex> lock(aggregator_mu_);
+    records_decoded_.fetch_add(decoder_.Decode(buffer, valid_size, aggregator_.get()),
                                std::memory_order_relaxed);
-    batch.swap(decoded_.events());
   }
   buffers_completed_.fetch_add(1, std::memory_order_relaxed);
   const int64_t decode_ns = ThreadCpuNs() - cpu_start;
   cpu_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
   if (std::this_thread::get_id() == drain_tid_.load())  // inside our own flush: see DrainLoop
     drain_thread_decode_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
-  if (batch.empty()) return;
-  {
-    std::lock_guard<std::mutex> lock(queue_mu_);
-    batches_.push_back(std::move(batch));
-  }
-  wake_.notify_one();
-}
-
-void Session::DrainBatches() {
-  std::vector<std::vector<model::AnyEvent>> batches;
-  {
-    std::lock_guard<std::mutex> lock(queue_mu_);
-    batches.swap(batches_);
-  }
-  for (const auto& batch : batches)
-    for (const model::AnyEvent& e : batch) model::Deliver(e, aggregator_.get());
 }
 
 void Session::CountDroppedRecords() {
@@ -187,41 +169,40 @@ void Session::CountDroppedRecords() {
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
   dropped += dropped_pending_.exchange(0, std::memory_order_relaxed);
-  if (dropped > 0) aggregator_->OnDataQuality(pid_, model::DataQuality::kRecordsDropped, dropped);
+  if (dropped == 0) return;
+  std::lock_guard<std::mutex> lock(aggregator_mu_);
+  aggregator_->OnDataQuality(pid_, model::DataQuality::kRecordsDropped, dropped);
 }
 
 void Session::DrainLoop() {
   drain_tid_.store(std::this_thread::get_id());
-  auto last_flush = std::chrono::steady_clock::now();
   const auto period = std::chrono::nanoseconds(config_.flush_period_ns);
   while (true) {
     {
-      std::unique_lock<std::mutex> lock(queue_mu_);
-      wake_.wait_for(lock, period, [this] { return stop_ || !batches_.empty(); });
+      std::unique_lock<std::mutex> lock(stop_mu_);
+      wake_.wait_for(lock, period, [this] { return stop_; });
       if (stop_) return;
     }
     const int64_t cpu_start = ThreadCpuNs();
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_flush >= period) {
-      // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
-      cuptiActivityFlushAll(0);
-      last_flush = now;
-      CountDroppedRecords();
+    // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
+    cuptiActivityFlushAll(0);
+    CountDroppedRecords();
+    {
+      // on_tick shares the lock with on_window: both reach the (single-threaded) window sender.
+      std::lock_guard<std::mutex> lock(aggregator_mu_);
+      aggregator_->AdvanceTo(CuptiNow());
+      if (on_tick_) on_tick_();
     }
-    DrainBatches();
-    // Flush-time decoding runs on this thread too; it is counted once, here (Complete's own
-    // measurement is for completions on CUPTI's threads and is excluded below).
+    // Flush-time decoding ran on this thread and was counted by Complete; count the rest once.
     cpu_ns_.fetch_add(ThreadCpuNs() - cpu_start - drain_thread_decode_ns_.exchange(0),
                       std::memory_order_relaxed);
-    aggregator_->AdvanceTo(CuptiNow());
-    if (on_tick_) on_tick_();
   }
 }
 
 void Session::Shutdown() {
   if (shut_down_.exchange(true)) return;
   {
-    std::lock_guard<std::mutex> lock(queue_mu_);
+    std::lock_guard<std::mutex> lock(stop_mu_);
     stop_ = true;
   }
   wake_.notify_one();
@@ -229,8 +210,10 @@ void Session::Shutdown() {
   if (!active_.load()) return;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   CountDroppedRecords();
-  DrainBatches();
-  aggregator_->Finish();
+  {
+    std::lock_guard<std::mutex> lock(aggregator_mu_);
+    aggregator_->Finish();
+  }
   active_.store(false);
 }
 

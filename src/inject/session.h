@@ -16,7 +16,6 @@
 #include "src/inject/buffer_pool.h"
 #include "src/inject/config.h"
 #include "src/inject/cupti_decoder.h"
-#include "src/model/event_buffer.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
 
@@ -24,19 +23,21 @@ namespace inferscope::inject {
 
 // Profiling of one process: CUPTI activity buffers in, profile windows out.
 //
-// Threads: CUPTI calls BufferRequested on whichever thread needs a buffer (a pool pop, nothing
-// else) and BufferCompleted on its own worker thread or inside cuptiActivityFlushAll; completion
-// decodes the records (names interned at once) into a batch for the drain thread. The drain thread
-// owns the Aggregator: it feeds it the batches, flushes CUPTI periodically, advances time so
-// windows close even when the GPU is idle, and hands each window to `on_window`. No application
-// thread ever takes a lock or allocates because of us, except when CUPTI itself asks for a buffer.
+// Threads: CUPTI calls BufferRequested on whichever thread needs a buffer (a lock-free pool pop,
+// nothing else: no lock, allocation or syscall on an application thread) and BufferCompleted on
+// its own worker thread or inside cuptiActivityFlushAll; completion decodes the records (names
+// interned at once) straight into the Aggregator, under `aggregator_mu_`, each event built once
+// and never copied into an intermediate buffer. The drain thread flushes CUPTI periodically and
+// advances the Aggregator's clock so windows close even when the GPU is idle. Windows go to
+// `on_window` from whichever of those threads closed them, always under `aggregator_mu_`.
 class Session {
  public:
   using WindowCallback = std::function<void(model::ProfileWindow&&)>;
   using TickCallback = std::function<void()>;
 
   // Starts profiling, or returns nullptr after logging why not. At most one Session per process.
-  // `on_window` and `on_tick` run on the drain thread (on_tick after every drain cycle).
+  // `on_window` and `on_tick` (the drain thread, after every drain cycle) both run under the
+  // aggregator lock, so they are never concurrent with each other.
   static Session* Start(const Config& config, WindowCallback on_window, TickCallback on_tick);
   static Session* Instance() { return instance_.load(std::memory_order_acquire); }
 
@@ -60,7 +61,6 @@ class Session {
                                   CUpti_CallbackId cbid, const void* data);
   void Complete(uint8_t* buffer, size_t valid_size);
   void DrainLoop();
-  void DrainBatches();
   void CountDroppedRecords();
 
   static std::atomic<Session*> instance_;
@@ -70,19 +70,19 @@ class Session {
   WindowCallback on_window_;
   TickCallback on_tick_;
   BufferPool pool_;
-  model::NameTable names_;  // interned under decode_mu_, read by the drain thread
+  model::NameTable names_;  // interned under aggregator_mu_
   model::KernelClassifier classifier_;
 
-  std::mutex decode_mu_;
-  CuptiDecoder decoder_;        // guarded by decode_mu_
-  model::EventBuffer decoded_;  // guarded by decode_mu_
+  // Guards the decoder, the Aggregator and cpu_reported_ns_. Never held across a CUPTI flush
+  // (the flush calls BufferCompleted, which takes it).
+  std::mutex aggregator_mu_;
+  CuptiDecoder decoder_;
+  std::unique_ptr<aggregate::Aggregator> aggregator_;
 
-  std::mutex queue_mu_;
+  std::mutex stop_mu_;
   std::condition_variable wake_;
-  std::vector<std::vector<model::AnyEvent>> batches_;  // guarded by queue_mu_
-  bool stop_ = false;                                  // guarded by queue_mu_
+  bool stop_ = false;  // guarded by stop_mu_
 
-  std::unique_ptr<aggregate::Aggregator> aggregator_;  // drain thread (or Shutdown after join)
   std::thread drain_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::atomic<bool> active_{false};
@@ -91,7 +91,7 @@ class Session {
   std::atomic<uint64_t> buffers_completed_{0};
   std::atomic<int64_t> cpu_ns_{0};                  // our CPU time: decoding + the drain thread
   std::atomic<int64_t> drain_thread_decode_ns_{0};  // decode CPU counted twice on the drain thread
-  int64_t cpu_reported_ns_ = 0;                     // drain thread: cpu_ns_ already charged
+  int64_t cpu_reported_ns_ = 0;                     // cpu_ns_ already charged to a window
   std::atomic<std::thread::id> drain_tid_{};        // set by the drain thread as it starts
   std::atomic<uint64_t> dropped_pending_{0};        // per-context drops seen at buffer completion
 };

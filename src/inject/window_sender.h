@@ -10,7 +10,8 @@
 namespace inferscope::inject {
 
 // Encodes windows into wire frames and sends them to the agent (hello first on every connection,
-// goodbye at the end). Drain thread only, then the exit path after the drain thread stopped.
+// goodbye at the end). Not thread-safe: the Session serializes OnWindow and Tick under its
+// aggregator lock; Finish runs on the exit path after the Session has shut down.
 class WindowSender {
  public:
   WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns);
