@@ -421,6 +421,13 @@ FAKE_EXPORT void fake_cupti_get_counters(FakeCuptiCounters* out) {
 
 FAKE_EXPORT int fake_cupti_is_subscribed(void) { return State().IsSubscribed() ? 1 : 0; }
 
+FAKE_EXPORT void fake_cupti_get_tool_callbacks(CUpti_BuffersCallbackRequestFunc* request,
+                                               CUpti_BuffersCallbackCompleteFunc* complete,
+                                               CUpti_CallbackFunc* subscriber,
+                                               void** subscriber_userdata) {
+  State().GetToolCallbacks(request, complete, subscriber, subscriber_userdata);
+}
+
 FAKE_EXPORT int fake_cupti_kind_enabled(CUpti_ActivityKind kind) {
   return State().KindEnabled(kind) ? 1 : 0;
 }

@@ -92,6 +92,12 @@ typedef struct {
 void fake_cupti_get_counters(FakeCuptiCounters* out);
 
 int fake_cupti_is_subscribed(void);
+// The tool's registered activity-buffer callbacks (null until cuptiActivityRegisterCallbacks), and
+// its subscriber callback (null until cuptiSubscribe), for tests that play CUPTI's threads
+// themselves, e.g. calling BufferRequested on a thread whose system calls are being counted.
+void fake_cupti_get_tool_callbacks(CUpti_BuffersCallbackRequestFunc* request,
+                                   CUpti_BuffersCallbackCompleteFunc* complete,
+                                   CUpti_CallbackFunc* subscriber, void** subscriber_userdata);
 int fake_cupti_kind_enabled(CUpti_ActivityKind kind);
 int fake_cupti_callback_enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 uint32_t fake_cupti_flush_period_ms(void);

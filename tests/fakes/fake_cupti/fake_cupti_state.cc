@@ -238,6 +238,16 @@ CUptiResult FakeCupti::EnableApiCbid(uint32_t kind, uint32_t cbid, bool enable) 
   return CUPTI_SUCCESS;
 }
 
+void FakeCupti::GetToolCallbacks(CUpti_BuffersCallbackRequestFunc* request,
+                                 CUpti_BuffersCallbackCompleteFunc* complete,
+                                 CUpti_CallbackFunc* subscriber, void** subscriber_userdata) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (request != nullptr) *request = request_;
+  if (complete != nullptr) *complete = complete_;
+  if (subscriber != nullptr) *subscriber = subscribed_ ? callback_ : nullptr;
+  if (subscriber_userdata != nullptr) *subscriber_userdata = subscribed_ ? userdata_ : nullptr;
+}
+
 bool FakeCupti::KindEnabled(uint32_t kind) const {
   return kind < CUPTI_ACTIVITY_KIND_COUNT && kinds_[kind].load();
 }

@@ -106,6 +106,9 @@ class FakeCupti {
   void Reset();
   void WaitWorkerIdle();
 
+  void GetToolCallbacks(CUpti_BuffersCallbackRequestFunc* request,
+                        CUpti_BuffersCallbackCompleteFunc* complete, CUpti_CallbackFunc* subscriber,
+                        void** subscriber_userdata) const;
   bool KindEnabled(uint32_t kind) const;
   uint32_t flush_period_ms() const { return flush_period_ms_.load(); }
 
