@@ -18,7 +18,7 @@ namespace inferscope::cli {
 struct ReportOptions {
   std::string state_dir;              // where the agent keeps inferscope.db
   int64_t last_ns = 300'000'000'000;  // range = [now - last, now) unless from/to are set
-  std::string from, to;               // time points (ParseTimePoint); either may be empty
+  std::string from, to;               // time points (base::ParseTimePoint); either may be empty
   std::optional<uint32_t> pid;
   std::optional<int32_t> rank;
   std::optional<uint32_t> device;
@@ -26,11 +26,6 @@ struct ReportOptions {
   int top = 15;
   int64_t now_unix_ns = 0;  // 0: the clock (tests pin it)
 };
-
-// A --from/--to value: "now", "-DURATION" (before now: -5m, -1h, -2d), an ISO date-time
-// "YYYY-MM-DDTHH:MM[:SS]" (local time; a trailing Z = UTC) or Unix seconds ("1767225600").
-// Returns Unix ns; kInvalidArgument with the accepted forms otherwise.
-base::StatusOr<int64_t> ParseTimePoint(std::string_view text, int64_t now_unix_ns);
 
 // Runs the command. The report goes to `out`; errors (one line) and notes go to `err`.
 // Exit codes: 0 ok, 2 usage, 3 no store or no windows in the range, 5 corrupt store, 1 other.

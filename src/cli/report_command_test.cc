@@ -9,6 +9,7 @@
 #include <string>
 
 #include "src/agent/store/sqlite_store.h"
+#include "src/base/time_point.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 
@@ -117,16 +118,16 @@ TEST_F(ReportCommandTest, EmptyRangeAndMissingStoreAreClear) {
 
 TEST(ParseTimePointTest, AcceptedForms) {
   const int64_t now = 1'800'000'000 * kSec;
-  EXPECT_EQ(*ParseTimePoint("now", now), now);
-  EXPECT_EQ(*ParseTimePoint("-5m", now), now - 300 * kSec);
-  EXPECT_EQ(*ParseTimePoint("-2d", now), now - 2 * 86400 * kSec);
-  EXPECT_EQ(*ParseTimePoint("1767225600", now), 1767225600 * kSec);
-  EXPECT_EQ(*ParseTimePoint("2026-01-01T00:00:00Z", now), 1767225600 * kSec);
-  EXPECT_EQ(*ParseTimePoint("2026-01-01T00:01Z", now), 1767225660 * kSec);
-  EXPECT_TRUE(ParseTimePoint("2026-01-01 00:00", now).ok());  // local time
+  EXPECT_EQ(*base::ParseTimePoint("now", now), now);
+  EXPECT_EQ(*base::ParseTimePoint("-5m", now), now - 300 * kSec);
+  EXPECT_EQ(*base::ParseTimePoint("-2d", now), now - 2 * 86400 * kSec);
+  EXPECT_EQ(*base::ParseTimePoint("1767225600", now), 1767225600 * kSec);
+  EXPECT_EQ(*base::ParseTimePoint("2026-01-01T00:00:00Z", now), 1767225600 * kSec);
+  EXPECT_EQ(*base::ParseTimePoint("2026-01-01T00:01Z", now), 1767225660 * kSec);
+  EXPECT_TRUE(base::ParseTimePoint("2026-01-01 00:00", now).ok());  // local time
   for (const char* bad :
        {"", "-5", "yesterday", "2026-13-01T00:00Z", "2026-01-01T00:00:00Zx", "2026-01-01", "-5x"})
-    EXPECT_FALSE(ParseTimePoint(bad, now).ok()) << bad;
+    EXPECT_FALSE(base::ParseTimePoint(bad, now).ok()) << bad;
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A time range of the store as one profile: what `inferscope report` prints and what the agent's
+// HTTP API serves (/api/v1/profile). One code path so both always agree.
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "src/agent/store/sqlite_store.h"
+#include "src/analyze/analysis.h"
+#include "src/base/status.h"
+
+namespace inferscope::agent {
+
+struct RangeQuery {
+  int64_t from_ns = 0;                                  // window end > from
+  int64_t to_ns = std::numeric_limits<int64_t>::max();  // window start < to; max = open-ended
+  std::optional<uint32_t> pid;
+  std::optional<int32_t> rank;
+  std::optional<uint32_t> device;  // keep only this device of every process
+  int top = 15;                    // top kernels per rank
+};
+
+struct RangeProfile {
+  analyze::Analysis analysis;  // one rank per (process, device), like a trace's
+  size_t windows = 0;          // stored windows merged into it
+  size_t processes = 0;
+  uint64_t corrupt_windows = 0;  // stored windows that did not decode (skipped)
+};
+
+// Loads the windows of the range, merges them per process (a range reads like one long window)
+// and analyzes them. `source` names where they came from in the report ("store:DIR").
+// `windows == 0` when nothing matched (not an error: callers word that themselves).
+base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
+                                               const std::string& source);
+
+}  // namespace inferscope::agent
