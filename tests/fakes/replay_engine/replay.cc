@@ -118,9 +118,10 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
     counts.written += r == FAKE_CUPTI_WRITTEN;
     counts.filtered += r == FAKE_CUPTI_FILTERED;
     counts.dropped += r == FAKE_CUPTI_DROPPED;
+    return r;
   };
   auto emit = [&](const auto& record) {
-    count(fake_cupti_emit(reinterpret_cast<const CUpti_Activity*>(&record)));
+    return count(fake_cupti_emit(reinterpret_cast<const CUpti_Activity*>(&record)));
   };
 
   // With GRAPH_TRACE on, CUPTI reports one record per graph launch instead of its kernels.
@@ -165,12 +166,7 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
                    [](const Item& a, const Item& b) { return a.at_ns < b.at_ns; });
   if (items.empty()) return counts;
 
-  uint64_t now = 0;
-  cuptiGetTimestamp(&now);
-  const int64_t shift = static_cast<int64_t>(now) - first;
-  auto ts = [&](int64_t trace_ns) { return static_cast<uint64_t>(trace_ns + shift); };
   const uint32_t pid = static_cast<uint32_t>(getpid());
-
   for (uint32_t d : devices) {  // the driver creates a context per device before any work
     CUpti_ResourceData resource = {};
     resource.context = FakeContext(Dev(d));
@@ -178,188 +174,219 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
                              &resource);
   }
 
-  const auto wall_start = std::chrono::steady_clock::now();
+  // CUPTI's correlation ids only grow: each loop's are moved past the previous loop's.
+  uint32_t max_correlation = 0;
+  for (const auto& k : t.kernels) max_correlation = std::max(max_correlation, k.correlation_id);
+  for (const auto& m : t.memcpys) max_correlation = std::max(max_correlation, m.correlation_id);
+  for (const auto& m : t.memsets) max_correlation = std::max(max_correlation, m.correlation_id);
+  for (const auto& s : t.syncs) max_correlation = std::max(max_correlation, s.correlation_id);
+  for (const auto& a : t.api_calls) max_correlation = std::max(max_correlation, a.correlation_id);
+  const int64_t last = items.back().at_ns;  // the latest end time of the trace
+
+  using Clock = std::chrono::steady_clock;
+  const auto run_start = Clock::now();
+  const auto loop_deadline =
+      run_start + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(std::max(0.0, options.loop_for_s)));
+  const auto loop_period = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::max(0.0, options.loop_period_s)));
   uint64_t next_address = 0x7f0000000000ull;
-  std::vector<uint64_t> live_allocations;
-  for (const Item& item : items) {
-    if (options.speed > 0) {
-      const auto due = wall_start + std::chrono::nanoseconds(static_cast<int64_t>(
-                                        static_cast<double>(item.at_ns - first) / options.speed));
-      std::this_thread::sleep_until(due);
-    }
-    switch (item.type) {
-      case 0: {
-        const model::KernelEvent& k = t.kernels[item.index];
-        CUpti_ActivityKernel10 r;
-        std::memset(&r, 0, sizeof(r));
-        r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-        r.start = ts(k.start_ns);
-        r.end = ts(k.end_ns);
-        r.completed = r.end;
-        r.deviceId = Dev(k.device);
-        r.contextId = Dev(k.device) + 1;
-        r.streamId = k.stream;
-        r.gridX = k.grid[0], r.gridY = k.grid[1], r.gridZ = k.grid[2];
-        r.blockX = k.block[0], r.blockY = k.block[1], r.blockZ = k.block[2];
-        r.registersPerThread = 32;
-        r.correlationId = k.correlation_id;
-        r.gridId = static_cast<int64_t>(counts.kernels + 1);
-        r.name = names.Get(k.name).data();  // NameTable strings are NUL-terminated and stable
-        const bool latency = fake_cupti_latency_timestamps_enabled();
-        r.queued = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
-        r.submitted = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
-        r.graphId = k.graph_id;
-        r.graphNodeId = k.graph_id != 0 ? item.index + 1 : 0;
-        r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
-        r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
-        if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 0) {
-          r.start = r.end = 0;  // "no timing information could be collected"
-          ++counts.zeroed;
-        } else if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 1) {
-          const uint64_t start = r.start;  // packed fields: no references
-          r.start = r.end;
-          r.end = start;
-          ++counts.reversed;
-        }
-        emit(r);
-        ++counts.kernels;
-        break;
+  uint64_t not_before = 0;  // a loop starts no earlier than the previous one's last record
+  for (;;) {
+    const auto wall_start = Clock::now();
+    uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    const int64_t shift = static_cast<int64_t>(std::max(now, not_before)) - first;
+    auto ts = [&](int64_t trace_ns) { return static_cast<uint64_t>(trace_ns + shift); };
+    const uint32_t correlation_offset = static_cast<uint32_t>(counts.loops) * (max_correlation + 1);
+    auto corr = [&](uint32_t id) { return id == 0 ? 0 : id + correlation_offset; };
+    std::vector<uint64_t> live_allocations;
+    for (const Item& item : items) {
+      if (options.speed > 0) {
+        const auto due = wall_start + std::chrono::nanoseconds(static_cast<int64_t>(
+                                          static_cast<double>(item.at_ns - first) / options.speed));
+        std::this_thread::sleep_until(due);
       }
-      case 1: {
-        const auto& [key, span] = graph_list[item.index];
-        const model::KernelEvent* any = nullptr;
-        for (const auto& k : t.kernels)
-          if (k.correlation_id == key.first && k.graph_id == key.second) any = &k;
-        CUpti_ActivityGraphTrace2 r;
-        std::memset(&r, 0, sizeof(r));
-        r.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-        r.correlationId = key.first;
-        r.start = ts(span.first);
-        r.end = ts(span.second);
-        r.deviceId = r.endDeviceId = any ? Dev(any->device) : 0;
-        r.contextId = r.endContextId = r.deviceId + 1;
-        r.graphId = key.second;
-        r.streamId = any ? any->stream : 0;
-        emit(r);
-        ++counts.graph_launches;
-        break;
-      }
-      case 2: {
-        const model::MemcpyEvent& m = t.memcpys[item.index];
-        CUpti_ActivityMemcpy6 r;
-        std::memset(&r, 0, sizeof(r));
-        r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-        r.copyKind = CopyKindToCupti(m.kind);
-        const uint8_t host =
-            m.pageable ? CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE : CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
-        const uint8_t dev = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-        const bool src_host =
-            m.kind == model::MemcpyKind::kHtoD || m.kind == model::MemcpyKind::kHtoH;
-        const bool dst_host =
-            m.kind == model::MemcpyKind::kDtoH || m.kind == model::MemcpyKind::kHtoH;
-        r.srcKind = src_host ? host : dev;
-        r.dstKind = dst_host ? host : dev;
-        r.flags = m.pageable ? 0 : CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
-        r.bytes = m.bytes;
-        r.start = ts(m.start_ns);
-        r.end = ts(m.end_ns);
-        r.deviceId = Dev(m.device);
-        r.contextId = Dev(m.device) + 1;
-        r.streamId = m.stream;
-        r.correlationId = m.correlation_id;
-        r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
-        r.copyCount = 1;
-        emit(r);
-        ++counts.memcpys;
-        break;
-      }
-      case 3: {
-        const model::MemsetEvent& m = t.memsets[item.index];
-        CUpti_ActivityMemset4 r;
-        std::memset(&r, 0, sizeof(r));
-        r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
-        r.bytes = m.bytes;
-        r.start = ts(m.start_ns);
-        r.end = ts(m.end_ns);
-        r.deviceId = Dev(m.device);
-        r.contextId = Dev(m.device) + 1;
-        r.streamId = m.stream;
-        r.correlationId = m.correlation_id;
-        r.flags = CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC;
-        r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-        emit(r);
-        ++counts.memsets;
-        break;
-      }
-      case 4: {
-        const model::SyncEvent& s = t.syncs[item.index];
-        CUpti_ActivitySynchronization2 r;
-        std::memset(&r, 0, sizeof(r));
-        r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
-        r.type = SyncTypeToCupti(s.type);
-        r.start = ts(s.start_ns);
-        r.end = ts(s.end_ns);
-        r.correlationId = s.correlation_id;
-        r.contextId = Dev(s.device) + 1;
-        // streamId is not valid for context/event syncs, cudaEventId only for event ones.
-        const bool has_stream =
-            s.stream != model::kUnknownStream &&
-            (s.type == SyncType::kStream || s.type == SyncType::kStreamWaitEvent);
-        r.streamId = has_stream ? s.stream : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
-        const bool has_event = s.type == SyncType::kEvent || s.type == SyncType::kStreamWaitEvent;
-        r.cudaEventId = has_event ? item.index + 1 : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
-        r.cudaEventSyncId = has_event ? item.index + 1 : 0;
-        emit(r);
-        ++counts.syncs;
-        break;
-      }
-      case 5: {
-        const model::ApiCallEvent& a = t.api_calls[item.index];
-        const std::string_view name = names.Get(a.name);
-        const ApiCbid id = CbidForApi(name, a.kind, a.sync_type);
-        const CUpti_CallbackDomain domain =
-            id.driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
-        fake_cupti_fire_api_call(domain, id.cbid, name.data(), a.correlation_id,
-                                 FakeContext(Dev(a.device)));
-        CUpti_ActivityAPI r;
-        std::memset(&r, 0, sizeof(r));
-        r.kind = id.driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
-        r.cbid = id.cbid;
-        r.start = ts(a.start_ns);
-        r.end = ts(a.end_ns);
-        r.processId = pid;
-        r.threadId = a.tid;
-        r.correlationId = a.correlation_id;
-        emit(r);
-        ++counts.api_calls;
-        if (a.kind == ApiKind::kMalloc || a.kind == ApiKind::kFree) {
-          CUpti_ActivityMemory4 m;
-          std::memset(&m, 0, sizeof(m));
-          m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
-          const bool alloc = a.kind == ApiKind::kMalloc;
-          m.memoryOperationType = alloc ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
-                                        : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
-          m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-          m.correlationId = a.correlation_id;
-          if (alloc) {
-            m.address = next_address;
-            next_address += (a.bytes + 0xfffff) & ~uint64_t{0xfffff};
-            live_allocations.push_back(m.address);
-          } else if (!live_allocations.empty()) {
-            m.address = live_allocations.back();
-            live_allocations.pop_back();
+      switch (item.type) {
+        case 0: {
+          const model::KernelEvent& k = t.kernels[item.index];
+          CUpti_ActivityKernel10 r;
+          std::memset(&r, 0, sizeof(r));
+          r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+          r.start = ts(k.start_ns);
+          r.end = ts(k.end_ns);
+          r.completed = r.end;
+          r.deviceId = Dev(k.device);
+          r.contextId = Dev(k.device) + 1;
+          r.streamId = k.stream;
+          r.gridX = k.grid[0], r.gridY = k.grid[1], r.gridZ = k.grid[2];
+          r.blockX = k.block[0], r.blockY = k.block[1], r.blockZ = k.block[2];
+          r.registersPerThread = 32;
+          r.correlationId = corr(k.correlation_id);
+          r.gridId = static_cast<int64_t>(counts.kernels + 1);
+          r.name = names.Get(k.name).data();  // NameTable strings are NUL-terminated and stable
+          const bool latency = fake_cupti_latency_timestamps_enabled();
+          r.queued = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
+          r.submitted = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
+          r.graphId = k.graph_id;
+          r.graphNodeId = k.graph_id != 0 ? item.index + 1 : 0;
+          r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+          r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+          if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 0) {
+            r.start = r.end = 0;  // "no timing information could be collected"
+            ++counts.zeroed;
+          } else if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 1) {
+            const uint64_t start = r.start;  // packed fields: no references
+            r.start = r.end;
+            r.end = start;
+            ++counts.reversed;
           }
-          m.bytes = a.bytes;
-          m.timestamp = ts(a.end_ns);
-          m.processId = pid;
-          m.deviceId = Dev(a.device);
-          m.contextId = Dev(a.device) + 1;
-          emit(m);
-          ++counts.allocations;
+          counts.kernels_written += emit(r) == FAKE_CUPTI_WRITTEN;
+          ++counts.kernels;
+          break;
         }
-        break;
+        case 1: {
+          const auto& [key, span] = graph_list[item.index];
+          const model::KernelEvent* any = nullptr;
+          for (const auto& k : t.kernels)
+            if (k.correlation_id == key.first && k.graph_id == key.second) any = &k;
+          CUpti_ActivityGraphTrace2 r;
+          std::memset(&r, 0, sizeof(r));
+          r.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+          r.correlationId = corr(key.first);
+          r.start = ts(span.first);
+          r.end = ts(span.second);
+          r.deviceId = r.endDeviceId = any ? Dev(any->device) : 0;
+          r.contextId = r.endContextId = r.deviceId + 1;
+          r.graphId = key.second;
+          r.streamId = any ? any->stream : 0;
+          emit(r);
+          ++counts.graph_launches;
+          break;
+        }
+        case 2: {
+          const model::MemcpyEvent& m = t.memcpys[item.index];
+          CUpti_ActivityMemcpy6 r;
+          std::memset(&r, 0, sizeof(r));
+          r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+          r.copyKind = CopyKindToCupti(m.kind);
+          const uint8_t host =
+              m.pageable ? CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE : CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+          const uint8_t dev = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+          const bool src_host =
+              m.kind == model::MemcpyKind::kHtoD || m.kind == model::MemcpyKind::kHtoH;
+          const bool dst_host =
+              m.kind == model::MemcpyKind::kDtoH || m.kind == model::MemcpyKind::kHtoH;
+          r.srcKind = src_host ? host : dev;
+          r.dstKind = dst_host ? host : dev;
+          r.flags = m.pageable ? 0 : CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+          r.bytes = m.bytes;
+          r.start = ts(m.start_ns);
+          r.end = ts(m.end_ns);
+          r.deviceId = Dev(m.device);
+          r.contextId = Dev(m.device) + 1;
+          r.streamId = m.stream;
+          r.correlationId = corr(m.correlation_id);
+          r.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
+          r.copyCount = 1;
+          emit(r);
+          ++counts.memcpys;
+          break;
+        }
+        case 3: {
+          const model::MemsetEvent& m = t.memsets[item.index];
+          CUpti_ActivityMemset4 r;
+          std::memset(&r, 0, sizeof(r));
+          r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+          r.bytes = m.bytes;
+          r.start = ts(m.start_ns);
+          r.end = ts(m.end_ns);
+          r.deviceId = Dev(m.device);
+          r.contextId = Dev(m.device) + 1;
+          r.streamId = m.stream;
+          r.correlationId = corr(m.correlation_id);
+          r.flags = CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC;
+          r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+          emit(r);
+          ++counts.memsets;
+          break;
+        }
+        case 4: {
+          const model::SyncEvent& s = t.syncs[item.index];
+          CUpti_ActivitySynchronization2 r;
+          std::memset(&r, 0, sizeof(r));
+          r.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+          r.type = SyncTypeToCupti(s.type);
+          r.start = ts(s.start_ns);
+          r.end = ts(s.end_ns);
+          r.correlationId = corr(s.correlation_id);
+          r.contextId = Dev(s.device) + 1;
+          // streamId is not valid for context/event syncs, cudaEventId only for event ones.
+          const bool has_stream =
+              s.stream != model::kUnknownStream &&
+              (s.type == SyncType::kStream || s.type == SyncType::kStreamWaitEvent);
+          r.streamId = has_stream ? s.stream : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+          const bool has_event = s.type == SyncType::kEvent || s.type == SyncType::kStreamWaitEvent;
+          r.cudaEventId = has_event ? item.index + 1 : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+          r.cudaEventSyncId = has_event ? item.index + 1 : 0;
+          emit(r);
+          ++counts.syncs;
+          break;
+        }
+        case 5: {
+          const model::ApiCallEvent& a = t.api_calls[item.index];
+          const std::string_view name = names.Get(a.name);
+          const ApiCbid id = CbidForApi(name, a.kind, a.sync_type);
+          const CUpti_CallbackDomain domain =
+              id.driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+          fake_cupti_fire_api_call(domain, id.cbid, name.data(), corr(a.correlation_id),
+                                   FakeContext(Dev(a.device)));
+          CUpti_ActivityAPI r;
+          std::memset(&r, 0, sizeof(r));
+          r.kind = id.driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+          r.cbid = id.cbid;
+          r.start = ts(a.start_ns);
+          r.end = ts(a.end_ns);
+          r.processId = pid;
+          r.threadId = a.tid;
+          r.correlationId = corr(a.correlation_id);
+          emit(r);
+          ++counts.api_calls;
+          if (a.kind == ApiKind::kMalloc || a.kind == ApiKind::kFree) {
+            CUpti_ActivityMemory4 m;
+            std::memset(&m, 0, sizeof(m));
+            m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+            const bool alloc = a.kind == ApiKind::kMalloc;
+            m.memoryOperationType = alloc ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                                          : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+            m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+            m.correlationId = corr(a.correlation_id);
+            if (alloc) {
+              m.address = next_address;
+              next_address += (a.bytes + 0xfffff) & ~uint64_t{0xfffff};
+              live_allocations.push_back(m.address);
+            } else if (!live_allocations.empty()) {
+              m.address = live_allocations.back();
+              live_allocations.pop_back();
+            }
+            m.bytes = a.bytes;
+            m.timestamp = ts(a.end_ns);
+            m.processId = pid;
+            m.deviceId = Dev(a.device);
+            m.contextId = Dev(a.device) + 1;
+            emit(m);
+            ++counts.allocations;
+          }
+          break;
+        }
       }
     }
+    ++counts.loops;
+    not_before = ts(last) + 1000;
+    if (options.loop_for_s <= 0) break;
+    const auto next = wall_start + loop_period;
+    if (std::max(next, Clock::now()) >= loop_deadline) break;
+    std::this_thread::sleep_until(next);
   }
   return counts;
 }

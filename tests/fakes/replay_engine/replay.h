@@ -61,16 +61,27 @@ struct ReplayOptions {
   // Every Nth kernel record gets zero timestamps and every Nth+1 reversed ones, as CUPTI produces
   // in long runs short of device memory (0 = never). Counted in ReplayCounts.
   uint64_t corrupt_every = 0;
+  // Keep replaying the trace until this much wall time has passed since the first loop began (a
+  // loop under way is finished; 0 = play it once). Each loop is shifted to start when it begins,
+  // never before the previous loop's last record, and its correlation ids are made unique, so the
+  // tool sees one long, consistent run (a server handling request after request).
+  double loop_for_s = 0;
+  // Loops start at most once per this many seconds; the process idles in between (0 = back to
+  // back). With --speed 0 this bounds the CPU a long run costs: one burst per period.
+  double loop_period_s = 0;
 };
 
 struct ReplayCounts {
   uint64_t kernels = 0, graph_launches = 0, memcpys = 0, memsets = 0, syncs = 0, api_calls = 0,
            allocations = 0, written = 0, filtered = 0, dropped = 0;
   uint64_t zeroed = 0, reversed = 0;  // kernel records corrupted on purpose (corrupt_every)
+  uint64_t kernels_written = 0;       // kernel records the tool received (not filtered/dropped)
+  uint64_t loops = 0;                 // times the trace was played
 };
 
 // Emits `trace` through the fake CUPTI in time order, at record end times, shifted so the trace's
-// first event starts at the current cuptiGetTimestamp time; paced at `speed` x real time.
+// first event starts at the current cuptiGetTimestamp time; paced at `speed` x real time; repeated
+// as `loop_for_s` / `loop_period_s` say.
 ReplayCounts ReplayProcess(const ProcessTrace& trace, const model::NameTable& names,
                            const ReplayOptions& options);
 

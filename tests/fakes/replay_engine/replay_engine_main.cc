@@ -5,7 +5,8 @@
 // CUPTI records through the fake CUPTI. See docs/testing-live.md.
 //
 //   replay_engine [--speed N] [--inject PATH] [--other-subscriber] [--fork-child]
-//                 [--die-by-signal N] [--cupti-fail FUNCTION:N] [--corrupt-every N] TRACE...
+//                 [--die-by-signal N] [--cupti-fail FUNCTION:N] [--corrupt-every N]
+//                 [--loop-for SECONDS [--loop-period SECONDS]] TRACE...
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -37,7 +38,7 @@ int Usage() {
   std::fprintf(stderr,
                "usage: replay_engine [--speed N] [--inject PATH] [--other-subscriber] "
                "[--fork-child] [--die-by-signal N] [--cupti-fail FUNCTION:N] [--corrupt-every N] "
-               "TRACE...\n");
+               "[--loop-for SECONDS [--loop-period SECONDS]] TRACE...\n");
   return 2;
 }
 
@@ -109,6 +110,18 @@ int RunRank(const Rank& r, const std::string& inject, const model::NameTable& na
       static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.filtered),
       static_cast<unsigned long long>(c.dropped), static_cast<unsigned long long>(c.zeroed),
       static_cast<unsigned long long>(c.reversed), ms);
+  // The same for scripts, one JSON object per rank ("kernels_written": kernel records the tool
+  // received, which is what its stored windows must add up to).
+  std::fprintf(stderr,
+               "replay_engine_summary {\"rank\": %d, \"pid\": %d, \"loops\": %llu, "
+               "\"kernels\": %llu, \"kernels_written\": %llu, \"records_written\": %llu, "
+               "\"records_filtered\": %llu, \"records_dropped\": %llu, \"elapsed_ms\": %.1f}\n",
+               r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.loops),
+               static_cast<unsigned long long>(c.kernels),
+               static_cast<unsigned long long>(c.kernels_written),
+               static_cast<unsigned long long>(c.written),
+               static_cast<unsigned long long>(c.filtered),
+               static_cast<unsigned long long>(c.dropped), ms);
   return 0;
 }
 
@@ -136,6 +149,11 @@ int Main(int argc, char** argv) {
                             CUPTI_ERROR_UNKNOWN);
     } else if (arg == "--corrupt-every" && i + 1 < argc) {
       options.corrupt_every = std::strtoull(argv[++i], nullptr, 10);
+    } else if ((arg == "--loop-for" || arg == "--loop-period") && i + 1 < argc) {
+      char* end = nullptr;
+      const double seconds = std::strtod(argv[++i], &end);
+      if (*end != '\0' || !(seconds >= 0)) return Usage();
+      (arg == "--loop-for" ? options.loop_for_s : options.loop_period_s) = seconds;
     } else if (arg == "--fork-child") {
       g_behaviour.fork_child = true;
     } else if (arg == "--die-by-signal" && i + 1 < argc) {
