@@ -78,7 +78,7 @@ bool SpanBuilder::OnAttribute(std::string_view key, const AttrValue& value) {
     *dst = q;
   };
   auto set_tokens = [&](int64_t* dst) {
-    if (!number || *number < 0 || *number > 1e12) {
+    if (!number || !(*number >= 0 && *number <= 1e12)) {  // NaN fails too
       ++counters_->bad_attribute_values;
       return;
     }
@@ -168,7 +168,11 @@ void SpanBuilder::SetLatency(Stage stage, const AttrValue& value) {
 }
 
 bool SpanBuilder::Finish(std::string_view service, SpanRecord* out) {
+  // A span longer than a day is clock garbage; the bound also keeps duration sums far from
+  // overflow.
+  constexpr uint64_t kMaxSpanNs = 86400ull * 1000 * 1000 * 1000;
   if (rec_.start_unix_ns == 0 || rec_.end_unix_ns == 0 || rec_.end_unix_ns < rec_.start_unix_ns ||
+      rec_.end_unix_ns - rec_.start_unix_ns > kMaxSpanNs ||
       rec_.end_unix_ns > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     ++counters_->spans_bad_timestamps;
     return false;

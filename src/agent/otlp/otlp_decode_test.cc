@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <string>
 
 #include "src/agent/otlp/otlp_test_util.h"
@@ -210,11 +211,13 @@ TEST(OtlpDecodeTest, BadTimestampsAreDroppedAndCounted) {
   std::swap(reversed.start_ns, reversed.end_ns);
   TestSpan zero = VllmSpan();
   zero.start_ns = 0;
-  auto r = DecodeTracesProto(RequestBytes({reversed, zero, VllmSpan()}), {}, Hasher());
+  TestSpan two_days = VllmSpan();
+  two_days.start_ns = two_days.end_ns - 2 * 86400ull * 1'000'000'000;
+  auto r = DecodeTracesProto(RequestBytes({reversed, zero, two_days, VllmSpan()}), {}, Hasher());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->spans.size(), 1u);
-  EXPECT_EQ(r->counters.spans_received, 3u);
-  EXPECT_EQ(r->counters.spans_bad_timestamps, 2u);
+  EXPECT_EQ(r->counters.spans_received, 4u);
+  EXPECT_EQ(r->counters.spans_bad_timestamps, 3u);
 }
 
 TEST(OtlpDecodeTest, LimitsBoundSpansAttributesAndBody) {
@@ -247,6 +250,12 @@ TEST(OtlpDecodeTest, LongNamesAreCutAndSanitized) {
   auto r = DecodeTracesProto(RequestBytes({s}), {}, Hasher());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->spans[0].model, std::string(kMaxNameBytes, 'm'));
+  s.attributes.push_back(KvDouble("gen_ai.usage.completion_tokens", std::nan("")));
+  s.attributes.push_back(KvDouble("gen_ai.usage.prompt_tokens", -3));
+  r = DecodeTracesProto(RequestBytes({s}), {}, Hasher());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counters.bad_attribute_values, 2u);  // NaN and negative token counts
+  EXPECT_EQ(r->spans[0].completion_tokens, 128);    // the earlier valid value stays
   s.attributes[0] = KvString("gen_ai.response.model", "a\x01\xff");
   r = DecodeTracesProto(RequestBytes({s}), {}, Hasher());
   EXPECT_EQ(r->spans[0].model, "a??");

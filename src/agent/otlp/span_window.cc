@@ -13,6 +13,18 @@ namespace inferscope::agent::otlp {
 // ---------------------------------------------------------------------------------------------
 // LatencyHistogram
 
+namespace {
+
+// Durations are bounded (a day per span) but merged sums of a long-lived store could in theory
+// reach int64's limit: saturate rather than wrap.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::numeric_limits<int64_t>::max();
+  return r;
+}
+
+}  // namespace
+
 const std::vector<int64_t>& LatencyHistogram::BoundsNs() {
   // Integer bounds (no pow()), so every build and every host agrees on bucket edges exactly.
   static const std::vector<int64_t> kBounds = [] {
@@ -37,7 +49,7 @@ void LatencyHistogram::Add(int64_t ns) {
   min_ns_ = count_ ? std::min(min_ns_, ns) : ns;
   max_ns_ = count_ ? std::max(max_ns_, ns) : ns;
   ++count_;
-  sum_ns_ += ns;
+  sum_ns_ = SaturatingAdd(sum_ns_, ns);
 }
 
 void LatencyHistogram::Merge(const LatencyHistogram& other) {
@@ -47,7 +59,7 @@ void LatencyHistogram::Merge(const LatencyHistogram& other) {
   min_ns_ = count_ ? std::min(min_ns_, other.min_ns_) : other.min_ns_;
   max_ns_ = count_ ? std::max(max_ns_, other.max_ns_) : other.max_ns_;
   count_ += other.count_;
-  sum_ns_ += other.sum_ns_;
+  sum_ns_ = SaturatingAdd(sum_ns_, other.sum_ns_);
 }
 
 int64_t LatencyHistogram::PercentileNs(double q) const {
