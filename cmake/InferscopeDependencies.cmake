@@ -34,9 +34,9 @@ if(NOT INFERSCOPE_WITH_CUPTI STREQUAL "OFF")
   endif()
 endif()
 
-# cpp-httplib (libcpp-httplib-dev, header-only): the agent's loopback HTTP API and the engine
-# metrics scraper. Debian ships no CMake config for it, so wrap the header in a target.
-find_path(HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)
+# cpp-httplib (libcpp-httplib-dev): the agent's loopback HTTP server and the engine metrics
+# scraper. Debian builds it as a shared library (libcpp-httplib.so) with OpenSSL, zlib and brotli
+# support, so its pkg-config flags (those feature macros change class layouts) must be used.
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # libcpp-httplib-dev
 add_library(inferscope_httplib INTERFACE)
-target_include_directories(inferscope_httplib SYSTEM INTERFACE ${HTTPLIB_INCLUDE_DIR})
-target_link_libraries(inferscope_httplib INTERFACE Threads::Threads)
+target_link_libraries(inferscope_httplib INTERFACE PkgConfig::HTTPLIB Threads::Threads)

@@ -11,13 +11,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <vector>
 
+#include "src/agent/http/api_routes.h"
+#include "src/base/json_writer.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
@@ -141,6 +147,10 @@ base::Status Agent::Start() {
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd_ < 0) return base::UnavailableError("eventfd: " + std::string(std::strerror(errno)));
 
+  started_unix_ns_ = UnixNowNs();
+  for (int watched : options_.watch_pids) Watch(watched);
+  RETURN_IF_ERROR(StartHttp());
+
   started_ = true;
   writer_thread_ = std::thread([this] { WriterLoop(); });
   loop_thread_ = std::thread([this] { EventLoop(); });
@@ -160,6 +170,8 @@ base::Status Agent::Wait() {
   loop_thread_.join();
   writer_thread_.join();
   joined_ = true;
+  if (http_) http_->Stop();
+  if (!endpoints_path_.empty()) ::unlink(endpoints_path_.c_str());
   store_.reset();  // closes SQLite (checkpoints the WAL)
   if (lock_fd_ >= 0) {
     ::close(lock_fd_);
@@ -167,6 +179,83 @@ base::Status Agent::Wait() {
   }
   std::lock_guard<std::mutex> lock(mu_);
   return writer_status_;
+}
+
+base::Status Agent::StartHttp() {
+  if (options_.http_port < 0) return base::OkStatus();
+  http_ = std::make_unique<HttpServer>();
+  ApiContext api;
+  api.state_dir = options_.state_dir;
+  api.snapshot = [this] {
+    AgentSnapshot s;
+    s.pid = ::getpid();
+    s.started_unix_ns = started_unix_ns_;
+    s.connected_processes = connected_.load();
+    const AgentStats st = stats();
+    s.sessions = st.sessions;
+    s.windows_received = st.windows_received;
+    s.windows_stored = st.windows_stored;
+    s.dropped_connections = st.dropped_connections;
+    s.store_errors = st.store_errors;
+    return s;
+  };
+  AddApiRoutes(http_.get(), std::move(api));
+  http_->Post("/api/v1/watch", [this](const HttpRequest& req) {
+    const std::string* v = req.Param("pid");
+    int pid = 0;
+    if (v == nullptr || (pid = std::atoi(v->c_str())) <= 0)
+      return JsonError(400, "pid: want a process id (POST /api/v1/watch?pid=N)");
+    Watch(pid);
+    HttpResponse r;
+    r.body = "{\"watching\": " + std::to_string(pid) + "}\n";
+    return r;
+  });
+  const bool default_port = options_.http_port == AgentOptions::kDefaultHttpPort;
+  auto port = http_->Start(options_.http_host, options_.http_port, default_port);
+  if (!port.ok()) {
+    http_.reset();
+    return base::UnavailableError("HTTP API: " + port.status().message() +
+                                  "; choose another with --http-port, or --http-port -1 for none");
+  }
+  if (default_port && *port != options_.http_port)
+    Log("port " + std::to_string(options_.http_port) + " is taken; HTTP API on port " +
+        std::to_string(*port));
+
+  // agent.json: how other commands (status, run, report) find this agent's endpoints.
+  const std::string base = "http://" + options_.http_host + ":" + std::to_string(*port);
+  base::JsonWriter w;
+  w.BeginObject();
+  w.Key("pid").Int(::getpid());
+  w.Key("socket").String(socket_path_);
+  w.Key("endpoints").BeginObject();
+  w.Key("api").String(base + "/api/v1");
+  w.Key("metrics").String(base + "/metrics");
+  w.Key("otlp_http").String(base + "/v1/traces");
+  w.EndObject();
+  w.EndObject();
+  endpoints_path_ = options_.state_dir + "/agent.json";
+  const std::string tmp = endpoints_path_ + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << w.str() << "\n";
+    if (!f) return base::UnavailableError(tmp + ": cannot write");
+  }
+  if (::rename(tmp.c_str(), endpoints_path_.c_str()) != 0)
+    return base::UnavailableError(endpoints_path_ + ": cannot write: " + std::strerror(errno));
+  if (options_.verbose) Log("HTTP API on " + base + "/api/v1");
+  return base::OkStatus();
+}
+
+void Agent::Watch(int pid) {
+  std::lock_guard<std::mutex> lock(watch_mu_);
+  if (std::find(watched_.begin(), watched_.end(), pid) == watched_.end()) watched_.push_back(pid);
+}
+
+bool Agent::AnyWatchedAlive() {
+  std::lock_guard<std::mutex> lock(watch_mu_);
+  // kill(pid, 0): the process exists (EPERM: it exists but is not ours). Gone ones are forgotten.
+  std::erase_if(watched_, [](int pid) { return ::kill(pid, 0) != 0 && errno != EPERM; });
+  return !watched_.empty();
 }
 
 AgentStats Agent::stats() const {
@@ -233,7 +322,9 @@ void Agent::EventLoop() {
       if (!ReadConnection(conns[i].get(), kMaxReadPerRound))
         close_conn(i, conns[i]->goodbye ? "goodbye" : "connection closed");
     }
-    if (!conns.empty()) idle_since_ns = MonotonicNs();
+    connected_.store(conns.size(), std::memory_order_relaxed);
+    if (!conns.empty() || (options_.exit_when_idle_ns > 0 && AnyWatchedAlive()))
+      idle_since_ns = MonotonicNs();
     if (options_.exit_when_idle_ns > 0 && conns.empty() &&
         MonotonicNs() - idle_since_ns >= options_.exit_when_idle_ns) {
       Log("no process connected for " + std::to_string(options_.exit_when_idle_ns / 1'000'000'000) +

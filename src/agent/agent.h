@@ -15,7 +15,9 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
+#include "src/agent/http/http_server.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/status.h"
 
@@ -26,9 +28,18 @@ struct AgentOptions {
   int64_t retention_ns = 7LL * 86400 * 1'000'000'000;  // windows older than this are deleted
   uint64_t max_store_bytes = 1ull << 30;               // stored window bytes beyond this: oldest go
   int64_t retention_period_ns = 600'000'000'000;       // how often retention runs (also at start)
-  // > 0: stop once no process has been connected for this long (since the last disconnect, or
-  // since start when none ever connected). `inferscope run` starts its agent this way.
+  // > 0: stop once no process has been connected, and no watched pid has been alive, for this
+  // long (since the last disconnect or watched exit, or since start when none ever connected).
+  // `inferscope run` starts its agent this way, watching its own pid (which becomes the command).
   int64_t exit_when_idle_ns = 0;
+  std::vector<int> watch_pids;  // more can be added at run time (POST /api/v1/watch?pid=N)
+  // The HTTP API (JSON API, later /metrics and OTLP) on loopback. -1 = off; 0 = any free port.
+  // The default port falls back to a free one when taken (a second agent with another state
+  // dir); an explicitly chosen port that is taken is an error. agent.json in the state dir names
+  // the bound endpoints.
+  std::string http_host = "127.0.0.1";
+  int http_port = kDefaultHttpPort;
+  static constexpr int kDefaultHttpPort = 9470;
   size_t max_queued_windows = 4096;  // writer queue bound; beyond it the agent stops reading
   size_t max_batch = 256;            // windows per SQLite transaction
   bool verbose = false;
@@ -68,6 +79,10 @@ class Agent {
 
   AgentStats stats() const;
   const std::string& socket_path() const { return socket_path_; }
+  // The bound HTTP port (-1 when HTTP is off); valid after Start.
+  int http_port() const { return http_ ? http_->port() : -1; }
+  // Keeps the agent alive while `pid` runs (see AgentOptions::exit_when_idle_ns). Thread-safe.
+  void Watch(int pid);
 
  private:
   struct Connection;
@@ -84,6 +99,8 @@ class Agent {
   void Enqueue(WriteItem&& item);
   bool QueueFull();
   void Log(const std::string& line);
+  base::Status StartHttp();
+  bool AnyWatchedAlive();
 
   AgentOptions options_;
   std::string socket_path_;
@@ -91,6 +108,11 @@ class Agent {
   int listen_fd_ = -1;
   int stop_fd_ = -1;  // eventfd
   std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<HttpServer> http_;
+  std::string endpoints_path_;  // <state dir>/agent.json, removed at exit
+  int64_t started_unix_ns_ = 0;
+  std::mutex watch_mu_;
+  std::vector<int> watched_;  // guarded by watch_mu_
   std::thread loop_thread_;
   std::thread writer_thread_;
   bool started_ = false;
@@ -103,7 +125,7 @@ class Agent {
   base::Status writer_status_;
 
   std::atomic<uint64_t> sessions_{0}, windows_received_{0}, windows_stored_{0},
-      dropped_connections_{0}, store_errors_{0};
+      dropped_connections_{0}, store_errors_{0}, connected_{0};
 };
 
 }  // namespace inferscope::agent

@@ -5,9 +5,12 @@
 #include "src/agent/agent.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/agent/http/agent_endpoints.h"
 #include "src/aggregate/aggregator.h"
 #include "src/import/trace_importer.h"
 #include "src/inject/agent_client.h"
@@ -64,6 +68,7 @@ AgentOptions Options(const std::string& dir, LogSink* log) {
   AgentOptions o;
   o.state_dir = dir;
   o.log = log->Fn();
+  o.http_port = 0;  // any free port: tests run side by side
   return o;
 }
 
@@ -296,6 +301,69 @@ TEST(AgentTest, ExitsWhenIdle) {
   ASSERT_TRUE(agent.Wait().ok());  // returns without Stop()
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_TRUE(log.Contains("exiting")) << log.All();
+}
+
+TEST(AgentTest, StaysWhileAWatchedProcessLives) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.exit_when_idle_ns = 200'000'000;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();  // until killed
+    ::_exit(0);
+  }
+  options.watch_pids = {child};
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // > idle timeout, no process
+  EXPECT_TRUE(fs::exists(agent.socket_path())) << "exited while the watched process lives";
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(agent.Wait().ok());  // returns without Stop()
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(log.Contains("exiting")) << log.All();
+}
+
+TEST(AgentTest, ServesTheHttpApiAndNamesItsEndpoints) {
+  TempDir dir;
+  LogSink log;
+  Agent agent(Options(dir.path(), &log));
+  ASSERT_TRUE(agent.Start().ok());
+  ASSERT_GT(agent.http_port(), 0);
+  auto endpoints = ReadAgentEndpoints(dir.path());
+  ASSERT_TRUE(endpoints.ok()) << endpoints.status().message();
+  EXPECT_EQ(endpoints->pid, ::getpid());
+  EXPECT_EQ(endpoints->api, "http://127.0.0.1:" + std::to_string(agent.http_port()) + "/api/v1");
+  EXPECT_EQ(endpoints->socket, agent.socket_path());
+
+  // A process sends one window; the API lists it.
+  const int fd = Connect(agent.socket_path());
+  model::ProfileWindow w = wire::testing::FullWindow();
+  w.processes.resize(1);
+  w.processes[0].pid = 5;
+  SendAll(fd, HelloFrame(MakeHello(5, 0)) + WindowFrame(w));
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_stored == 1; }));
+  httplib::Client client("127.0.0.1", agent.http_port());
+  auto r = client.Get("/api/v1/status");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("\"connected_processes\": 1"), std::string::npos) << r->body;
+  r = client.Get("/api/v1/windows?from=0");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find("\"start_unix_ns\": " + std::to_string(w.start_ns)), std::string::npos)
+      << r->body;
+  r = client.Post("/api/v1/watch?pid=1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(client.Post("/api/v1/watch?pid=abc")->status, 400);
+  ::close(fd);
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  EXPECT_FALSE(fs::exists(dir.path() + "/agent.json"));
+  EXPECT_FALSE(client.Get("/api/v1/status"));
 }
 
 }  // namespace

@@ -75,7 +75,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "\nListens on <state-dir>/agent.sock for processes profiled by the injection library and\n"
       "stores their windows in <state-dir>/inferscope.db (see them with `inferscope report`).\n"
       "Logs one line per session start/end on stderr. SIGTERM/SIGINT stop it cleanly: what was\n"
-      "received is stored. One agent per state dir. Details: docs/agent.md.\n\n"
+      "received is stored. One agent per state dir. Serves a JSON API on loopback\n"
+      "(http://127.0.0.1:9470/api/v1 by default; <state-dir>/agent.json has the bound URLs).\n"
+      "Details: docs/agent.md.\n\n"
       "Exit codes: 0 stopped cleanly, 1 error, 2 usage error, 6 another agent is running for the\n"
       "state dir.\n\n"
       "Examples:\n"
@@ -89,7 +91,17 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
                    "Keep the stored windows under this size, deleting the oldest")
       ->capture_default_str();
   agent_cmd_->add_option("--exit-when-idle", exit_when_idle_,
-                         "Exit once no process has been connected for this long (e.g. 30s)");
+                         "Exit once no process has been connected (and no --watch-pid process\n"
+                         "has been alive) for this long (e.g. 30s)");
+  agent_cmd_->add_option("--watch-pid", watch_pids_,
+                         "With --exit-when-idle: stay while this process lives (repeatable)");
+  agent_cmd_
+      ->add_option("--http-port", http_port_,
+                   "Loopback port of the HTTP API (JSON API, /metrics, OTLP); 0 = any free\n"
+                   "port, -1 = none. The default falls back to a free port when taken; the\n"
+                   "bound endpoints are written to <state-dir>/agent.json")
+      ->capture_default_str()
+      ->check(CLI::Range(-1, 65535));
   agent_cmd_->add_flag("-v,--verbose", verbose_, "Log every window and retention pass");
 
   report_cmd_ = app->add_subcommand(
@@ -138,6 +150,8 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       options.exit_when_idle_ns = *idle;
     }
     options.verbose = verbose_;
+    options.watch_pids = watch_pids_;
+    options.http_port = http_port_;
     return RunAgent(options);
   }
   if (report_cmd_->parsed()) {
@@ -177,8 +191,10 @@ int RunAgent(const agent::AgentOptions& options) {
   }, old_int{};
   sigaction(SIGTERM, &sa, &old_term);
   sigaction(SIGINT, &sa, &old_int);
-  std::cerr << "inferscope agent: listening on " << agent.socket_path() << " (pid " << getpid()
-            << ")\n";
+  std::cerr << "inferscope agent: listening on " << agent.socket_path();
+  if (agent.http_port() > 0)
+    std::cerr << " and http://" << options.http_host << ":" << agent.http_port() << "/api/v1";
+  std::cerr << " (pid " << getpid() << ")\n";
   const base::Status status = agent.Wait();
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGINT, &old_int, nullptr);

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/agent/agent.h"
 #include "src/cli/report_command.h"
@@ -37,6 +38,8 @@ class AgentAndReportCommands {
   CLI::App* report_cmd_ = nullptr;
   std::string state_dir_, retention_ = "7d", max_store_ = "1GiB", exit_when_idle_;
   bool verbose_ = false;
+  int http_port_ = agent::AgentOptions::kDefaultHttpPort;
+  std::vector<int> watch_pids_;
   std::string report_state_dir_, last_, format_ = "text";
   std::optional<uint32_t> pid_, device_;
   std::optional<int32_t> rank_;

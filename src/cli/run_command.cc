@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <httplib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "src/agent/http/agent_endpoints.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"
@@ -60,6 +62,7 @@ bool AgentAnswers(const std::string& socket_path) {
 // Starts `inferscope agent` detached (its own session, output to <state_dir>/agent.log) and waits
 // briefly for its socket. The agent exits by itself once the profiled processes are gone.
 void StartAgent(const std::string& self_exe, const RunPlan& plan, std::ostream& err) {
+  const pid_t command_pid = ::getpid();
   std::error_code ec;
   fs::create_directories(plan.state_dir, ec);
   const pid_t child = ::fork();
@@ -79,8 +82,12 @@ void StartAgent(const std::string& self_exe, const RunPlan& plan, std::ostream& 
     }
     // The grandchild is the agent; the child exits at once so the command never reaps it.
     if (::fork() != 0) ::_exit(0);
-    const char* argv[] = {self_exe.c_str(),   "agent", "--state-dir", plan.state_dir.c_str(),
-                          "--exit-when-idle", "60s",   nullptr};
+    // It stays while the command (this very pid, after exec) lives, then until no process has
+    // been connected for 15 s: every profiled process has said goodbye and been stored.
+    const std::string watch = std::to_string(command_pid);
+    const char* argv[] = {self_exe.c_str(),       "agent",       "--state-dir",
+                          plan.state_dir.c_str(), "--watch-pid", watch.c_str(),
+                          "--exit-when-idle",     "15s",         nullptr};
     ::execv(self_exe.c_str(), const_cast<char* const*>(argv));
     ::_exit(127);
   }
@@ -91,6 +98,18 @@ void StartAgent(const std::string& self_exe, const RunPlan& plan, std::ostream& 
   if (!AgentAnswers(plan.socket_path))
     err << "inferscope: warning: the agent did not start (see " << plan.state_dir
         << "/agent.log); windows will wait in each process and may be dropped\n";
+}
+
+// An agent already runs (started by another `run`, or a service): ask it to stay while this
+// command lives. Best effort: an agent without the HTTP API simply idles out on its own terms.
+void WatchWithRunningAgent(const RunPlan& plan) {
+  auto endpoints = agent::ReadAgentEndpoints(plan.state_dir);
+  std::string origin, path;
+  if (!endpoints.ok() || !agent::SplitHttpUrl(endpoints->api, &origin, &path)) return;
+  httplib::Client client(origin);
+  client.set_connection_timeout(0, 300'000);
+  client.set_read_timeout(1, 0);
+  (void)client.Post((path + "/watch?pid=" + std::to_string(::getpid())).c_str());
 }
 
 }  // namespace
@@ -143,7 +162,12 @@ int RunRun(const RunOptions& options, std::ostream& err) {
   }
   for (const std::string& note : plan->notes) err << "inferscope: " << note << "\n";
   for (const auto& [name, value] : plan->set_env) ::setenv(name.c_str(), value.c_str(), 1);
-  if (options.start_agent && !AgentAnswers(plan->socket_path)) StartAgent(self, *plan, err);
+  if (options.start_agent) {
+    if (AgentAnswers(plan->socket_path))
+      WatchWithRunningAgent(*plan);
+    else
+      StartAgent(self, *plan, err);
+  }
 
   std::vector<char*> argv;
   for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));

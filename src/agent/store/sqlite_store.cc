@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -264,24 +265,38 @@ base::Status SqliteStore::AppendWindow(const PendingWindow& window) {
   return base::OkStatus();
 }
 
+namespace {
+
+// Binds the range and the optional pid/rank of `query` as ?1..?4 (see FilterSql).
+void BindQuery(sqlite3_stmt* s, const WindowQuery& query) {
+  sqlite3_bind_int64(s, 1, query.from_ns);
+  sqlite3_bind_int64(s, 2, query.to_ns);
+  if (query.pid) sqlite3_bind_int64(s, 3, *query.pid);
+  if (query.rank) sqlite3_bind_int(s, 4, *query.rank);
+}
+
+std::string FilterSql(const WindowQuery& query) {
+  std::string sql;
+  if (query.pid) sql += " AND p.pid = ?3";
+  if (query.rank) sql += " AND p.rank = ?4";
+  return sql;
+}
+
+}  // namespace
+
 base::StatusOr<QueryResult> SqliteStore::QueryWindows(const WindowQuery& query) {
   // Overlap with [from, to): a window that started before `from` but ends after it counts.
   std::string sql =
       "SELECT w.process_id, w.payload, p.hostname, p.pid, p.start_unix_ns, p.rank, p.local_rank,"
       " p.world_size, p.tool_version, p.first_seen_ns, p.last_seen_ns, p.ended_ns"
       " FROM windows w JOIN processes p ON p.id = w.process_id"
-      " WHERE w.start_ns < ?2 AND w.end_ns > ?1";
-  if (query.pid) sql += " AND p.pid = ?3";
-  if (query.rank) sql += " AND p.rank = ?4";
-  sql += " ORDER BY w.start_ns, w.id";
+      " WHERE w.start_ns < ?2 AND w.end_ns > ?1" +
+      FilterSql(query) + " ORDER BY w.start_ns, w.id";
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK)
     return Error("cannot query windows");
   OwnedStatement s(raw);
-  sqlite3_bind_int64(raw, 1, query.from_ns);
-  sqlite3_bind_int64(raw, 2, query.to_ns);
-  if (query.pid) sqlite3_bind_int64(raw, 3, *query.pid);
-  if (query.rank) sqlite3_bind_int(raw, 4, *query.rank);
+  BindQuery(raw, query);
 
   QueryResult result;
   int rc;
@@ -319,6 +334,82 @@ base::StatusOr<QueryResult> SqliteStore::QueryWindows(const WindowQuery& query) 
   }
   if (rc != SQLITE_DONE) return Error("cannot read windows");
   return result;
+}
+
+base::StatusOr<std::vector<ProcessInfo>> SqliteStore::ListProcesses(const WindowQuery& query,
+                                                                    bool include_idle) {
+  std::string sql =
+      "SELECT p.id, p.hostname, p.pid, p.start_unix_ns, p.rank, p.local_rank, p.world_size,"
+      " p.tool_version, p.first_seen_ns, p.last_seen_ns, p.ended_ns,"
+      " count(w.id), coalesce(min(w.start_ns), 0), coalesce(max(w.end_ns), 0)"
+      " FROM processes p LEFT JOIN windows w"
+      " ON w.process_id = p.id AND w.start_ns < ?2 AND w.end_ns > ?1"
+      " WHERE 1" +
+      FilterSql(query) + " GROUP BY p.id";
+  sql += include_idle ? " HAVING count(w.id) > 0 OR (p.last_seen_ns >= ?1 AND p.first_seen_ns < ?2)"
+                      : " HAVING count(w.id) > 0";
+  sql += " ORDER BY p.id";
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK)
+    return Error("cannot list processes");
+  OwnedStatement s(raw);
+  BindQuery(raw, query);
+  std::vector<ProcessInfo> out;
+  int rc;
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    ProcessInfo info;
+    StoredProcess& p = info.process;
+    auto text = [&](int col) {
+      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(raw, col));
+      return std::string(t ? t : "");
+    };
+    p.id = sqlite3_column_int64(raw, 0);
+    p.hello.hostname = text(1);
+    p.hello.pid = static_cast<uint32_t>(sqlite3_column_int64(raw, 2));
+    p.hello.process_start_unix_ns = sqlite3_column_int64(raw, 3);
+    p.hello.rank = sqlite3_column_int(raw, 4);
+    p.hello.local_rank = sqlite3_column_int(raw, 5);
+    p.hello.world_size = sqlite3_column_int(raw, 6);
+    p.hello.tool_version = text(7);
+    p.first_seen_ns = sqlite3_column_int64(raw, 8);
+    p.last_seen_ns = sqlite3_column_int64(raw, 9);
+    p.ended_ns = sqlite3_column_int64(raw, 10);
+    info.windows = static_cast<uint64_t>(sqlite3_column_int64(raw, 11));
+    info.first_window_start_ns = sqlite3_column_int64(raw, 12);
+    info.last_window_end_ns = sqlite3_column_int64(raw, 13);
+    out.push_back(std::move(info));
+  }
+  if (rc != SQLITE_DONE) return Error("cannot list processes");
+  return out;
+}
+
+base::StatusOr<std::vector<WindowInfo>> SqliteStore::ListWindows(const WindowQuery& query,
+                                                                 size_t limit) {
+  std::string sql =
+      "SELECT w.id, w.process_id, w.start_ns, w.end_ns, w.received_ns, length(w.payload)"
+      " FROM windows w JOIN processes p ON p.id = w.process_id"
+      " WHERE w.start_ns < ?2 AND w.end_ns > ?1" +
+      FilterSql(query) + " ORDER BY w.start_ns, w.id LIMIT ?5";
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK)
+    return Error("cannot list windows");
+  OwnedStatement s(raw);
+  BindQuery(raw, query);
+  sqlite3_bind_int64(raw, 5, static_cast<int64_t>(std::min<size_t>(limit, INT64_MAX)));
+  std::vector<WindowInfo> out;
+  int rc;
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    WindowInfo w;
+    w.id = sqlite3_column_int64(raw, 0);
+    w.process_id = sqlite3_column_int64(raw, 1);
+    w.start_ns = sqlite3_column_int64(raw, 2);
+    w.end_ns = sqlite3_column_int64(raw, 3);
+    w.received_ns = sqlite3_column_int64(raw, 4);
+    w.stored_bytes = static_cast<uint64_t>(sqlite3_column_int64(raw, 5));
+    out.push_back(w);
+  }
+  if (rc != SQLITE_DONE) return Error("cannot list windows");
+  return out;
 }
 
 base::StatusOr<StoreSummary> SqliteStore::Summary() {

@@ -60,6 +60,21 @@ struct QueryResult {
   uint64_t corrupt_windows = 0;                // rows that did not decode (skipped)
 };
 
+// A stored window's index fields, without its payload (listing windows costs no decoding).
+struct WindowInfo {
+  int64_t id = 0;
+  int64_t process_id = 0;
+  int64_t start_ns = 0, end_ns = 0, received_ns = 0;
+  uint64_t stored_bytes = 0;  // compressed payload
+};
+
+// A process with the number and time span of its stored windows.
+struct ProcessInfo {
+  StoredProcess process;
+  uint64_t windows = 0;
+  int64_t first_window_start_ns = 0, last_window_end_ns = 0;  // 0 when it has none
+};
+
 struct StoreSummary {
   uint64_t windows = 0;
   uint64_t processes = 0;
@@ -110,6 +125,12 @@ class SqliteStore {
   // Windows overlapping the query's range, decoded, with their processes.
   base::StatusOr<QueryResult> QueryWindows(const WindowQuery& query);
   base::StatusOr<StoreSummary> Summary();
+  // Processes with a window overlapping [query.from_ns, query.to_ns) (pid/rank filters apply), or
+  // when `include_idle`, also those last seen in the range without windows; ordered by id.
+  base::StatusOr<std::vector<ProcessInfo>> ListProcesses(const WindowQuery& query,
+                                                         bool include_idle);
+  // Index fields of the windows overlapping the range, by start time, at most `limit`.
+  base::StatusOr<std::vector<WindowInfo>> ListWindows(const WindowQuery& query, size_t limit);
 
   // Deletes windows received before now - max_age_ns, then the oldest windows until the payload
   // bytes are at most max_bytes, then processes left without windows that were last seen before

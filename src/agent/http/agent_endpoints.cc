@@ -1,0 +1,44 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/http/agent_endpoints.h"
+
+#include <simdjson.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace inferscope::agent {
+
+base::StatusOr<AgentEndpoints> ReadAgentEndpoints(const std::string& state_dir) {
+  const std::string path = state_dir + "/" + kAgentEndpointsFile;
+  std::ifstream f(path);
+  if (!f) return base::NotFoundError(path + ": no agent endpoints (is the agent running?)");
+  std::stringstream text;
+  text << f.rdbuf();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text.str()).get(doc) != simdjson::SUCCESS)
+    return base::DataLossError(path + ": not valid JSON");
+  AgentEndpoints e;
+  std::string_view v;
+  int64_t pid = 0;
+  if (doc["pid"].get(pid) == simdjson::SUCCESS) e.pid = pid;
+  if (doc["socket"].get(v) == simdjson::SUCCESS) e.socket = std::string(v);
+  simdjson::dom::element endpoints;
+  if (doc["endpoints"].get(endpoints) != simdjson::SUCCESS)
+    return base::DataLossError(path + ": no endpoints object");
+  if (endpoints["api"].get(v) == simdjson::SUCCESS) e.api = std::string(v);
+  if (endpoints["metrics"].get(v) == simdjson::SUCCESS) e.metrics = std::string(v);
+  if (endpoints["otlp_http"].get(v) == simdjson::SUCCESS) e.otlp_http = std::string(v);
+  return e;
+}
+
+bool SplitHttpUrl(const std::string& url, std::string* origin, std::string* path) {
+  constexpr std::string_view kScheme = "http://";
+  if (url.compare(0, kScheme.size(), kScheme) != 0) return false;
+  const size_t slash = url.find('/', kScheme.size());
+  *origin = url.substr(0, slash);
+  *path = slash == std::string::npos ? "/" : url.substr(slash);
+  return origin->size() > kScheme.size();
+}
+
+}  // namespace inferscope::agent

@@ -1,0 +1,353 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/http/api_routes.h"
+
+#include <charconv>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "src/agent/range_query.h"
+#include "src/agent/store/sqlite_store.h"
+#include "src/base/duration.h"
+#include "src/base/json_writer.h"
+#include "src/base/time_point.h"
+#include "src/report/report.h"
+
+#ifndef INFERSCOPE_VERSION
+#define INFERSCOPE_VERSION "0.0.0"
+#endif
+
+namespace inferscope::agent {
+namespace {
+
+using base::JsonWriter;
+
+constexpr int64_t kOpenEnded = std::numeric_limits<int64_t>::max();
+
+HttpResponse Json(const JsonWriter& w) {
+  HttpResponse r;
+  r.body = w.str() + "\n";
+  return r;
+}
+
+// A parsed request: the range and filters every listing route shares.
+struct Query {
+  RangeQuery range;
+  size_t limit = 1000;
+};
+
+template <typename T>
+bool ParseInt(const std::string& text, T* out) {
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, *out);
+  return ec == std::errc() && p == end;
+}
+
+// Parses from/to/last/pid/rank/device/top/limit; an HTTP 400 response on bad input.
+base::StatusOr<Query> ParseQuery(const HttpRequest& req, int64_t now_ns) {
+  Query q;
+  const std::string* from = req.Param("from");
+  const std::string* to = req.Param("to");
+  if (from == nullptr && to == nullptr) {
+    int64_t last = 300'000'000'000;
+    if (const std::string* v = req.Param("last")) {
+      auto d = base::ParseDuration(*v, base::DurationUnits::kWithLongUnits);
+      if (!d.ok()) return base::InvalidArgumentError("last: " + d.status().message());
+      last = *d;
+    }
+    q.range.from_ns = now_ns - last;
+    q.range.to_ns = kOpenEnded;
+  } else {
+    if (from != nullptr) {
+      auto t = base::ParseTimePoint(*from, now_ns);
+      if (!t.ok()) return base::InvalidArgumentError("from: " + t.status().message());
+      q.range.from_ns = *t;
+    }
+    if (to != nullptr) {
+      auto t = base::ParseTimePoint(*to, now_ns);
+      if (!t.ok()) return base::InvalidArgumentError("to: " + t.status().message());
+      q.range.to_ns = *t;
+    }
+    if (q.range.to_ns <= q.range.from_ns)
+      return base::InvalidArgumentError("to must be after from");
+  }
+  auto number = [&](const char* name, auto* out) -> base::Status {
+    const std::string* v = req.Param(name);
+    if (v == nullptr) return base::OkStatus();
+    std::remove_reference_t<decltype(**out)> value{};
+    if (!ParseInt(*v, &value))
+      return base::InvalidArgumentError(std::string(name) + ": not a number: '" + *v + "'");
+    *out = value;
+    return base::OkStatus();
+  };
+  RETURN_IF_ERROR(number("pid", &q.range.pid));
+  RETURN_IF_ERROR(number("rank", &q.range.rank));
+  RETURN_IF_ERROR(number("device", &q.range.device));
+  std::optional<int> top;
+  RETURN_IF_ERROR(number("top", &top));
+  if (top) {
+    if (*top < 1 || *top > 1000) return base::InvalidArgumentError("top: must be 1..1000");
+    q.range.top = *top;
+  }
+  std::optional<size_t> limit;
+  RETURN_IF_ERROR(number("limit", &limit));
+  if (limit) q.limit = std::min<size_t>(*limit, 100'000);
+  return q;
+}
+
+WindowQuery ToWindowQuery(const RangeQuery& r) {
+  WindowQuery w;
+  w.from_ns = r.from_ns;
+  w.to_ns = r.to_ns;
+  w.pid = r.pid;
+  w.rank = r.rank;
+  return w;
+}
+
+int HttpStatusFor(const base::Status& s) {
+  switch (s.code()) {
+    case base::StatusCode::kInvalidArgument:
+      return 400;
+    case base::StatusCode::kNotFound:
+      return 404;
+    default:
+      return 500;
+  }
+}
+
+void WriteRange(JsonWriter& w, const RangeQuery& r) {
+  w.Key("range").BeginObject();
+  w.Key("from_unix_ns").Int(r.from_ns);
+  if (r.to_ns == kOpenEnded)
+    w.Key("to_unix_ns").Null();
+  else
+    w.Key("to_unix_ns").Int(r.to_ns);
+  w.EndObject();
+}
+
+void WriteProcess(JsonWriter& w, const ProcessInfo& info) {
+  const StoredProcess& p = info.process;
+  w.BeginObject();
+  w.Key("id").Int(p.id);
+  w.Key("hostname").String(p.hello.hostname);
+  w.Key("pid").UInt(p.hello.pid);
+  w.Key("rank").Int(p.hello.rank);
+  w.Key("local_rank").Int(p.hello.local_rank);
+  w.Key("world_size").Int(p.hello.world_size);
+  w.Key("process_start_unix_ns").Int(p.hello.process_start_unix_ns);
+  w.Key("tool_version").String(p.hello.tool_version);
+  w.Key("first_seen_unix_ns").Int(p.first_seen_ns);
+  w.Key("last_seen_unix_ns").Int(p.last_seen_ns);
+  if (p.ended_ns > 0)
+    w.Key("ended_unix_ns").Int(p.ended_ns);
+  else
+    w.Key("ended_unix_ns").Null();
+  w.Key("windows").UInt(info.windows);
+  w.EndObject();
+}
+
+// Runs `body(store, query)` with the request's range and a read-only store.
+template <typename Body>
+HttpResponse WithStore(const ApiContext& ctx, const HttpRequest& req, Body body) {
+  auto query = ParseQuery(req, ctx.now_unix_ns());
+  if (!query.ok()) return JsonError(400, query.status().message());
+  auto store = SqliteStore::Open(ctx.state_dir, SqliteStore::Mode::kReadOnly);
+  if (!store.ok()) return JsonError(HttpStatusFor(store.status()), store.status().message());
+  return body(**store, *query);
+}
+
+HttpResponse Index() {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("version").String(INFERSCOPE_VERSION);
+  w.Key("endpoints").BeginArray();
+  for (const char* e : {"/api/v1/status", "/api/v1/hosts", "/api/v1/processes", "/api/v1/devices",
+                        "/api/v1/windows", "/api/v1/profile"})
+    w.String(e);
+  w.EndArray();
+  w.Key("parameters")
+      .String(
+          "from, to (now, -5m, 2026-01-02T15:04[:05][Z], Unix seconds) or last (default 5m); "
+          "pid, rank, device; top (profile); format=json|text|markdown (profile); limit "
+          "(windows)");
+  w.EndObject();
+  return Json(w);
+}
+
+HttpResponse Status(const ApiContext& ctx) {
+  const AgentSnapshot s = ctx.snapshot ? ctx.snapshot() : AgentSnapshot{};
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("version").String(INFERSCOPE_VERSION);
+  w.Key("pid").Int(s.pid);
+  w.Key("state_dir").String(ctx.state_dir);
+  w.Key("started_unix_ns").Int(s.started_unix_ns);
+  w.Key("connected_processes").UInt(s.connected_processes);
+  w.Key("sessions").UInt(s.sessions);
+  w.Key("windows_received").UInt(s.windows_received);
+  w.Key("windows_stored").UInt(s.windows_stored);
+  w.Key("dropped_connections").UInt(s.dropped_connections);
+  w.Key("store_errors").UInt(s.store_errors);
+  w.EndObject();
+  return Json(w);
+}
+
+HttpResponse Hosts(SqliteStore& store, const Query& q) {
+  auto processes = store.ListProcesses(ToWindowQuery(q.range), /*include_idle=*/true);
+  if (!processes.ok()) return JsonError(500, processes.status().message());
+  struct Host {
+    uint64_t processes = 0, windows = 0;
+    int64_t last_seen_ns = 0;
+  };
+  std::map<std::string, Host> hosts;
+  for (const ProcessInfo& p : *processes) {
+    Host& h = hosts[p.process.hello.hostname];
+    ++h.processes;
+    h.windows += p.windows;
+    h.last_seen_ns = std::max(h.last_seen_ns, p.process.last_seen_ns);
+  }
+  JsonWriter w;
+  w.BeginObject();
+  WriteRange(w, q.range);
+  w.Key("hosts").BeginArray();
+  for (const auto& [name, h] : hosts) {
+    w.BeginObject();
+    w.Key("hostname").String(name);
+    w.Key("processes").UInt(h.processes);
+    w.Key("windows").UInt(h.windows);
+    w.Key("last_seen_unix_ns").Int(h.last_seen_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return Json(w);
+}
+
+HttpResponse Processes(SqliteStore& store, const Query& q) {
+  auto processes = store.ListProcesses(ToWindowQuery(q.range), /*include_idle=*/true);
+  if (!processes.ok()) return JsonError(500, processes.status().message());
+  JsonWriter w;
+  w.BeginObject();
+  WriteRange(w, q.range);
+  w.Key("processes").BeginArray();
+  for (const ProcessInfo& p : *processes) WriteProcess(w, p);
+  w.EndArray();
+  w.EndObject();
+  return Json(w);
+}
+
+// Devices come from the windows themselves (the GPUs each process ran work on).
+HttpResponse Devices(SqliteStore& store, const Query& q) {
+  auto result = store.QueryWindows(ToWindowQuery(q.range));
+  if (!result.ok()) return JsonError(500, result.status().message());
+  struct Device {
+    uint64_t windows = 0, kernels = 0;
+    int64_t busy_ns = 0;
+  };
+  std::map<std::pair<int64_t, uint32_t>, Device> devices;  // (process row, device)
+  for (const StoredWindow& sw : result->windows)
+    for (const model::ProcessProfile& p : sw.window.processes)
+      for (const model::DeviceProfile& d : p.devices) {
+        if (q.range.device && d.device != *q.range.device) continue;
+        Device& dev = devices[{sw.process_id, d.device}];
+        ++dev.windows;
+        dev.kernels += d.kernel_count;
+        dev.busy_ns += d.busy_ns;
+      }
+  JsonWriter w;
+  w.BeginObject();
+  WriteRange(w, q.range);
+  w.Key("devices").BeginArray();
+  for (const auto& [key, d] : devices) {
+    const StoredProcess& p = result->processes.at(key.first);
+    w.BeginObject();
+    w.Key("hostname").String(p.hello.hostname);
+    w.Key("pid").UInt(p.hello.pid);
+    w.Key("rank").Int(p.hello.rank);
+    w.Key("device").UInt(key.second);
+    w.Key("windows").UInt(d.windows);
+    w.Key("kernels").UInt(d.kernels);
+    w.Key("busy_ns").Int(d.busy_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return Json(w);
+}
+
+HttpResponse Windows(SqliteStore& store, const Query& q) {
+  auto windows = store.ListWindows(ToWindowQuery(q.range), q.limit + 1);
+  if (!windows.ok()) return JsonError(500, windows.status().message());
+  auto processes = store.ListProcesses(ToWindowQuery(q.range), /*include_idle=*/false);
+  if (!processes.ok()) return JsonError(500, processes.status().message());
+  std::map<int64_t, const StoredProcess*> by_id;
+  for (const ProcessInfo& p : *processes) by_id[p.process.id] = &p.process;
+  const bool truncated = windows->size() > q.limit;
+  if (truncated) windows->resize(q.limit);
+  JsonWriter w;
+  w.BeginObject();
+  WriteRange(w, q.range);
+  w.Key("truncated").Bool(truncated);
+  w.Key("windows").BeginArray();
+  for (const WindowInfo& win : *windows) {
+    w.BeginObject();
+    w.Key("id").Int(win.id);
+    w.Key("process_id").Int(win.process_id);
+    auto it = by_id.find(win.process_id);
+    if (it != by_id.end()) {
+      w.Key("pid").UInt(it->second->hello.pid);
+      w.Key("rank").Int(it->second->hello.rank);
+    }
+    w.Key("start_unix_ns").Int(win.start_ns);
+    w.Key("end_unix_ns").Int(win.end_ns);
+    w.Key("received_unix_ns").Int(win.received_ns);
+    w.Key("stored_bytes").UInt(win.stored_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return Json(w);
+}
+
+HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore& store,
+                     const Query& q) {
+  report::ReportFormat format = report::ReportFormat::kJson;
+  if (const std::string* f = req.Param("format"); f && !report::ParseReportFormat(*f, &format))
+    return JsonError(400, "format: use json, text or markdown");
+  auto profile = QueryRangeProfile(store, q.range, "store:" + ctx.state_dir);
+  if (!profile.ok()) return JsonError(500, profile.status().message());
+  if (profile->windows == 0) return JsonError(404, "no profile windows in the range");
+  HttpResponse r;
+  r.body = report::Render(profile->analysis, format);
+  r.content_type = format == report::ReportFormat::kJson       ? "application/json"
+                   : format == report::ReportFormat::kMarkdown ? "text/markdown; charset=utf-8"
+                                                               : "text/plain; charset=utf-8";
+  return r;
+}
+
+}  // namespace
+
+void AddApiRoutes(HttpServer* server, ApiContext context) {
+  if (!context.now_unix_ns) context.now_unix_ns = &base::UnixNowNs;
+  auto ctx = std::make_shared<const ApiContext>(std::move(context));
+  server->Get("/api/v1", [](const HttpRequest&) { return Index(); });
+  server->Get("/api/v1/status", [ctx](const HttpRequest&) { return Status(*ctx); });
+  server->Get("/api/v1/hosts",
+              [ctx](const HttpRequest& req) { return WithStore(*ctx, req, &Hosts); });
+  server->Get("/api/v1/processes",
+              [ctx](const HttpRequest& req) { return WithStore(*ctx, req, &Processes); });
+  server->Get("/api/v1/devices",
+              [ctx](const HttpRequest& req) { return WithStore(*ctx, req, &Devices); });
+  server->Get("/api/v1/windows",
+              [ctx](const HttpRequest& req) { return WithStore(*ctx, req, &Windows); });
+  server->Get("/api/v1/profile", [ctx](const HttpRequest& req) {
+    return WithStore(*ctx, req, [&](SqliteStore& store, const Query& q) {
+      return Profile(*ctx, req, store, q);
+    });
+  });
+}
+
+}  // namespace inferscope::agent

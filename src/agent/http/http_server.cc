@@ -1,0 +1,121 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/http/http_server.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <exception>
+
+#include "src/base/json_writer.h"
+
+namespace inferscope::agent {
+
+const std::string* HttpRequest::Param(const std::string& name) const {
+  auto it = params.find(name);
+  return it == params.end() ? nullptr : &it->second;
+}
+
+HttpResponse JsonError(int status, const std::string& message) {
+  base::JsonWriter w;
+  w.BeginObject();
+  w.Key("error").String(message);
+  w.EndObject();
+  HttpResponse r;
+  r.status = status;
+  r.body = w.str() + "\n";
+  return r;
+}
+
+HttpServer::HttpServer(size_t worker_threads, size_t max_body_bytes)
+    : server_(std::make_unique<httplib::Server>()) {
+  server_->new_task_queue = [worker_threads] { return new httplib::ThreadPool(worker_threads); };
+  server_->set_payload_max_length(max_body_bytes);
+  server_->set_read_timeout(5, 0);
+  server_->set_write_timeout(5, 0);
+  server_->set_keep_alive_max_count(100);
+  // cpp-httplib's default also sets SO_REUSEPORT, which would let a second agent bind the same
+  // port and silently share its connections: keep SO_REUSEADDR (fast restarts) only.
+  server_->set_socket_options([](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Get(const std::string& path, HttpHandler handler) {
+  Route("GET", path, std::move(handler));
+}
+void HttpServer::Post(const std::string& path, HttpHandler handler) {
+  Route("POST", path, std::move(handler));
+}
+
+void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler) {
+  auto serve = [handler = std::move(handler), method](const httplib::Request& req,
+                                                      httplib::Response& res) {
+    HttpRequest request;
+    request.method = method;
+    request.path = req.path;
+    for (const auto& [k, v] : req.params) request.params.emplace(k, v);
+    request.content_type = req.get_header_value("Content-Type");
+    request.content_encoding = req.get_header_value("Content-Encoding");
+    request.body = req.body;
+    HttpResponse response;
+    try {
+      response = handler(request);
+    } catch (const std::exception& e) {
+      response = JsonError(500, std::string("internal error: ") + e.what());
+    } catch (...) {
+      response = JsonError(500, "internal error");
+    }
+    res.status = response.status;
+    res.set_content(std::move(response.body), response.content_type.c_str());
+  };
+  // Exact paths only: escape what std::regex would read as syntax (routes are plain paths).
+  std::string pattern;
+  for (char c : path) {
+    if (std::string_view(".+*?^$()[]{}|\\").find(c) != std::string_view::npos) pattern += '\\';
+    pattern += c;
+  }
+  if (method == "GET")
+    server_->Get(pattern, serve);
+  else
+    server_->Post(pattern, serve);
+}
+
+base::StatusOr<int> HttpServer::Start(const std::string& host, int port,
+                                      bool fall_back_to_any_port) {
+  if (thread_.joinable()) return base::InternalError("HTTP server already started");
+  server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.status == 404 && res.body.empty()) {
+      HttpResponse r = JsonError(404, "no such endpoint: " + req.path + " (see /api/v1)");
+      res.set_content(r.body, r.content_type.c_str());
+    }
+  });
+  int bound = -1;
+  if (port == 0) {
+    bound = server_->bind_to_any_port(host);
+  } else if (server_->bind_to_port(host, port)) {
+    bound = port;
+  } else if (fall_back_to_any_port) {
+    bound = server_->bind_to_any_port(host);
+  }
+  if (bound <= 0)
+    return base::UnavailableError("cannot listen on " + host + ":" + std::to_string(port) +
+                                  " (address in use or not permitted)");
+  port_ = bound;
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // Stop() is a no-op until the loop runs (cpp-httplib): wait for it so a quick Stop() works.
+  for (int i = 0; i < 2000 && !server_->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return bound;
+}
+
+void HttpServer::Stop() {
+  if (!thread_.joinable()) return;
+  server_->stop();
+  thread_.join();
+}
+
+}  // namespace inferscope::agent

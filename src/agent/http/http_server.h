@@ -1,0 +1,75 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The agent's one HTTP listener on loopback: the JSON API (/api/v1/...), Prometheus /metrics and
+// the OTLP/HTTP span receiver (/v1/traces) are routes of it. cpp-httplib does the protocol; this
+// wrapper keeps it out of every other header, gives it a small fixed thread pool and a stop path.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "src/base/status.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace inferscope::agent {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST"
+  std::string path;
+  std::multimap<std::string, std::string> params;  // query string, decoded
+  std::string content_type;
+  std::string content_encoding;
+  std::string body;
+
+  // The first value of query parameter `name`, or nullptr.
+  const std::string* Param(const std::string& name) const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// Routes are exact paths, registered before Start. Handlers run on the server's worker threads
+// (2 by default) and must be thread-safe; an exception escaping one becomes a 500 with a JSON
+// error, never a crash. Request bodies above `max_body_bytes` get 413.
+class HttpServer {
+ public:
+  explicit HttpServer(size_t worker_threads = 2, size_t max_body_bytes = 16u << 20);
+  ~HttpServer();  // stops
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  void Get(const std::string& path, HttpHandler handler);
+  void Post(const std::string& path, HttpHandler handler);
+
+  // Binds host:port (port 0 = any free port) and starts serving. When `port` is taken and
+  // `fall_back_to_any_port`, binds a free port instead. Returns the bound port.
+  base::StatusOr<int> Start(const std::string& host, int port, bool fall_back_to_any_port);
+  // Stops accepting, finishes the requests in flight, joins the threads. Idempotent.
+  void Stop();
+
+  int port() const { return port_; }
+
+ private:
+  void Route(const std::string& method, const std::string& path, HttpHandler handler);
+
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = -1;
+};
+
+// `{"error": "<message>"}` with `status`.
+HttpResponse JsonError(int status, const std::string& message);
+
+}  // namespace inferscope::agent

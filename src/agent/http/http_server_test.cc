@@ -1,0 +1,248 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/http/http_server.h"
+
+#include <httplib.h>
+#include <simdjson.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "src/agent/http/agent_endpoints.h"
+#include "src/agent/http/api_routes.h"
+#include "src/agent/range_query.h"
+#include "src/agent/store/sqlite_store.h"
+#include "src/report/report.h"
+#include "src/wire/test_windows.h"
+#include "src/wire/window_codec.h"
+#include "tests/temp_dir.h"
+
+namespace inferscope::agent {
+namespace {
+
+using ::inferscope::testing::TempDir;
+
+constexpr int64_t kSec = 1'000'000'000;
+
+simdjson::dom::element Parse(simdjson::dom::parser& parser, const std::string& body) {
+  simdjson::dom::element doc;
+  EXPECT_EQ(parser.parse(body).get(doc), simdjson::SUCCESS) << body;
+  return doc;
+}
+
+TEST(HttpServerTest, RoutesErrorsAndExceptions) {
+  HttpServer server;
+  server.Get("/hello", [](const HttpRequest& req) {
+    HttpResponse r;
+    const std::string* name = req.Param("name");
+    r.body = "hello " + (name ? *name : std::string("?"));
+    r.content_type = "text/plain";
+    return r;
+  });
+  server.Post("/echo", [](const HttpRequest& req) {
+    HttpResponse r;
+    r.body = req.content_type + "|" + req.body;
+    return r;
+  });
+  server.Get("/throws",
+             [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  httplib::Client client("127.0.0.1", *port);
+  auto r = client.Get("/hello?name=a%20b");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "hello a b");
+  r = client.Post("/echo", "payload", "application/x-protobuf");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "application/x-protobuf|payload");
+  r = client.Get("/throws");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  EXPECT_NE(r->body.find("boom"), std::string::npos);
+  r = client.Get("/nope");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_NE(r->body.find("no such endpoint"), std::string::npos);
+  r = client.Get("/hello/extra");  // exact paths only
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  server.Stop();
+  EXPECT_FALSE(client.Get("/hello"));
+}
+
+TEST(HttpServerTest, TakenPortFailsOrFallsBack) {
+  HttpServer first;
+  auto port = first.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok());
+  HttpServer strict;
+  EXPECT_FALSE(strict.Start("127.0.0.1", *port, false).ok());
+  HttpServer lenient;
+  auto other = lenient.Start("127.0.0.1", *port, true);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(*other, *port);
+}
+
+TEST(HttpServerTest, StopRightAfterStartDoesNotHang) {
+  for (int i = 0; i < 20; ++i) {
+    HttpServer server;
+    ASSERT_TRUE(server.Start("127.0.0.1", 0, false).ok());
+    server.Stop();
+  }
+}
+
+// A store with two processes (ranks 0 and 1), three windows each.
+class ApiRoutesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = SqliteStore::Open(dir_.path(), SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    for (int rank = 0; rank < 2; ++rank) {
+      wire::Hello hello;
+      hello.pid = 100 + rank;
+      hello.rank = rank;
+      hello.world_size = 2;
+      hello.hostname = "gpu-node-1";
+      hello.process_start_unix_ns = kStart;
+      auto id = (*store)->UpsertProcess(hello, kStart);
+      ASSERT_TRUE(id.ok());
+      for (int i = 0; i < 3; ++i) {
+        model::ProfileWindow w = wire::testing::FullWindow();
+        w.processes.resize(1);
+        w.processes[0].pid = hello.pid;
+        w.processes[0].rank = rank;
+        w.start_ns = kStart + i * 10 * kSec;
+        w.end_ns = w.start_ns + 10 * kSec;
+        PendingWindow p;
+        p.process_id = *id;
+        p.start_ns = w.start_ns;
+        p.end_ns = w.end_ns;
+        p.received_ns = w.end_ns + kSec;
+        wire::EncodeWindow(w, &p.encoded);
+        ASSERT_TRUE((*store)->AppendWindow(p).ok());
+      }
+    }
+    ApiContext ctx;
+    ctx.state_dir = dir_.path();
+    ctx.now_unix_ns = [] { return kStart + 60 * kSec; };
+    ctx.snapshot = [] {
+      AgentSnapshot s;
+      s.pid = 42;
+      s.windows_stored = 6;
+      return s;
+    };
+    AddApiRoutes(&server_, ctx);
+    auto port = server_.Start("127.0.0.1", 0, false);
+    ASSERT_TRUE(port.ok());
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+  }
+
+  std::string Get(const std::string& path, int want_status = 200) {
+    auto r = client_->Get(path.c_str());
+    EXPECT_TRUE(r) << path;
+    if (!r) return {};
+    EXPECT_EQ(r->status, want_status) << path << ": " << r->body;
+    return r->body;
+  }
+
+  static constexpr int64_t kStart = 1'800'000'000 * kSec;
+  TempDir dir_;
+  HttpServer server_;
+  std::unique_ptr<httplib::Client> client_;
+  simdjson::dom::parser parser_;
+};
+
+TEST_F(ApiRoutesTest, ListsProcessesHostsWindowsAndDevices) {
+  auto doc = Parse(parser_, Get("/api/v1/processes?last=1h"));
+  simdjson::dom::array processes = doc["processes"];
+  ASSERT_EQ(processes.size(), 2u);
+  EXPECT_EQ(int64_t(processes.at(0)["pid"]), 100);
+  EXPECT_EQ(int64_t(processes.at(1)["rank"]), 1);
+  EXPECT_EQ(int64_t(processes.at(1)["windows"]), 3);
+  EXPECT_EQ(std::string_view(processes.at(0)["hostname"]), "gpu-node-1");
+
+  doc = Parse(parser_, Get("/api/v1/hosts?last=1h"));
+  simdjson::dom::array hosts = doc["hosts"];
+  ASSERT_EQ(hosts.size(), 1u);
+  EXPECT_EQ(int64_t(hosts.at(0)["processes"]), 2);
+  EXPECT_EQ(int64_t(hosts.at(0)["windows"]), 6);
+
+  // The second window of each process only: [start+10 s, start+20 s).
+  const std::string range =
+      "from=" + std::to_string(kStart / kSec + 10) + "&to=" + std::to_string(kStart / kSec + 20);
+  doc = Parse(parser_, Get("/api/v1/windows?" + range));
+  simdjson::dom::array windows = doc["windows"];
+  ASSERT_EQ(windows.size(), 2u);
+  EXPECT_EQ(int64_t(windows.at(0)["start_unix_ns"]), kStart + 10 * kSec);
+  EXPECT_FALSE(bool(doc["truncated"]));
+  doc = Parse(parser_, Get("/api/v1/windows?last=1h&rank=1&limit=2"));
+  EXPECT_EQ(simdjson::dom::array(doc["windows"]).size(), 2u);
+  EXPECT_TRUE(bool(doc["truncated"]));
+
+  doc = Parse(parser_, Get("/api/v1/devices?last=1h&pid=101"));
+  simdjson::dom::array devices = doc["devices"];
+  ASSERT_EQ(devices.size(), 2u);  // FullWindow's process has two devices
+  EXPECT_EQ(int64_t(devices.at(0)["windows"]), 3);
+  EXPECT_EQ(int64_t(devices.at(0)["rank"]), 1);
+}
+
+TEST_F(ApiRoutesTest, ProfileIsTheReportOfTheRange) {
+  const std::string body = Get("/api/v1/profile?last=1h&top=5");
+  auto store = SqliteStore::Open(dir_.path(), SqliteStore::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  RangeQuery q;
+  q.from_ns = kStart + 60 * kSec - 3600 * kSec;
+  q.top = 5;
+  auto profile = QueryRangeProfile(**store, q, "store:" + dir_.path());
+  ASSERT_TRUE(profile.ok());
+  EXPECT_EQ(profile->windows, 6u);
+  EXPECT_EQ(body, report::RenderJson(profile->analysis));
+  const std::string text = Get("/api/v1/profile?last=1h&format=text");
+  EXPECT_NE(text.find("ranks: 4 (processes 2)"), std::string::npos) << text.substr(0, 400);
+  Get("/api/v1/profile?from=" + std::to_string(kStart / kSec - 100) +
+          "&to=" + std::to_string(kStart / kSec - 50),
+      404);
+}
+
+TEST_F(ApiRoutesTest, BadParametersAre400AndStatusWorks) {
+  EXPECT_NE(Get("/api/v1/windows?last=abc", 400).find("last"), std::string::npos);
+  EXPECT_NE(Get("/api/v1/windows?from=yesterday", 400).find("from"), std::string::npos);
+  EXPECT_NE(Get("/api/v1/windows?pid=x", 400).find("pid"), std::string::npos);
+  EXPECT_NE(Get("/api/v1/profile?format=xml", 400).find("format"), std::string::npos);
+  Get("/api/v1/windows?from=200&to=100", 400);
+  auto doc = Parse(parser_, Get("/api/v1/status"));
+  EXPECT_EQ(int64_t(doc["pid"]), 42);
+  EXPECT_EQ(int64_t(doc["windows_stored"]), 6);
+  doc = Parse(parser_, Get("/api/v1"));
+  EXPECT_GE(simdjson::dom::array(doc["endpoints"]).size(), 6u);
+}
+
+TEST(ApiRoutesNoStoreTest, MissingStoreIs404) {
+  TempDir dir;
+  HttpServer server;
+  ApiContext ctx;
+  ctx.state_dir = dir.path() + "/none";
+  AddApiRoutes(&server, ctx);
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok());
+  httplib::Client client("127.0.0.1", *port);
+  auto r = client.Get("/api/v1/processes");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST(AgentEndpointsTest, SplitsUrls) {
+  std::string origin, path;
+  ASSERT_TRUE(SplitHttpUrl("http://127.0.0.1:9470/api/v1", &origin, &path));
+  EXPECT_EQ(origin, "http://127.0.0.1:9470");
+  EXPECT_EQ(path, "/api/v1");
+  ASSERT_TRUE(SplitHttpUrl("http://localhost:80", &origin, &path));
+  EXPECT_EQ(path, "/");
+  EXPECT_FALSE(SplitHttpUrl("https://x/y", &origin, &path));
+  EXPECT_FALSE(SplitHttpUrl("http:///y", &origin, &path));
+  TempDir dir;
+  EXPECT_EQ(ReadAgentEndpoints(dir.path()).status().code(), base::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace inferscope::agent
