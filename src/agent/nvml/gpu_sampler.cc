@@ -414,7 +414,12 @@ void GpuSampler::SampleDevice(Device& d, int64_t now) {
     if (r == NVML_SUCCESS && (v[0].nvmlReturn != NVML_SUCCESS || v[1].nvmlReturn != NVML_SUCCESS)) {
       r = v[0].nvmlReturn != NVML_SUCCESS ? v[0].nvmlReturn : v[1].nvmlReturn;
     }
-    if (ok(r, {kNvlinkTxBytesPerS, kNvlinkRxBytesPerS}, "nvmlDeviceGetFieldValues")) {
+    if (r == NVML_ERROR_INVALID_ARGUMENT) {
+      // A driver that predates the field ids rejects them; asking again will not help.
+      for (const char* m : {kNvlinkTxBytesPerS, kNvlinkRxBytesPerS}) {
+        d.permanent_missing.emplace(m, "not supported by this driver (NVLink throughput fields)");
+      }
+    } else if (ok(r, {kNvlinkTxBytesPerS, kNvlinkRxBytesPerS}, "nvmlDeviceGetFieldValues")) {
       const double tx = Rate(d.nvlink_tx, v[0].value.ullVal, now, 1024.0);  // KiB counters
       const double rx = Rate(d.nvlink_rx, v[1].value.ullVal, now, 1024.0);
       if (tx >= 0) Add(d, kNvlinkTxBytesPerS, "bytes/s", tx);

@@ -25,7 +25,8 @@ namespace inferscope::agent {
 // or read health() on another.
 class GpuSampler {
  public:
-  // Loads NVML from `library_path` (LoadNvml) and discovers the devices.
+  // Loads NVML from `library_path` (LoadNvml), calls nvmlInit and discovers the devices. nvmlInit
+  // can take seconds on a host without persistence mode: construct it on the sampling thread.
   explicit GpuSampler(const std::string& library_path = "libnvidia-ml.so.1");
   // Uses an already loaded (or failed) API: in-process fakes, or a caller that loaded it itself.
   explicit GpuSampler(base::StatusOr<std::unique_ptr<NvmlApi>> api);

@@ -297,6 +297,16 @@ TEST(GpuSamplerTest, PcieMissingWhenBothWaysFail) {
   EXPECT_EQ(MissingReason(d, kPcieRxBytesPerS), "no permission");
 }
 
+TEST(GpuSamplerTest, NvlinkFieldsUnknownToTheDriver) {
+  ScopedScenario scenario("invalid_argument=nvlink");
+  GpuSampler s(FAKE_NVML_PATH);
+  const GpuDeviceWindow d = SampleN(s, 2).devices.at(0);
+  EXPECT_EQ(MissingReason(d, kNvlinkTxBytesPerS),
+            "not supported by this driver (NVLink throughput fields)");
+  EXPECT_EQ(M(d, kNvlinkRxBytesPerS).samples, 0u);
+  ExpectStats(d, kPcieTxBytesPerS, 1, 3e9, 3e9, 3e9);
+}
+
 TEST(GpuSamplerTest, CounterThatGoesBackwardsGivesNoRateForThatInterval) {
   ScopedScenario scenario("reset=energy@2;reset=nvlink@3");
   GpuSampler s(FAKE_NVML_PATH);
