@@ -344,7 +344,7 @@ std::string LabelText(const Sample& s) {
     if (out.size() > OtherSeries::kMaxLabelText) break;
   }
   if (out.size() > OtherSeries::kMaxLabelText) out.resize(OtherSeries::kMaxLabelText);
-  return out;
+  return ValidUtf8(out);  // also repairs a multi-byte character the cut split
 }
 
 void ApplyRows(const Exposition& e, Engine engine, EngineSnapshot* snap,

@@ -232,7 +232,54 @@ std::string FormatCount(double value) {
   return fmt::format("{:.1f}", value);
 }
 
+// Length of the valid UTF-8 sequence at s[i] (RFC 3629: no overlongs, no surrogates, at most
+// U+10FFFF), or 0.
+size_t ValidSequenceLength(std::string_view s, size_t i) {
+  const auto lead = static_cast<unsigned char>(s[i]);
+  if (lead < 0x80) return 1;
+  size_t length;
+  uint32_t code;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    code = lead & 0x1F;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    code = lead & 0x0F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    code = lead & 0x07;
+  } else {
+    return 0;
+  }
+  if (s.size() - i < length) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    code = code << 6 | (c & 0x3F);
+  }
+  if ((length == 3 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) ||
+      (length == 4 && (code < 0x10000 || code > 0x10FFFF)))
+    return 0;
+  return length;
+}
+
 }  // namespace
+
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = ValidSequenceLength(text, i);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
 
 std::string_view CounterSignalName(CounterSignal signal) {
   switch (signal) {
@@ -383,12 +430,13 @@ std::optional<double> EngineMetricsWindow::FrontendOverheadMean() const {
   return ttft.Mean() - queue.Mean() - prefill.Mean();
 }
 
-void EngineMetricsWindow::AddModelName(std::string_view name) {
-  if (name.empty()) return;
+void EngineMetricsWindow::AddModelName(std::string_view raw) {
+  if (raw.empty()) return;
+  const std::string name = ValidUtf8(raw);
   auto it = std::lower_bound(model_names.begin(), model_names.end(), name);
   if (it != model_names.end() && *it == name) return;
   if (model_names.size() >= kMaxModelNames) return;
-  model_names.insert(it, std::string(name));
+  model_names.insert(it, name);
 }
 
 void EngineMetricsWindow::Merge(const EngineMetricsWindow& o) {

@@ -150,6 +150,11 @@ struct EngineMetricsWindow {
   bool operator==(const EngineMetricsWindow&) const = default;
 };
 
+// `text` with every invalid UTF-8 sequence replaced by U+FFFD, as JsonWriter writes it: strings
+// from the engine (model names, label values) go through it before they enter a window, so the
+// JSON round trip gives them back unchanged.
+std::string ValidUtf8(std::string_view text);
+
 // A few lines for the terminal report: engine, throughput, queue, KV cache, stage percentiles.
 void RenderEngineMetricsText(const EngineMetricsWindow& window, std::string* out);
 

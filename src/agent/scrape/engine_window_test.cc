@@ -115,6 +115,22 @@ TEST(EngineMetricsWindowTest, JsonRoundTripsExactly) {
   EXPECT_NE(out.str().find("\"requests_finished_per_s\": 13.0"), std::string::npos);
 }
 
+TEST(EngineMetricsWindowTest, InvalidUtf8FromTheEngineIsRepairedOnTheWayIn) {
+  EXPECT_EQ(ValidUtf8("caf\xC3\xA9"), "caf\xC3\xA9");
+  EXPECT_EQ(ValidUtf8("a\xFF"
+                      "b\xC0\xAF\xED\xA0\x80"),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EngineMetricsWindow w;
+  w.AddModelName("llama\xFF");
+  base::JsonWriter out;
+  w.WriteJson(out);
+  auto back = EngineMetricsWindow::FromJson(out.str());
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == w);
+  EXPECT_EQ(back->model_names.at(0), "llama\xEF\xBF\xBD");
+}
+
 TEST(EngineMetricsWindowTest, EmptyWindowRoundTrips) {
   const EngineMetricsWindow w;
   base::JsonWriter out;
