@@ -26,12 +26,32 @@ cmake --preset asan-ubsan >/dev/null
 cmake --build build/asan-ubsan -j"$JOBS"
 ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS"
 
-echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, buffer pool, fake CUPTI) =="
+echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, buffer pool, fake CUPTI; the live path) =="
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test \
-  inject_tests fake_cupti_test
+  inject_tests fake_cupti_test inferscope inferscope_inject replay_engine
 ctest --test-dir build/tsan --output-on-failure -j"$JOBS" \
   -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti'
+# The live path across processes (injection drain thread, fake CUPTI worker, agent event loop and
+# writer, fork after CUDA init): a subset of the replay identity traces and the fault cases on a
+# light trace (pool exhaustion needs the heavy default one). Every TSan report of any process goes
+# to $tsan_logs and fails the stage; 77 (no ../shared/traces) is a skip. ~40 s.
+tsan_logs=$(mktemp -d)
+live_tsan() {
+  local rc=0
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:log_path=$tsan_logs/tsan" python3 "$@" \
+    --inferscope build/tsan/src/cli/inferscope --replay-engine build/tsan/tests/fakes/replay_engine \
+    || rc=$?
+  if compgen -G "$tsan_logs/tsan.*" >/dev/null; then cat "$tsan_logs"/tsan.*; rc=1; fi
+  [[ $rc == 0 || $rc == 77 ]] || { echo "TSan live run failed: $*"; exit 1; }
+}
+live_tsan tests/live/replay_identity.py --traces benchmark_result_2869224_1695835535_trace.json.gz,\
+Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz,sampled_rank-1.json.gz,mfu_2gpu_after.sqlite,\
+perlmutter-cloverleaf-cuda.sqlite
+live_tsan tests/live/live_faults.py --trace Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz \
+  --cases no_agent,agent_restart,other_subscriber,fork_child,killed,bad_timestamps,cupti_errors
+live_tsan tests/live/live_faults.py --cases pool_exhaustion
+rm -rf "$tsan_logs"
 
 echo "== fuzzers (short runs) =="
 cmake --preset fuzz >/dev/null

@@ -20,7 +20,9 @@ CUPTI (tests/fakes): each case is a thing that goes wrong in production.
   cupti_errors      CUPTI fails at initialization (activity enable) or mid-run (buffer walks,
                     flushes, every call): profiling stops or degrades, the application never does.
 
-Usage: live_faults.py --inferscope BIN --replay-engine BIN. Exit 0 ok, 1 failure, 77 skipped.
+Usage: live_faults.py --inferscope BIN --replay-engine BIN [--trace NAME] [--cases a,b].
+Exit 0 ok, 1 failure, 77 skipped. --trace: another shared trace than df_index_resolver.json.gz (a
+lighter one, such as Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz, for slow builds like TSan).
 """
 
 import argparse
@@ -184,13 +186,16 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--inferscope", required=True)
     p.add_argument("--replay-engine", required=True)
+    p.add_argument("--trace", default="df_index_resolver.json.gz")
+    p.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     args = p.parse_args()
-    t = shared_trace("df_index_resolver.json.gz")
+    t = shared_trace(args.trace)
     if t is None:
-        print("SKIP: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES)")
+        print("SKIP: ../shared/traces/**/%s not found (set INFERSCOPE_SHARED_TRACES)" % args.trace)
         return 77
+    cases = [c for c in CASES if not args.cases or c.__name__ in args.cases.split(",")]
     failures = 0
-    for case in CASES:
+    for case in cases:
         c = Case(args, case.__name__)
         ok = True
         try:
@@ -203,7 +208,7 @@ def main():
         if ok:
             print("ok   %s" % case.__name__)
         failures += 0 if ok else 1
-    print("%d passed, %d failed" % (len(CASES) - failures, failures))
+    print("%d passed, %d failed" % (len(cases) - failures, failures))
     return 1 if failures else 0
 
 

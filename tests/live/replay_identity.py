@@ -14,7 +14,8 @@ GPU time and count per category, host sync waits per type, and the top kernels.
 A window longer than any trace (INFERSCOPE window 1000000s) makes the live side produce one
 window per process, so even union-based figures (busy) must match to the nanosecond.
 
-Usage: replay_identity.py --inferscope BIN --replay-engine BIN [TRACE...]
+Usage: replay_identity.py --inferscope BIN --replay-engine BIN [--traces NAME,NAME] [TRACE...]
+(--traces: only these shared traces, by file name; for slow builds such as TSan)
 Exit codes: 0 all equal, 1 a difference, 77 skipped (no ../shared/traces).
 """
 
@@ -78,7 +79,7 @@ def run_one(args, trace, work):
             return ["%s: the agent did not start (see %s)" % (trace, work)]
         env = dict(os.environ, INFERSCOPE_LOG="error")
         replay = subprocess.run(
-            [args.inferscope, "run", "--state-dir", state, "--window", "1000000s", "--",
+            [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", "1000000s", "--",
              args.replay_engine, "--speed", "0", trace],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
         if replay.returncode != 0:
@@ -90,6 +91,9 @@ def run_one(args, trace, work):
         except subprocess.TimeoutExpired:
             agent.kill()
             return ["%s: the agent did not stop on SIGTERM" % trace]
+    if agent.returncode != 0:  # e.g. 66: a sanitizer report (halt_on_error)
+        return ["%s: the agent exited with status %d (see %s/agent.log)" %
+                (trace, agent.returncode, work)]
     live = subprocess.run([args.inferscope, "report", "--state-dir", state, "--last", "24h",
                            "--format", "json", "--top", "15"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -106,9 +110,18 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--inferscope", required=True)
     p.add_argument("--replay-engine", required=True)
+    p.add_argument("--traces", dest="names", default="",
+                   help="comma-separated file names of shared traces to replay (default: all)")
     p.add_argument("traces", nargs="*")
     args = p.parse_args()
     traces = args.traces or shared_traces()
+    if traces and args.names:
+        wanted = args.names.split(",")
+        traces = [t for t in traces if os.path.basename(t) in wanted]
+        missing = set(wanted) - {os.path.basename(t) for t in traces}
+        if missing:
+            print("FAIL: no shared trace called %s" % ", ".join(sorted(missing)))
+            return 1
     if not traces:
         print("SKIP: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES)")
         return 77
