@@ -1,0 +1,646 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/http/metrics_exporter.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+
+namespace inferscope::agent {
+namespace {
+
+constexpr size_t kSyncTypes = static_cast<size_t>(model::SyncType::kCount);
+constexpr size_t kMemcpyKinds = static_cast<size_t>(model::MemcpyKind::kCount);
+constexpr size_t kQualities = static_cast<size_t>(model::DataQuality::kCount);
+constexpr std::array<double, 3> kQuantiles = {0.5, 0.9, 0.99};
+constexpr const char* kQuantileLabels[] = {"0.5", "0.9", "0.99"};
+
+double Seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+
+// Writes families in the text format. A family's HELP/TYPE header is written with its first
+// sample, so families without samples leave no trace.
+class Exposition {
+ public:
+  explicit Exposition(std::string* out) : out_(out) {}
+
+  void Family(std::string_view name, std::string_view type, std::string_view help) {
+    name_ = name;
+    type_ = type;
+    help_ = help;
+    header_written_ = false;
+  }
+
+  // `suffix` extends the family name (summaries: "_sum", "_count").
+  void Sample(Labels labels, double value, std::string_view suffix = {}) {
+    if (!header_written_) {
+      out_->append("# HELP ").append(name_).append(" ").append(help_).append("\n");
+      out_->append("# TYPE ").append(name_).append(" ").append(type_).append("\n");
+      header_written_ = true;
+    }
+    out_->append(name_).append(suffix);
+    if (labels.size() > 0) {
+      out_->push_back('{');
+      bool first = true;
+      for (const auto& [key, value_text] : labels) {
+        if (!first) out_->push_back(',');
+        first = false;
+        out_->append(key).append("=\"").append(EscapePrometheusLabelValue(value_text)).append("\"");
+      }
+      out_->push_back('}');
+    }
+    out_->push_back(' ');
+    out_->append(FormatPrometheusValue(value));
+    out_->push_back('\n');
+  }
+
+ private:
+  std::string* out_;
+  std::string_view name_, type_, help_;
+  bool header_written_ = false;
+};
+
+// How a GPU telemetry metric becomes a gauge: family name, factor from the NVML unit to the base
+// unit, and an optional extra label (PCIe/NVLink direction).
+struct GpuGauge {
+  const char* metric;
+  const char* family;
+  double factor;
+  const char* help;
+  const char* extra_label = nullptr;
+  const char* extra_value = nullptr;
+};
+
+constexpr GpuGauge kGpuGauges[] = {
+    {kGpuUtilPct, "inferscope_gpu_utilization_ratio", 0.01,
+     "NVML GPU utilization (fraction of time a kernel ran), mean of the latest window."},
+    {kMemUtilPct, "inferscope_gpu_memory_utilization_ratio", 0.01,
+     "NVML memory utilization (fraction of time memory was read or written), latest window mean."},
+    {kMemUsedBytes, "inferscope_gpu_memory_used_bytes", 1,
+     "Device memory in use, mean of the latest window."},
+    {kMemTotalBytes, "inferscope_gpu_memory_total_bytes", 1, "Device memory size."},
+    {kPowerW, "inferscope_gpu_power_watts", 1, "Power draw, mean of the latest window."},
+    {kTemperatureC, "inferscope_gpu_temperature_celsius", 1,
+     "GPU temperature, mean of the latest window."},
+    {kSmClockMhz, "inferscope_gpu_sm_clock_hertz", 1e6, "SM clock, mean of the latest window."},
+    {kMemClockMhz, "inferscope_gpu_memory_clock_hertz", 1e6,
+     "Memory clock, mean of the latest window."},
+    {kPcieTxBytesPerS, "inferscope_gpu_pcie_bytes_per_second", 1,
+     "PCIe throughput, mean of the latest window.", "direction", "tx"},
+    {kPcieRxBytesPerS, "inferscope_gpu_pcie_bytes_per_second", 1,
+     "PCIe throughput, mean of the latest window.", "direction", "rx"},
+    {kNvlinkTxBytesPerS, "inferscope_gpu_nvlink_bytes_per_second", 1,
+     "NVLink throughput summed over links, mean of the latest window.", "direction", "tx"},
+    {kNvlinkRxBytesPerS, "inferscope_gpu_nvlink_bytes_per_second", 1,
+     "NVLink throughput summed over links, mean of the latest window.", "direction", "rx"},
+    {kGpmSmActivePct, "inferscope_gpu_sm_active_ratio", 0.01,
+     "GPM SM activity (Hopper+), mean of the latest window."},
+    {kGpmSmOccupancyPct, "inferscope_gpu_sm_occupancy_ratio", 0.01,
+     "GPM SM occupancy (Hopper+), mean of the latest window."},
+    {kGpmTensorActivePct, "inferscope_gpu_tensor_active_ratio", 0.01,
+     "GPM tensor core activity (Hopper+), mean of the latest window."},
+    {kGpmDramBwUtilPct, "inferscope_gpu_dram_bandwidth_utilization_ratio", 0.01,
+     "GPM DRAM bandwidth utilization (Hopper+), mean of the latest window."},
+};
+
+constexpr const char* kEngineCounterFamilies[scrape::kCounterSignalCount][2] = {
+    {"inferscope_engine_requests_total", "Requests the engine finished (from its own metrics)."},
+    {"inferscope_engine_prompt_tokens_total", "Prompt tokens the engine processed."},
+    {"inferscope_engine_generation_tokens_total", "Tokens the engine generated."},
+    {"inferscope_engine_preemptions_total", "Requests the engine preempted."},
+};
+constexpr const char* kEngineGaugeFamilies[scrape::kGaugeSignalCount][2] = {
+    {"inferscope_engine_requests_running", "Requests running in the engine, latest window mean."},
+    {"inferscope_engine_requests_waiting", "Requests queued in the engine, latest window mean."},
+    {"inferscope_engine_kv_cache_usage_ratio",
+     "Fraction of the engine's KV cache in use, latest window mean."},
+};
+
+}  // namespace
+
+std::string FormatPrometheusValue(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  // Integers print exactly (to_chars' shortest form would switch to an exponent at 1e7).
+  if (value == std::trunc(value) && std::fabs(value) < 9.2e18) {
+    return std::to_string(static_cast<int64_t>(value));
+  }
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  if (ec != std::errc()) return "NaN";
+  return std::string(buf, end);
+}
+
+std::string EscapePrometheusLabelValue(std::string_view value) {
+  const std::string valid = scrape::ValidUtf8(value);
+  std::string out;
+  out.reserve(valid.size());
+  for (char c : valid) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+MetricsExporter::MetricsExporter(MetricsExporterOptions options) : options_(options) {}
+
+void MetricsExporter::ProcessSeries::AddCounters(const ProcessSeries& other) {
+  for (const auto& [id, d] : other.devices) {
+    DeviceSeries& mine = devices[id];
+    for (int c = 0; c < model::kCategoryCount; ++c) {
+      mine.categories[c].count += d.categories[c].count;
+      mine.categories[c].time_ns += d.categories[c].time_ns;
+    }
+    mine.busy_ns += d.busy_ns;
+    for (size_t k = 0; k < kMemcpyKinds; ++k) {
+      mine.memcpy[k].count += d.memcpy[k].count;
+      mine.memcpy[k].bytes += d.memcpy[k].bytes;
+      mine.memcpy[k].time_ns += d.memcpy[k].time_ns;
+      mine.memcpy[k].pageable_count += d.memcpy[k].pageable_count;
+    }
+  }
+  for (size_t t = 0; t < kSyncTypes; ++t) {
+    sync_count[t] += other.sync_count[t];
+    sync_wait_ns[t] += other.sync_wait_ns[t];
+  }
+  for (size_t q = 0; q < kQualities; ++q) data_quality[q] += other.data_quality[q];
+  profiler_cpu_ns += other.profiler_cpu_ns;
+  windows += other.windows;
+}
+
+MetricsExporter::ProcessSeries* MetricsExporter::FindOrAddProcess(const wire::Hello& hello) {
+  const ProcessKey key{hello.hostname, hello.rank, hello.pid};
+  auto it = processes_.find(key);
+  if (it == processes_.end()) {
+    if (processes_.size() >= std::max<size_t>(options_.max_processes, 1)) EvictOne();
+    ProcessSeries series;
+    series.pid = std::to_string(hello.pid);
+    series.rank = std::to_string(hello.rank);
+    series.host = hello.hostname;
+    it = processes_.emplace(key, std::move(series)).first;
+  }
+  it->second.last_event = ++sequence_;
+  return &it->second;
+}
+
+void MetricsExporter::EvictOne() {
+  // The process that ended longest ago; without ended ones, the one silent longest.
+  auto victim = processes_.end();
+  for (auto it = processes_.begin(); it != processes_.end(); ++it) {
+    if (victim == processes_.end()) {
+      victim = it;
+      continue;
+    }
+    const ProcessSeries& a = it->second;
+    const ProcessSeries& b = victim->second;
+    if (a.ended != b.ended ? a.ended : a.last_event < b.last_event) victim = it;
+  }
+  if (victim == processes_.end()) return;
+  if (!evicted_) {
+    evicted_.emplace();
+    evicted_->pid = "evicted";
+  }
+  evicted_->AddCounters(victim->second);
+  processes_.erase(victim);
+  ++evictions_;
+}
+
+void MetricsExporter::OnWindow(const wire::Hello& process, const model::ProfileWindow& window) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ProcessSeries* p = FindOrAddProcess(process);
+  std::map<uint32_t, int64_t> busy_in_window;
+  for (const model::ProcessProfile& pp : window.processes) {
+    for (const model::DeviceProfile& d : pp.devices) {
+      DeviceSeries& ds = p->devices[d.device];
+      for (int c = 0; c < model::kCategoryCount; ++c) {
+        ds.categories[c].count += d.categories[c].count;
+        ds.categories[c].time_ns += d.categories[c].time_ns;
+      }
+      ds.busy_ns += d.busy_ns;
+      busy_in_window[d.device] += d.busy_ns;
+      for (size_t k = 0; k < kMemcpyKinds; ++k) {
+        ds.memcpy[k].count += d.memcpy[k].count;
+        ds.memcpy[k].bytes += d.memcpy[k].bytes;
+        ds.memcpy[k].time_ns += d.memcpy[k].time_ns;
+        ds.memcpy[k].pageable_count += d.memcpy[k].pageable_count;
+      }
+      for (size_t t = 0; t < kSyncTypes; ++t) {
+        p->sync_count[t] += d.syncs[t].wait.count;
+        p->sync_wait_ns[t] += d.syncs[t].wait.total_ns;
+      }
+    }
+    for (size_t q = 0; q < kQualities; ++q) p->data_quality[q] += pp.data_quality[q];
+    p->profiler_cpu_ns += pp.profiler_cpu_ns;
+  }
+  ++p->windows;
+
+  // Gauges follow the newest window only; a window after the end of its process (it should not
+  // happen) must not bring back gauges nobody will clear.
+  if (p->ended || (p->has_gauges && window.end_ns < p->latest_end_ns)) return;
+  p->has_gauges = true;
+  p->latest_end_ns = window.end_ns;
+  const int64_t length_ns = window.end_ns - window.start_ns;
+  for (auto& [id, ds] : p->devices) {
+    if (length_ns <= 0) {
+      ds.busy_ratio.reset();
+      continue;
+    }
+    auto busy = busy_in_window.find(id);
+    ds.busy_ratio = busy == busy_in_window.end()
+                        ? 0.0
+                        : static_cast<double>(busy->second) / static_cast<double>(length_ns);
+  }
+}
+
+void MetricsExporter::OnProcessEnd(const wire::Hello& process) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = processes_.find(ProcessKey{process.hostname, process.rank, process.pid});
+  if (it == processes_.end()) return;
+  ProcessSeries& p = it->second;
+  p.ended = true;
+  p.has_gauges = false;
+  for (auto& [id, ds] : p.devices) ds.busy_ratio.reset();
+  p.last_event = ++sequence_;
+}
+
+void MetricsExporter::AccumulateGpu(const GpuMetricsWindow& gpu) {
+  for (const GpuDeviceWindow& d : gpu.devices) gpu_xids_[{d.index, d.uuid}] += d.xid_count;
+}
+
+void MetricsExporter::AccumulateEngine(const EngineMetricsWindow& engine) {
+  engine_counters_present_ |= engine.counters_present;
+  for (size_t i = 0; i < scrape::kCounterSignalCount; ++i) {
+    engine_counters_[i] += engine.counters[i];
+  }
+  engine_scrapes_ += engine.scrapes;
+  engine_scrape_failures_ += engine.scrape_failures;
+  for (size_t i = 0; i < scrape::kStageCount; ++i) {
+    const scrape::StageHistogram& h = engine.stages[i];
+    if (!engine.has_stage(scrape::Stage(i)) && h.count <= 0) continue;
+    if (!engine_stages_[i]) engine_stages_[i].emplace();
+    engine_stages_[i]->count += h.count > 0 ? static_cast<uint64_t>(std::llround(h.count)) : 0;
+    engine_stages_[i]->sum_s += h.sum;
+  }
+}
+
+void MetricsExporter::AccumulateSpans(const SpanWindow& spans) {
+  span_requests_ += spans.requests;
+  span_prompt_tokens_ += spans.prompt_tokens;
+  span_completion_tokens_ += spans.completion_tokens;
+  span_counters_.Merge(spans.counters);
+  for (size_t i = 0; i < otlp::kStageCount; ++i) {
+    const otlp::LatencyHistogram& h = spans.stages[i];
+    if (h.count() == 0) continue;
+    if (!span_stages_[i]) span_stages_[i].emplace();
+    span_stages_[i]->count += h.count();
+    span_stages_[i]->sum_s += Seconds(h.sum_ns());
+  }
+}
+
+void MetricsExporter::OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetricsWindow* engine,
+                                  const SpanWindow* spans) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (gpu && gpu->end_unix_ns > gpu_counted_end_ns_) {
+    AccumulateGpu(*gpu);
+    gpu_counted_end_ns_ = gpu->end_unix_ns;
+  }
+  gpu_ = gpu ? std::optional<GpuMetricsWindow>(*gpu) : std::nullopt;
+
+  if (engine && engine->end_unix_ns > engine_counted_end_ns_) {
+    AccumulateEngine(*engine);
+    engine_counted_end_ns_ = engine->end_unix_ns;
+  }
+  engine_ = engine ? std::optional<EngineMetricsWindow>(*engine) : std::nullopt;
+  for (size_t i = 0; i < scrape::kStageCount; ++i) {
+    if (!engine_stages_[i]) continue;
+    for (size_t q = 0; q < kQuantiles.size(); ++q) {
+      engine_stages_[i]->quantiles[q] =
+          engine ? engine->stages[i].Quantile(kQuantiles[q]) : std::nullopt;
+    }
+  }
+
+  if (spans && spans->end_unix_ns > spans_counted_end_ns_) {
+    AccumulateSpans(*spans);
+    spans_counted_end_ns_ = spans->end_unix_ns;
+  }
+  spans_ = spans ? std::optional<SpanWindow>(*spans) : std::nullopt;
+  for (size_t i = 0; i < otlp::kStageCount; ++i) {
+    if (!span_stages_[i]) continue;
+    for (size_t q = 0; q < kQuantiles.size(); ++q) {
+      const otlp::LatencyHistogram& h = spans ? spans->stages[i] : otlp::LatencyHistogram();
+      span_stages_[i]->quantiles[q] =
+          h.count() ? std::optional<double>(Seconds(h.PercentileNs(kQuantiles[q]))) : std::nullopt;
+    }
+  }
+}
+
+std::string MetricsExporter::Render(const AgentCounters& self) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  out.reserve(4096 + processes_.size() * 2048);
+  Exposition e(&out);
+
+  // Every process series, then the evicted remainder (counters only).
+  std::vector<const ProcessSeries*> all;
+  all.reserve(processes_.size() + 1);
+  for (const auto& [key, p] : processes_) all.push_back(&p);
+  if (evicted_) all.push_back(&*evicted_);
+
+  e.Family("inferscope_gpu_kernel_seconds_total", "counter",
+           "GPU kernel time by category (sum of kernel durations; concurrent kernels both count).");
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      const std::string device = std::to_string(id);
+      for (int c = 0; c < model::kCategoryCount; ++c) {
+        if (d.categories[c].count == 0) continue;
+        e.Sample({{"category", model::kCategoryNames[c]},
+                  {"device", device},
+                  {"pid", p->pid},
+                  {"rank", p->rank},
+                  {"host", p->host}},
+                 Seconds(d.categories[c].time_ns));
+      }
+    }
+  }
+  e.Family("inferscope_gpu_kernels_total", "counter", "Kernels run, by category.");
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      const std::string device = std::to_string(id);
+      for (int c = 0; c < model::kCategoryCount; ++c) {
+        if (d.categories[c].count == 0) continue;
+        e.Sample({{"category", model::kCategoryNames[c]},
+                  {"device", device},
+                  {"pid", p->pid},
+                  {"rank", p->rank},
+                  {"host", p->host}},
+                 static_cast<double>(d.categories[c].count));
+      }
+    }
+  }
+  e.Family("inferscope_gpu_busy_seconds_total", "counter",
+           "Time the device ran any GPU operation of the process (union of activity).");
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      e.Sample(
+          {{"device", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+          Seconds(d.busy_ns));
+    }
+  }
+  e.Family("inferscope_gpu_busy_ratio", "gauge",
+           "Busy time of the process's latest window divided by the window length.");
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      if (!d.busy_ratio) continue;
+      e.Sample(
+          {{"device", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+          *d.busy_ratio);
+    }
+  }
+  e.Family("inferscope_memcpy_bytes_total", "counter", "Bytes copied by the GPU, by direction.");
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      const std::string device = std::to_string(id);
+      for (size_t k = 0; k < kMemcpyKinds; ++k) {
+        if (d.memcpy[k].count == 0) continue;
+        e.Sample({{"direction", model::kMemcpyKindNames[k]},
+                  {"device", device},
+                  {"pid", p->pid},
+                  {"rank", p->rank},
+                  {"host", p->host}},
+                 static_cast<double>(d.memcpy[k].bytes));
+      }
+    }
+  }
+  e.Family("inferscope_memcpy_seconds_total", "counter",
+           "GPU time spent in memory copies, by direction.");
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      const std::string device = std::to_string(id);
+      for (size_t k = 0; k < kMemcpyKinds; ++k) {
+        if (d.memcpy[k].count == 0) continue;
+        e.Sample({{"direction", model::kMemcpyKindNames[k]},
+                  {"device", device},
+                  {"pid", p->pid},
+                  {"rank", p->rank},
+                  {"host", p->host}},
+                 Seconds(d.memcpy[k].time_ns));
+      }
+    }
+  }
+  e.Family("inferscope_host_sync_wait_seconds_total", "counter",
+           "Time host threads blocked waiting for the GPU, by synchronization type "
+           "(stream_wait_event is a GPU-side wait).");
+  for (const ProcessSeries* p : all) {
+    for (size_t t = 0; t < kSyncTypes; ++t) {
+      if (p->sync_count[t] == 0) continue;
+      e.Sample({{"type", model::kSyncTypeNames[t]},
+                {"pid", p->pid},
+                {"rank", p->rank},
+                {"host", p->host}},
+               Seconds(p->sync_wait_ns[t]));
+    }
+  }
+  e.Family("inferscope_host_syncs_total", "counter", "Synchronizations, by type.");
+  for (const ProcessSeries* p : all) {
+    for (size_t t = 0; t < kSyncTypes; ++t) {
+      if (p->sync_count[t] == 0) continue;
+      e.Sample({{"type", model::kSyncTypeNames[t]},
+                {"pid", p->pid},
+                {"rank", p->rank},
+                {"host", p->host}},
+               static_cast<double>(p->sync_count[t]));
+    }
+  }
+  e.Family("inferscope_records_dropped_total", "counter",
+           "Profiling records lost before decoding (e.g. CUPTI buffer pool empty).");
+  for (const ProcessSeries* p : all) {
+    e.Sample({{"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+             static_cast<double>(p->data_quality[0]));
+  }
+  e.Family("inferscope_data_quality_issues_total", "counter",
+           "Records rejected or repaired, by reason (records_dropped has its own family).");
+  for (const ProcessSeries* p : all) {
+    for (size_t q = 1; q < kQualities; ++q) {
+      e.Sample({{"reason", model::kDataQualityNames[q]},
+                {"pid", p->pid},
+                {"rank", p->rank},
+                {"host", p->host}},
+               static_cast<double>(p->data_quality[q]));
+    }
+  }
+  e.Family("inferscope_profiler_cpu_seconds_total", "counter",
+           "CPU time inferscope itself spent in the profiled process.");
+  for (const ProcessSeries* p : all) {
+    e.Sample({{"pid", p->pid}, {"rank", p->rank}, {"host", p->host}}, Seconds(p->profiler_cpu_ns));
+  }
+  e.Family("inferscope_windows_total", "counter", "Profile windows received from the process.");
+  for (const ProcessSeries* p : all) {
+    e.Sample({{"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+             static_cast<double>(p->windows));
+  }
+  e.Family("inferscope_last_window_end_timestamp_seconds", "gauge",
+           "End of the process's latest profile window (unix time); gone once it ended.");
+  for (const ProcessSeries* p : all) {
+    if (!p->has_gauges) continue;
+    e.Sample({{"pid", p->pid}, {"rank", p->rank}, {"host", p->host}}, Seconds(p->latest_end_ns));
+  }
+
+  // GPU telemetry (NVML).
+  if (gpu_) {
+    e.Family("inferscope_gpu_metrics_up", "gauge",
+             "1 when NVML could be read, 0 when not (see `inferscope status` for why).");
+    e.Sample({}, gpu_->unavailable.empty() ? 1 : 0);
+    for (size_t g = 0; g < std::size(kGpuGauges); ++g) {
+      const GpuGauge& gauge = kGpuGauges[g];
+      // Rows of one family are adjacent in the table: one header for them.
+      if (g == 0 || std::string_view(kGpuGauges[g - 1].family) != gauge.family) {
+        e.Family(gauge.family, "gauge", gauge.help);
+      }
+      for (const GpuDeviceWindow& d : gpu_->devices) {
+        auto m = d.metrics.find(gauge.metric);
+        if (m == d.metrics.end() || m->second.samples == 0) continue;
+        const std::string index = std::to_string(d.index);
+        const double value = m->second.mean() * gauge.factor;
+        if (gauge.extra_label) {
+          e.Sample({{"gpu", index}, {"uuid", d.uuid}, {gauge.extra_label, gauge.extra_value}},
+                   value);
+        } else {
+          e.Sample({{"gpu", index}, {"uuid", d.uuid}}, value);
+        }
+      }
+    }
+    e.Family("inferscope_gpu_clock_event_ratio", "gauge",
+             "Fraction of the latest window's samples in which a clock-event (throttle) reason "
+             "was active; only reasons seen active.");
+    for (const GpuDeviceWindow& d : gpu_->devices) {
+      for (const auto& [reason, active] : d.throttle_active) {
+        if (active == 0) continue;
+        e.Sample({{"gpu", std::to_string(d.index)}, {"uuid", d.uuid}, {"reason", reason}},
+                 d.ThrottleFraction(reason));
+      }
+    }
+    e.Family("inferscope_gpu_lost", "gauge", "1 when the GPU fell off the bus.");
+    for (const GpuDeviceWindow& d : gpu_->devices) {
+      e.Sample({{"gpu", std::to_string(d.index)}, {"uuid", d.uuid}}, d.lost ? 1 : 0);
+    }
+  }
+  e.Family("inferscope_gpu_xid_errors_total", "counter", "XID errors NVML reported.");
+  for (const auto& [key, count] : gpu_xids_) {
+    e.Sample({{"gpu", std::to_string(key.first)}, {"uuid", key.second}},
+             static_cast<double>(count));
+  }
+
+  // Engine telemetry (the engine's own /metrics).
+  if (engine_) {
+    e.Family("inferscope_engine_info", "gauge", "The engine the scraper found (value always 1).");
+    e.Sample({{"engine", engine_->engine}, {"backend", engine_->backend}}, 1);
+    for (size_t i = 0; i < scrape::kGaugeSignalCount; ++i) {
+      const scrape::GaugeStats& g = engine_->gauges[i];
+      if (!engine_->has_gauge(scrape::GaugeSignal(i)) || g.samples == 0) continue;
+      e.Family(kEngineGaugeFamilies[i][0], "gauge", kEngineGaugeFamilies[i][1]);
+      e.Sample({}, g.mean());
+    }
+  }
+  for (size_t i = 0; i < scrape::kCounterSignalCount; ++i) {
+    if (!(engine_counters_present_ >> i & 1)) continue;
+    e.Family(kEngineCounterFamilies[i][0], "counter", kEngineCounterFamilies[i][1]);
+    e.Sample({}, engine_counters_[i]);
+  }
+  if (engine_counted_end_ns_ > 0) {
+    e.Family("inferscope_engine_scrapes_total", "counter", "Successful scrapes of the engine.");
+    e.Sample({}, static_cast<double>(engine_scrapes_));
+    e.Family("inferscope_engine_scrape_failures_total", "counter",
+             "Scrapes of the engine that failed.");
+    e.Sample({}, static_cast<double>(engine_scrape_failures_));
+  }
+
+  // Request spans (OTLP).
+  if (spans_counted_end_ns_ > 0) {
+    e.Family("inferscope_span_requests_total", "counter", "Finished requests seen as spans.");
+    e.Sample({}, static_cast<double>(span_requests_));
+    e.Family("inferscope_span_prompt_tokens_total", "counter", "Prompt tokens of those requests.");
+    e.Sample({}, static_cast<double>(span_prompt_tokens_));
+    e.Family("inferscope_span_completion_tokens_total", "counter",
+             "Completion tokens of those requests.");
+    e.Sample({}, static_cast<double>(span_completion_tokens_));
+    e.Family("inferscope_spans_received_total", "counter", "Spans in accepted OTLP exports.");
+    e.Sample({}, static_cast<double>(span_counters_.spans_received));
+    e.Family("inferscope_spans_dropped_total", "counter", "Spans not summarized, by reason.");
+    const std::pair<const char*, uint64_t> dropped[] = {
+        {"over_limit", span_counters_.dropped_over_limit},
+        {"bad_timestamps", span_counters_.dropped_bad_timestamps},
+        {"late", span_counters_.dropped_late},
+        {"future", span_counters_.dropped_future},
+        {"buffer_full", span_counters_.dropped_buffer_full},
+    };
+    for (const auto& [reason, n] : dropped) e.Sample({{"reason", reason}}, static_cast<double>(n));
+    e.Family("inferscope_span_exports_rejected_total", "counter",
+             "OTLP exports refused (malformed, too large, unsupported type).");
+    e.Sample({}, static_cast<double>(span_counters_.requests_rejected));
+  }
+
+  // Stage latency: one summary family, quantiles from the latest window, sum and count over all.
+  e.Family("inferscope_stage_latency_seconds", "summary",
+           "Request stage latency; quantiles estimated from the latest window's histogram.");
+  auto summary = [&e](std::string_view source, std::string_view stage, const StageSummary& s) {
+    for (size_t q = 0; q < kQuantiles.size(); ++q) {
+      e.Sample({{"stage", stage}, {"source", source}, {"quantile", kQuantileLabels[q]}},
+               s.quantiles[q] ? *s.quantiles[q] : std::nan(""));
+    }
+    e.Sample({{"stage", stage}, {"source", source}}, s.sum_s, "_sum");
+    e.Sample({{"stage", stage}, {"source", source}}, static_cast<double>(s.count), "_count");
+  };
+  for (size_t i = 0; i < otlp::kStageCount; ++i) {
+    if (span_stages_[i]) summary("spans", otlp::StageName(otlp::Stage(i)), *span_stages_[i]);
+  }
+  for (size_t i = 0; i < scrape::kStageCount; ++i) {
+    if (engine_stages_[i])
+      summary("engine", scrape::StageName(scrape::Stage(i)), *engine_stages_[i]);
+  }
+
+  // The agent itself.
+  const std::pair<const char*, uint64_t> agent_counters[] = {
+      {"sessions", self.sessions},
+      {"windows_received", self.windows_received},
+      {"windows_stored", self.windows_stored},
+      {"dropped_connections", self.dropped_connections},
+      {"store_errors", self.store_errors},
+  };
+  const char* agent_help[] = {
+      "Connections from profiled processes that sent a valid hello.",
+      "Valid profile windows received.",
+      "Profile windows committed to the store.",
+      "Connections dropped for bad frames or windows.",
+      "Store writes that failed.",
+  };
+  for (size_t i = 0; i < std::size(agent_counters); ++i) {
+    const std::string name = std::string("inferscope_agent_") + agent_counters[i].first + "_total";
+    e.Family(name, "counter", agent_help[i]);
+    e.Sample({}, static_cast<double>(agent_counters[i].second));
+  }
+  e.Family("inferscope_agent_connected_processes", "gauge", "Processes connected now.");
+  e.Sample({}, static_cast<double>(self.connected_processes));
+  e.Family("inferscope_metrics_processes", "gauge",
+           "Process label sets /metrics keeps (bounded; see evicted_processes_total).");
+  e.Sample({}, static_cast<double>(processes_.size()));
+  e.Family("inferscope_metrics_evicted_processes_total", "counter",
+           "Process label sets folded into pid=\"evicted\" to bound cardinality.");
+  e.Sample({}, static_cast<double>(evictions_));
+  return out;
+}
+
+}  // namespace inferscope::agent

@@ -1,0 +1,139 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The agent's Prometheus /metrics: GPU time by category, device and process as counters, busy
+// ratio, host sync waits, memcpy bytes, data quality and the profiler's own CPU cost from the
+// profile windows; GPU, engine and request-span telemetry from the collectors; the agent's own
+// counters. Metric families, labels and units are documented in docs/metrics.md.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "src/agent/nvml/gpu_metrics_window.h"
+#include "src/agent/otlp/span_window.h"
+#include "src/agent/scrape/engine_window.h"
+#include "src/model/profile.h"
+#include "src/wire/framing.h"
+
+namespace inferscope::agent {
+
+using otlp::SpanWindow;
+using scrape::EngineMetricsWindow;
+
+struct MetricsExporterOptions {
+  // Process label sets (pid, rank, host) kept at most. Beyond it the process that ended longest
+  // ago (else the one silent longest) is evicted: its counters fold into one series with
+  // pid="evicted", so sums over processes stay exact and monotonic.
+  size_t max_processes = 256;
+};
+
+// Accumulates what /metrics exposes and renders it in the Prometheus text exposition format
+// 0.0.4. Thread-safe: OnWindow runs on the agent's event loop, OnTelemetry on its collector
+// thread, Render on HTTP threads. Memory and output are bounded by max_processes; kernel names
+// never become labels.
+class MetricsExporter {
+ public:
+  explicit MetricsExporter(MetricsExporterOptions options = {});
+
+  // A profile window from a process (its hello names pid/rank/hostname). Counters grow by the
+  // window's values; gauges take the latest window's values (an older window arriving late adds
+  // to the counters but leaves the gauges alone).
+  void OnWindow(const wire::Hello& process, const model::ProfileWindow& window);
+  // Telemetry of the latest closed window; any pointer may be null (collector off: its gauges go,
+  // its counters stay). Counters and summary sums grow once per window (by end time), so passing
+  // the same window twice does not count it twice.
+  void OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetricsWindow* engine,
+                   const SpanWindow* spans);
+  // Forgets the gauges of a process that ended (counters stay, as Prometheus expects).
+  void OnProcessEnd(const wire::Hello& process);
+
+  // The agent's own counters, rendered as inferscope_agent_*.
+  struct AgentCounters {
+    uint64_t sessions = 0, windows_received = 0, windows_stored = 0, dropped_connections = 0,
+             store_errors = 0, connected_processes = 0;
+  };
+  // Text exposition format 0.0.4 (serve with kContentType).
+  std::string Render(const AgentCounters& self) const;
+
+  static constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+ private:
+  struct DeviceSeries {
+    std::array<model::CategoryStats, model::kCategoryCount> categories{};
+    int64_t busy_ns = 0;
+    std::array<model::TransferStats, static_cast<size_t>(model::MemcpyKind::kCount)> memcpy{};
+    std::optional<double> busy_ratio;  // gauge: the latest window's busy / window length
+  };
+  struct ProcessSeries {
+    std::string pid, rank, host;  // label values
+    std::map<uint32_t, DeviceSeries> devices;
+    std::array<uint64_t, static_cast<size_t>(model::SyncType::kCount)> sync_count{};
+    std::array<int64_t, static_cast<size_t>(model::SyncType::kCount)> sync_wait_ns{};
+    std::array<uint64_t, static_cast<size_t>(model::DataQuality::kCount)> data_quality{};
+    int64_t profiler_cpu_ns = 0;
+    uint64_t windows = 0;
+    // Gauges (latest window): absent once the process ended.
+    int64_t latest_end_ns = 0;
+    bool has_gauges = false;
+    bool ended = false;
+    uint64_t last_event = 0;  // sequence number of the last window or end: eviction order
+
+    void AddCounters(const ProcessSeries& other);
+  };
+  // Sorted by host, rank, pid so the output is stable.
+  using ProcessKey = std::tuple<std::string, int32_t, uint32_t>;
+
+  struct StageSummary {
+    uint64_t count = 0;  // cumulative over windows
+    double sum_s = 0;
+    std::array<std::optional<double>, 3> quantiles;  // latest window; nullopt renders NaN
+  };
+
+  ProcessSeries* FindOrAddProcess(const wire::Hello& hello);
+  void EvictOne();
+  void AccumulateGpu(const GpuMetricsWindow& gpu);
+  void AccumulateEngine(const EngineMetricsWindow& engine);
+  void AccumulateSpans(const SpanWindow& spans);
+
+  const MetricsExporterOptions options_;
+  mutable std::mutex mu_;
+  std::map<ProcessKey, ProcessSeries> processes_;
+  std::optional<ProcessSeries> evicted_;  // counters of evicted processes, pid="evicted"
+  uint64_t evictions_ = 0;
+  uint64_t sequence_ = 0;
+
+  // GPU telemetry: the latest window, and XID counts accumulated per (index, uuid).
+  std::optional<GpuMetricsWindow> gpu_;
+  int64_t gpu_counted_end_ns_ = 0;
+  std::map<std::pair<int32_t, std::string>, uint64_t> gpu_xids_;
+
+  // Engine telemetry: the latest window, counters accumulated over windows.
+  std::optional<EngineMetricsWindow> engine_;
+  int64_t engine_counted_end_ns_ = 0;
+  uint32_t engine_counters_present_ = 0;
+  std::array<double, scrape::kCounterSignalCount> engine_counters_{};
+  uint64_t engine_scrapes_ = 0, engine_scrape_failures_ = 0;
+  std::array<std::optional<StageSummary>, scrape::kStageCount> engine_stages_;
+
+  // Request-span telemetry.
+  std::optional<SpanWindow> spans_;
+  uint64_t spans_counted_end_ns_ = 0;
+  uint64_t span_requests_ = 0, span_prompt_tokens_ = 0, span_completion_tokens_ = 0;
+  otlp::SpanCounters span_counters_;
+  std::array<std::optional<StageSummary>, otlp::kStageCount> span_stages_;
+};
+
+// Prometheus number formatting: integers exactly, other values in the shortest form that reads
+// back identically, NaN as "NaN" and infinities as "+Inf"/"-Inf".
+std::string FormatPrometheusValue(double value);
+// A label value escaped for the text format (backslash, double quote, newline), invalid UTF-8
+// replaced by U+FFFD.
+std::string EscapePrometheusLabelValue(std::string_view value);
+
+}  // namespace inferscope::agent

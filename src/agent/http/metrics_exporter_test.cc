@@ -1,0 +1,470 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/http/metrics_exporter.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "src/wire/test_windows.h"
+
+namespace inferscope::agent {
+namespace {
+
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kT0 = 1'700'000'000 * kSecond;  // a window boundary
+
+wire::Hello MakeHello(uint32_t pid, int32_t rank = 0, std::string host = "node1") {
+  wire::Hello h;
+  h.pid = pid;
+  h.rank = rank;
+  h.hostname = std::move(host);
+  h.process_start_unix_ns = 1;
+  return h;
+}
+
+model::CategoryStats& Cat(model::DeviceProfile& d, model::Category c) {
+  return d.categories[static_cast<size_t>(c)];
+}
+
+// One process, one device, a 10 s window starting `start_ns`, with known values scaled by `k`.
+model::ProfileWindow MakeWindow(int64_t start_ns, int64_t k, uint32_t pid = 42) {
+  model::ProfileWindow w;
+  w.start_ns = start_ns;
+  w.end_ns = start_ns + 10 * kSecond;
+  model::ProcessProfile& p = w.processes.emplace_back();
+  p.pid = pid;
+  p.rank = 0;
+  p.hostname = "node1";
+  model::DeviceProfile& d = p.devices.emplace_back();
+  d.device = 0;
+  d.busy_ns = 2 * kSecond * k;
+  Cat(d, model::Category::kAttention) = {3 * static_cast<uint64_t>(k), 1'500'000'000 * k};
+  Cat(d, model::Category::kMatmul) = {2 * static_cast<uint64_t>(k), 250'000'000 * k};
+  auto& htod = d.memcpy[static_cast<size_t>(model::MemcpyKind::kHtoD)];
+  htod.count = 1;
+  htod.bytes = 1024 * static_cast<uint64_t>(k);
+  htod.time_ns = 1500 * k;
+  auto& stream = d.syncs[static_cast<size_t>(model::SyncType::kStream)];
+  stream.wait.Add(200'000'000 * k);
+  stream.wait.Add(300'000'000 * k);
+  p.data_quality[static_cast<size_t>(model::DataQuality::kRecordsDropped)] = 7 * k;
+  p.data_quality[static_cast<size_t>(model::DataQuality::kLateRecord)] = 1 * k;
+  p.profiler_cpu_ns = 20'000'000 * k;
+  return w;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+bool HasLine(const std::string& text, const std::string& line) {
+  for (const std::string& l : Lines(text)) {
+    if (l == line) return true;
+  }
+  return false;
+}
+
+// Sample lines (not comments) whose text contains `needle`.
+size_t CountSamples(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (const std::string& l : Lines(text)) {
+    if (!l.empty() && l[0] != '#' && l.find(needle) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+// The value of the sample line starting with `series ` (exact series text), or NaN.
+double Value(const std::string& text, const std::string& series) {
+  for (const std::string& l : Lines(text)) {
+    if (l.rfind(series + " ", 0) == 0) return std::strtod(l.c_str() + series.size() + 1, nullptr);
+  }
+  return std::nan("");
+}
+
+const MetricsExporter::AgentCounters kSelf{5, 11, 10, 1, 0, 2};
+
+TEST(MetricsExporterTest, FormatsNumbers) {
+  EXPECT_EQ(FormatPrometheusValue(0), "0");
+  EXPECT_EQ(FormatPrometheusValue(12), "12");
+  EXPECT_EQ(FormatPrometheusValue(-3), "-3");
+  EXPECT_EQ(FormatPrometheusValue(1.5), "1.5");
+  EXPECT_EQ(FormatPrometheusValue(1e-6), "1e-06");
+  EXPECT_EQ(FormatPrometheusValue(1'500'000'000), "1500000000");
+  EXPECT_EQ(FormatPrometheusValue(1e20), "1e+20");
+  EXPECT_EQ(FormatPrometheusValue(std::nan("")), "NaN");
+  EXPECT_EQ(FormatPrometheusValue(INFINITY), "+Inf");
+  EXPECT_EQ(FormatPrometheusValue(-INFINITY), "-Inf");
+  EXPECT_EQ(std::strtod(FormatPrometheusValue(0.1 + 0.2).c_str(), nullptr), 0.1 + 0.2);
+}
+
+TEST(MetricsExporterTest, RendersOneWindowExactly) {
+  MetricsExporter m;
+  m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
+  const std::string out = m.Render(kSelf);
+  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  for (const std::string& line : std::vector<std::string>{
+           "# HELP inferscope_gpu_kernel_seconds_total GPU kernel time by category (sum of kernel "
+           "durations; concurrent kernels both count).",
+           "# TYPE inferscope_gpu_kernel_seconds_total counter",
+           R"(inferscope_gpu_kernel_seconds_total{category="attention",device="0",)" + labels +
+               "} 1.5",
+           R"(inferscope_gpu_kernel_seconds_total{category="matmul",device="0",)" + labels +
+               "} 0.25",
+           R"(inferscope_gpu_kernels_total{category="attention",device="0",)" + labels + "} 3",
+           R"(inferscope_gpu_busy_seconds_total{device="0",)" + labels + "} 2",
+           "# TYPE inferscope_gpu_busy_ratio gauge",
+           R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.2",
+           R"(inferscope_memcpy_bytes_total{direction="htod",device="0",)" + labels + "} 1024",
+           R"(inferscope_memcpy_seconds_total{direction="htod",device="0",)" + labels + "} 1.5e-06",
+           R"(inferscope_host_sync_wait_seconds_total{type="stream",)" + labels + "} 0.5",
+           R"(inferscope_host_syncs_total{type="stream",)" + labels + "} 2",
+           "inferscope_records_dropped_total{" + labels + "} 7",
+           R"(inferscope_data_quality_issues_total{reason="late_record",)" + labels + "} 1",
+           R"(inferscope_data_quality_issues_total{reason="zero_timestamp",)" + labels + "} 0",
+           "inferscope_profiler_cpu_seconds_total{" + labels + "} 0.02",
+           "inferscope_windows_total{" + labels + "} 1",
+           "inferscope_last_window_end_timestamp_seconds{" + labels + "} 1700000010",
+           "inferscope_agent_sessions_total 5",
+           "inferscope_agent_windows_received_total 11",
+           "inferscope_agent_windows_stored_total 10",
+           "inferscope_agent_dropped_connections_total 1",
+           "inferscope_agent_store_errors_total 0",
+           "inferscope_agent_connected_processes 2",
+           "inferscope_metrics_processes 1",
+       }) {
+    EXPECT_TRUE(HasLine(out, line)) << "missing: " << line << "\nin:\n" << out;
+  }
+  // Categories, directions and sync types never seen stay out; no records_dropped in the
+  // reason family (it has its own).
+  EXPECT_EQ(CountSamples(out, "category=\"moe\""), 0u);
+  EXPECT_EQ(CountSamples(out, "direction=\"dtoh\""), 0u);
+  EXPECT_EQ(CountSamples(out, "type=\"device\""), 0u);
+  EXPECT_EQ(CountSamples(out, "reason=\"records_dropped\""), 0u);
+  // No telemetry was given: none of its families appear.
+  EXPECT_EQ(out.find("inferscope_engine_"), std::string::npos);
+  EXPECT_EQ(out.find("inferscope_gpu_utilization_ratio"), std::string::npos);
+  EXPECT_EQ(out.find("inferscope_stage_latency_seconds{"), std::string::npos);
+}
+
+TEST(MetricsExporterTest, CountersAccumulateGaugesReplace) {
+  MetricsExporter m;
+  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
+  m.OnWindow(MakeHello(42), MakeWindow(kT0 + 10 * kSecond, 3));
+  std::string out = m.Render(kSelf);
+  EXPECT_TRUE(HasLine(
+      out,
+      R"(inferscope_gpu_kernel_seconds_total{category="attention",device="0",)" + labels + "} 6"));
+  EXPECT_TRUE(HasLine(out, "inferscope_records_dropped_total{" + labels + "} 28"));
+  EXPECT_TRUE(HasLine(out, "inferscope_windows_total{" + labels + "} 2"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.6"));
+  EXPECT_TRUE(
+      HasLine(out, "inferscope_last_window_end_timestamp_seconds{" + labels + "} 1700000020"));
+
+  // A late, older window adds to the counters but leaves the gauges at the newest window.
+  m.OnWindow(MakeHello(42), MakeWindow(kT0 - 10 * kSecond, 1));
+  out = m.Render(kSelf);
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_gpu_kernel_seconds_total{category="attention",device="0",)" +
+                       labels + "} 7.5"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.6"));
+
+  // A window without the device: the device was idle, its ratio drops to 0.
+  model::ProfileWindow idle;
+  idle.start_ns = kT0 + 20 * kSecond;
+  idle.end_ns = kT0 + 30 * kSecond;
+  m.OnWindow(MakeHello(42), idle);
+  out = m.Render(kSelf);
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0"));
+  EXPECT_TRUE(HasLine(out, "inferscope_windows_total{" + labels + "} 4"));
+}
+
+TEST(MetricsExporterTest, ProcessEndDropsGaugesKeepsCounters) {
+  MetricsExporter m;
+  m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
+  m.OnWindow(MakeHello(43, 1), MakeWindow(kT0, 1, 43));
+  m.OnProcessEnd(MakeHello(42));
+  const std::string out = m.Render(kSelf);
+  EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{"), 1u);
+  EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{device=\"0\",pid=\"43\""), 1u);
+  EXPECT_EQ(CountSamples(out, "inferscope_last_window_end_timestamp_seconds{"), 1u);
+  EXPECT_EQ(CountSamples(out, "inferscope_gpu_kernel_seconds_total{"), 4u);
+  EXPECT_EQ(CountSamples(out, "pid=\"42\""), CountSamples(out, "pid=\"43\"") - 2);
+  // A window arriving after the end does not resurrect its gauges.
+  m.OnWindow(MakeHello(42), MakeWindow(kT0 + 10 * kSecond, 1));
+  EXPECT_EQ(CountSamples(m.Render(kSelf), "inferscope_gpu_busy_ratio{"), 1u);
+}
+
+TEST(MetricsExporterTest, BoundsProcessLabelSetsEvictingEndedFirst) {
+  MetricsExporter m(MetricsExporterOptions{.max_processes = 3});
+  for (uint32_t pid = 1; pid <= 3; ++pid) m.OnWindow(MakeHello(pid), MakeWindow(kT0, 1, pid));
+  m.OnProcessEnd(MakeHello(2));
+  m.OnWindow(MakeHello(1), MakeWindow(kT0 + 10 * kSecond, 1, 1));  // 1 is recent, 3 is not
+  m.OnWindow(MakeHello(4), MakeWindow(kT0, 1, 4));                 // evicts 2 (ended)
+  std::string out = m.Render(kSelf);
+  EXPECT_EQ(CountSamples(out, "pid=\"2\""), 0u);
+  EXPECT_GT(CountSamples(out, "pid=\"3\""), 0u);
+  EXPECT_TRUE(HasLine(out, R"(inferscope_windows_total{pid="evicted",rank="",host=""} 1)"));
+  EXPECT_TRUE(HasLine(out, "inferscope_metrics_processes 3"));
+  EXPECT_TRUE(HasLine(out, "inferscope_metrics_evicted_processes_total 1"));
+
+  m.OnWindow(MakeHello(5), MakeWindow(kT0, 2, 5));  // none ended: evicts 3 (silent longest)
+  out = m.Render(kSelf);
+  EXPECT_EQ(CountSamples(out, "pid=\"3\""), 0u);
+  EXPECT_GT(CountSamples(out, "pid=\"1\""), 0u);
+  EXPECT_TRUE(HasLine(out, R"(inferscope_windows_total{pid="evicted",rank="",host=""} 2)"));
+  // The evicted series carries counters only, never gauges.
+  EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{device=\"0\",pid=\"evicted\""), 0u);
+
+  // Sums over processes stay exact: 1 has two windows, 2, 3, 4 one each, 5 one of double size.
+  double kernel_s = 0;
+  for (const std::string& l : Lines(out)) {
+    if (l.rfind("inferscope_gpu_kernel_seconds_total{", 0) == 0) {
+      kernel_s += std::strtod(l.c_str() + l.rfind(' ') + 1, nullptr);
+    }
+  }
+  EXPECT_DOUBLE_EQ(kernel_s, 1.75 * 7);
+}
+
+TEST(MetricsExporterTest, EscapesLabelValues) {
+  EXPECT_EQ(EscapePrometheusLabelValue("plain"), "plain");
+  EXPECT_EQ(EscapePrometheusLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+  EXPECT_EQ(EscapePrometheusLabelValue("x\xff"), "x\xef\xbf\xbd");  // U+FFFD
+
+  MetricsExporter m;
+  m.OnWindow(MakeHello(7, 2, "we\"ird\\host\n"), MakeWindow(kT0, 1, 7));
+  const std::string out = m.Render(kSelf);
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_windows_total{pid="7",rank="2",host="we\"ird\\host\n"} 1)"))
+      << out;
+}
+
+GpuMetricsWindow MakeGpu(int64_t end_ns, uint64_t xids) {
+  GpuMetricsWindow g;
+  g.start_unix_ns = end_ns - 10 * kSecond;
+  g.end_unix_ns = end_ns;
+  GpuDeviceWindow& d = g.devices.emplace_back();
+  d.index = 0;
+  d.uuid = "GPU-abc";
+  d.metrics[kGpuUtilPct].Add(50);
+  d.metrics[kGpuUtilPct].Add(100);
+  d.metrics[kSmClockMhz].Add(1410);
+  d.metrics[kPcieTxBytesPerS].Add(1e9);
+  d.metrics[kTemperatureC].Add(61);
+  d.throttle_samples = 4;
+  d.throttle_active["sw_power_cap"] = 1;
+  d.throttle_active["gpu_idle"] = 0;
+  d.xid_count = xids;
+  return g;
+}
+
+scrape::EngineMetricsWindow MakeEngine(int64_t end_ns) {
+  scrape::EngineMetricsWindow e;
+  e.start_unix_ns = end_ns - 10 * kSecond;
+  e.end_unix_ns = end_ns;
+  e.engine = "vllm";
+  e.scrapes = 10;
+  e.counters_present = 1u << size_t(scrape::CounterSignal::kRequestsFinished) |
+                       1u << size_t(scrape::CounterSignal::kGenerationTokens);
+  e.counters[size_t(scrape::CounterSignal::kRequestsFinished)] = 20;
+  e.counters[size_t(scrape::CounterSignal::kGenerationTokens)] = 5000;
+  e.gauges_present = 1u << size_t(scrape::GaugeSignal::kKvCacheUsage);
+  e.gauges[size_t(scrape::GaugeSignal::kKvCacheUsage)].Add(0.25);
+  e.gauges[size_t(scrape::GaugeSignal::kKvCacheUsage)].Add(0.75);
+  e.stages_present = 1u << size_t(scrape::Stage::kTtft);
+  scrape::StageHistogram& ttft = e.stages[size_t(scrape::Stage::kTtft)];
+  ttft.AddBuckets({0.1, 1.0}, {0, 4, 0});
+  ttft.sum = 2;
+  ttft.count = 4;
+  return e;
+}
+
+otlp::SpanWindow MakeSpans(int64_t end_ns) {
+  otlp::SpanWindow s;
+  s.start_unix_ns = static_cast<uint64_t>(end_ns - 10 * kSecond);
+  s.end_unix_ns = static_cast<uint64_t>(end_ns);
+  s.requests = 3;
+  s.prompt_tokens = 300;
+  s.completion_tokens = 90;
+  s.counters.spans_received = 9;
+  s.counters.dropped_late = 1;
+  for (int64_t ms : {100, 200, 300}) {
+    s.stages[static_cast<size_t>(otlp::Stage::kE2e)].Add(ms * 1'000'000);
+  }
+  return s;
+}
+
+TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
+  MetricsExporter m;
+  const int64_t end = kT0 + 10 * kSecond;
+  GpuMetricsWindow gpu = MakeGpu(end, 2);
+  scrape::EngineMetricsWindow engine = MakeEngine(end);
+  otlp::SpanWindow spans = MakeSpans(end);
+  m.OnTelemetry(&gpu, &engine, &spans);
+  m.OnTelemetry(&gpu, &engine, &spans);  // the same window again: counted once
+  std::string out = m.Render(kSelf);
+  const std::string gpu_labels = R"(gpu="0",uuid="GPU-abc")";
+  for (const std::string& line : std::vector<std::string>{
+           "inferscope_gpu_metrics_up 1",
+           "inferscope_gpu_utilization_ratio{" + gpu_labels + "} 0.75",
+           "inferscope_gpu_sm_clock_hertz{" + gpu_labels + "} 1410000000",
+           "inferscope_gpu_temperature_celsius{" + gpu_labels + "} 61",
+           "inferscope_gpu_pcie_bytes_per_second{" + gpu_labels + R"(,direction="tx"} 1000000000)",
+           "inferscope_gpu_clock_event_ratio{" + gpu_labels + R"(,reason="sw_power_cap"} 0.25)",
+           "inferscope_gpu_lost{" + gpu_labels + "} 0",
+           "inferscope_gpu_xid_errors_total{" + gpu_labels + "} 2",
+           R"(inferscope_engine_info{engine="vllm",backend=""} 1)",
+           "inferscope_engine_requests_total 20",
+           "inferscope_engine_generation_tokens_total 5000",
+           "inferscope_engine_kv_cache_usage_ratio 0.5",
+           "inferscope_engine_scrapes_total 10",
+           "inferscope_span_requests_total 3",
+           "inferscope_span_prompt_tokens_total 300",
+           "inferscope_span_completion_tokens_total 90",
+           "inferscope_spans_received_total 9",
+           R"(inferscope_spans_dropped_total{reason="late"} 1)",
+           "# TYPE inferscope_stage_latency_seconds summary",
+           R"(inferscope_stage_latency_seconds_sum{stage="e2e",source="spans"} 0.6)",
+           R"(inferscope_stage_latency_seconds_count{stage="e2e",source="spans"} 3)",
+           R"(inferscope_stage_latency_seconds_sum{stage="ttft",source="engine"} 2)",
+           R"(inferscope_stage_latency_seconds_count{stage="ttft",source="engine"} 4)",
+       }) {
+    EXPECT_TRUE(HasLine(out, line)) << "missing: " << line << "\nin:\n" << out;
+  }
+  // Not exposed by the engine: absent, not zero.
+  EXPECT_EQ(out.find("inferscope_engine_prompt_tokens_total"), std::string::npos);
+  EXPECT_EQ(out.find("inferscope_engine_requests_running"), std::string::npos);
+  EXPECT_EQ(CountSamples(out, "reason=\"gpu_idle\""), 0u);
+  // Quantiles come from the window's histograms.
+  const std::string q = R"(inferscope_stage_latency_seconds{stage="e2e",source="spans",quantile=")";
+  const otlp::LatencyHistogram& e2e = spans.stage(otlp::Stage::kE2e);
+  EXPECT_DOUBLE_EQ(Value(out, q + "0.5\"}"), e2e.PercentileNs(0.5) / 1e9);
+  EXPECT_DOUBLE_EQ(Value(out, q + "0.99\"}"), e2e.PercentileNs(0.99) / 1e9);
+  EXPECT_GE(Value(out, q + "0.99\"}"), 0.2);
+  EXPECT_LE(Value(out, q + "0.99\"}"), 0.3);
+  const std::string eq =
+      R"(inferscope_stage_latency_seconds{stage="ttft",source="engine",quantile=")";
+  EXPECT_DOUBLE_EQ(Value(out, eq + "0.9\"}"), *engine.stage(scrape::Stage::kTtft).Quantile(0.9));
+
+  // The next window: counters and sums grow, gauges replace.
+  GpuMetricsWindow gpu2 = MakeGpu(end + 10 * kSecond, 1);
+  gpu2.devices[0].metrics[kGpuUtilPct] = {};
+  gpu2.devices[0].metrics[kGpuUtilPct].Add(10);
+  scrape::EngineMetricsWindow engine2 = MakeEngine(end + 10 * kSecond);
+  otlp::SpanWindow spans2 = MakeSpans(end + 10 * kSecond);
+  m.OnTelemetry(&gpu2, &engine2, &spans2);
+  out = m.Render(kSelf);
+  EXPECT_TRUE(HasLine(out, "inferscope_gpu_utilization_ratio{" + gpu_labels + "} 0.1"));
+  EXPECT_TRUE(HasLine(out, "inferscope_gpu_xid_errors_total{" + gpu_labels + "} 3"));
+  EXPECT_TRUE(HasLine(out, "inferscope_engine_requests_total 40"));
+  EXPECT_TRUE(HasLine(out, "inferscope_span_requests_total 6"));
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="e2e",source="spans"} 6)"));
+
+  // Collectors off: gauges go, counters stay, quantiles become NaN.
+  m.OnTelemetry(nullptr, nullptr, nullptr);
+  out = m.Render(kSelf);
+  EXPECT_EQ(out.find("inferscope_gpu_utilization_ratio"), std::string::npos);
+  EXPECT_EQ(out.find("inferscope_engine_info"), std::string::npos);
+  EXPECT_EQ(out.find("inferscope_gpu_metrics_up"), std::string::npos);
+  EXPECT_TRUE(HasLine(out, "inferscope_gpu_xid_errors_total{" + gpu_labels + "} 3"));
+  EXPECT_TRUE(HasLine(out, "inferscope_engine_requests_total 40"));
+  EXPECT_TRUE(HasLine(out, q + "0.5\"} NaN"));
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="e2e",source="spans"} 6)"));
+
+  // NVML unavailable: up is 0.
+  GpuMetricsWindow off;
+  off.end_unix_ns = end + 20 * kSecond;
+  off.unavailable = "libnvidia-ml.so.1 not found";
+  m.OnTelemetry(&off, nullptr, nullptr);
+  EXPECT_TRUE(HasLine(m.Render(kSelf), "inferscope_gpu_metrics_up 0"));
+}
+
+// Everything at once, for the structural checks below.
+std::string RenderEverything() {
+  MetricsExporter m;
+  m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
+  model::ProfileWindow full = wire::testing::FullWindow();
+  m.OnWindow(MakeHello(full.processes[0].pid, full.processes[0].rank, "host-b"), full);
+  m.OnProcessEnd(MakeHello(42));
+  const int64_t end = kT0 + 10 * kSecond;
+  GpuMetricsWindow gpu = MakeGpu(end, 1);
+  scrape::EngineMetricsWindow engine = MakeEngine(end);
+  otlp::SpanWindow spans = MakeSpans(end);
+  m.OnTelemetry(&gpu, &engine, &spans);
+  return m.Render(kSelf);
+}
+
+// Every family once, HELP and TYPE before its samples, samples of a family contiguous.
+TEST(MetricsExporterTest, FamiliesAreWellFormed) {
+  const std::string out = RenderEverything();
+  std::set<std::string> seen;
+  std::string family, type;
+  for (const std::string& l : Lines(out)) {
+    ASSERT_FALSE(l.empty());
+    if (l.rfind("# HELP ", 0) == 0) {
+      family = l.substr(7, l.find(' ', 7) - 7);
+      EXPECT_TRUE(seen.insert(family).second) << "family twice: " << family;
+      type.clear();
+      continue;
+    }
+    if (l.rfind("# TYPE ", 0) == 0) {
+      EXPECT_EQ(l.substr(7, family.size() + 1), family + " ");
+      type = l.substr(8 + family.size());
+      continue;
+    }
+    ASSERT_FALSE(family.empty()) << l;
+    ASSERT_FALSE(type.empty()) << l;
+    std::string name = l.substr(0, l.find_first_of("{ "));
+    if (type == "summary" && name != family) {
+      EXPECT_TRUE(name == family + "_sum" || name == family + "_count") << l;
+    } else {
+      EXPECT_EQ(name, family) << l;
+    }
+    if (type == "counter") {
+      EXPECT_TRUE(family.ends_with("_total")) << family;
+    }
+    EXPECT_EQ(family.rfind("inferscope_", 0), 0u) << family;
+  }
+  EXPECT_GT(seen.size(), 30u);
+  // No kernel names as labels, whatever the windows held.
+  EXPECT_EQ(out.find("gemm"), std::string::npos);
+  EXPECT_EQ(out.find("kernel_name"), std::string::npos);
+}
+
+TEST(MetricsExporterTest, PromtoolAcceptsTheOutput) {
+  const char* promtool = "/usr/bin/promtool";
+  if (access(promtool, X_OK) != 0) GTEST_SKIP() << "promtool not installed (Debian: prometheus)";
+  const std::string path =
+      ::testing::TempDir() + "/metrics_exporter_" + std::to_string(getpid()) + ".prom";
+  {
+    std::ofstream f(path);
+    f << RenderEverything();
+  }
+  const std::string cmd = std::string(promtool) + " check metrics < " + path + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string report;
+  char buf[512];
+  while (fgets(buf, sizeof(buf), p)) report += buf;
+  const int status = pclose(p);
+  std::remove(path.c_str());
+  EXPECT_EQ(status, 0) << report;
+  EXPECT_EQ(report, "") << report;
+}
+
+}  // namespace
+}  // namespace inferscope::agent
