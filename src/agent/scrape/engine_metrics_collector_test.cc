@@ -46,8 +46,9 @@ std::string EngineData(const std::string& name) {
 // Start), stopped on destruction.
 class TestServer {
  public:
-  void Start() {
-    port_ = server_.bind_to_any_port("127.0.0.1");
+  void Start(const char* host = "127.0.0.1") {
+    port_ = server_.bind_to_any_port(host);
+    if (port_ < 0) return;
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     for (int i = 0; i < 500 && !server_.is_running(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -282,6 +283,17 @@ TEST(HttpFetchTest, ParsesMetricsUrls) {
        {"ftp://x/", "127.0.0.1:8000", "http://", "http://:80/", "http://h:0/", "http://h:99999/",
         "http://h:/", "http://u@h/", "http://[::1/", "http://h h/", "https://h/"})
     EXPECT_FALSE(ParseMetricsUrl(bad).ok()) << bad;
+}
+
+TEST(HttpFetchTest, FetchesOverIpv6Loopback) {
+  TestServer server;
+  server.Serve("/metrics", "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 1\n");
+  server.Start("::1");
+  if (server.port() <= 0) GTEST_SKIP() << "no IPv6 loopback here";
+  auto r = HttpGet({"::1", uint16_t(server.port()), "/metrics"}, FetchOptions());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body.rfind("# TYPE vllm:num_requests_running", 0), 0u);
 }
 
 TEST(HttpFetchTest, BoundsTheBodyAndReportsStatus) {

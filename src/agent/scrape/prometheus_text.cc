@@ -269,7 +269,14 @@ class Parser {
       if (c.done() || c.peek() != '"') return Fail("expected '\"' to open a label value");
       ++c.i;
       bool closed = false;
-      while (!c.done()) {
+      // Fast path: values without escapes (nearly all) are copied in one piece.
+      const size_t end = c.s.find_first_of("\"\\", c.i);
+      if (end != std::string_view::npos && c.s[end] == '"') {
+        label.value.assign(c.s.substr(c.i, end - c.i));
+        c.i = end + 1;
+        closed = true;
+      }
+      while (!closed && !c.done()) {
         const char ch = c.s[c.i++];
         if (ch == '"') {
           closed = true;
@@ -322,6 +329,7 @@ class Parser {
     }
     Sample sample;
     if (c.peek() == '{') {
+      sample.labels.reserve(4);
       if (!ParseLabels(c, &sample.labels)) return Bad(pending_error_);
       c.SkipBlanks();
     }

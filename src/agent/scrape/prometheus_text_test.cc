@@ -262,7 +262,7 @@ TEST(PrometheusTextTest, ParsesOneMegabyteInAFewMilliseconds) {
   EXPECT_EQ(e.stats.samples, uint64_t(series));
   std::printf("parsed %zu bytes, %d samples in %.2f ms\n", body.size(), series, ms);
   // Generous for sanitizer and debug builds; the benchmark-grade figure is in the docs.
-  EXPECT_LT(ms, 500.0);
+  EXPECT_LT(ms, 3000.0);
 }
 
 }  // namespace
