@@ -63,7 +63,8 @@ struct Agent::Connection {
 
 // What the event loop hands to the writer thread, in arrival order.
 struct Agent::WriteItem {
-  enum class Kind { kHello, kWindow, kEnd } kind = Kind::kWindow;
+  enum class Kind { kHello, kWindow, kEnd, kTelemetry } kind = Kind::kWindow;
+  std::vector<TelemetryRecord> telemetry;  // kTelemetry
   uint64_t session_id = 0;
   wire::Hello hello;     // kHello
   PendingWindow window;  // kWindow (process_id is resolved by the writer)
@@ -149,7 +150,26 @@ base::Status Agent::Start() {
 
   started_unix_ns_ = UnixNowNs();
   for (int watched : options_.watch_pids) Watch(watched);
+  if (options_.telemetry_enabled) {
+    TelemetryOptions t = options_.telemetry;
+    if (options_.http_port < 0) t.otlp = false;  // no HTTP server to receive spans on
+    telemetry_ = std::make_unique<Telemetry>(t, [this](TelemetryWindow&& w) {
+      WriteItem item;
+      item.kind = WriteItem::Kind::kTelemetry;
+      item.telemetry = std::move(w.records);
+      Enqueue(std::move(item));
+    });
+  }
   RETURN_IF_ERROR(StartHttp());
+  if (telemetry_) {
+    std::vector<int> roots;
+    {
+      std::lock_guard<std::mutex> lock(watch_mu_);
+      roots = watched_;
+    }
+    telemetry_->SetRootPids(roots);
+    telemetry_->Start();
+  }
 
   started_ = true;
   writer_thread_ = std::thread([this] { WriterLoop(); });
@@ -210,6 +230,24 @@ base::Status Agent::StartHttp() {
     r.body = "{\"watching\": " + std::to_string(pid) + "}\n";
     return r;
   });
+  if (telemetry_ && telemetry_->spans() != nullptr) {
+    otlp::SpanCollector* spans = telemetry_->spans();
+    http_->Post("/v1/traces", [spans](const HttpRequest& req) {
+      // cpp-httplib (Debian's build, with zlib) inflates gzip bodies before the handler but
+      // keeps the header: only pass "gzip" on when the body still starts with the gzip magic.
+      std::string encoding = req.content_encoding;
+      if (encoding == "gzip" &&
+          !(req.body.size() >= 2 && static_cast<unsigned char>(req.body[0]) == 0x1f &&
+            static_cast<unsigned char>(req.body[1]) == 0x8b))
+        encoding.clear();
+      const otlp::OtlpHttpResult r = spans->HandleTraces(req.content_type, encoding, req.body);
+      HttpResponse out;
+      out.status = r.status;
+      out.content_type = r.content_type;
+      out.body = r.body;
+      return out;
+    });
+  }
   const bool default_port = options_.http_port == AgentOptions::kDefaultHttpPort;
   auto port = http_->Start(options_.http_host, options_.http_port, default_port);
   if (!port.ok()) {
@@ -249,6 +287,7 @@ base::Status Agent::StartHttp() {
 void Agent::Watch(int pid) {
   std::lock_guard<std::mutex> lock(watch_mu_);
   if (std::find(watched_.begin(), watched_.end(), pid) == watched_.end()) watched_.push_back(pid);
+  roots_dirty_ = true;
 }
 
 bool Agent::AnyWatchedAlive() {
@@ -292,6 +331,7 @@ void Agent::EventLoop() {
     ::close(conns[i]->fd);
     conns.erase(conns.begin() + static_cast<std::ptrdiff_t>(i));
     if (conns.empty()) idle_since_ns = MonotonicNs();
+    roots_dirty_ = true;
   };
   while (!stop) {
     // A full writer queue pauses reading (senders buffer on their side) instead of dropping.
@@ -323,6 +363,7 @@ void Agent::EventLoop() {
         close_conn(i, conns[i]->goodbye ? "goodbye" : "connection closed");
     }
     connected_.store(conns.size(), std::memory_order_relaxed);
+    if (roots_dirty_.exchange(false)) UpdateRootPids(conns);
     if (!conns.empty() || (options_.exit_when_idle_ns > 0 && AnyWatchedAlive()))
       idle_since_ns = MonotonicNs();
     if (options_.exit_when_idle_ns > 0 && conns.empty() &&
@@ -351,11 +392,27 @@ void Agent::EventLoop() {
     close_conn(conns.size() - 1,
                c->goodbye ? "goodbye" : (finished ? "connection closed" : "agent stopping"));
   }
+  // The telemetry's last (partial) window goes to the writer before it is told to finish.
+  if (telemetry_) telemetry_->Stop();
   {
     std::lock_guard<std::mutex> lock(mu_);
     loop_done_ = true;
   }
   queue_cv_.notify_one();
+}
+
+void Agent::UpdateRootPids(const std::vector<std::unique_ptr<Connection>>& conns) {
+  if (!telemetry_) return;
+  std::vector<int> pids;
+  {
+    std::lock_guard<std::mutex> lock(watch_mu_);
+    pids = watched_;
+  }
+  for (const auto& c : conns)
+    if (c->has_hello) pids.push_back(static_cast<int>(c->hello.pid));
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  telemetry_->SetRootPids(std::move(pids));
 }
 
 bool Agent::ReadConnection(Connection* c, size_t max_bytes) {
@@ -405,6 +462,7 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
       }
       c->has_hello = true;
       c->hello = *hello;
+      roots_dirty_ = true;
       ++sessions_;
       Log("session start: " + Describe(c->hello) +
           (c->hello.tool_version.empty() ? "" : " (inferscope " + c->hello.tool_version + ")"));
@@ -481,6 +539,10 @@ void Agent::WriterLoop() {
         const int64_t id = it->second;
         process_of_session.erase(it);
         return item.goodbye ? store_->MarkProcessEnded(id, UnixNowNs()) : base::OkStatus();
+      }
+      case WriteItem::Kind::kTelemetry: {
+        for (const TelemetryRecord& r : item.telemetry) RETURN_IF_ERROR(store_->AppendTelemetry(r));
+        return base::OkStatus();
       }
     }
     return base::OkStatus();

@@ -19,6 +19,7 @@
 
 #include "src/agent/http/http_server.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/agent/telemetry.h"
 #include "src/base/status.h"
 
 namespace inferscope::agent {
@@ -37,6 +38,9 @@ struct AgentOptions {
   // The default port falls back to a free one when taken (a second agent with another state
   // dir); an explicitly chosen port that is taken is an error. agent.json in the state dir names
   // the bound endpoints.
+  // Host telemetry (GPU metrics, engine metrics, request spans), off when !telemetry_enabled.
+  bool telemetry_enabled = true;
+  TelemetryOptions telemetry;
   std::string http_host = "127.0.0.1";
   int http_port = kDefaultHttpPort;
   static constexpr int kDefaultHttpPort = 9470;
@@ -96,6 +100,8 @@ class Agent {
   bool ReadConnection(Connection* c, size_t max_bytes);
   bool HandleFrame(Connection* c, uint16_t type, std::string&& payload);
   void EndSession(Connection* c, const char* how);
+  // Tells the telemetry which processes are profiled now (the scraper searches their sockets).
+  void UpdateRootPids(const std::vector<std::unique_ptr<Connection>>& conns);
   void Enqueue(WriteItem&& item);
   bool QueueFull();
   void Log(const std::string& line);
@@ -109,10 +115,12 @@ class Agent {
   int stop_fd_ = -1;  // eventfd
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<Telemetry> telemetry_;
   std::string endpoints_path_;  // <state dir>/agent.json, removed at exit
   int64_t started_unix_ns_ = 0;
   std::mutex watch_mu_;
-  std::vector<int> watched_;  // guarded by watch_mu_
+  std::vector<int> watched_;             // guarded by watch_mu_
+  std::atomic<bool> roots_dirty_{true};  // sessions or watched pids changed: UpdateRootPids
   std::thread loop_thread_;
   std::thread writer_thread_;
   bool started_ = false;

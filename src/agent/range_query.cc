@@ -17,6 +17,39 @@ void KeepDevice(uint32_t device, model::ProfileWindow* w) {
   std::erase_if(w->processes, [](const model::ProcessProfile& p) { return p.devices.empty(); });
 }
 
+// Merges every record of `kind` in the range into `out` (created by the first one).
+template <typename Window>
+base::Status MergeTelemetry(SqliteStore& store, const char* kind, const RangeQuery& query,
+                            std::optional<Window>* out, RangeProfile* profile) {
+  ASSIGN_OR_RETURN(std::vector<TelemetryRecord> records,
+                   store.QueryTelemetry(kind, query.from_ns, query.to_ns));
+  for (const TelemetryRecord& r : records) {
+    auto w = Window::FromJson(r.json);
+    if (!w.ok()) {
+      ++profile->corrupt_telemetry;
+      continue;
+    }
+    ++profile->telemetry_windows;
+    if (out->has_value())
+      (*out)->Merge(*w);
+    else
+      *out = std::move(w).value();
+  }
+  return base::OkStatus();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
 }  // namespace
 
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
@@ -42,6 +75,9 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
     ++out.windows;
   }
   out.processes = merged.size();
+  RETURN_IF_ERROR(MergeTelemetry(store, "gpu", query, &out.gpu, &out));
+  RETURN_IF_ERROR(MergeTelemetry(store, "engine", query, &out.engine, &out));
+  RETURN_IF_ERROR(MergeTelemetry(store, "spans", query, &out.spans, &out));
   if (merged.empty()) return out;
 
   analyze::AnalysisOptions options;
@@ -58,6 +94,38 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
         {source, "inferscope_store, " + std::to_string(window_counts[id]) + " windows", &w});
   out.analysis = analyze::Analyze(inputs, options);
   return out;
+}
+
+std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format) {
+  report::ReportExtras extras;
+  if (profile.gpu) {
+    std::string text;
+    RenderGpuMetricsText(*profile.gpu, &text);
+    extras.sections.push_back({"GPU metrics (NVML, same range)", Lines(text)});
+  }
+  if (profile.engine) {
+    std::string text;
+    scrape::RenderEngineMetricsText(*profile.engine, &text);
+    extras.sections.push_back({"Engine load and stage latency (Prometheus metrics)", Lines(text)});
+  }
+  if (profile.spans) {
+    std::string text;
+    otlp::RenderSpanText(*profile.spans, &text);
+    extras.sections.push_back({"Requests (OpenTelemetry spans)", Lines(text)});
+  }
+  extras.json = [&profile](base::JsonWriter& w) {
+    auto section = [&w](const char* key, const auto& window) {
+      w.Key(key);
+      if (window)
+        window->WriteJson(w);
+      else
+        w.Null();
+    };
+    section("gpu_metrics", profile.gpu);
+    section("engine", profile.engine);
+    section("requests", profile.spans);
+  };
+  return report::Render(profile.analysis, format, extras);
 }
 
 }  // namespace inferscope::agent

@@ -9,9 +9,13 @@
 #include <optional>
 #include <string>
 
+#include "src/agent/nvml/gpu_metrics_window.h"
+#include "src/agent/otlp/span_window.h"
+#include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
 #include "src/base/status.h"
+#include "src/report/report.h"
 
 namespace inferscope::agent {
 
@@ -29,6 +33,12 @@ struct RangeProfile {
   size_t windows = 0;          // stored windows merged into it
   size_t processes = 0;
   uint64_t corrupt_windows = 0;  // stored windows that did not decode (skipped)
+  // The host telemetry of the same range, merged; absent when nothing was collected.
+  std::optional<GpuMetricsWindow> gpu;
+  std::optional<scrape::EngineMetricsWindow> engine;
+  std::optional<otlp::SpanWindow> spans;
+  uint64_t telemetry_windows = 0;
+  uint64_t corrupt_telemetry = 0;  // records that did not parse (skipped)
 };
 
 // Loads the windows of the range, merges them per process (a range reads like one long window)
@@ -36,5 +46,9 @@ struct RangeProfile {
 // `windows == 0` when nothing matched (not an error: callers word that themselves).
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
                                                const std::string& source);
+
+// The report of a range: the kernel profile plus the telemetry sections ("gpu_metrics",
+// "engine" and "requests" in JSON; docs/report-schema.md).
+std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format);
 
 }  // namespace inferscope::agent

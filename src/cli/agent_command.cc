@@ -102,6 +102,23 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
                    "bound endpoints are written to <state-dir>/agent.json")
       ->capture_default_str()
       ->check(CLI::Range(-1, 65535));
+  agent_cmd_
+      ->add_option("--window", window_,
+                   "Telemetry window (GPU metrics, engine metrics, spans); match the processes'\n"
+                   "INFERSCOPE_WINDOW (inferscope run --window)")
+      ->capture_default_str();
+  agent_cmd_->add_option("--gpu-sample-interval", gpu_sample_interval_, "NVML sampling period")
+      ->capture_default_str();
+  agent_cmd_->add_option("--scrape-interval", scrape_interval_, "Engine /metrics scrape period")
+      ->capture_default_str();
+  agent_cmd_->add_option("--metrics-url", metrics_url_,
+                         "The engine's Prometheus endpoint (default: found from the listening\n"
+                         "sockets of the profiled processes)");
+  agent_cmd_->add_option("--nvml-library", nvml_library_, "NVML to load (tests use a fake)")
+      ->capture_default_str();
+  agent_cmd_->add_flag("--no-nvml", no_nvml_, "Do not sample GPU metrics");
+  agent_cmd_->add_flag("--no-scrape", no_scrape_, "Do not scrape the engine's metrics");
+  agent_cmd_->add_flag("--no-otlp", no_otlp_, "Do not receive OpenTelemetry spans");
   agent_cmd_->add_flag("-v,--verbose", verbose_, "Log every window and retention pass");
 
   report_cmd_ = app->add_subcommand(
@@ -152,6 +169,31 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     options.verbose = verbose_;
     options.watch_pids = watch_pids_;
     options.http_port = http_port_;
+    struct {
+      const char* flag;
+      const std::string& text;
+      int64_t min_ns;
+      int64_t* out;
+    } durations[] = {
+        {"--window", window_, 100'000'000, &options.telemetry.window_ns},
+        {"--gpu-sample-interval", gpu_sample_interval_, 10'000'000,
+         &options.telemetry.gpu_sample_interval_ns},
+        {"--scrape-interval", scrape_interval_, 100'000'000, &options.telemetry.scrape_interval_ns},
+    };
+    for (const auto& d : durations) {
+      auto v = base::ParseDuration(d.text, base::DurationUnits::kWithLongUnits);
+      if (!v.ok()) return Usage(std::string(d.flag) + ": " + v.status().message(), "agent");
+      if (*v < d.min_ns)
+        return Usage(
+            std::string(d.flag) + ": at least " + std::to_string(d.min_ns / 1'000'000) + "ms",
+            "agent");
+      *d.out = *v;
+    }
+    options.telemetry.nvml = !no_nvml_;
+    options.telemetry.scrape = !no_scrape_;
+    options.telemetry.otlp = !no_otlp_;
+    options.telemetry.metrics_url = metrics_url_;
+    options.telemetry.nvml_library = nvml_library_;
     return RunAgent(options);
   }
   if (report_cmd_->parsed()) {

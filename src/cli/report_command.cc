@@ -69,7 +69,7 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (result->corrupt_windows > 0)
     err << "inferscope: note: skipped " << result->corrupt_windows
         << " stored windows that did not decode\n";
-  if (result->windows == 0) {
+  if (result->windows == 0 && result->telemetry_windows == 0) {
     const std::string range =
         options.from.empty() && options.to.empty() ? "in the last " + RangeText(options.last_ns)
         : query.to_ns == kOpenEnded                ? "since " + base::FormatLocalTime(query.from_ns)
@@ -93,7 +93,10 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
     }
     return kExitNotFound;
   }
-  out << report::Render(result->analysis, options.format);
+  if (result->windows == 0)
+    err << "inferscope: note: no profile windows in the range (no profiled process sent any); "
+           "showing the host telemetry only\n";
+  out << agent::RenderRangeReport(*result, options.format);
   out.flush();
   if (!out) {
     err << "inferscope: error: <stdout>: write failed\n";

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "src/base/json_writer.h"
+#include "src/report/document.h"
 #include "src/report/report.h"
 
 #ifndef INFERSCOPE_VERSION
@@ -224,7 +225,9 @@ void WriteSpread(JsonWriter& w, const analyze::Spread& s) {
 
 const char* ToolVersion() { return INFERSCOPE_VERSION; }
 
-std::string RenderJson(const Analysis& a) {
+std::string RenderJson(const Analysis& a) { return RenderJson(a, nullptr); }
+
+std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>& extra_keys) {
   JsonWriter w;
   w.BeginObject();
   w.Key("schema_version").Int(kJsonSchemaVersion);
@@ -313,6 +316,7 @@ std::string RenderJson(const Analysis& a) {
   w.Key("straggler_excess_compute_ns").Int(c.straggler_excess_compute_ns);
   w.EndObject();
 
+  if (extra_keys) extra_keys(w);
   w.EndObject();
   return w.str();
 }
@@ -331,15 +335,22 @@ bool ParseReportFormat(std::string_view name, ReportFormat* format) {
 }
 
 std::string Render(const Analysis& analysis, ReportFormat format) {
-  switch (format) {
-    case ReportFormat::kText:
-      return RenderText(analysis);
-    case ReportFormat::kMarkdown:
-      return RenderMarkdown(analysis);
-    case ReportFormat::kJson:
-      return RenderJson(analysis);
+  return Render(analysis, format, ReportExtras{});
+}
+
+std::string Render(const Analysis& analysis, ReportFormat format, const ReportExtras& extras) {
+  if (format == ReportFormat::kJson) return RenderJson(analysis, extras.json);
+  constexpr int kWidth = 100;
+  Document doc = BuildDocument(analysis, kWidth);
+  for (const ReportExtras::Section& extra : extras.sections) {
+    Section& s = doc.sections.emplace_back();
+    s.title = extra.title;
+    Block& b = s.blocks.emplace_back();
+    b.kind = Block::Kind::kPreformatted;
+    b.lines = extra.lines;
   }
-  return {};
+  return format == ReportFormat::kText ? RenderDocumentText(doc, kWidth)
+                                       : RenderDocumentMarkdown(doc);
 }
 
 }  // namespace inferscope::report

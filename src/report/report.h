@@ -4,10 +4,13 @@
 // Renderers over an Analysis: a terminal report (fits 100 columns), the same content as GitHub
 // markdown, and a versioned JSON document for programs and agents (docs/report-schema.md).
 
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/analyze/analysis.h"
+#include "src/base/json_writer.h"
 
 namespace inferscope::report {
 
@@ -26,7 +29,24 @@ inline constexpr int kJsonSchemaVersion = 1;
 std::string RenderText(const analyze::Analysis& analysis, int width = 100);
 std::string RenderMarkdown(const analyze::Analysis& analysis);
 std::string RenderJson(const analyze::Analysis& analysis);
+std::string RenderJson(const analyze::Analysis& analysis,
+                       const std::function<void(base::JsonWriter&)>& extra_keys);
 
 std::string Render(const analyze::Analysis& analysis, ReportFormat format);
+
+// What a caller adds beside the kernel profile: `inferscope report` adds the GPU metrics, engine
+// load and request latencies of the same time range. Text and markdown get the sections (each a
+// preformatted block, after the profile); JSON gets the keys `json` writes into the top-level
+// object, after the profile's own keys.
+struct ReportExtras {
+  struct Section {
+    std::string title;
+    std::vector<std::string> lines;
+  };
+  std::vector<Section> sections;
+  std::function<void(base::JsonWriter&)> json;
+};
+std::string Render(const analyze::Analysis& analysis, ReportFormat format,
+                   const ReportExtras& extras);
 
 }  // namespace inferscope::report

@@ -321,7 +321,7 @@ HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore&
   if (!profile.ok()) return JsonError(500, profile.status().message());
   if (profile->windows == 0) return JsonError(404, "no profile windows in the range");
   HttpResponse r;
-  r.body = report::Render(profile->analysis, format);
+  r.body = RenderRangeReport(*profile, format);
   r.content_type = format == report::ReportFormat::kJson       ? "application/json"
                    : format == report::ReportFormat::kMarkdown ? "text/markdown; charset=utf-8"
                                                                : "text/plain; charset=utf-8";

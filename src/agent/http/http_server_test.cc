@@ -196,7 +196,8 @@ TEST_F(ApiRoutesTest, ProfileIsTheReportOfTheRange) {
   auto profile = QueryRangeProfile(**store, q, "store:" + dir_.path());
   ASSERT_TRUE(profile.ok());
   EXPECT_EQ(profile->windows, 6u);
-  EXPECT_EQ(body, report::RenderJson(profile->analysis));
+  EXPECT_EQ(body, RenderRangeReport(*profile, report::ReportFormat::kJson));
+  EXPECT_NE(body.find("\"gpu_metrics\": null"), std::string::npos);  // none collected
   const std::string text = Get("/api/v1/profile?last=1h&format=text");
   EXPECT_NE(text.find("ranks: 4 (processes 2)"), std::string::npos) << text.substr(0, 400);
   Get("/api/v1/profile?from=" + std::to_string(kStart / kSec - 100) +

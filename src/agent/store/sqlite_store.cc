@@ -42,6 +42,15 @@ constexpr const char* kMigrations[] = {
     "CREATE INDEX windows_by_process ON windows (process_id, start_ns);",
     // 2: when a process said goodbye (0 = not yet, or its connection was lost).
     "ALTER TABLE processes ADD COLUMN ended_ns INTEGER NOT NULL DEFAULT 0;",
+    // 3: host telemetry per window (GPU metrics, engine metrics, request spans), JSON payloads.
+    "CREATE TABLE telemetry ("
+    "  id INTEGER PRIMARY KEY,"
+    "  kind TEXT NOT NULL,"
+    "  start_ns INTEGER NOT NULL,"
+    "  end_ns INTEGER NOT NULL,"
+    "  received_ns INTEGER NOT NULL,"
+    "  payload BLOB NOT NULL);"
+    "CREATE INDEX telemetry_by_start ON telemetry (kind, start_ns);",
 };
 constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
@@ -459,6 +468,12 @@ base::StatusOr<RetentionResult> SqliteStore::ApplyRetention(int64_t max_age_ns, 
       result.deleted_windows += static_cast<uint64_t>(sqlite3_changes(db_));
     }
   }
+  if (max_age_ns > 0) {
+    ASSIGN_OR_RETURN(sqlite3_stmt * t, Prepare("DELETE FROM telemetry WHERE received_ns < ?1"));
+    sqlite3_bind_int64(t, 1, cutoff_ns);
+    if (sqlite3_step(t) != SQLITE_DONE) return Error("cannot delete old telemetry");
+    result.deleted_telemetry += static_cast<uint64_t>(sqlite3_changes(db_));
+  }
   ASSIGN_OR_RETURN(sqlite3_stmt * p,
                    Prepare("DELETE FROM processes WHERE last_seen_ns < ?1 AND NOT EXISTS"
                            " (SELECT 1 FROM windows WHERE process_id = processes.id)"));
@@ -466,6 +481,53 @@ base::StatusOr<RetentionResult> SqliteStore::ApplyRetention(int64_t max_age_ns, 
   if (sqlite3_step(p) != SQLITE_DONE) return Error("cannot delete old processes");
   result.deleted_processes = static_cast<uint64_t>(sqlite3_changes(db_));
   return result;
+}
+
+base::Status SqliteStore::AppendTelemetry(const TelemetryRecord& record) {
+  ASSIGN_OR_RETURN(std::string payload, CompressPayload(record.json));
+  ASSIGN_OR_RETURN(sqlite3_stmt * s,
+                   Prepare("INSERT INTO telemetry (kind, start_ns, end_ns, received_ns, payload)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5)"));
+  sqlite3_bind_text(s, 1, record.kind.data(), static_cast<int>(record.kind.size()),
+                    SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s, 2, record.start_ns);
+  sqlite3_bind_int64(s, 3, record.end_ns);
+  sqlite3_bind_int64(s, 4, record.received_ns);
+  sqlite3_bind_blob(s, 5, payload.data(), static_cast<int>(payload.size()), SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) return Error("cannot store telemetry");
+  return base::OkStatus();
+}
+
+base::StatusOr<std::vector<TelemetryRecord>> SqliteStore::QueryTelemetry(const std::string& kind,
+                                                                         int64_t from_ns,
+                                                                         int64_t to_ns) {
+  ASSIGN_OR_RETURN(sqlite3_stmt * s,
+                   Prepare("SELECT start_ns, end_ns, received_ns, payload FROM telemetry"
+                           " WHERE kind = ?1 AND start_ns < ?3 AND end_ns > ?2"
+                           " ORDER BY start_ns, id"));
+  sqlite3_bind_text(s, 1, kind.data(), static_cast<int>(kind.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s, 2, from_ns);
+  sqlite3_bind_int64(s, 3, to_ns);
+  std::vector<TelemetryRecord> out;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const auto* blob = static_cast<const char*>(sqlite3_column_blob(s, 3));
+    auto json = DecompressPayload(
+        std::string_view(blob ? blob : "", static_cast<size_t>(sqlite3_column_bytes(s, 3))));
+    if (!json.ok()) continue;  // a corrupt row costs only itself
+    TelemetryRecord r;
+    r.kind = kind;
+    r.start_ns = sqlite3_column_int64(s, 0);
+    r.end_ns = sqlite3_column_int64(s, 1);
+    r.received_ns = sqlite3_column_int64(s, 2);
+    r.json = std::move(json).value();
+    out.push_back(std::move(r));
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) return Error("cannot read telemetry");
+  return out;
 }
 
 }  // namespace inferscope::agent

@@ -83,8 +83,18 @@ struct StoreSummary {
   int64_t last_end_ns = 0;
 };
 
+// One collector's summary of one window (kind "gpu", "engine" or "spans"; JSON from the
+// collector's WriteJson). The store keeps it compressed and never looks inside.
+struct TelemetryRecord {
+  std::string kind;
+  int64_t start_ns = 0, end_ns = 0;  // Unix ns
+  int64_t received_ns = 0;           // when stored (retention by age)
+  std::string json;
+};
+
 struct RetentionResult {
   uint64_t deleted_windows = 0;
+  uint64_t deleted_telemetry = 0;
   uint64_t deleted_processes = 0;
 };
 
@@ -122,6 +132,12 @@ class SqliteStore {
   // Compresses and appends one window; updates the process's last_seen_ns.
   base::Status AppendWindow(const PendingWindow& window);
 
+  base::Status AppendTelemetry(const TelemetryRecord& record);
+  // Records of `kind` overlapping [from_ns, to_ns), by start time (rows that fail to decompress
+  // are skipped).
+  base::StatusOr<std::vector<TelemetryRecord>> QueryTelemetry(const std::string& kind,
+                                                              int64_t from_ns, int64_t to_ns);
+
   // Windows overlapping the query's range, decoded, with their processes.
   base::StatusOr<QueryResult> QueryWindows(const WindowQuery& query);
   base::StatusOr<StoreSummary> Summary();
@@ -132,9 +148,9 @@ class SqliteStore {
   // Index fields of the windows overlapping the range, by start time, at most `limit`.
   base::StatusOr<std::vector<WindowInfo>> ListWindows(const WindowQuery& query, size_t limit);
 
-  // Deletes windows received before now - max_age_ns, then the oldest windows until the payload
-  // bytes are at most max_bytes, then processes left without windows that were last seen before
-  // now - max_age_ns. 0 disables a limit.
+  // Deletes windows (and telemetry) received before now - max_age_ns, then the oldest windows
+  // until the payload bytes are at most max_bytes, then processes left without windows that were
+  // last seen before now - max_age_ns. 0 disables a limit.
   base::StatusOr<RetentionResult> ApplyRetention(int64_t max_age_ns, uint64_t max_bytes,
                                                  int64_t now_ns);
 

@@ -309,5 +309,34 @@ TEST(SqliteStoreTest, StoredBytesPerWindowOnRealTraces) {
   EXPECT_LT(static_cast<double>(total_stored) / total_gpu_windows * 8640, 50e6);
 }
 
+TEST(SqliteStoreTest, TelemetryRoundTripRangeAndRetention) {
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  for (int i = 0; i < 3; ++i) {
+    TelemetryRecord r;
+    r.kind = i == 2 ? "spans" : "gpu";
+    r.start_ns = i * 10;
+    r.end_ns = i * 10 + 10;
+    r.received_ns = 100 + i;
+    r.json = "{\"i\": " + std::to_string(i) + "}";
+    ASSERT_TRUE((*store)->AppendTelemetry(r).ok());
+  }
+  auto gpu = (*store)->QueryTelemetry("gpu", 0, 100);
+  ASSERT_TRUE(gpu.ok());
+  ASSERT_EQ(gpu->size(), 2u);
+  EXPECT_EQ((*gpu)[1].json, "{\"i\": 1}");
+  EXPECT_EQ((*gpu)[1].start_ns, 10);
+  EXPECT_EQ((*store)->QueryTelemetry("gpu", 10, 20)->size(), 1u);  // overlap, not touch
+  EXPECT_EQ((*store)->QueryTelemetry("spans", 0, 100)->size(), 1u);
+  EXPECT_EQ((*store)->QueryTelemetry("engine", 0, 100)->size(), 0u);
+  // Retention by age: received before 102 goes.
+  auto r = (*store)->ApplyRetention(/*max_age_ns=*/10, 0, /*now_ns=*/112);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->deleted_telemetry, 2u);
+  EXPECT_EQ((*store)->QueryTelemetry("gpu", 0, 100)->size(), 0u);
+  EXPECT_EQ((*store)->QueryTelemetry("spans", 0, 100)->size(), 1u);
+}
+
 }  // namespace
 }  // namespace inferscope::agent

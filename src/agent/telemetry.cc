@@ -1,0 +1,191 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/telemetry.h"
+
+#include <time.h>
+
+#include <chrono>
+
+#include "src/agent/nvml/gpu_sampler.h"
+#include "src/agent/scrape/engine_metrics_collector.h"
+#include "src/base/json_writer.h"
+
+namespace inferscope::agent {
+namespace {
+
+int64_t UnixNowNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// "ok: ...", "degraded: ...", "off: ..." (the collectors' health lines) as state + reason.
+CollectorStatus FromHealthLine(const std::string& line) {
+  CollectorStatus s;
+  for (const auto& [prefix, state] : {std::pair<const char*, const char*>{"ok: ", "on"},
+                                      {"degraded: ", "degraded"},
+                                      {"off: ", "off"}}) {
+    const std::string p(prefix);
+    if (line.compare(0, p.size(), p) == 0) {
+      s.state = state;
+      s.reason = line.substr(p.size());
+      return s;
+    }
+  }
+  s.state = "on";
+  s.reason = line;
+  return s;
+}
+
+template <typename Window>
+std::string ToJson(const Window& window) {
+  base::JsonWriter w;
+  window.WriteJson(w);
+  return w.str();
+}
+
+}  // namespace
+
+Telemetry::Telemetry(TelemetryOptions options, WindowCallback on_window)
+    : options_(std::move(options)), on_window_(std::move(on_window)) {
+  if (options_.otlp) spans_ = std::make_unique<otlp::SpanCollector>();
+  if (options_.scrape) {
+    scrape::EngineMetricsOptions o;
+    o.metrics_url = options_.metrics_url;
+    o.proc_root = options_.proc_root;
+    o.scrape_interval_ns = options_.scrape_interval_ns;
+    engine_ = std::make_unique<scrape::EngineMetricsCollector>(o);
+  }
+}
+
+Telemetry::~Telemetry() { Stop(); }
+
+void Telemetry::Start() {
+  sample_thread_ = std::thread([this] { SampleLoop(); });
+  if (engine_) scrape_thread_ = std::thread([this] { ScrapeLoop(); });
+}
+
+void Telemetry::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (scrape_thread_.joinable()) scrape_thread_.join();
+  if (sample_thread_.joinable()) sample_thread_.join();
+}
+
+void Telemetry::SetRootPids(std::vector<int> pids) {
+  if (engine_) engine_->SetRootPids(std::move(pids));
+}
+
+void Telemetry::SampleLoop() {
+  if (options_.nvml) {
+    auto sampler = std::make_unique<GpuSampler>(options_.nvml_library);
+    std::lock_guard<std::mutex> lock(mu_);
+    gpu_ = std::move(sampler);
+  }
+  gpu_ready_ = true;
+  const int64_t window = options_.window_ns;
+  int64_t now = UnixNowNs();
+  int64_t window_end = (now / window + 1) * window;  // the wall-clock grid the processes use
+  int64_t next_sample = now;
+  const bool sampling = gpu_ && gpu_->enabled();
+  while (true) {
+    now = UnixNowNs();
+    if (sampling && now >= next_sample) {
+      gpu_->Sample(now);
+      next_sample += options_.gpu_sample_interval_ns;
+      if (next_sample <= now) next_sample = now + options_.gpu_sample_interval_ns;
+    }
+    if (now >= window_end) {
+      CloseWindow(window_end - window, window_end);
+      window_end += window;
+      if (window_end <= now) window_end = (now / window + 1) * window;  // slept through some
+    }
+    const int64_t until = sampling ? std::min(next_sample, window_end) : window_end;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wake_.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(until - now, 1'000'000)),
+                       [this] { return stop_; }))
+      break;
+  }
+  // The partial window: what was collected since the last boundary is not lost at shutdown.
+  CloseWindow(window_end - window, window_end);
+}
+
+void Telemetry::ScrapeLoop() {
+  while (true) {
+    engine_->Poll(UnixNowNs());  // scrapes when its interval has passed
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) return;
+  }
+}
+
+void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns) {
+  TelemetryWindow out;
+  const int64_t now = UnixNowNs();
+  auto record = [&](const char* kind, std::string json) {
+    out.records.push_back(TelemetryRecord{kind, start_ns, end_ns, now, std::move(json)});
+  };
+  if (gpu_ && gpu_->enabled()) {
+    auto g = std::make_unique<GpuMetricsWindow>(gpu_->TakeWindow(start_ns, end_ns));
+    if (!g->devices.empty()) {
+      record(kGpu, ToJson(*g));
+      std::lock_guard<std::mutex> lock(status_mu_);
+      last_devices_ = g->devices;
+      out.gpu = std::move(g);
+    }
+  }
+  if (engine_) {
+    auto e = std::make_unique<scrape::EngineMetricsWindow>(engine_->TakeWindow(start_ns, end_ns));
+    if (e->scrapes > 0) {
+      record(kEngine, ToJson(*e));
+      std::lock_guard<std::mutex> lock(status_mu_);
+      last_engine_ = e->engine;
+      out.engine = std::move(e);
+    }
+  }
+  if (spans_) {
+    auto s = std::make_unique<otlp::SpanWindow>(
+        spans_->TakeWindow(static_cast<uint64_t>(start_ns), static_cast<uint64_t>(end_ns)));
+    if (s->requests > 0 || s->counters.spans_received > 0 || s->counters.requests_rejected > 0) {
+      record(kSpans, s->ToJson());
+      out.spans = std::move(s);
+    }
+  }
+  if (!out.records.empty() && on_window_) on_window_(std::move(out));
+}
+
+TelemetryStatus Telemetry::status() const {
+  TelemetryStatus s;
+  if (!options_.nvml) {
+    s.nvml = {"off", "disabled (--no-nvml)", ""};
+  } else if (!gpu_ready_) {
+    s.nvml = {"off", "starting (loading NVML)", ""};
+  } else {
+    s.nvml = FromHealthLine(gpu_->health());
+  }
+  if (!engine_) {
+    s.scrape = {"off", "disabled (--no-scrape)", ""};
+  } else {
+    s.scrape = FromHealthLine(engine_->health());
+    s.scrape.detail = engine_->endpoint();
+  }
+  if (!spans_) {
+    s.otlp = {"off", "disabled (--no-otlp)", ""};
+  } else {
+    const otlp::CollectorHealth h = spans_->health();
+    const otlp::SpanCounters totals = spans_->totals();
+    s.otlp = FromHealthLine(h.message);
+    // Listening but nothing sent yet is "on" (waiting), not a fault; anything else not ok is.
+    const bool waiting = totals.requests_accepted == 0 && totals.requests_rejected == 0;
+    if (!h.ok && !waiting) s.otlp.state = "degraded";
+    s.spans_received = totals.spans_received;
+  }
+  std::lock_guard<std::mutex> lock(status_mu_);
+  s.devices = last_devices_;
+  s.engine = last_engine_;
+  return s;
+}
+
+}  // namespace inferscope::agent

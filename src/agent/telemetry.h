@@ -1,0 +1,111 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The agent's host telemetry: GPU metrics (NVML), the engine's Prometheus metrics and OTLP
+// request spans, each summarized per window on the same wall-clock grid the injected processes
+// use (multiples of the window length), so `inferscope report` can put them beside the kernel
+// profile of the same window. Two threads: one samples NVML and closes windows, one scrapes
+// (a scrape may block for its HTTP timeouts; GPU sampling must not wait for it). Spans arrive on
+// the HTTP server's threads (SpanCollector is thread-safe).
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "src/agent/nvml/gpu_metrics_window.h"
+#include "src/agent/otlp/span_collector.h"
+#include "src/agent/scrape/engine_window.h"
+#include "src/agent/store/sqlite_store.h"
+
+namespace inferscope::agent {
+
+class GpuSampler;
+namespace scrape {
+class EngineMetricsCollector;
+}
+
+struct TelemetryOptions {
+  int64_t window_ns = 10'000'000'000;  // the injection library's default window
+  bool nvml = true;
+  std::string nvml_library = "libnvidia-ml.so.1";
+  int64_t gpu_sample_interval_ns = 1'000'000'000;
+  bool scrape = true;
+  std::string metrics_url;  // overrides discovery
+  int64_t scrape_interval_ns = 5'000'000'000;
+  std::string proc_root = "/proc";
+  bool otlp = true;
+};
+
+// A collector's state for `inferscope status` and /api/v1/status.
+struct CollectorStatus {
+  std::string state;   // "on", "degraded" or "off"
+  std::string reason;  // one line; what to do when not "on"
+  std::string detail;  // scrape: the URL scraped; nvml: the device list
+};
+
+struct TelemetryStatus {
+  CollectorStatus nvml, scrape, otlp;
+  std::vector<GpuDeviceWindow> devices;  // identity fields only (index, uuid, name)
+  std::string engine;                    // scrape: the engine detected, "" when none
+  uint64_t spans_received = 0;
+};
+
+// What a closed window produced: records for the store and the values for /metrics.
+struct TelemetryWindow {
+  std::vector<TelemetryRecord> records;  // kinds "gpu", "engine", "spans"; empty ones left out
+  std::unique_ptr<GpuMetricsWindow> gpu;
+  std::unique_ptr<scrape::EngineMetricsWindow> engine;
+  std::unique_ptr<otlp::SpanWindow> spans;
+};
+
+class Telemetry {
+ public:
+  using WindowCallback = std::function<void(TelemetryWindow&&)>;
+  Telemetry(TelemetryOptions options, WindowCallback on_window);
+  ~Telemetry();  // stops
+  Telemetry(const Telemetry&) = delete;
+  Telemetry& operator=(const Telemetry&) = delete;
+
+  void Start();
+  // Closes the current (partial) window, emits it and joins the threads. Idempotent.
+  void Stop();
+
+  // The profiled processes: where the scraper looks for the engine's metrics endpoint.
+  void SetRootPids(std::vector<int> pids);
+  // The OTLP receiver (mount HandleTraces on POST /v1/traces); null when OTLP is off.
+  otlp::SpanCollector* spans() { return spans_.get(); }
+  TelemetryStatus status() const;
+
+  static constexpr const char* kGpu = "gpu";
+  static constexpr const char* kEngine = "engine";
+  static constexpr const char* kSpans = "spans";
+
+ private:
+  void SampleLoop();
+  void ScrapeLoop();
+  void CloseWindow(int64_t start_ns, int64_t end_ns);
+
+  const TelemetryOptions options_;
+  WindowCallback on_window_;
+  std::unique_ptr<otlp::SpanCollector> spans_;
+  std::unique_ptr<scrape::EngineMetricsCollector> engine_;
+  std::unique_ptr<GpuSampler> gpu_;  // built on the sample thread (nvmlInit can be slow)
+
+  mutable std::mutex mu_;  // guards stop_ (and the assignment of gpu_)
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread sample_thread_, scrape_thread_;
+  std::atomic<bool> gpu_ready_{false};  // gpu_ is set (or stays null) and never changes again
+
+  mutable std::mutex status_mu_;  // guards the last window's facts below
+  std::vector<GpuDeviceWindow> last_devices_;
+  std::string last_engine_;
+};
+
+}  // namespace inferscope::agent
