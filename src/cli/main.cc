@@ -16,6 +16,7 @@
 #include "src/cli/classify_command.h"
 #include "src/cli/exit_codes.h"
 #include "src/cli/run_command.h"
+#include "src/cli/status_command.h"
 #include "src/report/report.h"
 
 namespace inferscope::cli {
@@ -137,6 +138,7 @@ int Main(int argc, char** argv) {
   run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
 
   AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
+  StatusCommand status(&app);
 
   // `run ... -- CMD ARGS`: everything after the first "--" is the command, whatever it looks like
   // (CLI11 would try to parse the command's own options).
@@ -201,6 +203,7 @@ int Main(int argc, char** argv) {
   }
 
   if (std::optional<int> code = agent_and_report.RunIfParsed()) return *code;
+  if (std::optional<int> code = status.RunIfParsed()) return *code;
 
   // No subcommand: show what there is.
   std::cerr << app.help();
