@@ -217,6 +217,10 @@ base::Status Agent::StartHttp() {
     s.windows_stored = st.windows_stored;
     s.dropped_connections = st.dropped_connections;
     s.store_errors = st.store_errors;
+    if (telemetry_) {
+      s.has_telemetry = true;
+      s.telemetry = telemetry_->status();
+    }
     return s;
   };
   AddApiRoutes(http_.get(), std::move(api));

@@ -191,6 +191,38 @@ HttpResponse Status(const ApiContext& ctx) {
   w.Key("windows_stored").UInt(s.windows_stored);
   w.Key("dropped_connections").UInt(s.dropped_connections);
   w.Key("store_errors").UInt(s.store_errors);
+  w.Key("collectors").BeginObject();
+  auto collector = [&](const char* name, const CollectorStatus& c, auto extra) {
+    w.Key(name).BeginObject();
+    w.Key("state").String(s.has_telemetry ? c.state : "off");
+    w.Key("reason").String(s.has_telemetry ? c.reason : "telemetry disabled in this agent");
+    extra();
+    w.EndObject();
+  };
+  const TelemetryStatus& t = s.telemetry;
+  collector("nvml", t.nvml, [&] {
+    w.Key("devices").BeginArray();
+    for (const GpuDeviceWindow& d : t.devices) {
+      w.BeginObject();
+      w.Key("index").Int(d.index);
+      w.Key("name").String(d.name);
+      w.Key("uuid").String(d.uuid);
+      w.EndObject();
+    }
+    w.EndArray();
+  });
+  collector("scrape", t.scrape, [&] {
+    if (t.scrape.detail.empty())
+      w.Key("url").Null();
+    else
+      w.Key("url").String(t.scrape.detail);
+    if (t.engine.empty())
+      w.Key("engine").Null();
+    else
+      w.Key("engine").String(t.engine);
+  });
+  collector("otlp", t.otlp, [&] { w.Key("spans_received").UInt(t.spans_received); });
+  w.EndObject();
   w.EndObject();
   return Json(w);
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "src/agent/http/http_server.h"
+#include "src/agent/telemetry.h"
 
 namespace inferscope::agent {
 
@@ -21,6 +22,8 @@ struct AgentSnapshot {
   uint64_t connected_processes = 0;
   uint64_t sessions = 0, windows_received = 0, windows_stored = 0, dropped_connections = 0,
            store_errors = 0;
+  bool has_telemetry = false;  // false: telemetry disabled, `collectors` says so
+  TelemetryStatus telemetry;
 };
 
 struct ApiContext {
