@@ -154,6 +154,7 @@ base::Status Agent::Start() {
     TelemetryOptions t = options_.telemetry;
     if (options_.http_port < 0) t.otlp = false;  // no HTTP server to receive spans on
     telemetry_ = std::make_unique<Telemetry>(t, [this](TelemetryWindow&& w) {
+      metrics_.OnTelemetry(w.gpu.get(), w.engine.get(), w.spans.get());
       WriteItem item;
       item.kind = WriteItem::Kind::kTelemetry;
       item.telemetry = std::move(w.records);
@@ -252,6 +253,20 @@ base::Status Agent::StartHttp() {
       return out;
     });
   }
+  http_->Get("/metrics", [this](const HttpRequest&) {
+    const AgentStats st = stats();
+    MetricsExporter::AgentCounters self;
+    self.sessions = st.sessions;
+    self.windows_received = st.windows_received;
+    self.windows_stored = st.windows_stored;
+    self.dropped_connections = st.dropped_connections;
+    self.store_errors = st.store_errors;
+    self.connected_processes = connected_.load();
+    HttpResponse r;
+    r.content_type = MetricsExporter::kContentType;
+    r.body = metrics_.Render(self);
+    return r;
+  });
   const bool default_port = options_.http_port == AgentOptions::kDefaultHttpPort;
   auto port = http_->Start(options_.http_host, options_.http_port, default_port);
   if (!port.ok()) {
@@ -489,6 +504,7 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
       }
       ++c->windows;
       ++windows_received_;
+      metrics_.OnWindow(c->hello, *window);
       if (options_.verbose)
         Log("window from " + Describe(c->hello) + ": " + std::to_string(payload.size()) + " bytes");
       WriteItem item;
@@ -510,6 +526,7 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
 
 void Agent::EndSession(Connection* c, const char* how) {
   if (!c->has_hello) return;
+  metrics_.OnProcessEnd(c->hello);
   Log("session end: " + Describe(c->hello) + ": " + std::to_string(c->windows) + " windows (" +
       how + ")");
   WriteItem item;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "src/agent/http/http_server.h"
+#include "src/agent/http/metrics_exporter.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/agent/telemetry.h"
 #include "src/base/status.h"
@@ -116,6 +117,7 @@ class Agent {
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<Telemetry> telemetry_;
+  MetricsExporter metrics_;     // thread-safe; fed by the event loop and the telemetry thread
   std::string endpoints_path_;  // <state dir>/agent.json, removed at exit
   int64_t started_unix_ns_ = 0;
   std::mutex watch_mu_;
