@@ -294,6 +294,37 @@ TEST_F(CliTest, RunKeepsAUsersInjectionLibraryAndSaysSo) {
   EXPECT_NE(out.find("\n/opt/other.so\n"), std::string::npos) << out;
 }
 
+TEST_F(CliTest, RunEnableOtelPointsAKnownEngineAtTheAgent) {
+  const fs::path state = dir_ / "state";
+  fs::create_directories(state);
+  {
+    std::ofstream f(state / "agent.json");
+    f << R"({"pid": 1, "socket": "s", "endpoints": {"api": "http://127.0.0.1:1/api/v1",)"
+      << R"( "metrics": "http://127.0.0.1:1/metrics", "otlp_http": "http://127.0.0.1:1/v1/traces"}})";
+  }
+  const fs::path vllm = dir_ / "vllm";  // stands in for the engine: shows what it was given
+  {
+    std::ofstream f(vllm);
+    f << "#!/bin/sh\necho \"$*|$OTEL_EXPORTER_OTLP_TRACES_PROTOCOL\"\n";
+  }
+  fs::permissions(vllm, fs::perms::owner_all);
+  Result r = Run("run --no-agent --enable-otel --state-dir '" + state.string() + "' -- '" +
+                 vllm.string() + "' serve my-model");
+  if (r.exit_code != 0 && r.err.find("cannot find libinferscope_inject.so") != std::string::npos)
+    GTEST_SKIP() << "the injection library is not built here (no CUDA toolkit)";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "serve my-model --otlp-traces-endpoint http://127.0.0.1:1/v1/traces|http/protobuf\n");
+  EXPECT_NE(r.err.find("vllm request spans go to http://127.0.0.1:1/v1/traces"), std::string::npos)
+      << r.err;
+  // Without agent endpoints it warns and runs the command unchanged.
+  fs::remove(state / "agent.json");
+  r = Run("run --no-agent --enable-otel --state-dir '" + state.string() + "' -- '" + vllm.string() +
+          "' serve my-model");
+  EXPECT_EQ(r.out, "serve my-model|\n");
+  EXPECT_NE(r.err.find("request spans will not be collected"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, RunReportsAMissingCommandLikeAShell) {
   EXPECT_EQ(Run("run --no-agent").exit_code, 2);
   Result r = Run("run --no-agent -- /nonexistent/tool --flag");

@@ -125,7 +125,8 @@ int Main(int argc, char** argv) {
       "them with `inferscope report`.\n\n"
       "Examples:\n"
       "  inferscope run -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n"
-      "  inferscope run --state-dir /tmp/prof --window 5s -- python bench.py\n");
+      "  inferscope run --state-dir /tmp/prof --window 5s -- python bench.py\n"
+      "  inferscope run --enable-otel -- python -m sglang.launch_server --model-path M\n");
   run_cmd->add_option("--state-dir", run.state_dir,
                       "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR or\n"
                       "$XDG_STATE_HOME/inferscope or ~/.local/state/inferscope)");
@@ -136,6 +137,12 @@ int Main(int argc, char** argv) {
                       "Directory with the libcupti.so to use (prepended to LD_LIBRARY_PATH)");
   bool no_agent = false;
   run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
+  run_cmd->add_flag("--enable-otel", run.enable_otel,
+                    "Send the engine's request spans to the agent (adds vLLM's, SGLang's or\n"
+                    "TensorRT-LLM's OTLP flags; docs/request-spans.md)");
+  run_cmd->add_option("--metrics-url", run.metrics_url,
+                      "The engine's Prometheus /metrics URL, for the agent this starts\n"
+                      "(default: found from the command's listening sockets)");
 
   AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
   StatusCommand status(&app);

@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "src/agent/http/agent_endpoints.h"
 #include "src/base/duration.h"
@@ -61,7 +63,8 @@ bool AgentAnswers(const std::string& socket_path) {
 
 // Starts `inferscope agent` detached (its own session, output to <state_dir>/agent.log) and waits
 // briefly for its socket. The agent exits by itself once the profiled processes are gone.
-void StartAgent(const std::string& self_exe, const RunPlan& plan, std::ostream& err) {
+void StartAgent(const std::string& self_exe, const RunOptions& options, const RunPlan& plan,
+                std::ostream& err) {
   const pid_t command_pid = ::getpid();
   std::error_code ec;
   fs::create_directories(plan.state_dir, ec);
@@ -85,10 +88,15 @@ void StartAgent(const std::string& self_exe, const RunPlan& plan, std::ostream& 
     // It stays while the command (this very pid, after exec) lives, then until no process has
     // been connected for 15 s: every profiled process has said goodbye and been stored.
     const std::string watch = std::to_string(command_pid);
-    const char* argv[] = {self_exe.c_str(),       "agent",       "--state-dir",
-                          plan.state_dir.c_str(), "--watch-pid", watch.c_str(),
-                          "--exit-when-idle",     "15s",         nullptr};
-    ::execv(self_exe.c_str(), const_cast<char* const*>(argv));
+    std::vector<const char*> argv = {self_exe.c_str(),       "agent",       "--state-dir",
+                                     plan.state_dir.c_str(), "--watch-pid", watch.c_str(),
+                                     "--exit-when-idle",     "15s"};
+    // Its telemetry windows line up with the processes' windows.
+    if (!options.window.empty()) argv.insert(argv.end(), {"--window", options.window.c_str()});
+    if (!options.metrics_url.empty())
+      argv.insert(argv.end(), {"--metrics-url", options.metrics_url.c_str()});
+    argv.push_back(nullptr);
+    ::execv(self_exe.c_str(), const_cast<char* const*>(argv.data()));
     ::_exit(127);
   }
   int status = 0;
@@ -113,6 +121,65 @@ void WatchWithRunningAgent(const RunPlan& plan) {
 }
 
 }  // namespace
+
+OtelPlan PlanOtel(const std::vector<std::string>& command, const std::string& endpoint,
+                  const char* (*getenv_fn)(const char*)) {
+  OtelPlan plan;
+  auto has = [&](std::string_view arg) {
+    for (const std::string& a : command)
+      if (a == arg ||
+          (a.size() > arg.size() && a.compare(0, arg.size(), arg) == 0 && a[arg.size()] == '='))
+        return true;
+    return false;
+  };
+  auto mentions = [&](std::string_view needle) {
+    for (const std::string& a : command)
+      if (a.find(needle) != std::string::npos) return true;
+    return false;
+  };
+  const std::string program =
+      command.empty() ? std::string() : fs::path(command[0]).filename().string();
+  std::string flag;
+  if (program == "vllm" || mentions("vllm.entrypoints")) {
+    plan.engine = "vllm";
+    flag = "--otlp-traces-endpoint";
+  } else if (program == "sglang" || mentions("sglang.launch_server")) {
+    plan.engine = "sglang";
+    flag = "--otlp-traces-endpoint";
+  } else if (program == "trtllm-serve") {
+    plan.engine = "tensorrt_llm";
+    flag = "--otlp_traces_endpoint";
+  } else {
+    plan.note =
+        "--enable-otel: engine not recognized (vllm, sglang, trtllm-serve); point its OTLP "
+        "traces exporter at " +
+        endpoint + " with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf";
+    return plan;
+  }
+  if (has(flag)) {
+    plan.note = "--enable-otel: the command already sets " + flag +
+                "; keeping it, so request spans go there, not to inferscope";
+    return plan;
+  }
+  if (plan.engine == "sglang" && !has("--enable-trace"))
+    plan.append_args.push_back("--enable-trace");
+  plan.append_args.push_back(flag);
+  plan.append_args.push_back(endpoint);
+  // The engines' exporters default to gRPC; the agent receives OTLP over HTTP.
+  const char* protocol = getenv_fn("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+  if (protocol == nullptr || std::string_view(protocol) != "http/protobuf")
+    plan.set_env.emplace_back("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf");
+  if (getenv_fn("OTEL_SERVICE_NAME") == nullptr)
+    plan.set_env.emplace_back("OTEL_SERVICE_NAME", plan.engine);
+  plan.note = "--enable-otel: " + plan.engine + " request spans go to " + endpoint + " (added";
+  for (const std::string& a : plan.append_args) plan.note += " " + a;
+  plan.note += ")";
+  if (plan.engine == "tensorrt_llm")
+    plan.note +=
+        "; TensorRT-LLM sets latency attributes only with return_perf_metrics: true in its "
+        "--extra_llm_api_options file";
+  return plan;
+}
 
 base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_fn)(const char*),
                                 const std::string& self_exe) {
@@ -163,14 +230,32 @@ int RunRun(const RunOptions& options, std::ostream& err) {
   for (const std::string& note : plan->notes) err << "inferscope: " << note << "\n";
   for (const auto& [name, value] : plan->set_env) ::setenv(name.c_str(), value.c_str(), 1);
   if (options.start_agent) {
-    if (AgentAnswers(plan->socket_path))
+    if (AgentAnswers(plan->socket_path)) {
       WatchWithRunningAgent(*plan);
-    else
-      StartAgent(self, *plan, err);
+      if (!options.metrics_url.empty())
+        err << "inferscope: note: an agent already runs for " << plan->state_dir
+            << "; --metrics-url applies only to an agent this command starts (restart the agent "
+               "with 'inferscope agent --metrics-url URL')\n";
+    } else
+      StartAgent(self, options, *plan, err);
   }
 
+  std::vector<std::string> command = options.command;
+  if (options.enable_otel) {
+    auto endpoints = agent::ReadAgentEndpoints(plan->state_dir);
+    if (!endpoints.ok() || endpoints->otlp_http.empty()) {
+      err << "inferscope: warning: --enable-otel: no agent endpoints in " << plan->state_dir
+          << " (is the agent running with its HTTP API?); request spans will not be collected\n";
+    } else {
+      const OtelPlan otel = PlanOtel(command, endpoints->otlp_http,
+                                     [](const char* n) -> const char* { return std::getenv(n); });
+      err << "inferscope: " << otel.note << "\n";
+      command.insert(command.end(), otel.append_args.begin(), otel.append_args.end());
+      for (const auto& [name, value] : otel.set_env) ::setenv(name.c_str(), value.c_str(), 1);
+    }
+  }
   std::vector<char*> argv;
-  for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   ::execvp(argv[0], argv.data());
   const int e = errno;

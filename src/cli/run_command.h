@@ -17,12 +17,27 @@ namespace inferscope::cli {
 
 struct RunOptions {
   std::vector<std::string> command;
-  std::string state_dir;    // --state-dir (else $INFERSCOPE_STATE_DIR, else the user's default)
-  std::string window;       // --window, e.g. "10s" (empty: the library's default)
-  std::string inject_lib;   // --inject-lib (else found beside the inferscope binary)
-  std::string cupti_dir;    // --cupti-dir: directory holding libcupti.so.* to use
-  bool start_agent = true;  // --no-agent clears it
+  std::string state_dir;     // --state-dir (else $INFERSCOPE_STATE_DIR, else the user's default)
+  std::string window;        // --window, e.g. "10s" (empty: the library's default)
+  std::string inject_lib;    // --inject-lib (else found beside the inferscope binary)
+  std::string cupti_dir;     // --cupti-dir: directory holding libcupti.so.* to use
+  bool start_agent = true;   // --no-agent clears it
+  bool enable_otel = false;  // --enable-otel: point the engine's request tracing at the agent
+  std::string metrics_url;   // --metrics-url: the engine's /metrics, for the agent it starts
 };
+
+// How `--enable-otel` changes the command of a known engine (docs/request-spans.md, "Engine
+// flags"): arguments appended, environment set, and a note for the user.
+struct OtelPlan {
+  std::string engine;  // "vllm", "sglang", "tensorrt_llm"; empty when not recognized
+  std::vector<std::string> append_args;
+  std::vector<std::pair<std::string, std::string>> set_env;
+  std::string note;  // what was done, or why nothing was
+};
+
+// `endpoint` is the agent's OTLP/HTTP traces URL. Never overrides a flag the user gave.
+OtelPlan PlanOtel(const std::vector<std::string>& command, const std::string& endpoint,
+                  const char* (*getenv_fn)(const char*));
 
 // What `run` will change before exec'ing the command; computed without side effects (tests).
 struct RunPlan {

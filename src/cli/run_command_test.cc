@@ -1,0 +1,75 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/cli/run_command.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace inferscope::cli {
+namespace {
+
+const char* NoEnv(const char*) { return nullptr; }
+
+constexpr const char* kUrl = "http://127.0.0.1:9470/v1/traces";
+
+std::map<std::string, std::string> Env(const OtelPlan& p) {
+  return {p.set_env.begin(), p.set_env.end()};
+}
+
+TEST(PlanOtelTest, VllmGetsItsEndpointFlagAndHttpProtobuf) {
+  const OtelPlan p = PlanOtel({"vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"}, kUrl, &NoEnv);
+  EXPECT_EQ(p.engine, "vllm");
+  EXPECT_EQ(p.append_args, (std::vector<std::string>{"--otlp-traces-endpoint", kUrl}));
+  EXPECT_EQ(Env(p)["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"], "http/protobuf");
+  EXPECT_EQ(Env(p)["OTEL_SERVICE_NAME"], "vllm");
+  // The OpenAI server module and a full path to the console script are vLLM too.
+  EXPECT_EQ(PlanOtel({"python3", "-m", "vllm.entrypoints.openai.api_server"}, kUrl, &NoEnv).engine,
+            "vllm");
+  EXPECT_EQ(PlanOtel({"/opt/venv/bin/vllm", "serve", "m"}, kUrl, &NoEnv).engine, "vllm");
+}
+
+TEST(PlanOtelTest, SglangAlsoGetsEnableTrace) {
+  OtelPlan p =
+      PlanOtel({"python", "-m", "sglang.launch_server", "--model-path", "m"}, kUrl, &NoEnv);
+  EXPECT_EQ(p.engine, "sglang");
+  EXPECT_EQ(p.append_args,
+            (std::vector<std::string>{"--enable-trace", "--otlp-traces-endpoint", kUrl}));
+  p = PlanOtel({"python", "-m", "sglang.launch_server", "--enable-trace"}, kUrl, &NoEnv);
+  EXPECT_EQ(p.append_args, (std::vector<std::string>{"--otlp-traces-endpoint", kUrl}));
+}
+
+TEST(PlanOtelTest, TensorRtLlmUsesUnderscoresAndMentionsPerfMetrics) {
+  const OtelPlan p = PlanOtel({"trtllm-serve", "model"}, kUrl, &NoEnv);
+  EXPECT_EQ(p.engine, "tensorrt_llm");
+  EXPECT_EQ(p.append_args, (std::vector<std::string>{"--otlp_traces_endpoint", kUrl}));
+  EXPECT_NE(p.note.find("return_perf_metrics"), std::string::npos);
+}
+
+TEST(PlanOtelTest, KeepsWhatTheUserSet) {
+  OtelPlan p = PlanOtel({"vllm", "serve", "m", "--otlp-traces-endpoint=http://collector:4318"},
+                        kUrl, &NoEnv);
+  EXPECT_TRUE(p.append_args.empty());
+  EXPECT_TRUE(p.set_env.empty());
+  EXPECT_NE(p.note.find("keeping it"), std::string::npos);
+  auto env = [](const char* n) -> const char* {
+    std::string name(n);
+    if (name == "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") return "http/protobuf";
+    if (name == "OTEL_SERVICE_NAME") return "my-llm";
+    return nullptr;
+  };
+  p = PlanOtel({"vllm", "serve", "m"}, kUrl, env);
+  EXPECT_TRUE(p.set_env.empty());  // already right; the user's service name stays
+}
+
+TEST(PlanOtelTest, UnknownEngineIsLeftAloneWithAHint) {
+  const OtelPlan p = PlanOtel({"python", "bench.py"}, kUrl, &NoEnv);
+  EXPECT_TRUE(p.engine.empty());
+  EXPECT_TRUE(p.append_args.empty());
+  EXPECT_NE(p.note.find(kUrl), std::string::npos);
+  EXPECT_TRUE(PlanOtel({}, kUrl, &NoEnv).engine.empty());
+}
+
+}  // namespace
+}  // namespace inferscope::cli
