@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "src/wire/test_windows.h"
@@ -391,6 +392,43 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
   off.unavailable = "libnvidia-ml.so.1 not found";
   m.OnTelemetry(&off, nullptr, nullptr);
   EXPECT_TRUE(HasLine(m.Render(kSelf), "inferscope_gpu_metrics_up 0"));
+}
+
+// The agent's threads: windows on the event loop, telemetry on the collector thread, renders on
+// HTTP threads, all at once (TSan checks the locking); the totals come out exact.
+TEST(MetricsExporterTest, ConcurrentCallersSeeConsistentTotals) {
+  MetricsExporter m(MetricsExporterOptions{.max_processes = 8});
+  constexpr int kWindows = 200;
+  std::thread windows([&] {
+    for (int i = 0; i < kWindows; ++i) {
+      const uint32_t pid = 100 + i % 16;  // 16 processes through 8 slots: evictions too
+      m.OnWindow(MakeHello(pid), MakeWindow(kT0 + i * 10 * kSecond, 1, pid));
+      if (i % 7 == 0) m.OnProcessEnd(MakeHello(pid));
+    }
+  });
+  std::thread telemetry([&] {
+    for (int i = 1; i <= kWindows; ++i) {
+      GpuMetricsWindow gpu = MakeGpu(kT0 + i * 10 * kSecond, 1);
+      otlp::SpanWindow spans = MakeSpans(kT0 + i * 10 * kSecond);
+      m.OnTelemetry(&gpu, nullptr, &spans);
+    }
+  });
+  std::thread renders([&] {
+    for (int i = 0; i < 50; ++i) EXPECT_FALSE(m.Render(kSelf).empty());
+  });
+  windows.join();
+  telemetry.join();
+  renders.join();
+  const std::string out = m.Render(kSelf);
+  double windows_total = 0;
+  for (const std::string& l : Lines(out)) {
+    if (l.rfind("inferscope_windows_total{", 0) == 0) {
+      windows_total += std::strtod(l.c_str() + l.rfind(' ') + 1, nullptr);
+    }
+  }
+  EXPECT_EQ(windows_total, kWindows);
+  EXPECT_TRUE(HasLine(out, "inferscope_span_requests_total " + std::to_string(3 * kWindows)));
+  EXPECT_TRUE(HasLine(out, "inferscope_metrics_processes 8"));
 }
 
 // Everything at once, for the structural checks below.
