@@ -225,7 +225,12 @@ void WriteSpread(JsonWriter& w, const analyze::Spread& s) {
 
 const char* ToolVersion() { return INFERSCOPE_VERSION; }
 
-std::string RenderJson(const Analysis& a) { return RenderJson(a, nullptr); }
+std::string RenderJson(const Analysis& a) {
+  // A trace has no host telemetry; the keys are there all the same (null), so the schema is one.
+  return RenderJson(a, [](JsonWriter& w) {
+    for (const char* key : {"gpu_metrics", "engine", "requests"}) w.Key(key).Null();
+  });
+}
 
 std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>& extra_keys) {
   JsonWriter w;
