@@ -14,6 +14,14 @@ if [[ -n "$bad" ]]; then
   echo "clang-format would change (run clang-format -i on them):"; echo "$bad"; exit 1
 fi
 
+# The OpenTelemetry SDK for the span tests (tests/otel, pinned by package-lock.json). Without it
+# those tests skip, except in CI, where INFERSCOPE_REQUIRE_OTEL=1 makes a missing SDK a failure.
+if command -v npm >/dev/null && [[ ! -d tests/otel/node_modules ]]; then
+  echo "== npm ci (tests/otel) =="
+  npm ci --prefix tests/otel --no-audit --no-fund --loglevel=error
+fi
+if [[ "${CI:-}" == "true" ]]; then export INFERSCOPE_REQUIRE_OTEL=1; fi
+
 echo "== build (ci preset: -Werror) and test =="
 cmake --preset ci >/dev/null
 cmake --build build/ci -j"$JOBS"
@@ -29,9 +37,10 @@ ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS"
 echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, buffer pool, fake CUPTI; the live path) =="
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test \
-  inject_tests fake_cupti_test inferscope inferscope_inject replay_engine
+  inject_tests fake_cupti_test inferscope inferscope_inject replay_engine agent_tests \
+  agent_http_tests agent_otlp_tests agent_nvml_tests agent_scrape_tests fake_nvml
 ctest --test-dir build/tsan --output-on-failure -j"$JOBS" \
-  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti'
+  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest'
 # The live path across processes (injection drain thread, fake CUPTI worker, agent event loop and
 # writer, fork after CUDA init): a subset of the replay identity traces and the fault cases on a
 # light trace (pool exhaustion needs the heavy default one). Every TSan report of any process goes
@@ -56,12 +65,17 @@ rm -rf "$tsan_logs"
 echo "== fuzzers (short runs) =="
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target kineto_importer_fuzzer nsys_importer_fuzzer \
-  taxonomy_fuzzer window_codec_fuzzer framing_fuzzer
+  taxonomy_fuzzer window_codec_fuzzer framing_fuzzer otlp_decode_fuzzer prometheus_text_fuzzer \
+  gpu_metrics_window_fuzzer status_parse_fuzzer
 for f in build/fuzz/src/import/kineto/kineto_importer_fuzzer \
          build/fuzz/src/import/nsys/nsys_importer_fuzzer \
          build/fuzz/src/model/taxonomy_fuzzer \
          build/fuzz/src/wire/window_codec_fuzzer \
-         build/fuzz/src/wire/framing_fuzzer; do
+         build/fuzz/src/wire/framing_fuzzer \
+         build/fuzz/src/agent/otlp/otlp_decode_fuzzer \
+         build/fuzz/src/agent/scrape/prometheus_text_fuzzer \
+         build/fuzz/src/agent/nvml/gpu_metrics_window_fuzzer \
+         build/fuzz/src/cli/status_parse_fuzzer; do
   corpus=$(mktemp -d)
   echo "-- $(basename "$f") for ${FUZZ_SECONDS:-30} s"
   "$f" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
@@ -73,8 +87,12 @@ echo "== benchmark smoke runs =="
 for b in build/ci/src/aggregate/aggregator_benchmark \
          build/ci/src/import/kineto/kineto_importer_benchmark \
          build/ci/src/import/nsys/nsys_importer_benchmark \
-         build/ci/src/cli/analyze_benchmark; do
-  "$b" --benchmark_min_time=0.01 --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze)' \
+         build/ci/src/cli/analyze_benchmark \
+         build/ci/src/inject/drain_benchmark \
+         build/ci/src/agent/otlp/otlp_decode_benchmark \
+         build/ci/src/agent/scrape/prometheus_text_benchmark; do
+  "$b" --benchmark_min_time=0.01 \
+    --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze|Drain|Decode|Parse|Scrape)' \
     2>&1 | tail -n 3
 done
 echo "scripts/test.sh --full: all stages passed"
