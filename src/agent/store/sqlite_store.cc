@@ -1,8 +1,10 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agent/store/sqlite_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -84,6 +86,12 @@ base::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
       ::chmod(state_dir.c_str(), 0700);  // sockets and profiles of this user only
     }
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    // Created owner-only (SQLite gives its -wal and -shm files the database file's mode): the
+    // profiles name this user's processes and kernels. An existing file keeps its mode.
+    if (!fs::exists(path, ec)) {
+      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd >= 0) ::close(fd);
+    }
   } else {
     std::error_code ec;
     if (!fs::exists(path, ec))

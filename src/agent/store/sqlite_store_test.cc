@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -336,6 +337,17 @@ TEST(SqliteStoreTest, TelemetryRoundTripRangeAndRetention) {
   EXPECT_EQ(r->deleted_telemetry, 2u);
   EXPECT_EQ((*store)->QueryTelemetry("gpu", 0, 100)->size(), 0u);
   EXPECT_EQ((*store)->QueryTelemetry("spans", 0, 100)->size(), 1u);
+}
+
+TEST(SqliteStoreTest, NewStoreIsOwnerOnly) {
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  struct stat st {};
+  ASSERT_EQ(::stat((dir.path() + "/inferscope.db").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat((dir.path() + "/inferscope.db-wal").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0077, 0u);
 }
 
 }  // namespace
