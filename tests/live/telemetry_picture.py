@@ -192,7 +192,7 @@ class Case:
         try:
             if not wait_for_socket(os.path.join(self.state, "agent.sock"), timeout_s=15):
                 raise Failure("the agent did not start (see %s)" % agent_log)
-            endpoints = json.load(open(os.path.join(self.state, "agent.json")))["endpoints"]
+            endpoints = self.wait_for_endpoints()
 
             wait_until(lambda: fake.served() > 0, 10, "the agent's first scrape")
             replay_log = open(os.path.join(self.work, "replay.log"), "w")
@@ -274,6 +274,19 @@ class Case:
                 if title not in text:
                     self.fail("the text report has no section '%s...'" % title)
         self.check_no_content()
+
+    def wait_for_endpoints(self):
+        """agent.json's endpoints; the agent writes the file just after its socket listens."""
+        path = os.path.join(self.state, "agent.json")
+        deadline = time.time() + 10
+        while True:
+            try:
+                with open(path) as f:
+                    return json.load(f)["endpoints"]
+            except (OSError, ValueError, KeyError):
+                if time.time() > deadline:
+                    raise Failure("no endpoints in %s" % path)
+                time.sleep(0.05)
 
     def choose_window(self, now_ns, fake):
         """The first of the windows 3 and 4 s ahead whose predicted scrape is not near an edge.
