@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agent/http/metrics_exporter.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -158,7 +159,7 @@ std::string EscapePrometheusLabelValue(std::string_view value) {
 
 MetricsExporter::MetricsExporter(MetricsExporterOptions options) : options_(options) {}
 
-void MetricsExporter::ProcessSeries::AddCounters(const ProcessSeries& other) {
+void metrics_internal::ProcessSeries::AddCounters(const ProcessSeries& other) {
   for (const auto& [id, d] : other.devices) {
     DeviceSeries& mine = devices[id];
     for (int c = 0; c < model::kCategoryCount; ++c) {
@@ -193,8 +194,15 @@ MetricsExporter::ProcessSeries* MetricsExporter::FindOrAddProcess(const wire::He
     series.host = hello.hostname;
     it = processes_.emplace(key, std::move(series)).first;
   }
-  it->second.last_event = ++sequence_;
-  return &it->second;
+  ProcessSeries& p = it->second;
+  if (p.process_start_unix_ns != hello.process_start_unix_ns) {
+    // A new process behind the same labels (pid reuse): same series, fresh gauges.
+    p.process_start_unix_ns = hello.process_start_unix_ns;
+    p.ended = false;
+    p.has_gauges = false;
+  }
+  p.last_event = ++sequence_;
+  return &p;
 }
 
 void MetricsExporter::EvictOne() {
@@ -271,6 +279,7 @@ void MetricsExporter::OnProcessEnd(const wire::Hello& process) {
   auto it = processes_.find(ProcessKey{process.hostname, process.rank, process.pid});
   if (it == processes_.end()) return;
   ProcessSeries& p = it->second;
+  if (p.process_start_unix_ns != process.process_start_unix_ns) return;  // an older incarnation
   p.ended = true;
   p.has_gauges = false;
   for (auto& [id, ds] : p.devices) ds.busy_ratio.reset();
@@ -283,8 +292,11 @@ void MetricsExporter::AccumulateGpu(const GpuMetricsWindow& gpu) {
 
 void MetricsExporter::AccumulateEngine(const EngineMetricsWindow& engine) {
   engine_counters_present_ |= engine.counters_present;
+  // Counters only grow: a negative or non-finite delta (an engine restart the scraper could not
+  // tell apart) adds nothing.
+  auto growth = [](double delta) { return std::isfinite(delta) && delta > 0 ? delta : 0.0; };
   for (size_t i = 0; i < scrape::kCounterSignalCount; ++i) {
-    engine_counters_[i] += engine.counters[i];
+    engine_counters_[i] += growth(engine.counters[i]);
   }
   engine_scrapes_ += engine.scrapes;
   engine_scrape_failures_ += engine.scrape_failures;
@@ -292,8 +304,9 @@ void MetricsExporter::AccumulateEngine(const EngineMetricsWindow& engine) {
     const scrape::StageHistogram& h = engine.stages[i];
     if (!engine.has_stage(scrape::Stage(i)) && h.count <= 0) continue;
     if (!engine_stages_[i]) engine_stages_[i].emplace();
-    engine_stages_[i]->count += h.count > 0 ? static_cast<uint64_t>(std::llround(h.count)) : 0;
-    engine_stages_[i]->sum_s += h.sum;
+    engine_stages_[i]->count +=
+        static_cast<uint64_t>(std::llround(std::min(growth(h.count), 1e18)));
+    engine_stages_[i]->sum_s += growth(h.sum);
   }
 }
 

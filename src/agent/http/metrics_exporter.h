@@ -33,6 +33,41 @@ struct MetricsExporterOptions {
   size_t max_processes = 256;
 };
 
+// What MetricsExporter keeps per device, process and stage (at namespace scope: clang cannot
+// default-construct nested structs with member initializers inside their enclosing class).
+namespace metrics_internal {
+
+struct DeviceSeries {
+  std::array<model::CategoryStats, model::kCategoryCount> categories{};
+  int64_t busy_ns = 0;
+  std::array<model::TransferStats, static_cast<size_t>(model::MemcpyKind::kCount)> memcpy{};
+  std::optional<double> busy_ratio;  // gauge: the latest window's busy / window length
+};
+struct ProcessSeries {
+  std::string pid, rank, host;  // label values
+  std::map<uint32_t, DeviceSeries> devices;
+  std::array<uint64_t, static_cast<size_t>(model::SyncType::kCount)> sync_count{};
+  std::array<int64_t, static_cast<size_t>(model::SyncType::kCount)> sync_wait_ns{};
+  std::array<uint64_t, static_cast<size_t>(model::DataQuality::kCount)> data_quality{};
+  int64_t profiler_cpu_ns = 0;
+  uint64_t windows = 0;
+  // Gauges (latest window): absent once the process ended.
+  int64_t process_start_unix_ns = 0;  // tells a reused pid from the process that ended
+  int64_t latest_end_ns = 0;
+  bool has_gauges = false;
+  bool ended = false;
+  uint64_t last_event = 0;  // sequence number of the last window or end: eviction order
+
+  void AddCounters(const ProcessSeries& other);
+};
+struct StageSummary {
+  uint64_t count = 0;  // cumulative over windows
+  double sum_s = 0;
+  std::array<std::optional<double>, 3> quantiles;  // latest window; nullopt renders NaN
+};
+
+}  // namespace metrics_internal
+
 // Accumulates what /metrics exposes and renders it in the Prometheus text exposition format
 // 0.0.4. Thread-safe: OnWindow runs on the agent's event loop, OnTelemetry on its collector
 // thread, Render on HTTP threads. Memory and output are bounded by max_processes; kernel names
@@ -64,36 +99,11 @@ class MetricsExporter {
   static constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
 
  private:
-  struct DeviceSeries {
-    std::array<model::CategoryStats, model::kCategoryCount> categories{};
-    int64_t busy_ns = 0;
-    std::array<model::TransferStats, static_cast<size_t>(model::MemcpyKind::kCount)> memcpy{};
-    std::optional<double> busy_ratio;  // gauge: the latest window's busy / window length
-  };
-  struct ProcessSeries {
-    std::string pid, rank, host;  // label values
-    std::map<uint32_t, DeviceSeries> devices;
-    std::array<uint64_t, static_cast<size_t>(model::SyncType::kCount)> sync_count{};
-    std::array<int64_t, static_cast<size_t>(model::SyncType::kCount)> sync_wait_ns{};
-    std::array<uint64_t, static_cast<size_t>(model::DataQuality::kCount)> data_quality{};
-    int64_t profiler_cpu_ns = 0;
-    uint64_t windows = 0;
-    // Gauges (latest window): absent once the process ended.
-    int64_t latest_end_ns = 0;
-    bool has_gauges = false;
-    bool ended = false;
-    uint64_t last_event = 0;  // sequence number of the last window or end: eviction order
-
-    void AddCounters(const ProcessSeries& other);
-  };
+  using DeviceSeries = metrics_internal::DeviceSeries;
+  using ProcessSeries = metrics_internal::ProcessSeries;
+  using StageSummary = metrics_internal::StageSummary;
   // Sorted by host, rank, pid so the output is stable.
   using ProcessKey = std::tuple<std::string, int32_t, uint32_t>;
-
-  struct StageSummary {
-    uint64_t count = 0;  // cumulative over windows
-    double sum_s = 0;
-    std::array<std::optional<double>, 3> quantiles;  // latest window; nullopt renders NaN
-  };
 
   ProcessSeries* FindOrAddProcess(const wire::Hello& hello);
   void EvictOne();

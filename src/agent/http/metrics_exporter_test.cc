@@ -208,6 +208,20 @@ TEST(MetricsExporterTest, ProcessEndDropsGaugesKeepsCounters) {
   EXPECT_EQ(CountSamples(m.Render(kSelf), "inferscope_gpu_busy_ratio{"), 1u);
 }
 
+TEST(MetricsExporterTest, ReusedPidGetsGaugesBack) {
+  MetricsExporter m;
+  m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
+  m.OnProcessEnd(MakeHello(42));
+  wire::Hello reused = MakeHello(42);
+  reused.process_start_unix_ns = 2;
+  m.OnWindow(reused, MakeWindow(kT0 + 10 * kSecond, 3));
+  m.OnProcessEnd(MakeHello(42));  // the old process's end, late: ignored
+  const std::string out = m.Render(kSelf);
+  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.6"));
+  EXPECT_TRUE(HasLine(out, "inferscope_windows_total{" + labels + "} 2"));
+}
+
 TEST(MetricsExporterTest, BoundsProcessLabelSetsEvictingEndedFirst) {
   MetricsExporter m(MetricsExporterOptions{.max_processes = 3});
   for (uint32_t pid = 1; pid <= 3; ++pid) m.OnWindow(MakeHello(pid), MakeWindow(kT0, 1, pid));
@@ -373,6 +387,17 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
   EXPECT_TRUE(HasLine(out, "inferscope_span_requests_total 6"));
   EXPECT_TRUE(
       HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="e2e",source="spans"} 6)"));
+
+  // An engine restart the scraper reported as a negative delta: counters never go down.
+  scrape::EngineMetricsWindow engine3 = MakeEngine(end + 20 * kSecond);
+  engine3.counters[size_t(scrape::CounterSignal::kRequestsFinished)] = -15;
+  engine3.counters[size_t(scrape::CounterSignal::kGenerationTokens)] = std::nan("");
+  m.OnTelemetry(&gpu2, &engine3, &spans2);
+  out = m.Render(kSelf);
+  EXPECT_TRUE(HasLine(out, "inferscope_engine_requests_total 40"));
+  EXPECT_TRUE(HasLine(out, "inferscope_engine_generation_tokens_total 10000"));
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="ttft",source="engine"} 12)"));
 
   // Collectors off: gauges go, counters stay, quantiles become NaN.
   m.OnTelemetry(nullptr, nullptr, nullptr);
