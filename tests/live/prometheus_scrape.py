@@ -206,6 +206,13 @@ def run(args, trace, work):
                     received == agent_status.get("windows_stored"))
             return received if received and done else None
         windows = wait_for(deadline, "for the agent to store the windows", settled)
+        promtool = os.path.join(os.path.dirname(args.prometheus), "promtool")
+        if os.access(promtool, os.X_OK):  # the live output passes Prometheus's own linter
+            lint = subprocess.run([promtool, "check", "metrics"], input=http_get(metrics_url),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  timeout=max(1, deadline.left()))
+            if lint.returncode != 0 or lint.stdout.strip():
+                problems.append("promtool check metrics: " + lint.stdout.strip()[-500:])
 
         prom_port = free_port()
         target = urllib.parse.urlparse(metrics_url)
