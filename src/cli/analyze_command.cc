@@ -10,6 +10,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "src/aggregate/aggregator.h"
 #include "src/analyze/analysis.h"
@@ -54,52 +55,6 @@ std::string HumanBytes(uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-// Expands the command-line paths: files stay, directories become their trace files (sorted,
-// non-recursive). Skipped directory entries are named on `err`.
-base::Status ExpandPaths(const std::vector<std::string>& paths, std::vector<std::string>* files,
-                         std::string* failed_path, std::ostream& err) {
-  for (const std::string& path : paths) {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec || !fs::exists(st)) {
-      *failed_path = path;
-      return base::NotFoundError(path + ": no such file or directory");
-    }
-    if (!fs::is_directory(st)) {
-      files->push_back(path);
-      continue;
-    }
-    std::vector<std::string> entries;
-    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-      entries.push_back(it->path().string());
-    if (ec) {
-      *failed_path = path;
-      return base::NotFoundError(path + ": cannot read directory: " + ec.message());
-    }
-    std::sort(entries.begin(), entries.end());
-    size_t accepted = 0;
-    for (const std::string& entry : entries) {
-      std::error_code entry_ec;
-      if (!fs::is_regular_file(entry, entry_ec)) {
-        err << "inferscope: skipping " << entry << ": not a regular file\n";
-        continue;
-      }
-      auto format = import::DetectTraceFormat(entry);
-      if (!format.ok()) {
-        err << "inferscope: skipping " << entry << ": not a trace file\n";
-        continue;
-      }
-      files->push_back(entry);
-      ++accepted;
-    }
-    if (accepted == 0) {
-      *failed_path = path;
-      return base::UnsupportedError(path + ": directory holds no trace files");
-    }
-  }
-  return base::OkStatus();
-}
-
 struct ImportedWindow {
   std::string path;
   std::string format;
@@ -109,48 +64,18 @@ struct ImportedWindow {
 base::Status ImportOne(const std::string& path, const AnalyzeOptions& options,
                        const model::KernelClassifier& classifier, ImportedWindow* result,
                        std::ostream& err) {
-  const bool show = options.verbose || options.progress;
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (show)
-    err << "analyzing " << path << " (" << HumanBytes(ec ? 0 : size) << ")..." << std::flush;
-  const auto start = std::chrono::steady_clock::now();
-
-  aggregate::AggregatorOptions agg_options;
-  agg_options.window_ns = 0;  // whole-trace mode: one window
-  agg_options.bin_ns = options.bin_ns;
-  agg_options.top_k = std::max(options.top, 1);
-  agg_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
-  model::NameTable names;
-  std::vector<model::ProfileWindow> windows;
-  aggregate::Aggregator aggregator(
-      agg_options, &names, &classifier,
-      [&windows](model::ProfileWindow&& w) { windows.push_back(std::move(w)); });
-  // The importer and the aggregator run on two threads (the machine's second core is otherwise
-  // idle); PipelinedSink keeps the event order and bounds what is in flight.
-  import::PipelinedSink pipeline(&aggregator);
-  auto stats = import::ImportTrace(path, &names, &pipeline);
-  pipeline.Close();
-  if (!stats.ok()) {
-    if (show) err << " failed\n";
-    return stats.status();
-  }
-  aggregator.Finish();
-
   result->path = path;
-  result->format = FormatName(stats->format);
+  std::vector<model::ProfileWindow> windows;
+  RETURN_IF_ERROR(ImportTraceFile(
+      path, options, classifier, /*window_ns=*/0,
+      [&windows](model::ProfileWindow&& w) { windows.push_back(std::move(w)); }, &result->format,
+      err));
   if (!windows.empty()) {
     result->window = std::move(windows.front());
     // Whole-trace mode yields one window; should there be more, keep their processes too.
     for (size_t i = 1; i < windows.size(); ++i)
       for (model::ProcessProfile& p : windows[i].processes)
         result->window.processes.push_back(std::move(p));
-  }
-  if (show) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    err << " done in " << fmt::format("{:.1f}", seconds) << " s (" << stats->kernels
-        << " kernels)\n";
   }
   return base::OkStatus();
 }
@@ -168,7 +93,7 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
 
   std::vector<std::string> files;
   std::string failed_path;
-  base::Status status = ExpandPaths(options.paths, &files, &failed_path, err);
+  base::Status status = ExpandTracePaths(options.paths, &files, &failed_path, err);
   if (!status.ok()) return Fail(err, status, failed_path);
 
   std::vector<ImportedWindow> imported(files.size());
@@ -213,6 +138,94 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
 }
 
 }  // namespace
+
+base::Status ExpandTracePaths(const std::vector<std::string>& paths,
+                              std::vector<std::string>* files, std::string* failed_path,
+                              std::ostream& err) {
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+      *failed_path = path;
+      return base::NotFoundError(path + ": no such file or directory");
+    }
+    if (!fs::is_directory(st)) {
+      files->push_back(path);
+      continue;
+    }
+    std::vector<std::string> entries;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+      entries.push_back(it->path().string());
+    if (ec) {
+      *failed_path = path;
+      return base::NotFoundError(path + ": cannot read directory: " + ec.message());
+    }
+    std::sort(entries.begin(), entries.end());
+    size_t accepted = 0;
+    for (const std::string& entry : entries) {
+      std::error_code entry_ec;
+      if (!fs::is_regular_file(entry, entry_ec)) {
+        err << "inferscope: skipping " << entry << ": not a regular file\n";
+        continue;
+      }
+      auto format = import::DetectTraceFormat(entry);
+      if (!format.ok()) {
+        err << "inferscope: skipping " << entry << ": not a trace file\n";
+        continue;
+      }
+      files->push_back(entry);
+      ++accepted;
+    }
+    if (accepted == 0) {
+      *failed_path = path;
+      return base::UnsupportedError(path + ": directory holds no trace files");
+    }
+  }
+  return base::OkStatus();
+}
+
+base::Status ImportTraceFile(const std::string& path, const AnalyzeOptions& options,
+                             const model::KernelClassifier& classifier, int64_t window_ns,
+                             const std::function<void(model::ProfileWindow&&)>& on_window,
+                             std::string* format, std::ostream& err) {
+  const bool show = options.verbose || options.progress;
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (show)
+    err << "analyzing " << path << " (" << HumanBytes(ec ? 0 : size) << ")..." << std::flush;
+  const auto start = std::chrono::steady_clock::now();
+
+  aggregate::AggregatorOptions agg_options;
+  agg_options.window_ns = window_ns;  // 0: whole-trace mode, one window
+  // Importers deliver events in file order, not time order: with windows, buffer everything
+  // (as whole-trace mode does) so that no event is late.
+  if (window_ns > 0) agg_options.lateness_ns = std::numeric_limits<int64_t>::max() / 4;
+  agg_options.bin_ns = options.bin_ns;
+  agg_options.top_k = std::max(options.top, 1);
+  agg_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
+  model::NameTable names;
+  aggregate::Aggregator aggregator(
+      agg_options, &names, &classifier,
+      [&on_window](model::ProfileWindow&& w) { on_window(std::move(w)); });
+  // The importer and the aggregator run on two threads (the machine's second core is otherwise
+  // idle); PipelinedSink keeps the event order and bounds what is in flight.
+  import::PipelinedSink pipeline(&aggregator);
+  auto stats = import::ImportTrace(path, &names, &pipeline);
+  pipeline.Close();
+  if (!stats.ok()) {
+    if (show) err << " failed\n";
+    return stats.status();
+  }
+  aggregator.Finish();
+  *format = FormatName(stats->format);
+  if (show) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    err << " done in " << fmt::format("{:.1f}", seconds) << " s (" << stats->kernels
+        << " kernels)\n";
+  }
+  return base::OkStatus();
+}
 
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   return RunGuarded([&] { return Run(options, out, err); }, err);

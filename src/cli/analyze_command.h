@@ -4,10 +4,14 @@
 // `inferscope analyze`: import trace files, aggregate each over its whole length, analyze, render.
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "src/base/status.h"
+#include "src/model/profile.h"
+#include "src/model/taxonomy.h"
 #include "src/report/report.h"
 
 namespace inferscope::cli {
@@ -28,5 +32,23 @@ struct AnalyzeOptions {
 // single error line ("inferscope: error: <path>: <problem>") go to `err`. Returns the exit code.
 // Never throws.
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
+
+// The trace loading of `analyze`, shared with `diff`.
+
+// Expands command-line paths: files stay, directories become their trace files (sorted,
+// non-recursive; skipped entries are named on `err`). On failure `*failed_path` names the culprit.
+base::Status ExpandTracePaths(const std::vector<std::string>& paths,
+                              std::vector<std::string>* files, std::string* failed_path,
+                              std::ostream& err);
+
+// Imports one trace file and folds its events into profile windows handed to `on_window` in time
+// order: one window over the whole trace when `window_ns` is 0, else windows aligned to multiples
+// of `window_ns` on the trace clock (events are buffered until the end, as importers deliver them
+// in file order). `*format` is set to "kineto_json" or "nsys_sqlite". Progress goes to `err` when
+// options.verbose or options.progress.
+base::Status ImportTraceFile(const std::string& path, const AnalyzeOptions& options,
+                             const model::KernelClassifier& classifier, int64_t window_ns,
+                             const std::function<void(model::ProfileWindow&&)>& on_window,
+                             std::string* format, std::ostream& err);
 
 }  // namespace inferscope::cli

@@ -1,0 +1,573 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/analyze/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+
+namespace inferscope::analyze {
+namespace {
+
+// A quantity: how to read it from figures (nullopt = undefined there, e.g. no calls) and how to
+// weigh a change of it.
+struct MetricDef {
+  std::string key, group, label, unit;
+  Better better = Better::kLower;
+  std::function<std::optional<double>(const ProfileFigures&)> value;
+  // Impact of a change from `base` to `cand` on this side pair (share of GPU time at stake, or
+  // relative latency); compared with the per-kind floor.
+  enum class Kind { kShare, kPerToken, kMean, kLatency, kRate } kind = Kind::kShare;
+  std::function<double(const ProfileFigures&)> weight;  // kMean: the item's share of GPU time
+};
+
+std::optional<double> Ratio(double num, double den) {
+  if (!(den > 0)) return std::nullopt;
+  return num / den;
+}
+
+const ProfileFigures::Timed* Find(const std::map<std::string, ProfileFigures::Timed>& m,
+                                  const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+// The three definitions every timed item gets: its share of GPU time (or time per generated
+// token) and its mean time per call.
+using TimedMap = std::map<std::string, ProfileFigures::Timed> ProfileFigures::*;
+
+void AddTimed(std::vector<MetricDef>* defs, bool per_token, const std::string& group,
+              const std::string& name, const std::string& what, TimedMap field, bool with_mean,
+              bool zero_when_absent) {
+  // "attention", "idle host_wait", "stream sync wait": what the rows are called.
+  auto time_of = [field, name, zero_when_absent](const ProfileFigures& f) -> std::optional<double> {
+    const ProfileFigures::Timed* t = Find(f.*field, name);
+    if (!t) return zero_when_absent ? std::optional<double>(0.0) : std::nullopt;
+    return static_cast<double>(t->time_ns);
+  };
+  MetricDef share;
+  share.group = group;
+  share.better = Better::kLower;
+  if (per_token) {
+    share.key = group + "." + name + ".per_token";
+    share.label = what + " per generated token";
+    share.unit = "ns/token";
+    share.kind = MetricDef::Kind::kPerToken;
+    share.value = [time_of](const ProfileFigures& f) -> std::optional<double> {
+      auto t = time_of(f);
+      if (!t || !f.generation_tokens) return std::nullopt;
+      return Ratio(*t, *f.generation_tokens);
+    };
+  } else {
+    share.key = group + "." + name + ".share";
+    share.label = what + ": share of GPU time";
+    share.unit = "%";
+    share.kind = MetricDef::Kind::kShare;
+    share.value = [time_of](const ProfileFigures& f) -> std::optional<double> {
+      auto t = time_of(f);
+      if (!t || f.span_ns <= 0) return std::nullopt;
+      return *t * 100.0 / static_cast<double>(f.span_ns);
+    };
+  }
+  defs->push_back(std::move(share));
+  if (!with_mean) return;
+  MetricDef mean;
+  mean.key = group + "." + name + ".mean";
+  mean.group = group;
+  mean.label = what + ": mean time per call";
+  mean.unit = "ns";
+  mean.better = Better::kLower;
+  mean.kind = MetricDef::Kind::kMean;
+  mean.value = [field, name](const ProfileFigures& f) -> std::optional<double> {
+    const ProfileFigures::Timed* t = Find(f.*field, name);
+    if (!t || t->count == 0) return std::nullopt;
+    return static_cast<double>(t->time_ns) / static_cast<double>(t->count);
+  };
+  mean.weight = [field, name](const ProfileFigures& f) {
+    const ProfileFigures::Timed* t = Find(f.*field, name);
+    if (!t || f.span_ns <= 0) return 0.0;
+    return static_cast<double>(t->time_ns) / static_cast<double>(f.span_ns);
+  };
+  defs->push_back(std::move(mean));
+}
+
+std::vector<MetricDef> Definitions(const ProfileFigures& a, const ProfileFigures& b, bool per_token,
+                                   const CompareOptions& options) {
+  std::vector<MetricDef> defs;
+  MetricDef busy;
+  busy.key = "busy";
+  busy.group = "busy";
+  busy.label = "GPU busy (% of span)";
+  busy.unit = "%";
+  busy.better = Better::kHigher;
+  busy.kind = MetricDef::Kind::kShare;
+  busy.value = [](const ProfileFigures& f) -> std::optional<double> {
+    if (f.span_ns <= 0) return std::nullopt;
+    return f.busy_ns * 100.0 / static_cast<double>(f.span_ns);
+  };
+  defs.push_back(std::move(busy));
+
+  if (per_token) {
+    MetricDef total;
+    total.key = "gpu_time.per_token";
+    total.group = "busy";
+    total.label = "GPU kernel time per generated token";
+    total.unit = "ns/token";
+    total.kind = MetricDef::Kind::kPerToken;
+    total.value = [](const ProfileFigures& f) -> std::optional<double> {
+      if (!f.generation_tokens) return std::nullopt;
+      return Ratio(static_cast<double>(f.kernel_time_ns), *f.generation_tokens);
+    };
+    defs.push_back(std::move(total));
+  }
+
+  auto names_with_time = [](const std::map<std::string, ProfileFigures::Timed>& x,
+                            const std::map<std::string, ProfileFigures::Timed>& y) {
+    std::map<std::string, int64_t> time;
+    for (const auto& [name, t] : x) time[name] += t.time_ns;
+    for (const auto& [name, t] : y) time[name] += t.time_ns;
+    std::vector<std::pair<int64_t, std::string>> out;
+    for (const auto& [name, t] : time)
+      if (t > 0) out.push_back({t, name});
+    std::sort(out.begin(), out.end(), [](const auto& l, const auto& r) {
+      return l.first != r.first ? l.first > r.first : l.second < r.second;
+    });
+    return out;
+  };
+  for (const auto& [t, name] : names_with_time(a.categories, b.categories))
+    AddTimed(&defs, per_token, "category", name, name, &ProfileFigures::categories, true, true);
+  int kernels = 0;
+  for (const auto& [t, name] : names_with_time(a.kernels, b.kernels)) {
+    if (kernels++ >= options.top_kernels) break;
+    // A kernel missing from a slice's top list may sit in its tail: undefined there, not zero.
+    AddTimed(&defs, per_token, "kernel", name, name, &ProfileFigures::kernels, true, false);
+  }
+  for (const auto& [t, name] : names_with_time(a.idle_gaps, b.idle_gaps))
+    AddTimed(&defs, per_token, "idle", name, "idle " + name, &ProfileFigures::idle_gaps, false,
+             true);
+  for (const auto& [t, name] : names_with_time(a.syncs, b.syncs))
+    AddTimed(&defs, per_token, "sync", name, name + " sync wait", &ProfileFigures::syncs, false,
+             true);
+
+  std::set<std::string> stages;
+  for (const auto& [k, v] : a.stage_latency_ms)
+    if (b.stage_latency_ms.count(k)) stages.insert(k);
+  for (const std::string& stage : stages) {
+    MetricDef d;
+    d.key = "stage." + stage;
+    d.group = "stage";
+    d.label = stage + " latency";
+    d.unit = "ms";
+    d.kind = MetricDef::Kind::kLatency;
+    d.value = [stage](const ProfileFigures& f) -> std::optional<double> {
+      auto it = f.stage_latency_ms.find(stage);
+      if (it == f.stage_latency_ms.end()) return std::nullopt;
+      return it->second;
+    };
+    defs.push_back(std::move(d));
+  }
+  if (a.generation_tokens_per_s && b.generation_tokens_per_s) {
+    MetricDef d;
+    d.key = "throughput.generation_tokens_per_s";
+    d.group = "throughput";
+    d.label = "generated tokens per second";
+    d.unit = "tokens/s";
+    d.better = Better::kHigher;
+    d.kind = MetricDef::Kind::kRate;
+    d.value = [](const ProfileFigures& f) { return f.generation_tokens_per_s; };
+    defs.push_back(std::move(d));
+  }
+  return defs;
+}
+
+// Slices whose GPU span is under half the median are partial (the trace's first and last
+// slices, a window where the process started): their ratios are noisy, so they are left out.
+std::vector<const ProfileFigures*> FullSlices(const std::vector<ProfileFigures>& slices) {
+  std::vector<int64_t> spans;
+  for (const ProfileFigures& s : slices)
+    if (s.span_ns > 0) spans.push_back(s.span_ns);
+  std::vector<const ProfileFigures*> out;
+  if (spans.empty()) return out;
+  std::nth_element(spans.begin(), spans.begin() + spans.size() / 2, spans.end());
+  const int64_t median = spans[spans.size() / 2];
+  for (const ProfileFigures& s : slices)
+    if (s.span_ns > 0 && s.span_ns * 2 >= median) out.push_back(&s);
+  return out;
+}
+
+std::vector<double> SliceValues(const MetricDef& def, const std::vector<const ProfileFigures*>& s) {
+  std::vector<double> out;
+  for (const ProfileFigures* f : s)
+    if (auto v = def.value(*f); v && std::isfinite(*v)) out.push_back(*v);
+  return out;
+}
+
+}  // namespace
+
+ProfileFigures FiguresFromAnalysis(const Analysis& analysis) {
+  ProfileFigures f;
+  const JobSummary& s = analysis.summary;
+  f.span_ns = s.temporal.span_ns;
+  f.busy_ns = s.temporal.busy_ns;
+  f.kernel_time_ns = s.kernel_time_ns;
+  f.kernel_count = s.kernel_count;
+  for (const CategoryRow& c : s.categories) f.categories[c.name] = {c.time_ns, c.count};
+  for (const KernelRow& k : s.top_kernels) {
+    ProfileFigures::Timed& t = f.kernels[k.display_name.empty() ? k.name : k.display_name];
+    t.time_ns += k.total_ns;
+    t.count += k.count;
+  }
+  for (const IdleGapRow& g : s.idle_gaps) f.idle_gaps[g.kind] = {g.total_ns, g.count};
+  for (const RankAnalysis& r : analysis.ranks)
+    for (const SyncRow& sync : r.syncs) {
+      ProfileFigures::Timed& t = f.syncs[sync.type];
+      t.time_ns += sync.total_ns;
+      t.count += sync.count;
+    }
+  return f;
+}
+
+std::pair<double, double> BootstrapMeanDifference(const std::vector<double>& a,
+                                                  const std::vector<double>& b, double alpha,
+                                                  int samples, uint64_t seed) {
+  if (a.empty() || b.empty() || samples <= 0) return {0, 0};
+  // mt19937_64's output sequence is specified by the standard; taking indices with a modulo
+  // (not uniform_int_distribution, whose algorithm is implementation-defined) keeps the verdicts
+  // identical on every platform. The modulo bias is negligible for slice counts.
+  std::mt19937_64 rng(seed);
+  std::vector<double> diffs(static_cast<size_t>(samples));
+  for (double& d : diffs) {
+    double sa = 0, sb = 0;
+    for (size_t i = 0; i < a.size(); ++i) sa += a[rng() % a.size()];
+    for (size_t i = 0; i < b.size(); ++i) sb += b[rng() % b.size()];
+    d = sb / static_cast<double>(b.size()) - sa / static_cast<double>(a.size());
+  }
+  std::sort(diffs.begin(), diffs.end());
+  auto at = [&diffs](double q) {
+    const double pos = q * static_cast<double>(diffs.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, diffs.size() - 1);
+    return diffs[lo] + (diffs[hi] - diffs[lo]) * (pos - static_cast<double>(lo));
+  };
+  return {at(alpha / 2), at(1 - alpha / 2)};
+}
+
+Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candidate,
+                   const CompareOptions& options) {
+  Comparison out;
+  out.baseline_label = baseline.label;
+  out.candidate_label = candidate.label;
+  out.baseline_slices = baseline.slice_kind;
+  out.candidate_slices = candidate.slice_kind;
+  const bool per_token = baseline.whole.generation_tokens && candidate.whole.generation_tokens &&
+                         *baseline.whole.generation_tokens > 0 &&
+                         *candidate.whole.generation_tokens > 0;
+  out.normalization = per_token ? "per_token" : "per_gpu_second";
+  if (!per_token)
+    out.notes.push_back(
+        "GPU times are compared as shares of GPU time and per call: generated-token counts are "
+        "not known for both sides");
+
+  const auto base_slices = FullSlices(baseline.slices);
+  const auto cand_slices = FullSlices(candidate.slices);
+  uint64_t seed = options.seed;
+  bool used_fixed = false;
+  for (const MetricDef& def : Definitions(baseline.whole, candidate.whole, per_token, options)) {
+    const auto b = def.value(baseline.whole);
+    const auto c = def.value(candidate.whole);
+    if (!b || !c || !std::isfinite(*b) || !std::isfinite(*c)) continue;
+    MetricChange m;
+    m.key = def.key;
+    m.group = def.group;
+    m.label = def.label;
+    m.unit = def.unit;
+    m.better = def.better;
+    m.baseline = *b;
+    m.candidate = *c;
+    m.delta = *c - *b;
+    m.relative = *b != 0 ? m.delta / std::fabs(*b) : (m.delta == 0 ? 0 : (m.delta > 0 ? 1 : -1));
+    switch (def.kind) {
+      case MetricDef::Kind::kShare:
+        m.impact = std::fabs(m.delta) / 100.0;
+        break;
+      case MetricDef::Kind::kPerToken: {
+        // Per-token time as a share of the baseline's GPU time per token.
+        const double gpu_per_token =
+            baseline.whole.generation_tokens
+                ? static_cast<double>(baseline.whole.span_ns) / *baseline.whole.generation_tokens
+                : 0;
+        m.impact = gpu_per_token > 0 ? std::fabs(m.delta) / gpu_per_token : 0;
+        break;
+      }
+      case MetricDef::Kind::kMean:
+        m.impact = std::fabs(m.relative) *
+                   std::max(def.weight(baseline.whole), def.weight(candidate.whole));
+        break;
+      case MetricDef::Kind::kLatency:
+      case MetricDef::Kind::kRate:
+        m.impact = std::fabs(m.relative);
+        break;
+    }
+    const bool big_enough =
+        def.kind == MetricDef::Kind::kLatency ? std::fabs(m.delta) >= options.min_latency_ms
+        : def.kind == MetricDef::Kind::kRate  ? true
+                                              : m.impact >= options.min_time_share;
+
+    const std::vector<double> bv = SliceValues(def, base_slices);
+    const std::vector<double> cv = SliceValues(def, cand_slices);
+    m.baseline_slices = bv.size();
+    m.candidate_slices = cv.size();
+    if (bv.size() >= options.min_slices && cv.size() >= options.min_slices) {
+      m.method = "bootstrap";
+      auto [lo, hi] =
+          BootstrapMeanDifference(bv, cv, options.alpha, options.bootstrap_samples, seed++);
+      m.ci_low = lo;
+      m.ci_high = hi;
+      const bool excludes_zero = (lo > 0 && m.delta > 0) || (hi < 0 && m.delta < 0);
+      m.significant = excludes_zero && std::fabs(m.relative) >= options.min_relative && big_enough;
+    } else {
+      m.method = "fixed_threshold";
+      used_fixed = true;
+      m.significant =
+          std::fabs(m.relative) >= std::max(options.fixed_relative, options.min_relative) &&
+          big_enough;
+    }
+    const bool worse = def.better == Better::kLower ? m.delta > 0 : m.delta < 0;
+    m.regression = m.significant && worse;
+    m.improvement = m.significant && !worse;
+    out.changes.push_back(std::move(m));
+  }
+  if (!per_token) {
+    // Per GPU-second, faster kernels in an unchanged host loop show up as a lower busy share and
+    // more idle time: only the part faster kernels cannot account for is a regression.
+    double faster = 0;
+    for (const MetricChange& m : out.changes)
+      if (m.group == "category" && m.unit == "ns" && m.improvement) faster += m.impact;
+    bool any = false;
+    for (MetricChange& m : out.changes) {
+      const bool share_group = m.group == "busy" || m.group == "idle" || m.group == "sync";
+      if (share_group && m.regression && faster >= 0.5 * m.impact) {
+        m.regression = false;
+        m.explained = true;
+        any = true;
+      }
+    }
+    if (any)
+      out.notes.push_back(
+          "a lower busy share or more idle/sync time that faster kernels account for is marked "
+          "'explained', not a regression");
+  }
+  for (const MetricChange& m : out.changes) out.regression = out.regression || m.regression;
+  if (used_fixed) {
+    std::string which;
+    if (base_slices.size() < options.min_slices) which = "the baseline";
+    if (cand_slices.size() < options.min_slices)
+      which += which.empty() ? "the candidate" : " and the candidate";
+    out.notes.push_back(fmt::format(
+        "changes marked 'fixed' were not judged against a slice-to-slice spread ({}): they "
+        "count as significant only past a fixed {:.0f}% change",
+        which.empty() ? "too few slices with data for them" : which + " has no per-slice data",
+        std::max(options.fixed_relative, options.min_relative) * 100));
+  }
+  std::stable_sort(out.changes.begin(), out.changes.end(),
+                   [](const MetricChange& l, const MetricChange& r) {
+                     if (l.significant != r.significant) return l.significant;
+                     return l.impact > r.impact;
+                   });
+  return out;
+}
+
+namespace {
+
+std::string Duration(double ns) {
+  const double a = std::fabs(ns);
+  if (a < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (a < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
+  if (a < 1e9) return fmt::format("{:.2f} ms", ns / 1e6);
+  return fmt::format("{:.2f} s", ns / 1e9);
+}
+
+std::string Value(double v, const std::string& unit) {
+  if (unit == "%") return fmt::format("{:.1f}%", v);
+  if (unit == "ns") return Duration(v);
+  if (unit == "ns/token") return Duration(v) + "/tok";
+  if (unit == "ms") return Duration(v * 1e6);
+  if (unit == "tokens/s") return fmt::format("{:.1f} tok/s", v);
+  return fmt::format("{:.4g} {}", v, unit);
+}
+
+std::string Change(const MetricChange& m) {
+  if (m.unit == "%") return fmt::format("{:+.1f} pp", m.delta);
+  if (m.baseline == 0) return m.delta == 0 ? "0" : "new";
+  return fmt::format("{:+.1f}%", m.relative * 100);
+}
+
+std::string Status(const MetricChange& m) {
+  if (m.regression) return "REGRESSION";
+  if (m.improvement) return "improved";
+  if (m.explained) return "explained";
+  return "-";
+}
+
+std::string Test(const MetricChange& m) {
+  if (m.method == "bootstrap")
+    return fmt::format("{}/{} slices", m.baseline_slices, m.candidate_slices);
+  return "fixed";
+}
+
+// Word-wraps `text` to `width` columns, continuation lines indented by `indent` spaces.
+std::string Wrap(const std::string& text, size_t width, size_t indent) {
+  std::string out, line;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = std::string(indent, ' ');
+    } else if (!line.empty() && line.size() > indent) {
+      line += ' ';
+    }
+    line += word;
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
+std::string Cut(const std::string& s, size_t width) {
+  if (s.size() <= width) return s;
+  return s.substr(0, width - 3) + "...";
+}
+
+}  // namespace
+
+void WriteComparisonJson(const Comparison& c, base::JsonWriter& w) {
+  w.BeginObject();
+  w.Key("regression").Bool(c.regression);
+  size_t regressions = 0, improvements = 0;
+  for (const MetricChange& m : c.changes) {
+    regressions += m.regression;
+    improvements += m.improvement;
+  }
+  w.Key("regressions").UInt(regressions);
+  w.Key("improvements").UInt(improvements);
+  w.Key("normalization").String(c.normalization);
+  auto side = [&w](const char* key, const std::string& label, const std::string& slices) {
+    w.Key(key).BeginObject();
+    w.Key("label").String(label);
+    w.Key("slices").String(slices);
+    w.EndObject();
+  };
+  side("baseline", c.baseline_label, c.baseline_slices);
+  side("candidate", c.candidate_label, c.candidate_slices);
+  w.Key("notes").BeginArray();
+  for (const std::string& n : c.notes) w.String(n);
+  w.EndArray();
+  w.Key("changes").BeginArray();
+  for (const MetricChange& m : c.changes) {
+    w.BeginObject();
+    w.Key("key").String(m.key);
+    w.Key("group").String(m.group);
+    w.Key("label").String(m.label);
+    w.Key("unit").String(m.unit);
+    w.Key("better").String(m.better == Better::kLower ? "lower" : "higher");
+    w.Key("baseline").Double(m.baseline);
+    w.Key("candidate").Double(m.candidate);
+    w.Key("delta").Double(m.delta);
+    w.Key("relative").Double(m.relative);
+    w.Key("impact").Double(m.impact);
+    w.Key("method").String(m.method);
+    w.Key("baseline_slices").UInt(m.baseline_slices);
+    w.Key("candidate_slices").UInt(m.candidate_slices);
+    if (m.method == "bootstrap") {
+      w.Key("interval").BeginArray();
+      w.Double(m.ci_low);
+      w.Double(m.ci_high);
+      w.EndArray();
+    } else {
+      w.Key("interval").Null();
+    }
+    w.Key("significant").Bool(m.significant);
+    w.Key("status").String(m.regression    ? "regression"
+                           : m.improvement ? "improvement"
+                           : m.explained   ? "explained"
+                                           : "not_significant");
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+std::string RenderComparison(const Comparison& c, bool markdown, bool all, size_t max_rows) {
+  std::string out;
+  size_t regressions = 0, improvements = 0;
+  for (const MetricChange& m : c.changes) {
+    regressions += m.regression;
+    improvements += m.improvement;
+  }
+  const std::string verdict =
+      regressions > 0
+          ? fmt::format("REGRESSION: {} significant regression{}, {} improvement{}", regressions,
+                        regressions == 1 ? "" : "s", improvements, improvements == 1 ? "" : "s")
+          : fmt::format("no significant regression ({} improvement{})", improvements,
+                        improvements == 1 ? "" : "s");
+  auto side = [](const std::string& label, const std::string& slices) {
+    return slices.empty() ? label + " (no per-slice data)" : label + " (" + slices + ")";
+  };
+  if (markdown) {
+    out += "# inferscope diff\n\n";
+    out += "- baseline: " + side(c.baseline_label, c.baseline_slices) + "\n";
+    out += "- candidate: " + side(c.candidate_label, c.candidate_slices) + "\n";
+    out += "- normalization: " + c.normalization + "\n\n";
+    out += "**" + verdict + "**\n\n";
+  } else {
+    out += "inferscope diff\n";
+    out += "  baseline:  " + side(c.baseline_label, c.baseline_slices) + "\n";
+    out += "  candidate: " + side(c.candidate_label, c.candidate_slices) + "\n";
+    out += "  normalization: " +
+           std::string(c.normalization == "per_token" ? "per generated token"
+                                                      : "per GPU-second and per call") +
+           "\n\n";
+    out += verdict + "\n\n";
+  }
+  size_t shown = 0, hidden = 0;
+  std::vector<const MetricChange*> rows;
+  for (const MetricChange& m : c.changes) {
+    if (all || m.significant || shown < max_rows) {
+      rows.push_back(&m);
+      ++shown;
+    } else {
+      ++hidden;
+    }
+  }
+  if (markdown) {
+    out += "| status | quantity | baseline | candidate | change | judged by |\n";
+    out += "| --- | --- | ---: | ---: | ---: | --- |\n";
+    for (const MetricChange* m : rows)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", Status(*m), m->label,
+                         Value(m->baseline, m->unit), Value(m->candidate, m->unit), Change(*m),
+                         Test(*m));
+  } else {
+    out += fmt::format("  {:<10}  {:<38} {:>11} {:>11} {:>9}  {}\n", "status", "quantity",
+                       "baseline", "candidate", "change", "judged by");
+    for (const MetricChange* m : rows)
+      out += fmt::format("  {:<10}  {:<38} {:>11} {:>11} {:>9}  {}\n", Status(*m),
+                         Cut(m->label, 38), Value(m->baseline, m->unit),
+                         Value(m->candidate, m->unit), Change(*m), Test(*m));
+  }
+  if (hidden > 0)
+    out += fmt::format("{}({} smaller changes not shown; --all lists them)\n",
+                       markdown ? "\n" : "  ", hidden);
+  if (!c.notes.empty()) {
+    out += "\n";
+    for (const std::string& n : c.notes)
+      out += markdown ? "- note: " + n + "\n" : Wrap("note: " + n, 98, 6);
+  }
+  return out;
+}
+
+}  // namespace inferscope::analyze

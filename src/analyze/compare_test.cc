@@ -1,0 +1,189 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/analyze/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace inferscope::analyze {
+namespace {
+
+// One slice of a synthetic serving loop: `attention_ns` and `matmul_ns` per 10 ms of span, each
+// call jittered by `jitter` (relative, uniform).
+ProfileFigures Slice(std::mt19937_64& rng, double attention_call_ns, double jitter) {
+  std::uniform_real_distribution<double> u(1 - jitter, 1 + jitter);
+  ProfileFigures f;
+  f.span_ns = 10'000'000;
+  int64_t att = 0, mm = 0;
+  for (int i = 0; i < 40; ++i) att += static_cast<int64_t>(attention_call_ns * u(rng));
+  for (int i = 0; i < 40; ++i) mm += static_cast<int64_t>(80'000 * u(rng));
+  f.categories["attention"] = {att, 40};
+  f.categories["matmul"] = {mm, 40};
+  f.kernels["flash_fwd_kernel"] = {att, 40};
+  f.kernels["sm90_gemm"] = {mm, 40};
+  f.kernel_time_ns = att + mm;
+  f.busy_ns = std::min<int64_t>(f.kernel_time_ns, f.span_ns);
+  f.idle_gaps["host_wait"] = {f.span_ns - f.busy_ns, 40};
+  return f;
+}
+
+ProfileFigures Sum(const std::vector<ProfileFigures>& slices) {
+  ProfileFigures w;
+  for (const ProfileFigures& s : slices) {
+    w.span_ns += s.span_ns;
+    w.busy_ns += s.busy_ns;
+    w.kernel_time_ns += s.kernel_time_ns;
+    for (auto m :
+         {&ProfileFigures::categories, &ProfileFigures::kernels, &ProfileFigures::idle_gaps})
+      for (const auto& [k, t] : s.*m) {
+        (w.*m)[k].time_ns += t.time_ns;
+        (w.*m)[k].count += t.count;
+      }
+  }
+  return w;
+}
+
+ComparisonSide Side(uint64_t seed, double attention_call_ns, double jitter, int slices = 30) {
+  std::mt19937_64 rng(seed);
+  ComparisonSide side;
+  side.label = "synthetic";
+  side.slice_kind = "slices";
+  for (int i = 0; i < slices; ++i) side.slices.push_back(Slice(rng, attention_call_ns, jitter));
+  side.whole = Sum(side.slices);
+  return side;
+}
+
+const MetricChange* Find(const Comparison& c, const std::string& key) {
+  for (const MetricChange& m : c.changes)
+    if (m.key == key) return &m;
+  return nullptr;
+}
+
+TEST(CompareTest, InjectedSlowdownIsARegression) {
+  const Comparison c = Compare(Side(1, 100'000, 0.2), Side(2, 130'000, 0.2), {});
+  EXPECT_TRUE(c.regression);
+  const MetricChange* m = Find(c, "category.attention.mean");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->regression);
+  EXPECT_EQ(m->method, "bootstrap");
+  EXPECT_NEAR(m->relative, 0.30, 0.03);
+  EXPECT_GT(m->ci_low, 0);
+  // The untouched category does not move.
+  const MetricChange* mm = Find(c, "category.matmul.mean");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_FALSE(mm->significant);
+  // Significant changes come first.
+  EXPECT_TRUE(c.changes.front().significant);
+  EXPECT_EQ(c.normalization, "per_gpu_second");
+}
+
+TEST(CompareTest, PureNoiseIsQuietOverSeeds) {
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    const Comparison c =
+        Compare(Side(seed * 2 + 100, 100'000, 0.3), Side(seed * 2 + 101, 100'000, 0.3), {});
+    EXPECT_FALSE(c.regression) << "seed " << seed << "\n" << RenderComparison(c, false, true);
+  }
+}
+
+TEST(CompareTest, SpeedupIsAnImprovementNotARegression) {
+  const Comparison c = Compare(Side(1, 130'000, 0.1), Side(2, 100'000, 0.1), {});
+  EXPECT_FALSE(c.regression);
+  const MetricChange* m = Find(c, "category.attention.mean");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->improvement);
+}
+
+TEST(CompareTest, WithoutSlicesAFixedThresholdApplies) {
+  ComparisonSide a = Side(1, 100'000, 0.1), b = Side(2, 115'000, 0.1);
+  a.slices.clear();
+  a.slice_kind.clear();
+  Comparison c = Compare(a, b, {});
+  const MetricChange* m = Find(c, "category.attention.mean");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->method, "fixed_threshold");
+  EXPECT_FALSE(m->significant);  // +15% < the fixed 20%
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes.back().find("fixed 20%"), std::string::npos) << c.notes.back();
+
+  b = Side(2, 130'000, 0.1);
+  c = Compare(a, b, {});
+  m = Find(c, "category.attention.mean");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->regression);
+}
+
+TEST(CompareTest, TinyButConsistentChangeIsBelowTheMinimumEffect) {
+  // 3% slower with almost no jitter: statistically clear, but under the 10% minimum effect.
+  const Comparison c = Compare(Side(1, 100'000, 0.001), Side(2, 103'000, 0.001), {});
+  const MetricChange* m = Find(c, "category.attention.mean");
+  ASSERT_NE(m, nullptr);
+  EXPECT_GT(m->ci_low, 0);
+  EXPECT_FALSE(m->significant);
+  EXPECT_FALSE(c.regression);
+}
+
+TEST(CompareTest, PerTokenNormalizationWhenBothSidesHaveTokens) {
+  ComparisonSide a = Side(1, 100'000, 0.1), b = Side(2, 100'000, 0.1);
+  a.whole.generation_tokens = 1000;
+  b.whole.generation_tokens = 700;  // same GPU time for fewer tokens: worse per token
+  const Comparison c = Compare(a, b, {});
+  EXPECT_EQ(c.normalization, "per_token");
+  const MetricChange* m = Find(c, "category.attention.per_token");
+  ASSERT_NE(m, nullptr);
+  EXPECT_NEAR(m->relative, 1000.0 / 700 - 1, 0.05);
+  EXPECT_EQ(m->method, "fixed_threshold");  // slices carry no token counts
+  EXPECT_TRUE(m->regression);
+}
+
+TEST(CompareTest, StageLatencyAndThroughput) {
+  ComparisonSide a = Side(1, 100'000, 0.1), b = Side(2, 100'000, 0.1);
+  a.whole.stage_latency_ms["ttft.p90"] = 120;
+  b.whole.stage_latency_ms["ttft.p90"] = 180;
+  a.whole.stage_latency_ms["e2e.p50"] = 1000;  // only on one side: not compared
+  a.whole.generation_tokens_per_s = 2000;
+  b.whole.generation_tokens_per_s = 1500;
+  const Comparison c = Compare(a, b, {});
+  const MetricChange* ttft = Find(c, "stage.ttft.p90");
+  ASSERT_NE(ttft, nullptr);
+  EXPECT_TRUE(ttft->regression);
+  EXPECT_EQ(Find(c, "stage.e2e.p50"), nullptr);
+  const MetricChange* tput = Find(c, "throughput.generation_tokens_per_s");
+  ASSERT_NE(tput, nullptr);
+  EXPECT_TRUE(tput->regression);  // lower throughput is worse
+}
+
+TEST(CompareTest, BootstrapIsDeterministicAndCoversTheTruth) {
+  std::vector<double> a, b;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> n(0, 1);
+  for (int i = 0; i < 40; ++i) a.push_back(10 + n(rng));
+  for (int i = 0; i < 40; ++i) b.push_back(12 + n(rng));
+  auto [lo, hi] = BootstrapMeanDifference(a, b, 0.01, 2000, 1);
+  auto again = BootstrapMeanDifference(a, b, 0.01, 2000, 1);
+  EXPECT_EQ(lo, again.first);
+  EXPECT_EQ(hi, again.second);
+  EXPECT_LT(lo, 2.0);
+  EXPECT_GT(hi, 2.0);
+  EXPECT_GT(lo, 1.0);  // the difference is clear
+}
+
+TEST(CompareTest, RenderingNamesTheRegression) {
+  const Comparison c = Compare(Side(1, 100'000, 0.2), Side(2, 130'000, 0.2), {});
+  const std::string text = RenderComparison(c, false, false);
+  EXPECT_NE(text.find("REGRESSION"), std::string::npos) << text;
+  EXPECT_NE(text.find("attention: mean time per call"), std::string::npos) << text;
+  for (size_t start = 0, end; start < text.size(); start = end + 1) {
+    end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    EXPECT_LE(end - start, 100u) << text.substr(start, end - start);
+  }
+  const std::string md = RenderComparison(c, true, false);
+  EXPECT_NE(md.find("| REGRESSION | attention: mean time per call |"), std::string::npos) << md;
+  base::JsonWriter w;
+  WriteComparisonJson(c, w);
+  EXPECT_NE(w.str().find("\"regression\": true"), std::string::npos) << w.str();
+  EXPECT_NE(w.str().find("\"key\": \"category.attention.mean\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferscope::analyze
