@@ -53,6 +53,7 @@ Telemetry::Telemetry(TelemetryOptions options, WindowCallback on_window)
     o.metrics_url = options_.metrics_url;
     o.proc_root = options_.proc_root;
     o.scrape_interval_ns = options_.scrape_interval_ns;
+    o.clock = &UnixNowNs;  // stamp each scrape when its answer arrives
     engine_ = std::make_unique<scrape::EngineMetricsCollector>(o);
   }
 }

@@ -40,7 +40,14 @@ int64_t RealtimeNs() {
 void OnExit() noexcept {
   try {
     if (Session* s = Session::Instance()) s->Shutdown();
-    if (WindowSender* sender = g_sender.load()) sender->Finish(1'000'000'000);
+    if (WindowSender* sender = g_sender.load()) {
+      sender->Finish(1'000'000'000);
+      // Lost windows are otherwise invisible (the agent never saw them): say so, once.
+      if (const uint64_t dropped = sender->dropped_frames(); dropped > 0)
+        Log(g_log_level, LogLevel::kError,
+            std::to_string(dropped) + " of " + std::to_string(sender->windows()) +
+                " profile windows were dropped (the agent was unreachable or too slow)");
+    }
   } catch (...) {
   }
 }

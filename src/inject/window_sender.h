@@ -23,6 +23,8 @@ class WindowSender {
 
   const AgentClient& client() const { return client_; }
   uint64_t windows() const { return windows_; }
+  // Frames (windows) dropped because the agent was absent or slow for too long.
+  uint64_t dropped_frames() const { return client_.dropped_frames(); }
 
  private:
   AgentClient client_;

@@ -136,6 +136,19 @@ EngineMetricsCollector::Found EngineMetricsCollector::Discover(const std::vector
   return found;
 }
 
+namespace {
+
+// The first time after `t` of the form k * interval + interval / 2.
+int64_t NextOnGrid(int64_t t, int64_t interval) {
+  if (interval <= 0) return t;
+  const int64_t half = interval / 2;
+  int64_t next = (t - half) / interval * interval + half;
+  while (next <= t) next += interval;
+  return next;
+}
+
+}  // namespace
+
 void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
   std::unique_lock lock(mu_);
   if (polling_) return;
@@ -170,8 +183,10 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
       consecutive_failures_ = 0;
       scraper_.Reset();
       // The probe's body is a scrape like any other: the baseline.
-      const ScrapeResult r = scraper_.Scrape(found.body, now_unix_ns);
-      last_scrape_ns_ = now_unix_ns;
+      const int64_t at = options_.clock ? options_.clock() : now_unix_ns;
+      const ScrapeResult r = scraper_.Scrape(found.body, at);
+      last_scrape_ns_ = at;
+      next_scrape_ns_ = NextOnGrid(at, options_.scrape_interval_ns);
       SetHealth(fmt::format("ok: scraping {} metrics from {} (found among the listening ports of "
                             "pids {})",
                             EngineName(r.detection.engine), target_->ToUrl(), JoinPids(pids)),
@@ -180,8 +195,9 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
     }
   }
 
-  if (last_scrape_ns_ != 0 && now_unix_ns - last_scrape_ns_ < options_.scrape_interval_ns &&
-      now_unix_ns >= last_scrape_ns_) {
+  // Not due yet (a clock that went back more than an interval starts the grid over).
+  if (last_scrape_ns_ != 0 && now_unix_ns < next_scrape_ns_ &&
+      now_unix_ns >= last_scrape_ns_ - options_.scrape_interval_ns) {
     polling_ = false;
     return;
   }
@@ -190,7 +206,9 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
   auto response = HttpGet(target, options_.fetch);
   lock.lock();
   polling_ = false;
+  now_unix_ns = options_.clock ? options_.clock() : now_unix_ns;  // when the answer arrived
   last_scrape_ns_ = now_unix_ns;
+  next_scrape_ns_ = NextOnGrid(now_unix_ns, options_.scrape_interval_ns);
   const std::string url = target.ToUrl();
   if (!response.ok() || response->status != 200) {
     scraper_.RecordFailure(now_unix_ns);

@@ -6,6 +6,7 @@
 // cadence, and hands out EngineMetricsWindows. docs/engine-metrics.md has the details.
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -30,6 +31,10 @@ struct EngineMetricsOptions {
   int64_t probe_timeout_ms = 300;       // discovery probes, per connect and per read
   size_t max_probe_ports = 32;
   ScraperOptions scraper;
+  // The time a scrape's response arrived, which is what the scrape is stamped with. Unset (tests):
+  // the `now_unix_ns` given to Poll. The agent sets the wall clock: a GET can take up to its
+  // timeout, and a scrape stamped before it would belong to a window already closed.
+  std::function<int64_t()> clock;
 };
 
 // Thread-safe: the agent calls Poll from its collector thread (it blocks for up to the HTTP
@@ -72,6 +77,9 @@ class EngineMetricsCollector {
   std::optional<HttpTarget> target_;
   int64_t last_discovery_ns_ = 0;
   int64_t last_scrape_ns_ = 0;
+  // Scrapes run on a fixed grid, half an interval off its multiples: with windows a multiple of
+  // the interval, every window gets the same number of scrapes and none sits on a boundary.
+  int64_t next_scrape_ns_ = 0;
   int consecutive_failures_ = 0;
   EngineMetricsScraper scraper_;
   std::string health_ = "off: not polled yet";

@@ -123,7 +123,9 @@ TEST(EngineMetricsCollectorTest, DiscoversTheVllmSampleFromOwnListeningSocket) {
   ASSERT_TRUE(collector.ok()) << collector.health();
   EXPECT_EQ(collector.endpoint(), "http://127.0.0.1:" + std::to_string(server.port()) + "/metrics");
   EXPECT_NE(collector.health().find("ok: scraping vllm metrics"), std::string::npos);
-  collector.Poll(kT0 + kSecond + kSecond / 2);  // before the interval: no scrape
+  // Scrapes follow a grid half an interval off the interval's multiples: the next is due at
+  // kT0 + 1.5 s (kT0 is a whole second), so a poll before it does not scrape.
+  collector.Poll(kT0 + kSecond + kSecond / 4);
   EXPECT_EQ(server.hits(), 1);
   collector.Poll(kT0 + 2 * kSecond);
   collector.Poll(kT0 + 3 * kSecond);

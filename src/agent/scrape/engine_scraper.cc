@@ -160,7 +160,10 @@ EngineMetricsWindow EngineMetricsScraper::TakeWindow(int64_t start_unix_ns, int6
   for (EngineMetricsWindow& w : pending_) {
     if (w.end_unix_ns >= end_unix_ns) {
       keep.push_back(std::move(w));
-    } else if (w.end_unix_ns >= start_unix_ns) {
+    } else {
+      // In the range, or late: recorded after its own window was taken (a scrape whose answer
+      // came in while that window closed). Its deltas still happened: count them here rather
+      // than lose them.
       out.Merge(w);
     }
   }

@@ -46,8 +46,9 @@ class EngineMetricsScraper {
   void RecordFailure(int64_t now_unix_ns);
   // Forgets the previous scrape (the endpoint changed): the next Scrape is a baseline.
   void Reset();
-  // Everything recorded at times in [start, end), merged. Records before `start` are dropped
-  // (their window was already taken), those at or after `end` stay for later windows.
+  // Everything recorded at times before `end`, merged: those in [start, end) and late ones (their
+  // window was already taken: their deltas still count, here). Those at or after `end` stay for
+  // later windows.
   EngineMetricsWindow TakeWindow(int64_t start_unix_ns, int64_t end_unix_ns);
 
   uint64_t pending_dropped() const { return pending_dropped_; }

@@ -426,8 +426,9 @@ std::optional<double> EngineMetricsWindow::FrontendOverheadMean() const {
   const StageHistogram& prefill = stage(Stage::kPrefill);
   if (!has_stage(Stage::kTtft) || !has_stage(Stage::kQueue) || !has_stage(Stage::kPrefill))
     return std::nullopt;
-  if (!(ttft.count > 0) || !(queue.count > 0) || !(prefill.count > 0)) return std::nullopt;
-  return ttft.Mean() - queue.Mean() - prefill.Mean();
+  const auto t = ttft.KnownMean(), q = queue.KnownMean(), p = prefill.KnownMean();
+  if (!t || !q || !p) return std::nullopt;
+  return *t - *q - *p;
 }
 
 void EngineMetricsWindow::AddModelName(std::string_view raw) {
@@ -554,7 +555,7 @@ void EngineMetricsWindow::WriteJson(base::JsonWriter& w) const {
     const StageHistogram& h = stages[i];
     if (!has_stage(Stage(i)) || !(h.count > 0)) continue;
     const std::string name(StageName(Stage(i)));
-    w.Key(name + "_mean_s").Double(h.Mean());
+    if (auto mean = h.KnownMean()) w.Key(name + "_mean_s").Double(*mean);
     if (auto p = h.Quantile(0.5)) w.Key(name + "_p50_s").Double(*p);
     if (auto p = h.Quantile(0.9)) w.Key(name + "_p90_s").Double(*p);
     if (auto p = h.Quantile(0.99)) w.Key(name + "_p99_s").Double(*p);
@@ -694,7 +695,8 @@ void RenderEngineMetricsText(const EngineMetricsWindow& w, std::string* out) {
       return v ? FormatSeconds(*v) : std::string("-");
     };
     *out += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>9} {:>9}\n", StageName(Stage(i)),
-                        FormatSeconds(h.Mean()), q(0.5), q(0.9), q(0.99), FormatCount(h.count));
+                        h.KnownMean() ? FormatSeconds(*h.KnownMean()) : std::string("-"), q(0.5),
+                        q(0.9), q(0.99), FormatCount(h.count));
   }
   if (auto overhead = w.FrontendOverheadMean())
     *out += fmt::format("  frontend overhead (ttft - queue - prefill, means): {}\n",

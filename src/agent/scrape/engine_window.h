@@ -79,6 +79,12 @@ struct StageHistogram {
 
   bool has_buckets() const { return !counts.empty(); }
   double Mean() const { return count > 0 ? sum / count : 0; }
+  // The mean when the engine exported a `_sum` (latencies are positive, so a zero sum over
+  // observations means the sample was missing); nullopt otherwise.
+  std::optional<double> KnownMean() const {
+    if (!(count > 0) || !(sum > 0)) return std::nullopt;
+    return sum / count;
+  }
   // The q-quantile (0..1) by linear interpolation inside the bucket holding it (the first bucket
   // starts at 0 when its bound is positive); in the +Inf bucket, the largest finite bound. nullopt
   // without buckets or observations.
