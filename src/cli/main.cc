@@ -14,6 +14,7 @@
 #include "src/cli/agent_command.h"
 #include "src/cli/analyze_command.h"
 #include "src/cli/classify_command.h"
+#include "src/cli/diff_command.h"
 #include "src/cli/exit_codes.h"
 #include "src/cli/run_command.h"
 #include "src/cli/status_command.h"
@@ -146,6 +147,7 @@ int Main(int argc, char** argv) {
 
   AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
   StatusCommand status(&app);
+  DiffCommand diff(&app);
 
   // `run ... -- CMD ARGS`: everything after the first "--" is the command, whatever it looks like
   // (CLI11 would try to parse the command's own options).
@@ -211,6 +213,7 @@ int Main(int argc, char** argv) {
 
   if (std::optional<int> code = agent_and_report.RunIfParsed()) return *code;
   if (std::optional<int> code = status.RunIfParsed()) return *code;
+  if (std::optional<int> code = diff.RunIfParsed()) return *code;
 
   // No subcommand: show what there is.
   std::cerr << app.help();

@@ -1,0 +1,525 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/cli/diff_command.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <new>
+
+#include "src/agent/otlp/span_window.h"
+#include "src/agent/range_query.h"
+#include "src/agent/scrape/engine_window.h"
+#include "src/agent/store/sqlite_store.h"
+#include "src/analyze/analysis.h"
+#include "src/base/state_dir.h"
+#include "src/base/time_point.h"
+#include "src/cli/analyze_command.h"
+#include "src/cli/exit_codes.h"
+#include "src/model/profile_merge.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::cli {
+namespace {
+
+namespace dom = simdjson::dom;
+using analyze::ComparisonSide;
+using analyze::ProfileFigures;
+
+// Top kernels kept per window and per merge: diff compares kernels by name, and a kernel that
+// falls into a window's tail is lost to it, so keep more than a report lists.
+constexpr int kDiffTopK = 50;
+
+std::string Duration(int64_t ns) {
+  if (ns % 1'000'000'000 == 0) return fmt::format("{} s", ns / 1'000'000'000);
+  if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
+  if (ns % 1'000'000 == 0) return fmt::format("{} ms", ns / 1'000'000);
+  return fmt::format("{:.1f} ms", static_cast<double>(ns) / 1e6);
+}
+
+// ---- Engine and span telemetry as figures ----
+
+void AddEngineFigures(const agent::scrape::EngineMetricsWindow& e, ProfileFigures* f) {
+  using agent::scrape::CounterSignal;
+  using agent::scrape::Stage;
+  if (e.has_counter(CounterSignal::kGenerationTokens)) {
+    f->generation_tokens = e.counter(CounterSignal::kGenerationTokens);
+    f->generation_tokens_per_s = e.Rate(CounterSignal::kGenerationTokens);
+  }
+  for (size_t i = 0; i < agent::scrape::kStageCount; ++i) {
+    const Stage s = static_cast<Stage>(i);
+    if (!e.has_stage(s) || !e.stage(s).has_buckets()) continue;
+    for (auto [name, q] : {std::pair{"p50", 0.5}, std::pair{"p90", 0.9}, std::pair{"p99", 0.99}})
+      if (auto v = e.stage(s).Quantile(q))
+        f->stage_latency_ms[std::string(agent::scrape::StageName(s)) + "." + name] = *v * 1e3;
+  }
+}
+
+// Span latencies fill the stages the engine metrics did not give.
+void AddSpanFigures(const agent::otlp::SpanWindow& spans, ProfileFigures* f) {
+  for (size_t i = 0; i < agent::otlp::kStageCount; ++i) {
+    const auto s = static_cast<agent::otlp::Stage>(i);
+    const agent::otlp::LatencyHistogram& h = spans.stage(s);
+    if (h.count() == 0) continue;
+    for (auto [name, q] : {std::pair{"p50", 0.5}, std::pair{"p90", 0.9}, std::pair{"p99", 0.99}})
+      f->stage_latency_ms.try_emplace(std::string(agent::otlp::StageName(s)) + "." + name,
+                                      static_cast<double>(h.PercentileNs(q)) / 1e6);
+  }
+  if (!f->generation_tokens && spans.completion_tokens > 0)
+    f->generation_tokens = static_cast<double>(spans.completion_tokens);
+}
+
+// ---- Traces: imported in base windows, coarsened into at most max_slices slices ----
+
+// Folds a trace's windows (in time order) into equal slices, doubling the slice width whenever
+// there would be more than `max_slices`, so memory stays bounded whatever the trace length.
+class SliceCollector {
+ public:
+  SliceCollector(int64_t width_ns, size_t max_slices) : width_ns_(width_ns), max_(max_slices) {
+    merge_.top_k = kDiffTopK;
+  }
+
+  void Add(model::ProfileWindow&& w) {
+    if (w.processes.empty()) return;
+    if (slices_.empty()) origin_ns_ = w.start_ns;
+    const int64_t offset = std::max<int64_t>(w.start_ns - origin_ns_, 0);
+    size_t index = static_cast<size_t>(offset / width_ns_);
+    while (index >= max_) {
+      Coarsen();
+      index = static_cast<size_t>(offset / width_ns_);
+    }
+    if (index >= slices_.size()) slices_.resize(index + 1);
+    model::MergeWindow(w, &slices_[index], merge_);
+  }
+
+  std::vector<model::ProfileWindow>& slices() { return slices_; }
+  int64_t width_ns() const { return width_ns_; }
+
+ private:
+  void Coarsen() {
+    std::vector<model::ProfileWindow> coarse((slices_.size() + 1) / 2);
+    for (size_t i = 0; i < slices_.size(); ++i)
+      if (!slices_[i].processes.empty()) model::MergeWindow(slices_[i], &coarse[i / 2], merge_);
+    slices_ = std::move(coarse);
+    width_ns_ *= 2;
+  }
+
+  int64_t width_ns_;
+  size_t max_;
+  int64_t origin_ns_ = 0;
+  model::MergeOptions merge_;
+  std::vector<model::ProfileWindow> slices_;
+};
+
+analyze::AnalysisOptions DiffAnalysisOptions(int64_t bin_ns) {
+  analyze::AnalysisOptions options;
+  options.top = kDiffTopK;
+  options.bin_ns = bin_ns;
+  return options;
+}
+
+ProfileFigures Figures(const std::vector<const model::ProfileWindow*>& windows, int64_t bin_ns) {
+  std::vector<analyze::AnalysisInput> inputs;
+  for (const model::ProfileWindow* w : windows) inputs.push_back({"", "", w});
+  return analyze::FiguresFromAnalysis(analyze::Analyze(inputs, DiffAnalysisOptions(bin_ns)));
+}
+
+base::StatusOr<ComparisonSide> LoadTraces(const std::vector<std::string>& files,
+                                          const DiffOptions& options, std::string* failed_path,
+                                          std::ostream& err) {
+  model::KernelClassifier classifier;
+  if (!options.rules_path.empty()) {
+    *failed_path = options.rules_path;
+    RETURN_IF_ERROR(classifier.LoadRuleFile(options.rules_path));
+  }
+  AnalyzeOptions import_options;
+  import_options.top = kDiffTopK;
+  import_options.bin_ns = options.base_slice_ns;
+  import_options.verbose = options.verbose;
+  import_options.progress = options.progress;
+  std::vector<SliceCollector> collectors;
+  for (const std::string& file : files) {
+    *failed_path = file;
+    collectors.emplace_back(options.base_slice_ns, options.max_slices);
+    SliceCollector& collector = collectors.back();
+    std::string format;
+    RETURN_IF_ERROR(ImportTraceFile(
+        file, import_options, classifier, options.base_slice_ns,
+        [&collector](model::ProfileWindow&& w) { collector.Add(std::move(w)); }, &format, err));
+  }
+  ComparisonSide side;
+  side.label = files.size() == 1 ? "trace " + files[0]
+                                 : fmt::format("{} traces ({}, ...)", files.size(), files[0]);
+  model::MergeOptions merge;
+  merge.top_k = kDiffTopK;
+  std::vector<model::ProfileWindow> wholes(collectors.size());
+  size_t slice_count = 0;
+  int64_t width_ns = 0;
+  for (size_t i = 0; i < collectors.size(); ++i) {
+    for (const model::ProfileWindow& s : collectors[i].slices())
+      if (!s.processes.empty()) model::MergeWindow(s, &wholes[i], merge);
+    slice_count = std::max(slice_count, collectors[i].slices().size());
+    width_ns = std::max(width_ns, collectors[i].width_ns());
+  }
+  std::vector<const model::ProfileWindow*> whole_ptrs;
+  for (const model::ProfileWindow& w : wholes)
+    if (!w.processes.empty()) whole_ptrs.push_back(&w);
+  if (whole_ptrs.empty()) {
+    *failed_path = files[0];
+    return base::InvalidArgumentError(files[0] + ": no GPU activity to compare");
+  }
+  side.whole = Figures(whole_ptrs, width_ns);
+  // Slice i of every file (files need not share a clock: slices are matched by position).
+  for (size_t i = 0; i < slice_count; ++i) {
+    std::vector<const model::ProfileWindow*> parts;
+    for (SliceCollector& c : collectors)
+      if (i < c.slices().size() && !c.slices()[i].processes.empty())
+        parts.push_back(&c.slices()[i]);
+    if (!parts.empty()) side.slices.push_back(Figures(parts, width_ns));
+  }
+  side.slice_kind = fmt::format("{} time slices of {}", side.slices.size(), Duration(width_ns));
+  return side;
+}
+
+// ---- Saved JSON reports ----
+
+// A saved report starts with `{"schema_version"` (render_json writes that key first); a Kineto
+// trace never does.
+bool IsSavedReport(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char buf[256] = {};
+  in.read(buf, sizeof(buf));
+  std::string head(buf, static_cast<size_t>(in.gcount()));
+  head.erase(std::remove_if(head.begin(), head.end(),
+                            [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }),
+             head.end());
+  return head.rfind("{\"schema_version\"", 0) == 0;
+}
+
+// Reads `r` into `*out` when it holds a T; leaves `*out` alone otherwise.
+template <typename T>
+void Get(simdjson::simdjson_result<dom::element> r, T* out) {
+  T value;
+  if (r.get(value) == simdjson::SUCCESS) *out = value;
+}
+
+void ReadTimedMap(dom::element parent, const char* time_key,
+                  std::map<std::string, ProfileFigures::Timed>* out) {
+  dom::object obj;
+  if (parent.get(obj) != simdjson::SUCCESS) return;
+  for (auto [key, value] : obj) {
+    int64_t time = 0;
+    uint64_t count = 0;
+    if (value[time_key].get(time) != simdjson::SUCCESS) continue;
+    Get(value["count"], &count);
+    ProfileFigures::Timed& t = (*out)[std::string(key)];
+    t.time_ns += time;
+    t.count += count;
+  }
+}
+
+base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
+  dom::parser parser;
+  dom::element doc;
+  if (parser.load(path).get(doc) != simdjson::SUCCESS)
+    return base::DataLossError(path + ": not a valid JSON report");
+  int64_t version = 0;
+  dom::object summary;
+  if (doc["schema_version"].get(version) != simdjson::SUCCESS ||
+      doc["summary"].get(summary) != simdjson::SUCCESS)
+    return base::UnsupportedError(path + ": not an inferscope JSON report (no summary)");
+  if (version != report::kJsonSchemaVersion)
+    return base::UnsupportedError(fmt::format("{}: report schema version {} (this build reads {})",
+                                              path, version, report::kJsonSchemaVersion));
+  ComparisonSide side;
+  side.label = "report " + path;
+  ProfileFigures& f = side.whole;
+  auto temporal = summary["temporal_breakdown"];
+  Get(temporal["span_ns"], &f.span_ns);
+  Get(temporal["busy_ns"], &f.busy_ns);
+  Get(summary["kernel_time_ns"], &f.kernel_time_ns);
+  Get(summary["kernel_count"], &f.kernel_count);
+  ReadTimedMap(summary["categories"], "time_ns", &f.categories);
+  ReadTimedMap(summary["idle_gaps"], "total_ns", &f.idle_gaps);
+  dom::array kernels;
+  if (summary["top_kernels"].get(kernels) == simdjson::SUCCESS) {
+    for (dom::element k : kernels) {
+      std::string_view name, display;
+      int64_t total = 0;
+      uint64_t count = 0;
+      Get(k["name"], &name);
+      Get(k["display_name"], &display);
+      Get(k["total_ns"], &total);
+      Get(k["count"], &count);
+      ProfileFigures::Timed& t = f.kernels[std::string(display.empty() ? name : display)];
+      t.time_ns += total;
+      t.count += count;
+    }
+  }
+  dom::array ranks;
+  if (doc["ranks"].get(ranks) == simdjson::SUCCESS)
+    for (dom::element r : ranks) ReadTimedMap(r["sync_waits"], "total_ns", &f.syncs);
+  dom::object engine;
+  if (doc["engine"].get(engine) == simdjson::SUCCESS) {
+    auto e = agent::scrape::EngineMetricsWindow::FromJson(simdjson::to_string(engine));
+    if (!e.ok()) return base::DataLossError(path + ": engine: " + e.status().message());
+    AddEngineFigures(*e, &f);
+  }
+  dom::object requests;
+  if (doc["requests"].get(requests) == simdjson::SUCCESS) {
+    auto s = agent::otlp::SpanWindow::FromJson(simdjson::to_string(requests));
+    if (!s.ok()) return base::DataLossError(path + ": requests: " + s.status().message());
+    AddSpanFigures(*s, &f);
+  }
+  if (f.span_ns <= 0) return base::InvalidArgumentError(path + ": no GPU activity to compare");
+  return side;
+}
+
+// ---- Store ranges: one slice per stored window start ----
+
+base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::string& range,
+                                         const DiffOptions& options) {
+  const size_t dots = range.find("..");
+  if (dots == std::string::npos)
+    return base::InvalidArgumentError(flag + ": expected FROM..TO (e.g. -2h..-1h), got '" + range +
+                                      "'");
+  const int64_t now = options.now_unix_ns ? options.now_unix_ns : base::UnixNowNs();
+  auto from = base::ParseTimePoint(range.substr(0, dots), now);
+  if (!from.ok()) return base::InvalidArgumentError(flag + ": " + from.status().message());
+  auto to = base::ParseTimePoint(range.substr(dots + 2), now);
+  if (!to.ok()) return base::InvalidArgumentError(flag + ": " + to.status().message());
+  if (*to <= *from) return base::InvalidArgumentError(flag + ": TO must be after FROM");
+
+  ASSIGN_OR_RETURN(
+      auto store, agent::SqliteStore::Open(options.state_dir, agent::SqliteStore::Mode::kReadOnly));
+  agent::RangeQuery query;
+  query.from_ns = *from;
+  query.to_ns = *to;
+  query.top = kDiffTopK;
+  ASSIGN_OR_RETURN(agent::RangeProfile profile,
+                   agent::QueryRangeProfile(*store, query, "store:" + options.state_dir));
+  if (profile.windows == 0)
+    return base::NotFoundError(fmt::format("{}: no profile windows between {} and {} in {}", flag,
+                                           base::FormatLocalTime(*from), base::FormatLocalTime(*to),
+                                           store->path()));
+  ComparisonSide side;
+  side.label = "store " + base::FormatLocalTime(*from) + " .. " + base::FormatLocalTime(*to);
+  side.whole = analyze::FiguresFromAnalysis(profile.analysis);
+  if (profile.engine) AddEngineFigures(*profile.engine, &side.whole);
+  if (profile.spans) AddSpanFigures(*profile.spans, &side.whole);
+
+  agent::WindowQuery wq;
+  wq.from_ns = *from;
+  wq.to_ns = *to;
+  ASSIGN_OR_RETURN(agent::QueryResult result, store->QueryWindows(wq));
+  // Windows of all processes that start together form one slice; past max_slices, neighbouring
+  // starts share a slice.
+  std::map<int64_t, std::vector<agent::StoredWindow*>> by_start;
+  for (agent::StoredWindow& w : result.windows) by_start[w.window.start_ns].push_back(&w);
+  const size_t groups = by_start.size();
+  const size_t slices = std::min(groups, options.max_slices);
+  std::vector<std::map<int64_t, model::ProfileWindow>> merged(slices);  // per process row
+  std::vector<std::pair<int64_t, int64_t>> bounds(slices, {INT64_MAX, INT64_MIN});
+  model::MergeOptions merge;
+  merge.top_k = kDiffTopK;
+  size_t g = 0;
+  int64_t bin_ns = 0;
+  for (auto& [start, windows] : by_start) {
+    const size_t slice = g++ * slices / groups;
+    for (agent::StoredWindow* w : windows) {
+      model::MergeWindow(w->window, &merged[slice][w->process_id], merge);
+      bounds[slice].first = std::min(bounds[slice].first, w->window.start_ns);
+      bounds[slice].second = std::max(bounds[slice].second, w->window.end_ns);
+      for (const model::ProcessProfile& p : w->window.processes)
+        for (const model::DeviceProfile& d : p.devices)
+          if (bin_ns == 0 && d.timeline.bin_ns > 0) bin_ns = d.timeline.bin_ns;
+    }
+  }
+  if (bin_ns == 0) bin_ns = 100'000'000;
+  // Engine metrics per slice, from the records whose start falls in the slice.
+  std::vector<std::optional<agent::scrape::EngineMetricsWindow>> engine(slices);
+  auto records = store->QueryTelemetry("engine", *from, *to);
+  if (records.ok()) {
+    for (const agent::TelemetryRecord& r : *records) {
+      for (size_t i = 0; i < slices; ++i) {
+        if (r.start_ns < bounds[i].first || r.start_ns >= bounds[i].second) continue;
+        auto e = agent::scrape::EngineMetricsWindow::FromJson(r.json);
+        if (!e.ok()) break;
+        if (engine[i])
+          engine[i]->Merge(*e);
+        else
+          engine[i] = std::move(e).value();
+        break;
+      }
+    }
+  }
+  for (size_t i = 0; i < slices; ++i) {
+    std::vector<const model::ProfileWindow*> parts;
+    for (const auto& [id, w] : merged[i]) parts.push_back(&w);
+    if (parts.empty()) continue;
+    ProfileFigures f = Figures(parts, bin_ns);
+    if (engine[i]) AddEngineFigures(*engine[i], &f);
+    side.slices.push_back(std::move(f));
+  }
+  side.slice_kind = groups > slices ? fmt::format("{} slices of {} stored windows", slices, groups)
+                                    : fmt::format("{} stored windows", slices);
+  return side;
+}
+
+base::StatusOr<ComparisonSide> LoadSide(const char* which, const std::vector<std::string>& paths,
+                                        const std::string& range, const DiffOptions& options,
+                                        std::string* failed_path, std::ostream& err) {
+  const std::string flag = std::string("--") + which + "-range";
+  if (!range.empty()) {
+    if (!paths.empty())
+      return base::InvalidArgumentError(std::string(which) + ": give files or " + flag +
+                                        ", not both");
+    return LoadRange(flag, range, options);
+  }
+  if (paths.empty())
+    return base::InvalidArgumentError(std::string("no ") + which +
+                                      " (give a trace, a JSON report "
+                                      "or " +
+                                      flag + ")");
+  std::vector<std::string> files;
+  RETURN_IF_ERROR(ExpandTracePaths(paths, &files, failed_path, err));
+  bool any_report = false;
+  for (const std::string& f : files) any_report = any_report || IsSavedReport(f);
+  if (any_report) {
+    if (files.size() != 1)
+      return base::InvalidArgumentError(std::string(which) +
+                                        ": a saved JSON report must be the only input of its side");
+    *failed_path = files[0];
+    return LoadReport(files[0]);
+  }
+  return LoadTraces(files, options, failed_path, err);
+}
+
+int Run(const DiffOptions& options, std::ostream& out, std::ostream& err) {
+  auto fail = [&err](const base::Status& status, const std::string& path) {
+    std::string message = status.message();
+    if (!path.empty() && message.rfind(path, 0) != 0) message = path + ": " + message;
+    err << "inferscope: error: " << message << "\n";
+    return kDiffError;
+  };
+  std::string failed_path;
+  auto baseline = LoadSide("baseline", options.baseline_paths, options.baseline_range, options,
+                           &failed_path, err);
+  if (!baseline.ok()) return fail(baseline.status(), failed_path);
+  failed_path.clear();
+  auto candidate = LoadSide("candidate", options.candidate_paths, options.candidate_range, options,
+                            &failed_path, err);
+  if (!candidate.ok()) return fail(candidate.status(), failed_path);
+
+  const analyze::Comparison comparison = analyze::Compare(*baseline, *candidate, options.compare);
+  if (options.format == report::ReportFormat::kJson) {
+    base::JsonWriter w;
+    analyze::WriteComparisonJson(comparison, w);
+    out << w.str() << "\n";
+  } else {
+    out << analyze::RenderComparison(comparison, options.format == report::ReportFormat::kMarkdown,
+                                     options.all);
+  }
+  out.flush();
+  if (!out) {
+    err << "inferscope: error: <stdout>: write failed\n";
+    return kDiffError;
+  }
+  return comparison.regression ? kDiffRegression : kDiffNoRegression;
+}
+
+const char* Getenv(const char* name) { return std::getenv(name); }
+
+}  // namespace
+
+int RunDiff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
+  // Not RunGuarded: its kExitError (1) means "regression" here.
+  try {
+    return Run(options, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "inferscope: error: out of memory\n";
+  } catch (const std::exception& e) {
+    err << "inferscope: error: internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << "inferscope: error: internal error\n";
+  }
+  return kDiffError;
+}
+
+DiffCommand::DiffCommand(CLI::App* app) {
+  cmd_ = app->add_subcommand("diff", "Compare two profiles and flag significant regressions");
+  cmd_->footer(
+      "\nEach side is trace files (Kineto JSON, Nsight SQLite; a directory or a comma-separated\n"
+      "list for several ranks), a saved JSON report (`analyze|report --format json`), or a time\n"
+      "range of the agent's store (--baseline-range/--candidate-range FROM..TO). Every change is\n"
+      "judged against the slice-to-slice spread of that quantity (traces are cut into time\n"
+      "slices, store ranges into their windows); a saved report has no slices, so a fixed\n"
+      "threshold applies. Method: docs/diff.md.\n\n"
+      "Exit codes:\n"
+      "  0  no significant regression\n"
+      "  1  significant regression\n"
+      "  2  error (bad input, unreadable file, empty range)\n\n"
+      "Examples:\n"
+      "  inferscope diff before.sqlite after.sqlite\n"
+      "  inferscope diff base_report.json new_trace.json.gz --format markdown\n"
+      "  inferscope diff --baseline-range -2h..-1h --candidate-range -1h..now\n");
+  cmd_->add_option("INPUTS", positional_,
+                   "Baseline then candidate: trace files, directories or saved JSON reports")
+      ->expected(0, 2);
+  cmd_->add_option("--baseline-range", options_.baseline_range,
+                   "Baseline = this time range of the store: FROM..TO (-2h..-1h, ISO times)");
+  cmd_->add_option("--candidate-range", options_.candidate_range,
+                   "Candidate = this time range of the store");
+  cmd_->add_option("--state-dir", state_dir_,
+                   "The store for the ranges (default: as `inferscope report`)");
+  cmd_->add_option("-f,--format", format_, "Output format: text, markdown (md) or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "markdown", "md", "json"}));
+  cmd_->add_option("--min-change", min_change_pct_,
+                   "Smallest relative change (percent) that can count as significant")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1000.0));
+  cmd_->add_flag("--all", options_.all, "List every compared quantity");
+  cmd_->add_option("--rules", options_.rules_path, "Extra kernel classification rules (traces)");
+  cmd_->add_flag("-v,--verbose", options_.verbose, "Progress on stderr");
+}
+
+std::optional<int> DiffCommand::RunIfParsed() {
+  if (!cmd_->parsed()) return std::nullopt;
+  DiffOptions options = options_;
+  if (!report::ParseReportFormat(format_, &options.format)) {
+    std::cerr << "inferscope: error: --format: unknown format '" << format_ << "'\n";
+    return kDiffError;
+  }
+  options.state_dir = state_dir_.empty() ? base::DefaultStateDir(&Getenv) : state_dir_;
+  options.compare.min_relative = min_change_pct_ / 100.0;
+  // Positionals fill the sides that have no range, baseline first. A comma-separated argument
+  // is several files of one side.
+  std::vector<std::vector<std::string>*> open_sides;
+  if (options.baseline_range.empty()) open_sides.push_back(&options.baseline_paths);
+  if (options.candidate_range.empty()) open_sides.push_back(&options.candidate_paths);
+  if (positional_.size() != open_sides.size()) {
+    std::cerr << "inferscope: error: diff: expected " << open_sides.size()
+              << " input path(s) besides the ranges, got " << positional_.size()
+              << " (run 'inferscope diff --help')\n";
+    return kDiffError;
+  }
+  for (size_t i = 0; i < positional_.size(); ++i) {
+    const std::string& arg = positional_[i];
+    for (size_t start = 0, end; start <= arg.size(); start = end + 1) {
+      end = arg.find(',', start);
+      if (end == std::string::npos) end = arg.size();
+      if (end > start) open_sides[i]->push_back(arg.substr(start, end - start));
+    }
+  }
+  options.progress = isatty(STDERR_FILENO) != 0;
+  return RunDiff(options, std::cout, std::cerr);
+}
+
+}  // namespace inferscope::cli

@@ -1,0 +1,182 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/cli/diff_command.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "src/cli/analyze_command.h"
+#include "tests/test_traces.h"
+
+namespace inferscope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A serving loop as a Kineto trace: per step an attention and a GEMM kernel, then a host gap.
+// Every duration is jittered uniformly by +-`jitter`; `attention_scale` injects a regression.
+std::string LoopTrace(uint64_t seed, double attention_scale, double jitter, int steps = 1200) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(1 - jitter, 1 + jitter);
+  std::string json = R"({"schemaVersion": 1, "traceEvents": [)";
+  double ts = 1000;
+  int corr = 0;
+  auto kernel = [&](const char* name, double dur) {
+    if (corr) json += ",";
+    ++corr;
+    json += fmt::format(
+        R"({{"ph": "X", "cat": "kernel", "name": "{}", "pid": 0, "tid": 7, "ts": {:.3f}, )"
+        R"("dur": {:.3f}, "args": {{"device": 0, "stream": 7, "correlation": {}}}}})",
+        name, ts, dur, corr);
+    ts += dur + 2;
+  };
+  for (int i = 0; i < steps; ++i) {
+    kernel("flash_fwd_splitkv_kernel", 300 * attention_scale * u(rng));
+    kernel("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn", 300 * u(rng));
+    ts += 200 * u(rng);  // the host prepares the next step
+  }
+  json += "]}";
+  return json;
+}
+
+class DiffTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("inferscope_diff_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& content) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+  }
+
+  struct Result {
+    int code;
+    std::string out, err;
+  };
+  Result Diff(DiffOptions options) {
+    std::ostringstream out, err;
+    const int code = RunDiff(options, out, err);
+    return {code, out.str(), err.str()};
+  }
+  Result Diff(const std::string& a, const std::string& b,
+              report::ReportFormat format = report::ReportFormat::kText) {
+    DiffOptions options;
+    options.baseline_paths = {a};
+    options.candidate_paths = {b};
+    options.format = format;
+    return Diff(options);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(DiffTest, InjectedAttentionRegressionIsFound) {
+  const std::string a = Write("a.json", LoopTrace(1, 1.0, 0.15));
+  const std::string b = Write("b.json", LoopTrace(2, 1.3, 0.15));
+  const Result r = Diff(a, b);
+  EXPECT_EQ(r.code, kDiffRegression) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSION  attention: mean time per call"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time slices of"), std::string::npos) << r.out;
+  // The GEMM did not change: not flagged.
+  EXPECT_EQ(r.out.find("REGRESSION  matmul"), std::string::npos) << r.out;
+
+  // The other way round it is an improvement, and no regression.
+  const Result back = Diff(b, a);
+  EXPECT_EQ(back.code, kDiffNoRegression) << back.out << back.err;
+  EXPECT_NE(back.out.find("improved    attention: mean time per call"), std::string::npos)
+      << back.out;
+}
+
+TEST_F(DiffTest, PureNoiseIsQuietOverSeeds) {
+  for (uint64_t seed = 10; seed < 16; ++seed) {
+    const std::string a = Write("a.json", LoopTrace(seed * 2, 1.0, 0.3));
+    const std::string b = Write("b.json", LoopTrace(seed * 2 + 1, 1.0, 0.3));
+    const Result r = Diff(a, b);
+    EXPECT_EQ(r.code, kDiffNoRegression) << "seed " << seed << "\n" << r.out << r.err;
+  }
+}
+
+TEST_F(DiffTest, JsonOutputAndSavedReportSide) {
+  const std::string trace_a = Write("a.json", LoopTrace(1, 1.0, 0.1));
+  const std::string b = Write("b.json", LoopTrace(2, 1.35, 0.1));
+  // Baseline as a saved report (`analyze --format json`): no slices, the fixed threshold applies.
+  AnalyzeOptions analyze;
+  analyze.paths = {trace_a};
+  analyze.format = report::ReportFormat::kJson;
+  analyze.output_path = (dir_ / "base_report.json").string();
+  std::ostringstream ignored_out, ignored_err;
+  ASSERT_EQ(RunAnalyze(analyze, ignored_out, ignored_err), 0) << ignored_err.str();
+  const Result r = Diff(analyze.output_path, b, report::ReportFormat::kJson);
+  EXPECT_EQ(r.code, kDiffRegression) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"regression\": true"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"label\": \"report " + analyze.output_path + "\""), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"method\": \"fixed_threshold\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"key\": \"category.attention.mean\""), std::string::npos) << r.out;
+
+  // The same report on both sides: nothing changed.
+  const Result same = Diff(analyze.output_path, analyze.output_path);
+  EXPECT_EQ(same.code, kDiffNoRegression) << same.out << same.err;
+}
+
+TEST_F(DiffTest, BadInputIsOneLineAndExitTwo) {
+  const std::string a = Write("a.json", LoopTrace(1, 1.0, 0.1, 50));
+  Result r = Diff(a, (dir_ / "missing.json").string());
+  EXPECT_EQ(r.code, kDiffError);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("missing.json"), std::string::npos) << r.err;
+
+  const std::string junk = Write("junk.json", "{\"traceEvents\": [ {\"ph\": ");
+  r = Diff(a, junk);
+  EXPECT_EQ(r.code, kDiffError) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+
+  DiffOptions range;
+  range.baseline_range = "yesterday";
+  range.candidate_paths = {a};
+  range.state_dir = dir_.string();
+  r = Diff(range);
+  EXPECT_EQ(r.code, kDiffError);
+  EXPECT_NE(r.err.find("FROM..TO"), std::string::npos) << r.err;
+
+  range.baseline_range = "-2h..-1h";
+  r = Diff(range);  // no store in dir_
+  EXPECT_EQ(r.code, kDiffError);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// The before/after Nsight pair of ../shared/traces (2x H100, 300 ms each, "after optimisation").
+TEST_F(DiffTest, RealNsightBeforeAfterPair) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  const fs::path dir = fs::path(::inferscope::testing::SharedTracesDir()) / "nsys-ai";
+  const std::string before = (dir / "mfu_2gpu_before.sqlite").string();
+  const std::string after = (dir / "mfu_2gpu_after.sqlite").string();
+  if (!fs::exists(before) || !fs::exists(after)) GTEST_SKIP() << "mfu_2gpu pair not found";
+  DiffOptions options;
+  options.baseline_paths = {before};
+  options.candidate_paths = {after};
+  options.all = true;
+  const Result r = Diff(options);
+  std::cout << r.out;
+  ASSERT_NE(r.code, kDiffError) << r.err;
+  EXPECT_NE(r.out.find("time slices of"), std::string::npos) << r.out;
+  // Comparing a profile with itself finds nothing.
+  options.candidate_paths = {before};
+  const Result self = Diff(options);
+  EXPECT_EQ(self.code, kDiffNoRegression) << self.out << self.err;
+  EXPECT_EQ(self.out.find("improved"), std::string::npos) << self.out;
+}
+
+}  // namespace
+}  // namespace inferscope::cli
