@@ -292,6 +292,25 @@ void BindQuery(sqlite3_stmt* s, const WindowQuery& query) {
   if (query.rank) sqlite3_bind_int(s, 4, *query.rank);
 }
 
+// The process columns hostname, pid, start_unix_ns, rank, local_rank, world_size, tool_version,
+// first_seen_ns, last_seen_ns, ended_ns, in that order from column `first`.
+void ReadProcessColumns(sqlite3_stmt* s, int first, StoredProcess* p) {
+  auto text = [&](int col) {
+    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(s, col));
+    return std::string(t ? t : "");
+  };
+  p->hello.hostname = text(first);
+  p->hello.pid = static_cast<uint32_t>(sqlite3_column_int64(s, first + 1));
+  p->hello.process_start_unix_ns = sqlite3_column_int64(s, first + 2);
+  p->hello.rank = sqlite3_column_int(s, first + 3);
+  p->hello.local_rank = sqlite3_column_int(s, first + 4);
+  p->hello.world_size = sqlite3_column_int(s, first + 5);
+  p->hello.tool_version = text(first + 6);
+  p->first_seen_ns = sqlite3_column_int64(s, first + 7);
+  p->last_seen_ns = sqlite3_column_int64(s, first + 8);
+  p->ended_ns = sqlite3_column_int64(s, first + 9);
+}
+
 std::string FilterSql(const WindowQuery& query) {
   std::string sql;
   if (query.pid) sql += " AND p.pid = ?3";
@@ -331,21 +350,8 @@ base::StatusOr<QueryResult> SqliteStore::QueryWindows(const WindowQuery& query) 
     }
     if (!result.processes.count(process_id)) {
       StoredProcess& p = result.processes[process_id];
+      ReadProcessColumns(raw, 2, &p);
       p.id = process_id;
-      auto text = [&](int col) {
-        const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(raw, col));
-        return std::string(t ? t : "");
-      };
-      p.hello.hostname = text(2);
-      p.hello.pid = static_cast<uint32_t>(sqlite3_column_int64(raw, 3));
-      p.hello.process_start_unix_ns = sqlite3_column_int64(raw, 4);
-      p.hello.rank = sqlite3_column_int(raw, 5);
-      p.hello.local_rank = sqlite3_column_int(raw, 6);
-      p.hello.world_size = sqlite3_column_int(raw, 7);
-      p.hello.tool_version = text(8);
-      p.first_seen_ns = sqlite3_column_int64(raw, 9);
-      p.last_seen_ns = sqlite3_column_int64(raw, 10);
-      p.ended_ns = sqlite3_column_int64(raw, 11);
     }
     result.windows.push_back({process_id, std::move(window).value()});
   }
@@ -375,22 +381,8 @@ base::StatusOr<std::vector<ProcessInfo>> SqliteStore::ListProcesses(const Window
   int rc;
   while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
     ProcessInfo info;
-    StoredProcess& p = info.process;
-    auto text = [&](int col) {
-      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(raw, col));
-      return std::string(t ? t : "");
-    };
-    p.id = sqlite3_column_int64(raw, 0);
-    p.hello.hostname = text(1);
-    p.hello.pid = static_cast<uint32_t>(sqlite3_column_int64(raw, 2));
-    p.hello.process_start_unix_ns = sqlite3_column_int64(raw, 3);
-    p.hello.rank = sqlite3_column_int(raw, 4);
-    p.hello.local_rank = sqlite3_column_int(raw, 5);
-    p.hello.world_size = sqlite3_column_int(raw, 6);
-    p.hello.tool_version = text(7);
-    p.first_seen_ns = sqlite3_column_int64(raw, 8);
-    p.last_seen_ns = sqlite3_column_int64(raw, 9);
-    p.ended_ns = sqlite3_column_int64(raw, 10);
+    info.process.id = sqlite3_column_int64(raw, 0);
+    ReadProcessColumns(raw, 1, &info.process);
     info.windows = static_cast<uint64_t>(sqlite3_column_int64(raw, 11));
     info.first_window_start_ns = sqlite3_column_int64(raw, 12);
     info.last_window_end_ns = sqlite3_column_int64(raw, 13);
