@@ -354,6 +354,7 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
     cmp.straggler_excess_compute_ns =
         cmp.compute.max_ns - static_cast<int64_t>(cmp.compute.mean_ns + 0.5);
   }
+  result.diagnosis = Diagnose(result, HostSignals{}, DiagnosisThresholds{});
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "src/analyze/diagnose.h"
 #include "src/model/profile.h"
 
 namespace inferscope::analyze {
@@ -222,6 +223,9 @@ struct Analysis {
   std::vector<RankAnalysis> ranks;    // by rank, then device
   JobSummary summary;
   RankComparison comparison;  // meaningful when ranks.size() > 1
+  // Verdicts from the trace alone (no host signals, default thresholds); the agent's range report
+  // re-runs Diagnose() with the telemetry of the range.
+  Diagnosis diagnosis;
 };
 
 // Analyzes the windows of one or more inputs. Each (process, device) becomes one rank entry.

@@ -45,6 +45,42 @@ std::string RankLabel(const RankAnalysis& r) { return std::to_string(r.rank); }
 
 bool Multi(const Analysis& a) { return a.ranks.size() > 1; }
 
+std::string FormatEvidence(const analyze::Evidence& e) {
+  if (e.unit == "count") return fmt::format("{} {:.0f}", e.name, e.value);
+  if (e.unit == "%") return fmt::format("{} {:.1f}%", e.name, e.value);
+  return fmt::format("{} {:.3g} {}", e.name, e.value, e.unit);
+}
+
+// The verdicts, most important first: one paragraph per finding (headline, evidence, fixes), so
+// the text report reads top-down and markdown renders each as a list item with sub-bullets.
+Section DiagnosisSection(const Analysis& a) {
+  Section s{"Diagnosis", {}};
+  const analyze::Diagnosis& d = a.diagnosis;
+  if (d.findings.empty()) {
+    s.blocks.push_back(Paragraph({"no diagnosis"}));
+    return s;
+  }
+  s.blocks.push_back(Paragraph({fmt::format("primary verdict: {}", d.primary), ""}));
+  for (size_t i = 0; i < d.findings.size(); ++i) {
+    const analyze::Finding& f = d.findings[i];
+    std::vector<std::string> lines;
+    lines.push_back(fmt::format("{}. {} ({}, {}confidence {:.2f}, {:.0f}% of time at stake): {}",
+                                i + 1, f.id, f.severity,
+                                f.rank >= 0 ? fmt::format("rank {}, ", f.rank) : "", f.confidence,
+                                f.score * 100, f.summary));
+    if (!f.evidence.empty()) {
+      std::string ev;
+      for (const analyze::Evidence& e : f.evidence)
+        ev += (ev.empty() ? "" : ", ") + FormatEvidence(e);
+      lines.push_back("- evidence: " + ev);
+    }
+    for (const std::string& fix : f.fixes) lines.push_back("- fix: " + fix);
+    if (i + 1 < d.findings.size()) lines.emplace_back();  // a blank line between findings
+    s.blocks.push_back(Paragraph(std::move(lines)));
+  }
+  return s;
+}
+
 Section Temporal(const Analysis& a) {
   Section s{"Temporal breakdown", {}};
   Table t;
@@ -442,6 +478,7 @@ Document BuildDocument(const Analysis& a, int width) {
       "options: top {}, bin {}, kernel-wait threshold {}{}", a.options.top,
       FormatDuration(a.options.bin_ns), FormatDuration(a.options.kernel_wait_threshold_ns),
       a.options.rules_path.empty() ? "" : ", rules " + a.options.rules_path));
+  doc.sections.push_back(DiagnosisSection(a));
   if (a.ranks.empty()) {
     Section s{"No GPU activity", {Paragraph({"the input holds no kernels, copies or memsets"})}};
     doc.sections.push_back(std::move(s));

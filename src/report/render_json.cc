@@ -221,6 +221,36 @@ void WriteSpread(JsonWriter& w, const analyze::Spread& s) {
   w.EndObject();
 }
 
+void WriteDiagnosis(JsonWriter& w, const analyze::Diagnosis& d) {
+  w.BeginObject();
+  w.Key("primary").String(d.primary);
+  w.Key("findings").BeginArray();
+  for (const analyze::Finding& f : d.findings) {
+    w.BeginObject();
+    w.Key("id").String(f.id);
+    w.Key("severity").String(f.severity);
+    w.Key("confidence").Double(f.confidence);
+    w.Key("score").Double(f.score);
+    w.Key("summary").String(f.summary);
+    w.Key("rank").Int(f.rank);
+    w.Key("evidence").BeginArray();
+    for (const analyze::Evidence& e : f.evidence) {
+      w.BeginObject();
+      w.Key("name").String(e.name);
+      w.Key("value").Double(e.value);
+      w.Key("unit").String(e.unit);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("fixes").BeginArray();
+    for (const std::string& fix : f.fixes) w.String(fix);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 const char* ToolVersion() { return INFERSCOPE_VERSION; }
@@ -256,6 +286,9 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   w.Key("kernel_wait_threshold_ns").Int(a.options.kernel_wait_threshold_ns);
   w.Key("rules_path").String(a.options.rules_path);
   w.EndObject();
+
+  w.Key("diagnosis");
+  WriteDiagnosis(w, a.diagnosis);
 
   w.Key("ranks").BeginArray();
   for (const RankAnalysis& r : a.ranks) WriteRank(w, r);

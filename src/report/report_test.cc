@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "src/analyze/test_profiles.h"
 
@@ -169,6 +171,92 @@ TEST(JsonReportTest, RankComparison) {
   EXPECT_NEAR(double(doc["rank_comparison"]["busy_imbalance"]), 0.6667, 1e-9);
   EXPECT_EQ(int64_t(doc["summary"]["temporal_breakdown"]["busy_ns"]), 1800);
   EXPECT_EQ(uint64_t(doc["summary"]["top_kernels"].at(0)["count"]), 9u);
+}
+
+analyze::Analysis WithDiagnosis() {
+  analyze::Analysis a = OneRank();
+  analyze::Finding launch;
+  launch.id = "launch_overhead";
+  launch.severity = "critical";
+  launch.confidence = 0.65;
+  launch.score = 0.84;
+  launch.summary = "GPU idle 84% of the time waiting for kernel launches";
+  launch.evidence = {{"busy_pct", 13.7, "%"},
+                     {"host_wait_gaps", 662, "count"},
+                     {"host_wait_gap_mean_us", 108, "us"}};
+  launch.fixes = {"Capture the step in CUDA graphs", "torch.compile the model"};
+  analyze::Finding comm;
+  comm.id = "communication";
+  comm.severity = "info";
+  comm.confidence = 0.6;
+  comm.score = 0.05;
+  comm.summary = "rank 3 computes 12% more than the others";
+  comm.rank = 3;
+  a.diagnosis.findings = {launch, comm};
+  a.diagnosis.primary = "launch_overhead";
+  return a;
+}
+
+TEST(TextReportTest, DiagnosisSectionComesFirst) {
+  const std::string text = RenderText(WithDiagnosis());
+  ExpectLinesFit(text, 100);
+  const size_t diag = text.find("Diagnosis\n---------");
+  ASSERT_NE(diag, std::string::npos);
+  EXPECT_LT(diag, text.find("Temporal breakdown"));
+  EXPECT_NE(text.find("primary verdict: launch_overhead"), std::string::npos);
+  EXPECT_NE(text.find("1. launch_overhead (critical, confidence 0.65, 84% of time at stake): GPU "
+                      "idle 84%"),
+            std::string::npos)
+      << text.substr(0, 1500);
+  EXPECT_NE(
+      text.find("- evidence: busy_pct 13.7%, host_wait_gaps 662, host_wait_gap_mean_us 108 us"),
+      std::string::npos);
+  EXPECT_NE(text.find("- fix: Capture the step in CUDA graphs"), std::string::npos);
+  EXPECT_NE(text.find("2. communication (info, rank 3, confidence 0.60"), std::string::npos);
+  EXPECT_LT(text.find("1. launch_overhead"), text.find("2. communication"));
+
+  const std::string md = RenderMarkdown(WithDiagnosis());
+  ASSERT_NE(md.find("## Diagnosis"), std::string::npos);
+  EXPECT_LT(md.find("## Diagnosis"), md.find("## Temporal breakdown"));
+  EXPECT_NE(md.find("\n- fix: torch.compile the model\n"), std::string::npos);
+}
+
+TEST(TextReportTest, AnalyzeAlwaysHasADiagnosis) {
+  const std::string text = RenderText(analyze::Analyze({}, analyze::AnalysisOptions{}));
+  EXPECT_NE(text.find("primary verdict: healthy"), std::string::npos);
+  EXPECT_NE(text.find("1. healthy (info, confidence 0.20"), std::string::npos) << text;
+}
+
+TEST(JsonReportTest, DiagnosisKeyFollowsOptions) {
+  const std::string json = RenderJson(WithDiagnosis());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+  std::vector<std::string_view> keys;
+  for (auto field : simdjson::dom::object(doc)) keys.push_back(field.key);
+  const auto options = std::find(keys.begin(), keys.end(), "options");
+  ASSERT_NE(options, keys.end());
+  ASSERT_NE(options + 1, keys.end());
+  EXPECT_EQ(*(options + 1), "diagnosis");
+  simdjson::dom::element d = doc["diagnosis"];
+  EXPECT_EQ(std::string_view(d["primary"]), "launch_overhead");
+  simdjson::dom::array findings = d["findings"];
+  ASSERT_EQ(findings.size(), 2u);
+  simdjson::dom::element f = findings.at(0);
+  std::vector<std::string_view> finding_keys;
+  for (auto field : simdjson::dom::object(f)) finding_keys.push_back(field.key);
+  EXPECT_EQ(finding_keys, (std::vector<std::string_view>{"id", "severity", "confidence", "score",
+                                                         "summary", "rank", "evidence", "fixes"}));
+  EXPECT_EQ(std::string_view(f["severity"]), "critical");
+  EXPECT_DOUBLE_EQ(double(f["confidence"]), 0.65);
+  EXPECT_DOUBLE_EQ(double(f["score"]), 0.84);
+  EXPECT_EQ(int64_t(f["rank"]), -1);
+  EXPECT_EQ(std::string_view(f["evidence"].at(1)["name"]), "host_wait_gaps");
+  EXPECT_DOUBLE_EQ(double(f["evidence"].at(1)["value"]), 662);
+  EXPECT_EQ(std::string_view(f["evidence"].at(1)["unit"]), "count");
+  EXPECT_EQ(std::string_view(f["fixes"].at(1)), "torch.compile the model");
+  EXPECT_EQ(int64_t(findings.at(1)["rank"]), 3);
+  EXPECT_EQ(simdjson::dom::array(findings.at(1)["fixes"]).size(), 0u);
 }
 
 TEST(ReportFormatTest, Parse) {
