@@ -146,10 +146,11 @@ Cost ComputeCost(const Analysis& analysis, const CostInputs& inputs) {
 }
 
 void WriteCostJson(const Cost& cost, base::JsonWriter& w) {
-  auto opt = [&w](const char* key, const std::optional<double>& v) {
+  // Per 1,000 requests: JsonWriter rounds to 4 decimals, which would zero a per-request cost.
+  auto opt = [&w](const char* key, const std::optional<double>& v, double scale = 1) {
     w.Key(key);
     if (v)
-      w.Double(*v);
+      w.Double(*v * scale);
     else
       w.Null();
   };
@@ -159,7 +160,7 @@ void WriteCostJson(const Cost& cost, base::JsonWriter& w) {
       w.BeginObject();
       w.Key("name").String(s.name);
       w.Key("share").Double(s.share);
-      opt("usd_per_request", s.usd_per_request);
+      opt("usd_per_1k_requests", s.usd_per_request, 1e3);
       opt("usd_per_million_tokens", s.usd_per_million_tokens);
       w.EndObject();
     }
@@ -170,7 +171,7 @@ void WriteCostJson(const Cost& cost, base::JsonWriter& w) {
   w.Key("reason").String(cost.reason);
   w.Key("gpus").UInt(cost.gpus);
   w.Key("usd_per_hour").Double(cost.usd_per_hour);
-  opt("usd_per_request", cost.usd_per_request);
+  opt("usd_per_1k_requests", cost.usd_per_request, 1e3);
   opt("usd_per_million_tokens", cost.usd_per_million_tokens);
   shares("by_category", cost.by_category);
   shares("by_stage", cost.by_stage);

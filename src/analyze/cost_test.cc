@@ -59,7 +59,7 @@ TEST(CostTest, PerRequestAndPerTokenWithSplits) {
   EXPECT_NE(text.find("attention"), std::string::npos) << text;
   base::JsonWriter w;
   WriteCostJson(c, w);
-  EXPECT_NE(w.str().find("\"usd_per_request\": 0.0005"), std::string::npos) << w.str();
+  EXPECT_NE(w.str().find("\"usd_per_1k_requests\": 0.5,"), std::string::npos) << w.str();
 }
 
 TEST(CostTest, PriceTableByModelAndMissingPrices) {

@@ -10,7 +10,10 @@
 #include <random>
 #include <sstream>
 
+#include "src/agent/store/sqlite_store.h"
 #include "src/cli/analyze_command.h"
+#include "src/model/taxonomy.h"
+#include "src/wire/window_codec.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::cli {
@@ -154,6 +157,74 @@ TEST_F(DiffTest, BadInputIsOneLineAndExitTwo) {
   r = Diff(range);  // no store in dir_
   EXPECT_EQ(r.code, kDiffError);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// Store ranges: a trace's 50 ms windows stored as live windows, baseline and candidate an hour
+// apart; each stored window is a slice.
+TEST_F(DiffTest, StoreRangesUseStoredWindowsAsSlices) {
+  constexpr int64_t kSec = 1'000'000'000;
+  const int64_t now = 1'800'000'000 * kSec;
+  auto store = agent::SqliteStore::Open(dir_.string(), agent::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  wire::Hello hello;
+  hello.pid = 100;
+  hello.hostname = "node-a";
+  auto id = (*store)->UpsertProcess(hello, now - 3 * 3600 * kSec);
+  ASSERT_TRUE(id.ok());
+  model::KernelClassifier classifier;
+  auto put = [&](const std::string& trace, int64_t base_ns) {
+    AnalyzeOptions import;
+    std::string format;
+    std::vector<model::ProfileWindow> windows;
+    ASSERT_TRUE(ImportTraceFile(
+                    trace, import, classifier, 50'000'000,
+                    [&](model::ProfileWindow&& w) { windows.push_back(std::move(w)); }, &format,
+                    std::cerr)
+                    .ok());
+    ASSERT_GT(windows.size(), 10u);
+    for (model::ProfileWindow& w : windows) {
+      w.start_ns += base_ns;
+      w.end_ns += base_ns;
+      for (auto& p : w.processes) {
+        p.pid = 100;
+        for (auto& d : p.devices) {
+          d.first_start_ns += base_ns;
+          d.last_end_ns += base_ns;
+          d.timeline.origin_ns += base_ns;
+        }
+      }
+      agent::PendingWindow pending;
+      pending.process_id = *id;
+      pending.start_ns = w.start_ns;
+      pending.end_ns = w.end_ns;
+      pending.received_ns = w.end_ns;
+      wire::EncodeWindow(w, &pending.encoded);
+      ASSERT_TRUE((*store)->AppendWindow(pending).ok());
+    }
+  };
+  put(Write("a.json", LoopTrace(1, 1.0, 0.15)), now - 2 * 3600 * kSec);
+  put(Write("b.json", LoopTrace(2, 1.3, 0.15)), now - 3600 * kSec);
+  put(Write("c.json", LoopTrace(3, 1.0, 0.15)), now - 1800 * kSec);
+  store->reset();
+
+  DiffOptions options;
+  options.state_dir = dir_.string();
+  options.now_unix_ns = now;
+  options.baseline_range = "-2h..-90m";
+  options.candidate_range = "-1h..-45m";
+  Result r = Diff(options);
+  EXPECT_EQ(r.code, kDiffRegression) << r.out << r.err;
+  EXPECT_NE(r.out.find("stored windows"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("REGRESSION  attention: mean time per call"), std::string::npos) << r.out;
+
+  options.candidate_range = "-30m..now";  // the same load as the baseline
+  r = Diff(options);
+  EXPECT_EQ(r.code, kDiffNoRegression) << r.out << r.err;
+
+  options.candidate_range = "-10m..now";  // nothing stored there
+  r = Diff(options);
+  EXPECT_EQ(r.code, kDiffError);
+  EXPECT_NE(r.err.find("no profile windows"), std::string::npos) << r.err;
 }
 
 // The before/after Nsight pair of ../shared/traces (2x H100, 300 ms each, "after optimisation").
