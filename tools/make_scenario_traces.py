@@ -493,6 +493,11 @@ H100 = "NVIDIA H100 80GB HBM3"
 H100_PCIE = "NVIDIA H100 PCIe"
 
 
+def steps(n, k):
+    """A scenario's step count scaled by --steps-scale, at least 2."""
+    return max(2, int(round(n * k)))
+
+
 def serve_decode(job, steps, batch, ctx, host_prep_of_gpu, post_us=(150, 300), extra=None,
                  **layer_kw):
     """vLLM-style decode loop with CUDA graphs. The host prepares step N+1 while the GPU runs
@@ -515,13 +520,13 @@ def serve_decode(job, steps, batch, ctx, host_prep_of_gpu, post_us=(150, 300), e
 # ---- Scenarios ----
 def sc_healthy(seed, k):
     job = Job(1, seed, H100)
-    serve_decode(job, int(40 * k), batch=96, ctx=250, host_prep_of_gpu=0.95)
+    serve_decode(job, steps(40, k), batch=96, ctx=250, host_prep_of_gpu=0.95)
     return job
 
 
 def sc_kernel_bound(seed, k):
     job = Job(1, seed, H100)
-    serve_decode(job, int(24 * k), batch=48, ctx=12000, host_prep_of_gpu=0.95)
+    serve_decode(job, steps(24, k), batch=48, ctx=12000, host_prep_of_gpu=0.95)
     return job
 
 
@@ -529,7 +534,7 @@ def sc_launch_overhead(seed, k):
     # Eager mode (enforce_eager / no torch.compile): every kernel is a Python launch ~84 us apart.
     job = Job(1, seed, H100)
     lo, hi = med("launch_interval_eager") * 0.6, med("launch_interval_eager") * 1.3
-    for i in range(int(8 * k)):
+    for i in range(steps(8, k)):
         job.begin_step(i)
         job.host(300, 600, "vllm/v1/worker/gpu_model_runner.py(1402): _prepare_inputs")
         job.run(decode_step(8, 700 + i), mode="eager", gap_us=(lo, hi))
@@ -542,7 +547,7 @@ def sc_launch_overhead(seed, k):
 def sc_batching(seed, k):
     # One to three requests at a time; the engine sleeps until the next request arrives.
     job = Job(1, seed, H100)
-    for i in range(int(40 * k)):
+    for i in range(steps(40, k)):
         job.begin_step(i)
         batch = job.rng.choice((1, 1, 2, 3))
         job.run(decode_step(batch, 600 + i), mode="graph")
@@ -558,7 +563,7 @@ def sc_communication(seed, k):
     # Llama-3.1-70B FP8, TP=2 on two PCIe H100s (no NVLink): NCCL all-reduce after attention
     # and MLP of every layer, on the compute stream (no overlap); rank 1 is 4% slower.
     job = Job(2, seed, H100_PCIE, gpu_speeds=[1.0, 0.96])
-    serve_decode(job, int(10 * k), batch=64, ctx=1000, host_prep_of_gpu=0.95, layers=80, tp=2,
+    serve_decode(job, steps(10, k), batch=64, ctx=1000, host_prep_of_gpu=0.95, layers=80, tp=2,
                  hidden=8192, inter=28672, heads=64)
     return job
 
@@ -567,7 +572,7 @@ def sc_host_sync(seed, k):
     # Prompt scoring (prefill only, 4 x 512 tokens per step), eager, with a timing hook that
     # calls torch.cuda.synchronize() after every layer and then logs.
     job = Job(1, seed, H100)
-    for i in range(int(6 * k)):
+    for i in range(steps(6, k)):
         job.begin_step(i)
         job.copy("htod", 2048 * 8, pageable=False)
         for _ in range(32):
@@ -589,7 +594,7 @@ def sc_memory_transfer(seed, k):
         job.host(250, 450, "logits_processors.py(57): __call__")
         job.copy("htod", 96 * 128256 * 2, pageable=True)
 
-    serve_decode(job, int(30 * k), batch=96, ctx=250, host_prep_of_gpu=0.95,
+    serve_decode(job, steps(30, k), batch=96, ctx=250, host_prep_of_gpu=0.95,
                  extra=logits_roundtrip)
     return job
 
@@ -605,7 +610,7 @@ def sc_allocation_stalls(seed, k):
             for _ in range(2):
                 job.alloc(MALLOC, med("cudaMalloc") * 0.3, med("cudaMalloc") * 0.7)
 
-    serve_decode(job, int(36 * k), batch=96, ctx=250, host_prep_of_gpu=0.95, extra=churn)
+    serve_decode(job, steps(36, k), batch=96, ctx=250, host_prep_of_gpu=0.95, extra=churn)
     return job
 
 
@@ -614,7 +619,7 @@ def sc_prefill_interference(seed, k):
     # the running decode batch (48 requests, ~3k context) waits ~0.5 s for it each time.
     job = Job(1, seed, H100)
     step = 0
-    for p in range(max(1, int(3 * k))):
+    for p in range(steps(3, k)):
         job.begin_step(step)
         ops = []
         for _ in range(32):
@@ -658,7 +663,7 @@ def pair(kind, seed, k):
         job = Job(1, s, H100, step_jitter=0.02)
         if kind == "regression" and side == "candidate":
             job.scale["attention"] = 1.30
-        serve_decode(job, int(60 * k), batch=96, ctx=250, host_prep_of_gpu=0.95)
+        serve_decode(job, steps(60, k), batch=96, ctx=250, host_prep_of_gpu=0.95)
         out.append((side, job))
     return out
 
