@@ -237,12 +237,16 @@ double SmallGemmShare(const Analysis& a, const DiagnosisThresholds& t) {
   return matmul_ns > 0 ? small_ns / matmul_ns : -1;
 }
 
-// Idle time in gaps whose kind's mean gap is "between bursts" (>= burst_gap_ms).
+// Idle time in gaps whose kind's mean gap is "between bursts" (>= burst_gap_ms). Host-wait gaps
+// always qualify (the launch came after the stream ran dry). "Other" gaps only without launch
+// records: with them, "other" means the work was already launched and waited on another stream or
+// an event (a dependency, e.g. a collective), which is not an idle host.
 double LongGapIdleShare(const Job& j, const DiagnosisThresholds& t) {
   const double burst_ns = t.burst_gap_ms * 1e6;
   double long_ns = 0;
   if (j.host_wait.count && j.host_wait.mean_ns() >= burst_ns) long_ns += j.host_wait.total_ns;
-  if (j.other.count && j.other.mean_ns() >= burst_ns) long_ns += j.other.total_ns;
+  if (j.cpu_launches == 0 && j.other.count && j.other.mean_ns() >= burst_ns)
+    long_ns += j.other.total_ns;
   return j.IdleShareOf(long_ns);
 }
 
@@ -271,8 +275,8 @@ std::optional<Finding> Batching(const Analysis& a, const Job& j, const HostSigna
   } else {
     const double gaps = static_cast<double>(j.host_wait.count + j.other.count);
     f.Summary(fmt::format(
-        "GPU idle {} of the time between bursts of work (mean idle gap {}): the host had no work "
-        "to submit",
+        "GPU idle {} of the time between bursts of work (mean idle gap {}): the host submitted no "
+        "work",
         Pct(gap_share), Ms(gaps > 0 ? (j.host_wait.total_ns + j.other.total_ns) / gaps : 0)));
   }
   if (queue_known) f.Ev("queue_share_pct", queue_share * 100, "%");

@@ -178,9 +178,15 @@ TEST_F(DiagnoseTest, BatchingFromLongIdleGaps) {
   EXPECT_DOUBLE_EQ(EvidenceValue(f, "host_wait_gap_mean_ms"), 5);
   EXPECT_EQ(Find(d, "launch_overhead"), nullptr);  // the gaps are long, not launch gaps
 
-  // "other" gaps (the host had launched, the GPU still idled) count as between bursts too.
+  // "Other" gaps with launch records: the work was launched and waited on a dependency (another
+  // stream, an event), which is no idle host.
   SetGaps(0, 0, 0, 0, 100, 600 * kMs);
+  EXPECT_EQ(Find(Run(), "batching"), nullptr);
+  // Without launch records "other" only means "unknown launch": counted as between bursts.
+  a_.ranks[0].launch.cpu_launch_count = 0;
   EXPECT_EQ(Run().primary, "batching");
+  a_.ranks[0].launch.cpu_launch_count = 1000;
+  SetGaps(120, 600 * kMs, 0, 0, 0, 0);
 
   // Known light load: requests do not queue, so the idle GPU is not a batching problem.
   host_.queue_share_of_e2e = 0.02;
