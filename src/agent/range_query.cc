@@ -93,7 +93,68 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
     inputs.push_back(
         {source, "inferscope_store, " + std::to_string(window_counts[id]) + " windows", &w});
   out.analysis = analyze::Analyze(inputs, options);
+  out.analysis.diagnosis = analyze::Diagnose(out.analysis, HostSignalsOf(out), query.thresholds);
   return out;
+}
+
+analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
+  analyze::HostSignals h;
+  if (profile.engine) {
+    using scrape::CounterSignal;
+    using scrape::GaugeSignal;
+    using scrape::Stage;
+    const scrape::EngineMetricsWindow& e = *profile.engine;
+    auto mean = [&e](Stage s) -> std::optional<double> {
+      return e.has_stage(s) ? e.stage(s).KnownMean() : std::nullopt;
+    };
+    h.queue_mean_s = mean(Stage::kQueue);
+    h.prefill_mean_s = mean(Stage::kPrefill);
+    h.decode_mean_s = mean(Stage::kDecode);
+    h.ttft_mean_s = mean(Stage::kTtft);
+    h.e2e_mean_s = mean(Stage::kE2e);
+    auto gauge = [&e](GaugeSignal g) -> const scrape::GaugeStats* {
+      return e.has_gauge(g) && e.gauge(g).samples > 0 ? &e.gauge(g) : nullptr;
+    };
+    if (auto* g = gauge(GaugeSignal::kRunningRequests)) h.running_requests_mean = g->mean();
+    if (auto* g = gauge(GaugeSignal::kWaitingRequests)) h.waiting_requests_mean = g->mean();
+    if (auto* g = gauge(GaugeSignal::kKvCacheUsage)) h.kv_cache_usage_max = g->max;
+    h.requests_per_s = e.Rate(CounterSignal::kRequestsFinished);
+    h.generation_tokens_per_s = e.Rate(CounterSignal::kGenerationTokens);
+  }
+  if (profile.spans && profile.spans->requests > 0) {
+    // Spans fill what the engine's metrics did not give (they are per request, so exact).
+    using otlp::Stage;
+    auto mean = [&s = *profile.spans](Stage st) -> std::optional<double> {
+      const otlp::LatencyHistogram& hist = s.stage(st);
+      if (hist.count() == 0) return std::nullopt;
+      return static_cast<double>(hist.sum_ns()) / static_cast<double>(hist.count()) / 1e9;
+    };
+    if (!h.queue_mean_s) h.queue_mean_s = mean(Stage::kQueue);
+    if (!h.prefill_mean_s) h.prefill_mean_s = mean(Stage::kPrefill);
+    if (!h.decode_mean_s) h.decode_mean_s = mean(Stage::kDecode);
+    if (!h.ttft_mean_s) h.ttft_mean_s = mean(Stage::kTtft);
+    if (!h.e2e_mean_s) h.e2e_mean_s = mean(Stage::kE2e);
+  }
+  if (h.queue_mean_s && h.e2e_mean_s && *h.e2e_mean_s > 0)
+    h.queue_share_of_e2e = *h.queue_mean_s / *h.e2e_mean_s;
+  if (profile.gpu) {
+    // The busiest GPU speaks for the range: a saturated device is a bottleneck even if others idle.
+    auto max_mean = [&gpu = *profile.gpu](const char* metric) -> std::optional<double> {
+      std::optional<double> best;
+      for (const GpuDeviceWindow& d : gpu.devices) {
+        auto it = d.metrics.find(metric);
+        if (it == d.metrics.end() || it->second.samples == 0) continue;
+        best = std::max(best.value_or(it->second.mean()), it->second.mean());
+      }
+      return best;
+    };
+    h.gpm_sm_active_pct = max_mean(kGpmSmActivePct);
+    h.gpm_sm_occupancy_pct = max_mean(kGpmSmOccupancyPct);
+    h.gpm_tensor_active_pct = max_mean(kGpmTensorActivePct);
+    h.gpm_dram_bw_util_pct = max_mean(kGpmDramBwUtilPct);
+    h.gpu_util_pct_mean = max_mean(kGpuUtilPct);
+  }
+  return h;
 }
 
 std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format) {

@@ -14,6 +14,7 @@
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
+#include "src/analyze/diagnose.h"
 #include "src/base/status.h"
 #include "src/report/report.h"
 
@@ -26,6 +27,8 @@ struct RangeQuery {
   std::optional<int32_t> rank;
   std::optional<uint32_t> device;  // keep only this device of every process
   int top = 15;                    // top kernels per rank
+  // Diagnosis thresholds (ParseThresholds; --diagnosis-thresholds); defaults when unset.
+  analyze::DiagnosisThresholds thresholds;
 };
 
 struct RangeProfile {
@@ -42,10 +45,15 @@ struct RangeProfile {
 };
 
 // Loads the windows of the range, merges them per process (a range reads like one long window)
-// and analyzes them. `source` names where they came from in the report ("store:DIR").
-// `windows == 0` when nothing matched (not an error: callers word that themselves).
+// and analyzes them; the diagnosis uses the range's host telemetry too (HostSignalsOf). `source`
+// names where they came from in the report ("store:DIR"). `windows == 0` when nothing matched (not
+// an error: callers word that themselves).
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
                                                const std::string& source);
+
+// What the diagnosis can use from the range's telemetry: stage means and queue share (engine
+// metrics, else spans), load gauges, and the busiest GPU's GPM means.
+analyze::HostSignals HostSignalsOf(const RangeProfile& profile);
 
 // The report of a range: the kernel profile plus the telemetry sections ("gpu_metrics",
 // "engine" and "requests" in JSON; docs/report-schema.md).

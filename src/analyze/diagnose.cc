@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "src/analyze/analysis.h"
 
@@ -377,12 +379,21 @@ void KernelFixes(std::string_view category, FindingBuilder& f) {
 
 std::optional<Finding> KernelBound(const Analysis& a, const Job& j, const DiagnosisThresholds& t) {
   if (!j.has_gpu || j.busy_pct() < t.kernel_bound_min_busy_pct) return std::nullopt;
+  // A CUDA graph traced per launch (the live path's default) shows as one pseudo-kernel,
+  // "[cuda graph N]", of category "other": it says nothing about which kernels take the time, so
+  // neither it nor the "other" category it fills can be the culprit (INFERSCOPE_GRAPH_NODES=1
+  // traces the graphs' kernels).
+  auto graph_launch = [](const KernelRow& k) { return k.name.starts_with("[cuda graph "); };
+  bool graphs = false;
+  for (const KernelRow& k : a.summary.top_kernels) graphs = graphs || graph_launch(k);
   // Communication and copies have their own verdicts.
-  auto own_verdict = [](std::string_view c) { return c == "communication" || c == "memory"; };
+  auto own_verdict = [graphs](std::string_view c) {
+    return c == "communication" || c == "memory" || (graphs && c == "other");
+  };
   std::string name, category, level;
   double pct = 0;
   for (const KernelRow& k : a.summary.top_kernels) {
-    if (own_verdict(k.category)) continue;
+    if (own_verdict(k.category) || graph_launch(k)) continue;
     if (k.pct >= t.kernel_bound_min_kernel_pct) {
       name = k.display_name.empty() ? k.name : k.display_name, category = k.category;
       level = "kernel", pct = k.pct;
@@ -809,6 +820,16 @@ Diagnosis Diagnose(const Analysis& analysis, const HostSignals& host,
   });
   d.primary = d.findings.front().id;
   return d;
+}
+
+base::StatusOr<DiagnosisThresholds> LoadThresholdsFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return base::NotFoundError(path + ": cannot read the diagnosis thresholds file");
+  std::stringstream text;
+  text << f.rdbuf();
+  auto t = ParseThresholds(text.str());
+  if (!t.ok()) return base::InvalidArgumentError(path + ": " + t.status().message());
+  return t;
 }
 
 }  // namespace inferscope::analyze

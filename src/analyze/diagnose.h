@@ -118,6 +118,8 @@ struct DiagnosisThresholds {
 // Parses "key = value" lines ('#' starts a comment, blank lines are fine) into thresholds, starting
 // from the defaults. Unknown keys, keys set twice, non-numbers and values out of range are errors.
 base::StatusOr<DiagnosisThresholds> ParseThresholds(std::string_view text);
+// Reads and parses a thresholds file (--diagnosis-thresholds); errors start with the path.
+base::StatusOr<DiagnosisThresholds> LoadThresholdsFile(const std::string& path);
 
 // The threshold names ParseThresholds() accepts, in declaration order (for docs and tests).
 std::vector<std::string> ThresholdNames();

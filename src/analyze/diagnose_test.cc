@@ -252,6 +252,20 @@ TEST_F(DiagnoseTest, KernelBoundNamesTheKernel) {
   EXPECT_NE(f.fixes[0].find("attention backend"), std::string::npos);
 }
 
+TEST_F(DiagnoseTest, CudaGraphsTracedPerLaunchAreNotAKernelBound) {
+  // The live path's default: each graph launch is one "[cuda graph N]" record of category other.
+  SetBusy(95);
+  SetKernelTime({{"other", 100}});
+  a_.summary.top_kernels.clear();
+  AddKernel("[cuda graph 37]", "[cuda graph 37]", "other", "other", 60, 500, 2 * kMs);
+  AddKernel("[cuda graph 12]", "[cuda graph 12]", "other", "other", 40, 500, kMs);
+  EXPECT_EQ(Run().primary, "healthy");
+  // Without graphs, unclassified kernels owning a busy GPU still are one.
+  a_.summary.top_kernels.clear();
+  AddKernel("my_custom_kernel", "my_custom_kernel", "other", "other", 60, 500, 2 * kMs);
+  EXPECT_EQ(Run().primary, "kernel_bound");
+}
+
 TEST_F(DiagnoseTest, KernelBoundFallsBackToCategoryAndSkipsCommunication) {
   SetBusy(92);
   SetKernelTime({{"communication", 20}, {"elementwise", 55}, {"matmul", 25}});

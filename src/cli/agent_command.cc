@@ -142,6 +142,8 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   report_cmd_->add_option("--pid", pid_, "Only this process id");
   report_cmd_->add_option("--rank", rank_, "Only this rank");
   report_cmd_->add_option("--device", device_, "Only this GPU (device index)");
+  report_cmd_->add_option("--diagnosis-thresholds", report_.thresholds_path,
+                          "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)");
   report_cmd_->add_option("-f,--format", format_, "Report format: text, markdown (md) or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "markdown", "md", "json"}));

@@ -109,7 +109,12 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   analysis_options.rules_path = options.rules_path;
   std::vector<analyze::AnalysisInput> inputs;
   for (const ImportedWindow& w : imported) inputs.push_back({w.path, w.format, &w.window});
-  const analyze::Analysis analysis = analyze::Analyze(inputs, analysis_options);
+  analyze::Analysis analysis = analyze::Analyze(inputs, analysis_options);
+  if (!options.thresholds_path.empty()) {
+    auto thresholds = analyze::LoadThresholdsFile(options.thresholds_path);
+    if (!thresholds.ok()) return Fail(err, thresholds.status(), options.thresholds_path);
+    analysis.diagnosis = analyze::Diagnose(analysis, {}, *thresholds);
+  }
   const std::string rendered = report::Render(analysis, options.format);
 
   if (options.output_path.empty()) {

@@ -23,9 +23,10 @@ struct AnalyzeOptions {
   int64_t bin_ns = 100'000'000;
   int64_t kernel_wait_threshold_ns = 30'000;
   std::string rules_path;
-  std::string output_path;  // empty: `out`
-  bool verbose = false;     // progress lines on `err` even when it is not a terminal
-  bool progress = false;    // progress lines on `err` (set by the caller for a terminal)
+  std::string thresholds_path;  // --diagnosis-thresholds
+  std::string output_path;      // empty: `out`
+  bool verbose = false;         // progress lines on `err` even when it is not a terminal
+  bool progress = false;        // progress lines on `err` (set by the caller for a terminal)
 };
 
 // Runs the command. The report goes to `out` (or the output file); progress, skipped files and the

@@ -97,6 +97,8 @@ int Main(int argc, char** argv) {
                           "Extra kernel classification rules (docs/taxonomy.md); they take\n"
                           "precedence over the built-in ones");
   analyze_cmd->add_option("-o,--output", analyze.output_path, "Write the report to FILE");
+  analyze_cmd->add_option("--diagnosis-thresholds", analyze.thresholds_path,
+                          "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)");
   analyze_cmd->add_flag("-v,--verbose", analyze.verbose,
                         "Progress on stderr even when it is not a terminal");
 

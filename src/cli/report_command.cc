@@ -39,6 +39,11 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   query.rank = options.rank;
   query.device = options.device;
   query.top = options.top;
+  if (!options.thresholds_path.empty()) {
+    auto thresholds = analyze::LoadThresholdsFile(options.thresholds_path);
+    if (!thresholds.ok()) return Fail(err, thresholds.status());
+    query.thresholds = *thresholds;
+  }
   // Without --to the range is open-ended: a window that ends (or even starts) a little after
   // "now" by this host's clock, from a GPU or host clock slightly ahead, still belongs to it.
   constexpr int64_t kOpenEnded = std::numeric_limits<int64_t>::max();

@@ -24,7 +24,8 @@ struct ReportOptions {
   std::optional<uint32_t> device;
   report::ReportFormat format = report::ReportFormat::kText;
   int top = 15;
-  int64_t now_unix_ns = 0;  // 0: the clock (tests pin it)
+  std::string thresholds_path;  // --diagnosis-thresholds
+  int64_t now_unix_ns = 0;      // 0: the clock (tests pin it)
 };
 
 // Runs the command. The report goes to `out`; errors (one line) and notes go to `err`.

@@ -10,6 +10,7 @@
 // value from a 4-step cycle, so a test knows min, mean and max exactly; the formulas are listed in
 // docs/gpu-metrics.md.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -655,19 +656,19 @@ FAKE_NVML_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* get) {
     switch (m.metricId) {
       case NVML_GPM_METRIC_SM_UTIL:
         name = "gpm_sm_util";
-        m.value = 40.0 + 10.0 * static_cast<double>(n);
+        m.value = std::min(100.0, s.scenario.gpm_base[0] + 10.0 * static_cast<double>(n));
         break;
       case NVML_GPM_METRIC_SM_OCCUPANCY:
         name = "gpm_sm_occupancy";
-        m.value = 20.0 + 5.0 * static_cast<double>(n);
+        m.value = std::min(100.0, s.scenario.gpm_base[1] + 5.0 * static_cast<double>(n));
         break;
       case NVML_GPM_METRIC_ANY_TENSOR_UTIL:
         name = "gpm_tensor";
-        m.value = 30.0 + 10.0 * static_cast<double>(n);
+        m.value = std::min(100.0, s.scenario.gpm_base[2] + 10.0 * static_cast<double>(n));
         break;
       case NVML_GPM_METRIC_DRAM_BW_UTIL:
         name = "gpm_dram";
-        m.value = 50.0 + 5.0 * static_cast<double>(n);
+        m.value = std::min(100.0, s.scenario.gpm_base[3] + 5.0 * static_cast<double>(n));
         break;
       default:
         m.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;

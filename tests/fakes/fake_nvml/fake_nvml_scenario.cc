@@ -121,6 +121,18 @@ bool ParseClause(const std::string& clause, Scenario* s, std::string* error) {
       }
       s->xids.push_back(x);
     }
+  } else if (key == "gpm") {  // <sm>,<occupancy>,<tensor>,<dram> base percentages
+    const auto parts = Split(value, ',');
+    bool ok = parts.size() == 4;
+    for (size_t i = 0; ok && i < 4; ++i) {
+      unsigned long long v;
+      ok = ParseUInt(parts[i], &v) && v <= 100;
+      if (ok) s->gpm_base[i] = static_cast<double>(v);
+    }
+    if (!ok) {
+      *error = "gpm wants <sm>,<occupancy>,<tensor>,<dram> percentages: " + value;
+      return false;
+    }
   } else if (key == "reset") {  // <counter>@<call>
     const auto parts = Split(value, '@');
     unsigned long long call;

@@ -6,6 +6,7 @@
 // code on which device and call number, when a device is lost, which XID events are pending and
 // when a cumulative counter restarts.
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct Scenario {
   std::map<int, unsigned long long> lost_after;      // device -> samples before it is lost
   std::vector<Xid> xids;                             // pending from init, delivered in order
   std::map<std::string, unsigned long long> resets;  // counter -> call at which it restarts at 0
+  // GPM base values (%): SM activity, SM occupancy, tensor activity, DRAM bandwidth; each sample
+  // adds 0, 1, 2, 3 x the step of its metric (10, 5, 10, 5), capped at 100.
+  std::array<double, 4> gpm_base = {40, 20, 30, 50};
 
   const std::string& ArchOf(int device) const;
   // The code `call` returns on `device` for its call number `n`, 0 when it succeeds.
