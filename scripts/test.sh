@@ -63,23 +63,20 @@ live_tsan tests/live/live_faults.py --cases pool_exhaustion
 rm -rf "$tsan_logs"
 
 echo "== fuzzers (short runs) =="
+# Every parser of outside input: traces, rule files, the wire format, OTLP bodies, Prometheus
+# text, stored telemetry JSON, the agent's API answers, diagnosis thresholds, price tables.
+FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/nsys/nsys_importer_fuzzer
+         src/model/taxonomy_fuzzer src/wire/window_codec_fuzzer src/wire/framing_fuzzer
+         src/agent/otlp/otlp_decode_fuzzer src/agent/scrape/prometheus_text_fuzzer
+         src/agent/nvml/gpu_metrics_window_fuzzer src/cli/status_parse_fuzzer
+         src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer)
 cmake --preset fuzz >/dev/null
-cmake --build build/fuzz -j"$JOBS" --target kineto_importer_fuzzer nsys_importer_fuzzer \
-  taxonomy_fuzzer window_codec_fuzzer framing_fuzzer otlp_decode_fuzzer prometheus_text_fuzzer \
-  gpu_metrics_window_fuzzer status_parse_fuzzer
-for f in build/fuzz/src/import/kineto/kineto_importer_fuzzer \
-         build/fuzz/src/import/nsys/nsys_importer_fuzzer \
-         build/fuzz/src/model/taxonomy_fuzzer \
-         build/fuzz/src/wire/window_codec_fuzzer \
-         build/fuzz/src/wire/framing_fuzzer \
-         build/fuzz/src/agent/otlp/otlp_decode_fuzzer \
-         build/fuzz/src/agent/scrape/prometheus_text_fuzzer \
-         build/fuzz/src/agent/nvml/gpu_metrics_window_fuzzer \
-         build/fuzz/src/cli/status_parse_fuzzer; do
+cmake --build build/fuzz -j"$JOBS" --target "${FUZZERS[@]##*/}"
+for f in "${FUZZERS[@]}"; do
   corpus=$(mktemp -d)
-  echo "-- $(basename "$f") for ${FUZZ_SECONDS:-30} s"
-  "$f" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
-    "$corpus" 2>&1 | tail -n 1
+  echo "-- ${f##*/} for ${FUZZ_SECONDS:-30} s"
+  "build/fuzz/$f" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=16384 -timeout=10 \
+    -rss_limit_mb=4096 "$corpus" 2>&1 | tail -n 1
   rm -rf "$corpus"
 done
 
