@@ -93,7 +93,20 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
     inputs.push_back(
         {source, "inferscope_store, " + std::to_string(window_counts[id]) + " windows", &w});
   out.analysis = analyze::Analyze(inputs, options);
-  out.analysis.diagnosis = analyze::Diagnose(out.analysis, HostSignalsOf(out), query.thresholds);
+  const analyze::HostSignals host = HostSignalsOf(out);
+  out.analysis.diagnosis = analyze::Diagnose(out.analysis, host, query.thresholds);
+  if (query.gpu_hourly_usd || query.gpu_prices) {
+    analyze::CostInputs cost;
+    cost.gpu_hourly_usd = query.gpu_hourly_usd;
+    if (query.gpu_prices) cost.table = *query.gpu_prices;
+    cost.requests_per_s = host.requests_per_s;
+    cost.generation_tokens_per_s = host.generation_tokens_per_s;
+    cost.queue_mean_s = host.queue_mean_s;
+    cost.prefill_mean_s = host.prefill_mean_s;
+    cost.decode_mean_s = host.decode_mean_s;
+    cost.e2e_mean_s = host.e2e_mean_s;
+    out.cost = analyze::ComputeCost(out.analysis, cost);
+  }
   return out;
 }
 
@@ -174,6 +187,11 @@ std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat 
     otlp::RenderSpanText(*profile.spans, &text);
     extras.sections.push_back({"Requests (OpenTelemetry spans)", Lines(text)});
   }
+  if (profile.cost) {
+    std::string text;
+    analyze::RenderCostText(*profile.cost, &text);
+    extras.sections.push_back({"Cost", Lines(text)});
+  }
   extras.json = [&profile](base::JsonWriter& w) {
     auto section = [&w](const char* key, const auto& window) {
       w.Key(key);
@@ -185,6 +203,11 @@ std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat 
     section("gpu_metrics", profile.gpu);
     section("engine", profile.engine);
     section("requests", profile.spans);
+    w.Key("cost");
+    if (profile.cost)
+      analyze::WriteCostJson(*profile.cost, w);
+    else
+      w.Null();
   };
   return report::Render(profile.analysis, format, extras);
 }

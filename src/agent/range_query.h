@@ -14,6 +14,7 @@
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
+#include "src/analyze/cost.h"
 #include "src/analyze/diagnose.h"
 #include "src/base/status.h"
 #include "src/report/report.h"
@@ -29,6 +30,9 @@ struct RangeQuery {
   int top = 15;                    // top kernels per rank
   // Diagnosis thresholds (ParseThresholds; --diagnosis-thresholds); defaults when unset.
   analyze::DiagnosisThresholds thresholds;
+  // GPU prices (--gpu-hourly-cost, --gpu-prices); no cost section without one.
+  std::optional<double> gpu_hourly_usd;
+  std::optional<analyze::GpuPriceTable> gpu_prices;
 };
 
 struct RangeProfile {
@@ -41,7 +45,8 @@ struct RangeProfile {
   std::optional<scrape::EngineMetricsWindow> engine;
   std::optional<otlp::SpanWindow> spans;
   uint64_t telemetry_windows = 0;
-  uint64_t corrupt_telemetry = 0;  // records that did not parse (skipped)
+  std::optional<analyze::Cost> cost;  // when a price was given
+  uint64_t corrupt_telemetry = 0;     // records that did not parse (skipped)
 };
 
 // Loads the windows of the range, merges them per process (a range reads like one long window)

@@ -142,6 +142,13 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   report_cmd_->add_option("--pid", pid_, "Only this process id");
   report_cmd_->add_option("--rank", rank_, "Only this rank");
   report_cmd_->add_option("--device", device_, "Only this GPU (device index)");
+  report_cmd_
+      ->add_option("--gpu-hourly-cost", report_.gpu_hourly_usd,
+                   "GPU price in USD per hour (each GPU): adds cost per request and per million\n"
+                   "generated tokens, split by category and stage (docs/cost.md)")
+      ->check(CLI::PositiveNumber);
+  report_cmd_->add_option("--gpu-prices", report_.gpu_prices_path,
+                          "GPU price table, `MODEL = USD_PER_HOUR` lines (docs/cost.md)");
   report_cmd_->add_option("--diagnosis-thresholds", report_.thresholds_path,
                           "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)");
   report_cmd_->add_option("-f,--format", format_, "Report format: text, markdown (md) or json")

@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
+#include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/base/json_writer.h"
 #include "src/base/time_point.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
@@ -128,6 +131,69 @@ TEST(ParseTimePointTest, AcceptedForms) {
   for (const char* bad :
        {"", "-5", "yesterday", "2026-13-01T00:00Z", "2026-01-01T00:00:00Zx", "2026-01-01", "-5x"})
     EXPECT_FALSE(base::ParseTimePoint(bad, now).ok()) << bad;
+}
+
+// The report of a range carries the host telemetry stored for it, the diagnosis uses it, and a
+// GPU price turns it into cost per request; a range with telemetry but no profile still reports.
+TEST_F(ReportCommandTest, TelemetryDiagnosisAndCostOfTheRange) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 6);
+  {
+    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    // An engine window: 100 requests and 5000 generated tokens over 10 s, queue 1 s of 2 s e2e.
+    agent::scrape::EngineMetricsWindow e;
+    e.start_unix_ns = now - 120 * kSec;
+    e.end_unix_ns = now - 110 * kSec;
+    e.engine = "vllm";
+    e.scrapes = 10;
+    e.covered_ns = 10 * kSec;
+    using agent::scrape::CounterSignal;
+    using agent::scrape::Stage;
+    for (CounterSignal c : {CounterSignal::kRequestsFinished, CounterSignal::kGenerationTokens}) {
+      e.counters_present |= 1u << static_cast<int>(c);
+      e.counters[static_cast<size_t>(c)] = c == CounterSignal::kRequestsFinished ? 100 : 5000;
+    }
+    for (Stage st : {Stage::kQueue, Stage::kE2e}) {
+      e.stages_present |= 1u << static_cast<int>(st);
+      auto& h = e.stages[static_cast<size_t>(st)];
+      h.count = 100;
+      h.sum = st == Stage::kQueue ? 100 : 200;
+    }
+    base::JsonWriter w;
+    e.WriteJson(w);
+    agent::TelemetryRecord r{"engine", e.start_unix_ns, e.end_unix_ns, now, w.str()};
+    ASSERT_TRUE((*store)->AppendTelemetry(r).ok());
+  }
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  options.format = report::ReportFormat::kJson;
+  options.gpu_hourly_usd = 3.6;  // $0.001 per GPU-second
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  const std::string json = out.str();
+  EXPECT_NE(json.find("\"engine\": \"vllm\""), std::string::npos);
+  EXPECT_NE(json.find("\"cost\": {"), std::string::npos) << json.substr(json.size() - 600);
+  // Queue is half of e2e (over the batching threshold): the diagnosis finds batching, from the
+  // engine's stage latencies (FullWindow's odd numbers make another finding primary).
+  EXPECT_NE(json.find("\"id\": \"batching\""), std::string::npos) << json.substr(0, 3000);
+  EXPECT_NE(json.find("\"name\": \"queue_share_pct\""), std::string::npos) << json.substr(0, 3000);
+
+  // Without a price there is no cost, and the key is null.
+  options.gpu_hourly_usd.reset();
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0);
+  EXPECT_NE(out.str().find("\"cost\": null"), std::string::npos);
+  options.gpu_prices_path = dir_ + "/prices.txt";
+  {
+    std::ofstream f(options.gpu_prices_path);
+    f << "H100 = \n";
+  }
+  out.str("");
+  err.str("");
+  EXPECT_EQ(RunReport(options, out, err), 2);
+  EXPECT_NE(err.str().find("prices.txt: line 1"), std::string::npos) << err.str();
 }
 
 }  // namespace

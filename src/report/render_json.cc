@@ -258,7 +258,7 @@ const char* ToolVersion() { return INFERSCOPE_VERSION; }
 std::string RenderJson(const Analysis& a) {
   // A trace has no host telemetry; the keys are there all the same (null), so the schema is one.
   return RenderJson(a, [](JsonWriter& w) {
-    for (const char* key : {"gpu_metrics", "engine", "requests"}) w.Key(key).Null();
+    for (const char* key : {"gpu_metrics", "engine", "requests", "cost"}) w.Key(key).Null();
   });
 }
 
