@@ -24,10 +24,10 @@ struct ReportOptions {
   std::optional<uint32_t> device;
   report::ReportFormat format = report::ReportFormat::kText;
   int top = 15;
-  std::string thresholds_path;  // --diagnosis-thresholds
+  std::string thresholds_path;           // --diagnosis-thresholds
   std::optional<double> gpu_hourly_usd;  // --gpu-hourly-cost
   std::string gpu_prices_path;           // --gpu-prices
-  int64_t now_unix_ns = 0;      // 0: the clock (tests pin it)
+  int64_t now_unix_ns = 0;               // 0: the clock (tests pin it)
 };
 
 // Runs the command. The report goes to `out`; errors (one line) and notes go to `err`.
