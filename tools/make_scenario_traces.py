@@ -125,20 +125,10 @@ REAL = {
 }
 
 # Decode kernels that no real trace here holds (FlashAttention-2 split-KV as vLLM uses on
-# H100, and the NCCL 2.19+ all-reduce name); names as in tools/make_example_trace.py.
-_FA_TRAITS = ("Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::bfloat16_t, "
-              "Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t> >")
-K_FA_SPLITKV = ("void flash::flash_fwd_splitkv_kernel<" + _FA_TRAITS +
-                ", false, true, false, false, true, true, false, false>(flash::Flash_fwd_params)")
-K_FA_COMBINE = ("void flash::flash_fwd_splitkv_combine_kernel<" + _FA_TRAITS +
-                ", 4, 1, true>(flash::Flash_fwd_params)")
-K_FA_PREFILL = ("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, "
-                "false, cutlass::bfloat16_t, Flash_kernel_traits<128, 128, 64, 4, "
-                "cutlass::bfloat16_t> >, false, true, false, false, true, true, false, false>"
-                "(flash::Flash_fwd_params)")
-K_ACT_MUL = ("void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::silu_kernel<c10::BFloat16>, "
-             "true>(c10::BFloat16*, c10::BFloat16 const*, int)")
-K_NCCL_AR = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+# H100, and the NCCL 2.19+ all-reduce name): the README example's generator has them.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_example_trace import (K_FA_COMBINE, K_FA_PREFILL, K_FA_SPLITKV,  # noqa: E402
+                                K_NCCL_AR, K_SILU as K_ACT_MUL)
 K_SOFTMAX = ("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
              "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)")
 K_TOPK = ("void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>("

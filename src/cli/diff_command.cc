@@ -439,17 +439,7 @@ const char* Getenv(const char* name) { return std::getenv(name); }
 }  // namespace
 
 int RunDiff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
-  // Not RunGuarded: its kExitError (1) means "regression" here.
-  try {
-    return Run(options, out, err);
-  } catch (const std::bad_alloc&) {
-    err << "inferscope: error: out of memory\n";
-  } catch (const std::exception& e) {
-    err << "inferscope: error: internal error: " << e.what() << "\n";
-  } catch (...) {
-    err << "inferscope: error: internal error\n";
-  }
-  return kDiffError;
+  return RunGuarded([&] { return Run(options, out, err); }, err, kDiffError);
 }
 
 DiffCommand::DiffCommand(CLI::App* app) {

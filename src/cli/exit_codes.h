@@ -36,9 +36,10 @@ inline int ExitCodeFor(const base::Status& status) {
 }
 
 // Runs a command body and turns anything it throws (bad_alloc, a library's exception) into one
-// error line and kExitError: no exception leaves a command.
+// error line and `error_code`: no exception leaves a command.
+// `error_code` is what an escaped exception returns (`diff` uses 2: its 1 means "regression").
 template <typename Body>
-int RunGuarded(Body&& body, std::ostream& err) {
+int RunGuarded(Body&& body, std::ostream& err, int error_code = kExitError) {
   try {
     return body();
   } catch (const std::bad_alloc&) {
@@ -48,7 +49,7 @@ int RunGuarded(Body&& body, std::ostream& err) {
   } catch (...) {
     err << "inferscope: error: internal error\n";
   }
-  return kExitError;
+  return error_code;
 }
 
 }  // namespace inferscope::cli
