@@ -373,87 +373,67 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
   for (const auto& [key, p] : processes_) all.push_back(&p);
   if (evicted_) all.push_back(&*evicted_);
 
-  e.Family("inferscope_gpu_kernel_seconds_total", "counter",
-           "GPU kernel time by category (sum of kernel durations; concurrent kernels both count).");
-  for (const ProcessSeries* p : all) {
-    for (const auto& [id, d] : p->devices) {
-      const std::string device = std::to_string(id);
-      for (int c = 0; c < model::kCategoryCount; ++c) {
-        if (d.categories[c].count == 0) continue;
-        e.Sample({{"category", model::kCategoryNames[c]},
-                  {"device", device},
-                  {"pid", p->pid},
-                  {"rank", p->rank},
-                  {"host", p->host}},
-                 Seconds(d.categories[c].time_ns));
+  // One sample per (process, device, kind) with a count: categories and copy directions.
+  auto per_device_kind = [&](const char* family, const char* type, const char* help,
+                             const char* kind_label, const char* const* kind_names, size_t kinds,
+                             auto count_of, auto value_of) {
+    e.Family(family, type, help);
+    for (const ProcessSeries* p : all) {
+      for (const auto& [id, d] : p->devices) {
+        const std::string device = std::to_string(id);
+        for (size_t k = 0; k < kinds; ++k) {
+          if (count_of(d, k) == 0) continue;
+          e.Sample({{kind_label, kind_names[k]},
+                    {"device", device},
+                    {"pid", p->pid},
+                    {"rank", p->rank},
+                    {"host", p->host}},
+                   value_of(d, k));
+        }
       }
     }
-  }
-  e.Family("inferscope_gpu_kernels_total", "counter", "Kernels run, by category.");
-  for (const ProcessSeries* p : all) {
-    for (const auto& [id, d] : p->devices) {
-      const std::string device = std::to_string(id);
-      for (int c = 0; c < model::kCategoryCount; ++c) {
-        if (d.categories[c].count == 0) continue;
-        e.Sample({{"category", model::kCategoryNames[c]},
-                  {"device", device},
-                  {"pid", p->pid},
-                  {"rank", p->rank},
-                  {"host", p->host}},
-                 static_cast<double>(d.categories[c].count));
+  };
+  // And one per (process, device).
+  auto per_device = [&](const char* family, const char* type, const char* help, auto value_of) {
+    e.Family(family, type, help);
+    for (const ProcessSeries* p : all) {
+      for (const auto& [id, d] : p->devices) {
+        const std::optional<double> v = value_of(d);
+        if (!v) continue;
+        e.Sample(
+            {{"device", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+            *v);
       }
     }
-  }
-  e.Family("inferscope_gpu_busy_seconds_total", "counter",
-           "Time the device ran any GPU operation of the process (union of activity).");
-  for (const ProcessSeries* p : all) {
-    for (const auto& [id, d] : p->devices) {
-      e.Sample(
-          {{"device", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
-          Seconds(d.busy_ns));
-    }
-  }
-  e.Family("inferscope_gpu_busy_ratio", "gauge",
-           "Busy time of the process's latest window divided by the window length.");
-  for (const ProcessSeries* p : all) {
-    for (const auto& [id, d] : p->devices) {
-      if (!d.busy_ratio) continue;
-      e.Sample(
-          {{"device", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
-          *d.busy_ratio);
-    }
-  }
-  e.Family("inferscope_memcpy_bytes_total", "counter", "Bytes copied by the GPU, by direction.");
-  for (const ProcessSeries* p : all) {
-    for (const auto& [id, d] : p->devices) {
-      const std::string device = std::to_string(id);
-      for (size_t k = 0; k < kMemcpyKinds; ++k) {
-        if (d.memcpy[k].count == 0) continue;
-        e.Sample({{"direction", model::kMemcpyKindNames[k]},
-                  {"device", device},
-                  {"pid", p->pid},
-                  {"rank", p->rank},
-                  {"host", p->host}},
-                 static_cast<double>(d.memcpy[k].bytes));
-      }
-    }
-  }
-  e.Family("inferscope_memcpy_seconds_total", "counter",
-           "GPU time spent in memory copies, by direction.");
-  for (const ProcessSeries* p : all) {
-    for (const auto& [id, d] : p->devices) {
-      const std::string device = std::to_string(id);
-      for (size_t k = 0; k < kMemcpyKinds; ++k) {
-        if (d.memcpy[k].count == 0) continue;
-        e.Sample({{"direction", model::kMemcpyKindNames[k]},
-                  {"device", device},
-                  {"pid", p->pid},
-                  {"rank", p->rank},
-                  {"host", p->host}},
-                 Seconds(d.memcpy[k].time_ns));
-      }
-    }
-  }
+  };
+  constexpr size_t kCategories = model::kCategoryCount;
+  per_device_kind(
+      "inferscope_gpu_kernel_seconds_total", "counter",
+      "GPU kernel time by category (sum of kernel durations; concurrent kernels both count).",
+      "category", model::kCategoryNames, kCategories,
+      [](const DeviceSeries& d, size_t c) { return d.categories[c].count; },
+      [](const DeviceSeries& d, size_t c) { return Seconds(d.categories[c].time_ns); });
+  per_device_kind(
+      "inferscope_gpu_kernels_total", "counter", "Kernels run, by category.", "category",
+      model::kCategoryNames, kCategories,
+      [](const DeviceSeries& d, size_t c) { return d.categories[c].count; },
+      [](const DeviceSeries& d, size_t c) { return static_cast<double>(d.categories[c].count); });
+  per_device("inferscope_gpu_busy_seconds_total", "counter",
+             "Time the device ran any GPU operation of the process (union of activity).",
+             [](const DeviceSeries& d) -> std::optional<double> { return Seconds(d.busy_ns); });
+  per_device("inferscope_gpu_busy_ratio", "gauge",
+             "Busy time of the process's latest window divided by the window length.",
+             [](const DeviceSeries& d) { return d.busy_ratio; });
+  per_device_kind(
+      "inferscope_memcpy_bytes_total", "counter", "Bytes copied by the GPU, by direction.",
+      "direction", model::kMemcpyKindNames, kMemcpyKinds,
+      [](const DeviceSeries& d, size_t k) { return d.memcpy[k].count; },
+      [](const DeviceSeries& d, size_t k) { return static_cast<double>(d.memcpy[k].bytes); });
+  per_device_kind(
+      "inferscope_memcpy_seconds_total", "counter",
+      "GPU time spent in memory copies, by direction.", "direction", model::kMemcpyKindNames,
+      kMemcpyKinds, [](const DeviceSeries& d, size_t k) { return d.memcpy[k].count; },
+      [](const DeviceSeries& d, size_t k) { return Seconds(d.memcpy[k].time_ns); });
   e.Family("inferscope_host_sync_wait_seconds_total", "counter",
            "Time host threads blocked waiting for the GPU, by synchronization type "
            "(stream_wait_event is a GPU-side wait).");
