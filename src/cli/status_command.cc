@@ -613,48 +613,51 @@ base::StatusOr<AgentStatusResponse> ParseAgentStatus(std::string_view body) {
   return r;
 }
 
-base::StatusOr<std::vector<StatusProcess>> ParseProcesses(std::string_view body) {
+namespace {
+
+// The objects of the array `key` of a JSON object body, each read by `fill`; a body that is not an
+// object is an error, a missing array or a non-object element is skipped (an older agent).
+template <typename Row, typename Fill>
+base::StatusOr<std::vector<Row>> ParseRows(std::string_view body, const char* key, Fill fill) {
   dom::parser parser;
   dom::element doc;
   RETURN_IF_ERROR(ParseObject(body, parser, &doc));
-  std::vector<StatusProcess> out;
-  dom::array processes;
-  if (doc["processes"].get(processes) != simdjson::SUCCESS) return out;
-  for (dom::element p : processes) {
-    if (!p.is_object()) continue;
-    StatusProcess row;
-    GetString(p, "hostname", &row.hostname);
-    Get(p, "pid", &row.pid);
-    Get(p, "rank", &row.rank);
-    Get(p, "windows", &row.windows);
-    Get(p, "first_seen_unix_ns", &row.first_seen_unix_ns);
-    Get(p, "last_seen_unix_ns", &row.last_seen_unix_ns);
-    Get(p, "ended_unix_ns", &row.ended_unix_ns);
+  std::vector<Row> out;
+  dom::array rows;
+  if (doc[key].get(rows) != simdjson::SUCCESS) return out;
+  for (dom::element e : rows) {
+    if (!e.is_object()) continue;
+    Row row;
+    fill(e, &row);
     out.push_back(std::move(row));
   }
   return out;
 }
 
+}  // namespace
+
+base::StatusOr<std::vector<StatusProcess>> ParseProcesses(std::string_view body) {
+  return ParseRows<StatusProcess>(body, "processes", [](dom::element p, StatusProcess* row) {
+    GetString(p, "hostname", &row->hostname);
+    Get(p, "pid", &row->pid);
+    Get(p, "rank", &row->rank);
+    Get(p, "windows", &row->windows);
+    Get(p, "first_seen_unix_ns", &row->first_seen_unix_ns);
+    Get(p, "last_seen_unix_ns", &row->last_seen_unix_ns);
+    Get(p, "ended_unix_ns", &row->ended_unix_ns);
+  });
+}
+
 base::StatusOr<std::vector<StatusDevice>> ParseDevices(std::string_view body) {
-  dom::parser parser;
-  dom::element doc;
-  RETURN_IF_ERROR(ParseObject(body, parser, &doc));
-  std::vector<StatusDevice> out;
-  dom::array devices;
-  if (doc["devices"].get(devices) != simdjson::SUCCESS) return out;
-  for (dom::element d : devices) {
-    if (!d.is_object()) continue;
-    StatusDevice row;
-    GetString(d, "hostname", &row.hostname);
-    Get(d, "pid", &row.pid);
-    Get(d, "rank", &row.rank);
-    Get(d, "device", &row.device);
-    Get(d, "windows", &row.windows);
-    Get(d, "kernels", &row.kernels);
-    Get(d, "busy_ns", &row.busy_ns);
-    out.push_back(std::move(row));
-  }
-  return out;
+  return ParseRows<StatusDevice>(body, "devices", [](dom::element d, StatusDevice* row) {
+    GetString(d, "hostname", &row->hostname);
+    Get(d, "pid", &row->pid);
+    Get(d, "rank", &row->rank);
+    Get(d, "device", &row->device);
+    Get(d, "windows", &row->windows);
+    Get(d, "kernels", &row->kernels);
+    Get(d, "busy_ns", &row->busy_ns);
+  });
 }
 
 int RunStatus(const StatusOptions& options, std::ostream& out, std::ostream& err) {
