@@ -66,8 +66,7 @@ Event GpuOp(const Record* r, uint32_t pid) {
 
 CuptiDecoder::CuptiDecoder(model::NameTable* names, uint32_t pid) : names_(names), pid_(pid) {}
 
-template <typename Sink>
-size_t CuptiDecoder::Decode(uint8_t* buffer, size_t valid_bytes, Sink* sink) {
+size_t CuptiDecoder::Decode(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* sink) {
   size_t n = 0;
   if (++buffer_serial_ == 0) buffer_serial_ = 1;  // 0 means "never verified"
   CUpti_Activity* record = nullptr;
@@ -124,8 +123,7 @@ uint32_t CuptiDecoder::DeviceOfContext(uint32_t context_id) const {
   return it == context_device_.end() ? model::kUnknownDevice : it->second;
 }
 
-template <typename Sink>
-void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, Sink* sink) {
+void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggregator* sink) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -213,8 +211,5 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, Sink* sink) {
       return;
   }
 }
-
-template size_t CuptiDecoder::Decode(uint8_t*, size_t, model::EventSink*);
-template size_t CuptiDecoder::Decode(uint8_t*, size_t, aggregate::Aggregator*);
 
 }  // namespace inferscope::inject

@@ -21,18 +21,15 @@ class CuptiDecoder {
  public:
   CuptiDecoder(model::NameTable* names, uint32_t pid);
 
-  // Decodes every record in buffer[0, valid_bytes) into `sink`; returns the number of records.
-  // Instantiated for model::EventSink (any sink) and for the Aggregator itself: the live path
-  // decodes straight into it, so each event is built once on the stack and handed over with a
-  // direct (devirtualized: Aggregator is final) call, with no intermediate event buffer.
-  template <typename Sink>
-  size_t Decode(uint8_t* buffer, size_t valid_bytes, Sink* sink);
+  // Decodes every record in buffer[0, valid_bytes) into `aggregator`; returns the number of
+  // records. Straight into the Aggregator: each event is built once on the stack and handed over
+  // with a direct call (Aggregator is final, so no virtual dispatch), no intermediate buffer.
+  size_t Decode(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* aggregator);
 
   uint64_t unknown_records() const { return unknown_records_; }
 
  private:
-  template <typename Sink>
-  void DecodeRecord(const CUpti_Activity* record, Sink* sink);
+  void DecodeRecord(const CUpti_Activity* record, aggregate::Aggregator* sink);
   model::NameId KernelName(const char* name);
   // Name and class of a runtime/driver API callback id, looked up once per id.
   const model::ApiCallEvent& ApiTemplate(CUpti_ActivityKind domain_kind, uint32_t cbid);
