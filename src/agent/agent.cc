@@ -211,13 +211,7 @@ base::Status Agent::StartHttp() {
     AgentSnapshot s;
     s.pid = ::getpid();
     s.started_unix_ns = started_unix_ns_;
-    s.connected_processes = connected_.load();
-    const AgentStats st = stats();
-    s.sessions = st.sessions;
-    s.windows_received = st.windows_received;
-    s.windows_stored = st.windows_stored;
-    s.dropped_connections = st.dropped_connections;
-    s.store_errors = st.store_errors;
+    s.counters = Counters();
     if (telemetry_) {
       s.has_telemetry = true;
       s.telemetry = telemetry_->status();
@@ -238,14 +232,8 @@ base::Status Agent::StartHttp() {
   if (telemetry_ && telemetry_->spans() != nullptr) {
     otlp::SpanCollector* spans = telemetry_->spans();
     http_->Post("/v1/traces", [spans](const HttpRequest& req) {
-      // cpp-httplib (Debian's build, with zlib) inflates gzip bodies before the handler but
-      // keeps the header: only pass "gzip" on when the body still starts with the gzip magic.
-      std::string encoding = req.content_encoding;
-      if (encoding == "gzip" &&
-          !(req.body.size() >= 2 && static_cast<unsigned char>(req.body[0]) == 0x1f &&
-            static_cast<unsigned char>(req.body[1]) == 0x8b))
-        encoding.clear();
-      const otlp::OtlpHttpResult r = spans->HandleTraces(req.content_type, encoding, req.body);
+      const otlp::OtlpHttpResult r = spans->HandleTraces(
+          req.content_type, otlp::EncodingLeftToDecode(req.content_encoding, req.body), req.body);
       HttpResponse out;
       out.status = r.status;
       out.content_type = r.content_type;
@@ -254,17 +242,9 @@ base::Status Agent::StartHttp() {
     });
   }
   http_->Get("/metrics", [this](const HttpRequest&) {
-    const AgentStats st = stats();
-    MetricsExporter::AgentCounters self;
-    self.sessions = st.sessions;
-    self.windows_received = st.windows_received;
-    self.windows_stored = st.windows_stored;
-    self.dropped_connections = st.dropped_connections;
-    self.store_errors = st.store_errors;
-    self.connected_processes = connected_.load();
     HttpResponse r;
     r.content_type = MetricsExporter::kContentType;
-    r.body = metrics_.Render(self);
+    r.body = metrics_.Render(Counters());
     return r;
   });
   const bool default_port = options_.http_port == AgentOptions::kDefaultHttpPort;
@@ -301,6 +281,18 @@ base::Status Agent::StartHttp() {
     return base::UnavailableError(endpoints_path_ + ": cannot write: " + std::strerror(errno));
   if (options_.verbose) Log("HTTP API on " + base + "/api/v1");
   return base::OkStatus();
+}
+
+MetricsExporter::AgentCounters Agent::Counters() const {
+  const AgentStats st = stats();
+  MetricsExporter::AgentCounters c;
+  c.sessions = st.sessions;
+  c.windows_received = st.windows_received;
+  c.windows_stored = st.windows_stored;
+  c.dropped_connections = st.dropped_connections;
+  c.store_errors = st.store_errors;
+  c.connected_processes = connected_.load();
+  return c;
 }
 
 void Agent::Watch(int pid) {

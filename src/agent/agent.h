@@ -107,6 +107,8 @@ class Agent {
   bool QueueFull();
   void Log(const std::string& line);
   base::Status StartHttp();
+  // stats() and the connection count, as /api/v1/status and /metrics show them.
+  MetricsExporter::AgentCounters Counters() const;
   bool AnyWatchedAlive();
 
   AgentOptions options_;

@@ -185,12 +185,13 @@ HttpResponse Status(const ApiContext& ctx) {
   w.Key("pid").Int(s.pid);
   w.Key("state_dir").String(ctx.state_dir);
   w.Key("started_unix_ns").Int(s.started_unix_ns);
-  w.Key("connected_processes").UInt(s.connected_processes);
-  w.Key("sessions").UInt(s.sessions);
-  w.Key("windows_received").UInt(s.windows_received);
-  w.Key("windows_stored").UInt(s.windows_stored);
-  w.Key("dropped_connections").UInt(s.dropped_connections);
-  w.Key("store_errors").UInt(s.store_errors);
+  const MetricsExporter::AgentCounters& counters = s.counters;
+  w.Key("connected_processes").UInt(counters.connected_processes);
+  w.Key("sessions").UInt(counters.sessions);
+  w.Key("windows_received").UInt(counters.windows_received);
+  w.Key("windows_stored").UInt(counters.windows_stored);
+  w.Key("dropped_connections").UInt(counters.dropped_connections);
+  w.Key("store_errors").UInt(counters.store_errors);
   w.Key("collectors").BeginObject();
   auto collector = [&](const char* name, const CollectorStatus& c, auto extra) {
     w.Key(name).BeginObject();

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "src/agent/http/http_server.h"
+#include "src/agent/http/metrics_exporter.h"
 #include "src/agent/telemetry.h"
 
 namespace inferscope::agent {
@@ -19,10 +20,8 @@ namespace inferscope::agent {
 struct AgentSnapshot {
   int64_t pid = 0;
   int64_t started_unix_ns = 0;
-  uint64_t connected_processes = 0;
-  uint64_t sessions = 0, windows_received = 0, windows_stored = 0, dropped_connections = 0,
-           store_errors = 0;
-  bool has_telemetry = false;  // false: telemetry disabled, `collectors` says so
+  MetricsExporter::AgentCounters counters;  // the same counters /metrics shows
+  bool has_telemetry = false;               // false: telemetry disabled, `collectors` says so
   TelemetryStatus telemetry;
 };
 

@@ -128,7 +128,7 @@ class ApiRoutesTest : public ::testing::Test {
     ctx.snapshot = [] {
       AgentSnapshot s;
       s.pid = 42;
-      s.windows_stored = 6;
+      s.counters.windows_stored = 6;
       return s;
     };
     AddApiRoutes(&server_, ctx);

@@ -23,17 +23,9 @@ base::Status OtlpTestServer::Start() {
   if (port_ != 0) return base::OkStatus();
   Impl* impl = impl_.get();
   impl->server.Post("/v1/traces", [impl](const httplib::Request& req, httplib::Response& res) {
-    std::string encoding = req.get_header_value("Content-Encoding");
-    // Debian's cpp-httplib is built with zlib and already inflates gzip request bodies before
-    // the handler runs (keeping the header): only inflate again when the gzip magic is still
-    // there.
-    if (encoding == "gzip" &&
-        (req.body.size() < 2 || static_cast<unsigned char>(req.body[0]) != 0x1f ||
-         static_cast<unsigned char>(req.body[1]) != 0x8b)) {
-      encoding.clear();
-    }
-    OtlpHttpResult r =
-        impl->collector->HandleTraces(req.get_header_value("Content-Type"), encoding, req.body);
+    const std::string encoding = req.get_header_value("Content-Encoding");
+    OtlpHttpResult r = impl->collector->HandleTraces(
+        req.get_header_value("Content-Type"), EncodingLeftToDecode(encoding, req.body), req.body);
     res.status = r.status;
     res.set_content(r.body, r.content_type.c_str());
   });

@@ -137,6 +137,13 @@ void SpanCollector::Accept(DecodeResult result) {
   last_rejection_.clear();
 }
 
+std::string_view EncodingLeftToDecode(std::string_view content_encoding, std::string_view body) {
+  const bool gzip_magic = body.size() >= 2 && static_cast<unsigned char>(body[0]) == 0x1f &&
+                          static_cast<unsigned char>(body[1]) == 0x8b;
+  if (content_encoding == "gzip" && !gzip_magic) return {};
+  return content_encoding;
+}
+
 OtlpHttpResult SpanCollector::HandleTraces(std::string_view content_type,
                                            std::string_view content_encoding,
                                            std::string_view body) {

@@ -38,6 +38,11 @@ struct CollectorHealth {
   std::string message;  // one line
 };
 
+// The Content-Encoding still to undo after an HTTP server that may have inflated a gzip body
+// already: Debian's cpp-httplib (built with zlib) does, keeping the header. "gzip" only while the
+// body still starts with the gzip magic, else "" (identity); other encodings pass through.
+std::string_view EncodingLeftToDecode(std::string_view content_encoding, std::string_view body);
+
 // Thread-safe: HandleTraces may run on any number of HTTP threads while the agent's thread calls
 // TakeWindow. Decoding happens outside the lock. Never throws; bad input only moves counters.
 class SpanCollector {
