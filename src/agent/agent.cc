@@ -24,19 +24,20 @@
 
 #include "src/agent/http/api_routes.h"
 #include "src/base/json_writer.h"
+#include "src/base/time_point.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
 namespace inferscope::agent {
 namespace {
 
-int64_t ClockNs(clockid_t clock) {
+using base::UnixNowNs;
+
+int64_t MonotonicNs() {
   timespec ts{};
-  clock_gettime(clock, &ts);
+  clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
-int64_t UnixNowNs() { return ClockNs(CLOCK_REALTIME); }
-int64_t MonotonicNs() { return ClockNs(CLOCK_MONOTONIC); }
 
 // Bytes read from one connection per poll round, so one busy sender cannot starve the others.
 constexpr size_t kMaxReadPerRound = 1u << 20;

@@ -1,22 +1,17 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agent/telemetry.h"
 
-#include <time.h>
-
 #include <chrono>
 
 #include "src/agent/nvml/gpu_sampler.h"
 #include "src/agent/scrape/engine_metrics_collector.h"
 #include "src/base/json_writer.h"
+#include "src/base/time_point.h"
 
 namespace inferscope::agent {
 namespace {
 
-int64_t UnixNowNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+using base::UnixNowNs;
 
 // "ok: ...", "degraded: ...", "off: ..." (the collectors' health lines) as state + reason.
 CollectorStatus FromHealthLine(const std::string& line) {
