@@ -54,12 +54,7 @@ std::vector<std::string> Lines(const std::string& text) {
 
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
                                                const std::string& source) {
-  WindowQuery window_query;
-  window_query.from_ns = query.from_ns;
-  window_query.to_ns = query.to_ns;
-  window_query.pid = query.pid;
-  window_query.rank = query.rank;
-  ASSIGN_OR_RETURN(QueryResult result, store.QueryWindows(window_query));
+  ASSIGN_OR_RETURN(QueryResult result, store.QueryWindows(query.Windows()));
 
   RangeProfile out;
   out.corrupt_windows = result.corrupt_windows;
@@ -75,9 +70,9 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
     ++out.windows;
   }
   out.processes = merged.size();
-  RETURN_IF_ERROR(MergeTelemetry(store, "gpu", query, &out.gpu, &out));
-  RETURN_IF_ERROR(MergeTelemetry(store, "engine", query, &out.engine, &out));
-  RETURN_IF_ERROR(MergeTelemetry(store, "spans", query, &out.spans, &out));
+  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kGpu, query, &out.gpu, &out));
+  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kEngine, query, &out.engine, &out));
+  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kSpans, query, &out.spans, &out));
   if (merged.empty()) return out;
 
   analyze::AnalysisOptions options;

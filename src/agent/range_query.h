@@ -33,6 +33,9 @@ struct RangeQuery {
   // GPU prices (--gpu-hourly-cost, --gpu-prices); no cost section without one.
   std::optional<double> gpu_hourly_usd;
   std::optional<analyze::GpuPriceTable> gpu_prices;
+
+  // The store's window filter for the same range, pid and rank.
+  WindowQuery Windows() const { return {from_ns, to_ns, pid, rank}; }
 };
 
 struct RangeProfile {

@@ -126,7 +126,7 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns) {
   if (gpu_ && gpu_->enabled()) {
     auto g = std::make_unique<GpuMetricsWindow>(gpu_->TakeWindow(start_ns, end_ns));
     if (!g->devices.empty()) {
-      record(kGpu, ToJson(*g));
+      record(TelemetryRecord::kGpu, ToJson(*g));
       std::lock_guard<std::mutex> lock(status_mu_);
       last_devices_ = g->devices;
       out.gpu = std::move(g);
@@ -135,7 +135,7 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns) {
   if (engine_) {
     auto e = std::make_unique<scrape::EngineMetricsWindow>(engine_->TakeWindow(start_ns, end_ns));
     if (e->scrapes > 0) {
-      record(kEngine, ToJson(*e));
+      record(TelemetryRecord::kEngine, ToJson(*e));
       std::lock_guard<std::mutex> lock(status_mu_);
       last_engine_ = e->engine;
       out.engine = std::move(e);
@@ -145,7 +145,7 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns) {
     auto s = std::make_unique<otlp::SpanWindow>(
         spans_->TakeWindow(static_cast<uint64_t>(start_ns), static_cast<uint64_t>(end_ns)));
     if (s->requests > 0 || s->counters.spans_received > 0 || s->counters.requests_rejected > 0) {
-      record(kSpans, s->ToJson());
+      record(TelemetryRecord::kSpans, s->ToJson());
       out.spans = std::move(s);
     }
   }

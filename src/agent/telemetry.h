@@ -58,7 +58,8 @@ struct TelemetryStatus {
 
 // What a closed window produced: records for the store and the values for /metrics.
 struct TelemetryWindow {
-  std::vector<TelemetryRecord> records;  // kinds "gpu", "engine", "spans"; empty ones left out
+  std::vector<TelemetryRecord>
+      records;  // TelemetryRecord::kGpu/kEngine/kSpans; empty ones left out
   std::unique_ptr<GpuMetricsWindow> gpu;
   std::unique_ptr<scrape::EngineMetricsWindow> engine;
   std::unique_ptr<otlp::SpanWindow> spans;
@@ -81,10 +82,6 @@ class Telemetry {
   // The OTLP receiver (mount HandleTraces on POST /v1/traces); null when OTLP is off.
   otlp::SpanCollector* spans() { return spans_.get(); }
   TelemetryStatus status() const;
-
-  static constexpr const char* kGpu = "gpu";
-  static constexpr const char* kEngine = "engine";
-  static constexpr const char* kSpans = "spans";
 
  private:
   void SampleLoop();

@@ -98,15 +98,6 @@ base::StatusOr<Query> ParseQuery(const HttpRequest& req, int64_t now_ns) {
   return q;
 }
 
-WindowQuery ToWindowQuery(const RangeQuery& r) {
-  WindowQuery w;
-  w.from_ns = r.from_ns;
-  w.to_ns = r.to_ns;
-  w.pid = r.pid;
-  w.rank = r.rank;
-  return w;
-}
-
 int HttpStatusFor(const base::Status& s) {
   switch (s.code()) {
     case base::StatusCode::kInvalidArgument:
@@ -229,7 +220,7 @@ HttpResponse Status(const ApiContext& ctx) {
 }
 
 HttpResponse Hosts(SqliteStore& store, const Query& q) {
-  auto processes = store.ListProcesses(ToWindowQuery(q.range), /*include_idle=*/true);
+  auto processes = store.ListProcesses(q.range.Windows(), /*include_idle=*/true);
   if (!processes.ok()) return JsonError(500, processes.status().message());
   struct Host {
     uint64_t processes = 0, windows = 0;
@@ -260,7 +251,7 @@ HttpResponse Hosts(SqliteStore& store, const Query& q) {
 }
 
 HttpResponse Processes(SqliteStore& store, const Query& q) {
-  auto processes = store.ListProcesses(ToWindowQuery(q.range), /*include_idle=*/true);
+  auto processes = store.ListProcesses(q.range.Windows(), /*include_idle=*/true);
   if (!processes.ok()) return JsonError(500, processes.status().message());
   JsonWriter w;
   w.BeginObject();
@@ -274,7 +265,7 @@ HttpResponse Processes(SqliteStore& store, const Query& q) {
 
 // Devices come from the windows themselves (the GPUs each process ran work on).
 HttpResponse Devices(SqliteStore& store, const Query& q) {
-  auto result = store.QueryWindows(ToWindowQuery(q.range));
+  auto result = store.QueryWindows(q.range.Windows());
   if (!result.ok()) return JsonError(500, result.status().message());
   struct Device {
     uint64_t windows = 0, kernels = 0;
@@ -312,9 +303,9 @@ HttpResponse Devices(SqliteStore& store, const Query& q) {
 }
 
 HttpResponse Windows(SqliteStore& store, const Query& q) {
-  auto windows = store.ListWindows(ToWindowQuery(q.range), q.limit + 1);
+  auto windows = store.ListWindows(q.range.Windows(), q.limit + 1);
   if (!windows.ok()) return JsonError(500, windows.status().message());
-  auto processes = store.ListProcesses(ToWindowQuery(q.range), /*include_idle=*/false);
+  auto processes = store.ListProcesses(q.range.Windows(), /*include_idle=*/false);
   if (!processes.ok()) return JsonError(500, processes.status().message());
   std::map<int64_t, const StoredProcess*> by_id;
   for (const ProcessInfo& p : *processes) by_id[p.process.id] = &p.process;

@@ -86,6 +86,9 @@ struct StoreSummary {
 // One collector's summary of one window (kind "gpu", "engine" or "spans"; JSON from the
 // collector's WriteJson). The store keeps it compressed and never looks inside.
 struct TelemetryRecord {
+  static constexpr const char* kGpu = "gpu";        // GpuMetricsWindow
+  static constexpr const char* kEngine = "engine";  // scrape::EngineMetricsWindow
+  static constexpr const char* kSpans = "spans";    // otlp::SpanWindow
   std::string kind;
   int64_t start_ns = 0, end_ns = 0;  // Unix ns
   int64_t received_ns = 0;           // when stored (retention by age)
