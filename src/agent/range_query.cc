@@ -73,7 +73,7 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
   RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kGpu, query, &out.gpu, &out));
   RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kEngine, query, &out.engine, &out));
   RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kSpans, query, &out.spans, &out));
-  if (merged.empty()) return out;
+  // Even without profile windows (telemetry only) the diagnosis has the host signals to go on.
 
   analyze::AnalysisOptions options;
   options.top = query.top;

@@ -343,7 +343,8 @@ HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore&
     return JsonError(400, "format: use json, text or markdown");
   auto profile = QueryRangeProfile(store, q.range, "store:" + ctx.state_dir);
   if (!profile.ok()) return JsonError(500, profile.status().message());
-  if (profile->windows == 0) return JsonError(404, "no profile windows in the range");
+  if (profile->windows == 0 && profile->telemetry_windows == 0)
+    return JsonError(404, "no profile windows or telemetry in the range");
   HttpResponse r;
   r.body = RenderRangeReport(*profile, format);
   r.content_type = format == report::ReportFormat::kJson       ? "application/json"
