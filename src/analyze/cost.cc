@@ -10,6 +10,8 @@
 #include <set>
 #include <utility>
 
+#include "src/base/file.h"
+
 namespace inferscope::analyze {
 namespace {
 
@@ -205,6 +207,13 @@ void RenderCostText(const Cost& cost, std::string* out) {
   };
   list("category (share of GPU time)", cost.by_category);
   list("stage (share of e2e latency)", cost.by_stage);
+}
+
+base::StatusOr<GpuPriceTable> LoadGpuPriceTableFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, base::ReadSmallFile(path, "the GPU price table"));
+  auto table = ParseGpuPriceTable(text);
+  if (!table.ok()) return base::InvalidArgumentError(path + ": " + table.status().message());
+  return table;
 }
 
 }  // namespace inferscope::analyze

@@ -31,6 +31,8 @@ struct GpuPriceTable {
 // Parses `MODEL = USD_PER_HOUR` lines (MODEL may be quoted; `default = X` sets the fallback;
 // `#` starts a comment). Errors name the line: "line 3: expected MODEL = USD_PER_HOUR".
 base::StatusOr<GpuPriceTable> ParseGpuPriceTable(std::string_view text);
+// Reads and parses a price table file (--gpu-prices); errors start with the path.
+base::StatusOr<GpuPriceTable> LoadGpuPriceTableFile(const std::string& path);
 
 struct CostInputs {
   std::optional<double> gpu_hourly_usd;  // one price for every GPU (wins over the table)

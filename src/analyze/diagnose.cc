@@ -6,12 +6,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "src/analyze/analysis.h"
+#include "src/base/file.h"
 
 namespace inferscope::analyze {
 namespace {
@@ -823,11 +822,8 @@ Diagnosis Diagnose(const Analysis& analysis, const HostSignals& host,
 }
 
 base::StatusOr<DiagnosisThresholds> LoadThresholdsFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return base::NotFoundError(path + ": cannot read the diagnosis thresholds file");
-  std::stringstream text;
-  text << f.rdbuf();
-  auto t = ParseThresholds(text.str());
+  ASSIGN_OR_RETURN(std::string text, base::ReadSmallFile(path, "the diagnosis thresholds file"));
+  auto t = ParseThresholds(text);
   if (!t.ok()) return base::InvalidArgumentError(path + ": " + t.status().message());
   return t;
 }

@@ -5,10 +5,8 @@
 
 #include <algorithm>
 #include <exception>
-#include <fstream>
 #include <limits>
 #include <new>
-#include <sstream>
 
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"
@@ -48,16 +46,8 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   }
   query.gpu_hourly_usd = options.gpu_hourly_usd;
   if (!options.gpu_prices_path.empty()) {
-    std::ifstream f(options.gpu_prices_path, std::ios::binary);
-    if (!f)
-      return Fail(err,
-                  base::NotFoundError(options.gpu_prices_path + ": cannot read the price table"));
-    std::stringstream text;
-    text << f.rdbuf();
-    auto table = analyze::ParseGpuPriceTable(text.str());
-    if (!table.ok())
-      return Fail(err, base::InvalidArgumentError(options.gpu_prices_path + ": " +
-                                                  table.status().message()));
+    auto table = analyze::LoadGpuPriceTableFile(options.gpu_prices_path);
+    if (!table.ok()) return Fail(err, table.status());
     query.gpu_prices = *table;
   }
   // Without --to the range is open-ended: a window that ends (or even starts) a little after

@@ -3,20 +3,17 @@
 
 #include <simdjson.h>
 
-#include <fstream>
-#include <sstream>
+#include "src/base/file.h"
 
 namespace inferscope::agent {
 
 base::StatusOr<AgentEndpoints> ReadAgentEndpoints(const std::string& state_dir) {
   const std::string path = state_dir + "/" + kAgentEndpointsFile;
-  std::ifstream f(path);
-  if (!f) return base::NotFoundError(path + ": no agent endpoints (is the agent running?)");
-  std::stringstream text;
-  text << f.rdbuf();
+  auto text = base::ReadSmallFile(path, "the agent endpoints");
+  if (!text.ok()) return base::NotFoundError(path + ": no agent endpoints (is the agent running?)");
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.parse(text.str()).get(doc) != simdjson::SUCCESS)
+  if (parser.parse(*text).get(doc) != simdjson::SUCCESS)
     return base::DataLossError(path + ": not valid JSON");
   AgentEndpoints e;
   std::string_view v;
