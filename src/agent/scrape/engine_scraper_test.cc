@@ -298,9 +298,9 @@ TEST(EngineScraperTest, TwoScrapesGiveExactRatesAndPercentiles) {
   EXPECT_DOUBLE_EQ(*ttft.Quantile(0.5), 0.1);
   EXPECT_DOUBLE_EQ(*ttft.Quantile(0.9), 0.1 + 0.4 * 16 / 20);
   EXPECT_DOUBLE_EQ(*ttft.Quantile(0.99), 0.1 + 0.4 * 19.6 / 20);
-  EXPECT_DOUBLE_EQ(ttft.Mean(), 0.25);
-  EXPECT_DOUBLE_EQ(w.stage(Stage::kQueue).Mean(), 0.05);
-  EXPECT_DOUBLE_EQ(w.stage(Stage::kPrefill).Mean(), 0.04);
+  EXPECT_DOUBLE_EQ(ttft.KnownMean().value_or(-1), 0.25);
+  EXPECT_DOUBLE_EQ(w.stage(Stage::kQueue).KnownMean().value_or(-1), 0.05);
+  EXPECT_DOUBLE_EQ(w.stage(Stage::kPrefill).KnownMean().value_or(-1), 0.04);
   EXPECT_NEAR(*w.FrontendOverheadMean(), 0.16, 1e-12);
 
   // Other families: the counter's delta (first scrape is a baseline), the gauge's samples.

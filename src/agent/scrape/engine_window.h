@@ -78,8 +78,7 @@ struct StageHistogram {
   void Merge(const StageHistogram& other);
 
   bool has_buckets() const { return !counts.empty(); }
-  double Mean() const { return count > 0 ? sum / count : 0; }
-  // The mean when the engine exported a `_sum` (latencies are positive, so a zero sum over
+  // The mean, when the engine exported a `_sum` (latencies are positive, so a zero sum over
   // observations means the sample was missing); nullopt otherwise.
   std::optional<double> KnownMean() const {
     if (!(count > 0) || !(sum > 0)) return std::nullopt;
