@@ -470,7 +470,9 @@ void FakeCupti::WorkerLoop() {
           full_.pop_front();
         }
       }
-      if (!taken.empty() && period != 0) counters_.periodic_flushes.fetch_add(1);
+      // The mode at delivery, not at the wait: a worker that went to sleep before a period was set
+      // and woke because of it is delivering periodically.
+      if (!taken.empty() && flush_period_ms_.load() != 0) counters_.periodic_flushes.fetch_add(1);
       t_in_completion = true;
       Complete(&taken);
       t_in_completion = false;
