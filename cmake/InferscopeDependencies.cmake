@@ -15,8 +15,10 @@ if(INFERSCOPE_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)  # libbenchmark-dev
 endif()
 
-# CUPTI: the live path needs the CUDA toolkit's CUPTI headers and library; the offline analyzer
-# does not. AUTO builds the live parts when the toolkit is found.
+# CUPTI: the live path needs the CUDA toolkit's CUPTI headers (the injection library binds
+# libcupti at run time and does not link it; the library found here serves the tests that bind the
+# real one and the echo tool); the offline analyzer needs neither. AUTO builds the live parts when
+# the toolkit is found.
 set(INFERSCOPE_CUPTI_FOUND OFF)
 if(NOT INFERSCOPE_WITH_CUPTI STREQUAL "OFF")
   find_path(CUPTI_INCLUDE_DIR cupti.h
@@ -32,6 +34,22 @@ if(NOT INFERSCOPE_WITH_CUPTI STREQUAL "OFF")
   else()
     message(STATUS "inferscope: CUPTI not found; building the offline analyzer only")
   endif()
+endif()
+
+# CUDA 12.4's CUPTI (Debian's libcupti-dev / libcupti12, unpacked project-locally by
+# scripts/install-deps.sh): the decoder is compiled against its headers too, and the binding tests
+# load its libcupti.so.12. Optional: without it those checks are skipped and say so.
+set(INFERSCOPE_CUPTI12_ROOT "${PROJECT_SOURCE_DIR}/.deps/cupti-12.4" CACHE PATH
+    "Unpacked libcupti-dev + libcupti12 (CUDA 12.4) root")
+set(INFERSCOPE_CUPTI12_FOUND OFF)
+if(INFERSCOPE_CUPTI_FOUND AND EXISTS "${INFERSCOPE_CUPTI12_ROOT}/usr/include/cupti.h")
+  set(INFERSCOPE_CUPTI12_FOUND ON)
+  set(CUPTI12_INCLUDE_DIR "${INFERSCOPE_CUPTI12_ROOT}/usr/include")
+  file(GLOB CUPTI12_LIBRARY "${INFERSCOPE_CUPTI12_ROOT}/usr/lib/*/libcupti.so.12")
+  message(STATUS "inferscope: CUDA 12.4 CUPTI found (${CUPTI12_INCLUDE_DIR})")
+else()
+  message(STATUS "inferscope: CUDA 12.4 CUPTI not found under ${INFERSCOPE_CUPTI12_ROOT} "
+                 "(scripts/install-deps.sh fetches it); its compile and binding checks are skipped")
 endif()
 
 # cpp-httplib (libcpp-httplib-dev): the agent's loopback HTTP server and the engine metrics

@@ -115,7 +115,12 @@ void AgentClient::FlushUntil(int64_t deadline_ns) {
   while (!queue_.empty()) {
     const int64_t now = MonotonicNs();
     if (now >= deadline_ns) return;
-    if (fd_ < 0) next_attempt_ns_ = std::min(next_attempt_ns_, now);  // no back-off at exit
+    if (fd_ < 0) {
+      // At exit an agent that does not accept a connection now will not within the deadline:
+      // give up at once rather than hold the process (absent agent, stale socket file).
+      next_attempt_ns_ = std::min(next_attempt_ns_, now);
+      if (!TryConnect(now)) return;
+    }
     Pump(now);
     if (queue_.empty()) return;
     timespec pause{0, 2'000'000};

@@ -30,7 +30,8 @@ class AgentClient {
   // Connects if due and writes as much as the socket takes right now. `now_ns` is a monotonic time.
   void Pump(int64_t now_ns);
 
-  // Keeps pumping until the queue is empty or `deadline_ns` (monotonic) passes; for shutdown only.
+  // Keeps pumping until the queue is empty or `deadline_ns` (monotonic) passes; returns at once
+  // when the agent does not accept a connection. For shutdown only.
   void FlushUntil(int64_t deadline_ns);
 
   bool connected() const { return fd_ >= 0; }

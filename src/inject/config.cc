@@ -74,6 +74,7 @@ Config ReadConfig(const char* (*env)(const char*)) {
   ReadCount<size_t>(env, "INFERSCOPE_BUFFER_COUNT", 2, 1024, &c.buffer_count, &c.warnings);
   if (const char* g = env("INFERSCOPE_GRAPH_NODES"); g && std::string_view(g) == "1")
     c.graph_nodes = true;
+  if (const char* p = env("INFERSCOPE_CUPTI_PATH"); p && *p) c.cupti_path = p;
   if (const char* s = env("INFERSCOPE_SOCKET"); s && *s)
     c.socket_path = s;
   else

@@ -21,6 +21,7 @@ struct Config {
   size_t buffer_count = 8;                // INFERSCOPE_BUFFER_COUNT: preallocated buffers
   bool graph_nodes = false;               // INFERSCOPE_GRAPH_NODES=1: trace graph nodes as kernels
   std::string socket_path;  // INFERSCOPE_SOCKET, else $INFERSCOPE_STATE_DIR/agent.sock
+  std::string cupti_path;   // INFERSCOPE_CUPTI_PATH: a libcupti file or its directory
   LogLevel log_level = LogLevel::kError;  // INFERSCOPE_LOG=off|error|info|debug
   // Distributed identity, from torchrun / vLLM / SLURM / Open MPI variables (-1 = unknown).
   int32_t rank = -1;

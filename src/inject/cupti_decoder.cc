@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/inject/cupti_decoder.h"
 
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -62,16 +63,74 @@ Event GpuOp(const Record* r, uint32_t pid) {
   return e;
 }
 
+// The record structs of each layout (CuptiLayout). Kinds whose struct is the same in every
+// supported version (MEMCPY2, MEMSET, RUNTIME/DRIVER, GRAPH_TRACE, CONTEXT) are decoded in
+// DecodeCommon. A build against headers that lack a layout's structs leaves that layout out
+// (LayoutForVersion refuses it at run time).
+struct Records12_0 {
+  using Kernel = CUpti_ActivityKernel9;
+  using Memcpy = CUpti_ActivityMemcpy5;
+  using Sync = CUpti_ActivitySynchronization;
+};
+#if CUPTI_API_VERSION >= 26
+struct Records12_8 {
+  using Kernel = CUpti_ActivityKernel9;
+  using Memcpy = CUpti_ActivityMemcpy6;
+  using Sync = CUpti_ActivitySynchronization2;
+};
+#endif
+#if CUPTI_API_VERSION >= 130000
+struct Records13_0 {
+  using Kernel = CUpti_ActivityKernel10;
+  using Memcpy = CUpti_ActivityMemcpy6;
+  using Sync = CUpti_ActivitySynchronization2;
+};
+// The fields read are where the 12.x structs have them too (checked against the 12.4 headers):
+// the layouts differ in what follows them, which is why each version is read with its own struct.
+static_assert(offsetof(CUpti_ActivityKernel9, name) == offsetof(CUpti_ActivityKernel10, name));
+static_assert(offsetof(CUpti_ActivityKernel9, graphId) ==
+              offsetof(CUpti_ActivityKernel10, graphId));
+static_assert(offsetof(CUpti_ActivityMemcpy5, correlationId) ==
+              offsetof(CUpti_ActivityMemcpy6, correlationId));
+static_assert(offsetof(CUpti_ActivitySynchronization, streamId) ==
+              offsetof(CUpti_ActivitySynchronization2, streamId));
+#endif
+// CONTEXT records: contextId and deviceId lead every version of the struct.
+static_assert(offsetof(CUpti_ActivityContext, contextId) == 4 &&
+              offsetof(CUpti_ActivityContext, deviceId) == 8);
+
 }  // namespace
 
-CuptiDecoder::CuptiDecoder(model::NameTable* names, uint32_t pid) : names_(names), pid_(pid) {}
+CuptiDecoder::CuptiDecoder(model::NameTable* names, uint32_t pid, const CuptiApi* api,
+                           CuptiLayout layout)
+    : names_(names), pid_(pid), api_(api) {
+  switch (layout) {
+    case CuptiLayout::kCuda12_0:
+      decode_ = &CuptiDecoder::DecodeAll<Records12_0>;
+      break;
+#if CUPTI_API_VERSION >= 26
+    case CuptiLayout::kCuda12_8:
+      decode_ = &CuptiDecoder::DecodeAll<Records12_8>;
+      break;
+#endif
+#if CUPTI_API_VERSION >= 130000
+    case CuptiLayout::kCuda13_0:
+      decode_ = &CuptiDecoder::DecodeAll<Records13_0>;
+      break;
+#endif
+    default:
+      decode_ = nullptr;
+  }
+}
 
-size_t CuptiDecoder::Decode(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* sink) {
+template <typename Records>
+size_t CuptiDecoder::DecodeAll(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* sink) {
   size_t n = 0;
   if (++buffer_serial_ == 0) buffer_serial_ = 1;  // 0 means "never verified"
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
-    DecodeRecord(record, sink);
+  const auto next = api_->ActivityGetNextRecord;
+  while (next(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
+    DecodeRecord<Records>(record, sink);
     ++n;
   }
   return n;
@@ -103,7 +162,7 @@ const model::ApiCallEvent& CuptiDecoder::ApiTemplate(CUpti_ActivityKind kind, ui
                                             : CUPTI_CB_DOMAIN_RUNTIME_API;
     const char* name = nullptr;
     std::string label;
-    if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr)
+    if (api_->GetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr)
       label = name;
     else
       label = (domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver api " : "runtime api ") +
@@ -123,16 +182,22 @@ uint32_t CuptiDecoder::DeviceOfContext(uint32_t context_id) const {
   return it == context_device_.end() ? model::kUnknownDevice : it->second;
 }
 
+void CuptiDecoder::LearnContext(uint32_t context_id, uint32_t device) {
+  if (context_device_.size() < 1024) context_device_.try_emplace(context_id, device);
+}
+
+template <typename Records>
 void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggregator* sink) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-      const auto* r = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      if (r->contextId != last_context_ && context_device_.size() < 1024) {
-        context_device_.try_emplace(r->contextId, r->deviceId);
+      using Kernel = typename Records::Kernel;
+      const auto* r = reinterpret_cast<const Kernel*>(record);
+      if (r->contextId != last_context_) {
+        LearnContext(r->contextId, r->deviceId);
         last_context_ = r->contextId;
       }
-      auto e = GpuOp<CUpti_ActivityKernel10, model::KernelEvent>(r, pid_);
+      auto e = GpuOp<Kernel, model::KernelEvent>(r, pid_);
       e.name = KernelName(r->name);
       e.graph_id = r->graphId;
       e.grid[0] = r->gridX;
@@ -145,8 +210,9 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto* r = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      auto e = GpuOp<CUpti_ActivityMemcpy6, model::MemcpyEvent>(r, pid_);
+      using Memcpy = typename Records::Memcpy;
+      const auto* r = reinterpret_cast<const Memcpy*>(record);
+      auto e = GpuOp<Memcpy, model::MemcpyEvent>(r, pid_);
       e.bytes = r->bytes;
       e.kind = MemcpyKindOf(r->copyKind);
       e.pageable = r->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE ||
@@ -154,6 +220,29 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       sink->OnMemcpy(e);
       return;
     }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto* r = reinterpret_cast<const typename Records::Sync*>(record);
+      model::SyncEvent e;
+      e.start_ns = Signed(r->start);
+      e.end_ns = Signed(r->end);
+      e.pid = pid_;
+      e.device = DeviceOfContext(r->contextId);
+      e.stream =
+          r->streamId == static_cast<uint32_t>(CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+              ? model::kUnknownStream
+              : r->streamId;
+      e.correlation_id = r->correlationId;
+      e.type = SyncTypeOf(r->type);
+      sink->OnSync(e);
+      return;
+    }
+    default:
+      DecodeCommon(record, sink);
+  }
+}
+
+void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggregator* sink) {
+  switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* r = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
       auto e = GpuOp<CUpti_ActivityMemcpyPtoP4, model::MemcpyEvent>(r, pid_);
@@ -169,20 +258,6 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       sink->OnMemset(e);
       return;
     }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-      const auto* r = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-      model::SyncEvent e;
-      e.start_ns = Signed(r->start);
-      e.end_ns = Signed(r->end);
-      e.pid = pid_;
-      e.device = DeviceOfContext(r->contextId);
-      e.stream =
-          r->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? model::kUnknownStream : r->streamId;
-      e.correlation_id = r->correlationId;
-      e.type = SyncTypeOf(r->type);
-      sink->OnSync(e);
-      return;
-    }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* r = reinterpret_cast<const CUpti_ActivityAPI*>(record);
@@ -195,12 +270,29 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       sink->OnApiCall(e);
       return;
     }
+    case CUPTI_ACTIVITY_KIND_CONTEXT: {
+      // Emitted when a context is created (and for existing ones when the kind is enabled): maps
+      // the contexts of sync records to devices before any kernel of that context is seen.
+      const auto* r = reinterpret_cast<const CUpti_ActivityContext*>(record);
+      LearnContext(r->contextId, r->deviceId);
+      return;
+    }
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
       // One record per graph launch (per-node tracing off): shown as one "kernel" per graph.
       const auto* r = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
-      auto [it, inserted] = graph_names_.try_emplace(r->graphId, model::kNoName);
-      if (inserted) it->second = names_->Intern("[cuda graph " + std::to_string(r->graphId) + "]");
       auto e = GpuOp<CUpti_ActivityGraphTrace2, model::KernelEvent>(r, pid_);
+      // INT_MAX: the graph starts (or ends) with a host node, not on a device.
+      if (r->deviceId == static_cast<uint32_t>(INT_MAX)) e.device = r->endDeviceId;
+      if (e.device == static_cast<uint32_t>(INT_MAX)) {
+        ++deviceless_graph_launches_;
+        return;
+      }
+      // Graph ids are process-local: the name carries the pid so that merged reports of several
+      // processes never fold different graphs into one row.
+      auto [it, inserted] = graph_names_.try_emplace(r->graphId, model::kNoName);
+      if (inserted)
+        it->second = names_->Intern("[cuda graph " + std::to_string(r->graphId) + " of pid " +
+                                    std::to_string(pid_) + "]");
       e.name = it->second;
       e.graph_id = r->graphId;
       sink->OnKernel(e);

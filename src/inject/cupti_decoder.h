@@ -9,35 +9,52 @@
 #include <vector>
 
 #include "src/aggregate/aggregator.h"
+#include "src/inject/cupti_binding.h"
 #include "src/model/events.h"
 #include "src/model/name_table.h"
 
 namespace inferscope::inject {
 
 // Turns the records of a completed CUPTI activity buffer into model events (docs/design/inject.md,
-// "Record mapping"). Kernel names are interned at once: CUPTI's name pointers belong to modules a
-// JIT may unload. Not thread-safe: the Session serializes calls.
+// "Record mapping"). The record structs depend on the CUPTI version (CuptiLayout): the decoder is
+// instantiated once per layout and picks its instantiation at construction, so the per-record path
+// has no version test. Kernel names are interned at once: CUPTI's name pointers belong to modules
+// a JIT may unload. Not thread-safe: the Session serializes calls.
 class CuptiDecoder {
  public:
-  CuptiDecoder(model::NameTable* names, uint32_t pid);
+  // `api` must outlive the decoder; `layout` must not be kNone.
+  CuptiDecoder(model::NameTable* names, uint32_t pid, const CuptiApi* api, CuptiLayout layout);
 
   // Decodes every record in buffer[0, valid_bytes) into `aggregator`; returns the number of
   // records. Straight into the Aggregator: each event is built once on the stack and handed over
   // with a direct call (Aggregator is final, so no virtual dispatch), no intermediate buffer.
-  size_t Decode(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* aggregator);
+  size_t Decode(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* aggregator) {
+    return (this->*decode_)(buffer, valid_bytes, aggregator);
+  }
 
+  // Records of kinds the decoder does not know (counted, never misread), and graph launches whose
+  // device CUPTI could not name; both monotonic.
   uint64_t unknown_records() const { return unknown_records_; }
+  uint64_t deviceless_graph_launches() const { return deviceless_graph_launches_; }
 
  private:
+  template <typename Records>
+  size_t DecodeAll(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* sink);
+  template <typename Records>
   void DecodeRecord(const CUpti_Activity* record, aggregate::Aggregator* sink);
+  void DecodeCommon(const CUpti_Activity* record, aggregate::Aggregator* sink);
   model::NameId KernelName(const char* name);
   // Name and class of a runtime/driver API callback id, looked up once per id.
   const model::ApiCallEvent& ApiTemplate(CUpti_ActivityKind domain_kind, uint32_t cbid);
   uint32_t DeviceOfContext(uint32_t context_id) const;
+  void LearnContext(uint32_t context_id, uint32_t device);
 
   model::NameTable* names_;
   const uint32_t pid_;
+  const CuptiApi* api_;
+  size_t (CuptiDecoder::*decode_)(uint8_t*, size_t, aggregate::Aggregator*) = nullptr;
   uint64_t unknown_records_ = 0;
+  uint64_t deviceless_graph_launches_ = 0;
 
   // Kernel-name cache by pointer; a hit skips the hashing. A slot is verified against the
   // string itself once per buffer (a module unloaded and another loaded at the same address must
@@ -54,7 +71,7 @@ class CuptiDecoder {
   uint32_t last_context_ = UINT32_MAX;
 
   std::unordered_map<uint64_t, model::ApiCallEvent> api_templates_;  // (kind << 32 | cbid)
-  std::unordered_map<uint32_t, uint32_t> context_device_;            // learned from kernels
+  std::unordered_map<uint32_t, uint32_t> context_device_;  // CONTEXT records, then kernels
   std::unordered_map<uint32_t, model::NameId> graph_names_;
 };
 

@@ -4,6 +4,7 @@
 // application must run on: every failure disables profiling with one log line and returns success.
 
 #include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,8 +12,10 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <thread>
 
 #include "src/inject/config.h"
+#include "src/inject/cupti_binding.h"
 #include "src/inject/log.h"
 #include "src/inject/session.h"
 #include "src/inject/window_sender.h"
@@ -20,10 +23,18 @@
 namespace {
 
 using inferscope::inject::Config;
+using inferscope::inject::CuptiBinding;
 using inferscope::inject::Log;
 using inferscope::inject::LogLevel;
+using inferscope::inject::ProfilingStatus;
 using inferscope::inject::Session;
 using inferscope::inject::WindowSender;
+
+// The agent's last chance at exit: a process's exit is never held longer than this by an absent,
+// slow or dead agent (an absent one costs nothing: FlushUntil gives up when it cannot connect).
+constexpr int64_t kExitDeliveryNs = 100'000'000;
+// How long a process whose profiling is off keeps trying to tell the agent so.
+constexpr int64_t kOffReportNs = 5'000'000'000;
 
 std::atomic<WindowSender*> g_sender{nullptr};
 LogLevel g_log_level = LogLevel::kError;
@@ -41,7 +52,7 @@ void OnExit() noexcept {
   try {
     if (Session* s = Session::Instance()) s->Shutdown();
     if (WindowSender* sender = g_sender.load()) {
-      sender->Finish(1'000'000'000);
+      sender->Finish(kExitDeliveryNs);
       // Lost windows are otherwise invisible (the agent never saw them): say so, once.
       if (const uint64_t dropped = sender->dropped_frames(); dropped > 0)
         Log(g_log_level, LogLevel::kError,
@@ -57,6 +68,27 @@ void OnForkChild() noexcept {
   g_sender.store(nullptr);  // its socket belongs to the parent
 }
 
+// Profiling is off: tell the agent why (hello + goodbye) from a short-lived thread with every
+// signal blocked, so that `inferscope status` shows the reason; never from the thread that called
+// InitializeInjection (it is inside cuInit). The sender is leaked on purpose: the process may
+// exit while the thread runs.
+void ReportOffToAgent(const Config& config, const ProfilingStatus& status) {
+  auto* sender = new WindowSender(config, static_cast<uint32_t>(::getpid()), RealtimeNs(), status);
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  try {
+    std::thread([sender] {
+      try {
+        sender->Finish(kOffReportNs);
+      } catch (...) {
+      }
+    }).detach();
+  } catch (...) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) noexcept {
@@ -66,13 +98,30 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const Config config = inferscope::inject::ReadConfig(&GetEnv);
     g_log_level = config.log_level;
     if (!config.warnings.empty()) Log(config.log_level, LogLevel::kError, config.warnings);
-    // Lives until the process ends (CUPTI and the exit handler use it after main returns).
-    auto* sender = new WindowSender(config, static_cast<uint32_t>(::getpid()), RealtimeNs());
-    Session* session = Session::Start(
-        config, [sender](inferscope::model::ProfileWindow&& w) { sender->OnWindow(std::move(w)); },
-        [sender] { sender->Tick(); });
+    // CUPTI is bound at run time: one library for CUDA 12 and 13 stacks (cupti_binding.h).
+    const CuptiBinding binding = inferscope::inject::BindCupti(config.cupti_path);
+    ProfilingStatus status;
+    if (!binding.release.empty()) {
+      status.cupti_release = binding.release;
+      status.cupti_path = binding.path;
+    }
+    std::string why = binding.why;
+    Session* session = nullptr;
+    WindowSender* sender = nullptr;
+    if (binding.ok) {
+      // Lives until the process ends (CUPTI and the exit handler use it after main returns).
+      sender = new WindowSender(config, static_cast<uint32_t>(::getpid()), RealtimeNs(), status);
+      session = Session::Start(
+          config, binding,
+          [sender](inferscope::model::ProfileWindow&& w) { sender->OnWindow(std::move(w)); },
+          [sender] { sender->Tick(); }, &why);
+      if (session == nullptr) delete sender;  // profiling is off: nothing will ever send
+    }
     if (session == nullptr) {
-      delete sender;  // profiling is off: nothing will ever send
+      // One line whatever happens next: a process that never reaches the agent still says why.
+      status.off_reason = why.empty() ? "unknown reason" : why;
+      Log(config.log_level, LogLevel::kError, "profiling disabled: " + status.off_reason);
+      ReportOffToAgent(config, status);
       return 1;
     }
     g_sender.store(sender);

@@ -1,11 +1,17 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/inject/session.h"
 
+// <cupti.h> (via session.h) brings the runtime and driver callback ids (cupti_*_cbid.h).
+
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <exception>
 
+#include "src/import/cuda_api.h"
 #include "src/inject/log.h"
 
 namespace inferscope::inject {
@@ -14,33 +20,72 @@ std::atomic<Session*> Session::instance_{nullptr};
 
 namespace {
 
+// CUPTI's device-side record buffers, pinned at init (cupti_activity.h, DEVICE_BUFFER_SIZE,
+// PRE_ALLOCATE_VALUE, POOL_LIMIT: "buffer allocation happens in the main application thread" and
+// the default pool limit is 250 buffers per context). Inference servers reserve ~90% of HBM at
+// start, so a buffer allocated later is the one that fails: 3 buffers of 4 MiB (~130k records
+// each, 390k records between two 500 ms flushes) are allocated with the context, and at most one
+// more may follow. Device memory per context is bounded by 16 MiB.
+constexpr size_t kDeviceBufferBytes = 4u << 20;
+constexpr size_t kDeviceBuffersPreallocated = 3;
+constexpr size_t kDeviceBufferPoolLimit = 4;  // must exceed the pre-allocation (header)
+
+// Skew between CUPTI's clock and CLOCK_REALTIME above which a flush is flagged (docs/design).
+constexpr int64_t kClockSkewLimitNs = 1'000'000;
+
 int64_t ThreadCpuNs() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-std::string CuptiError(const char* call, CUptiResult r) {
-  const char* text = nullptr;
-  cuptiGetResultString(r, &text);
-  return std::string(call) + " failed: " + (text ? text : "unknown CUPTI error") + " (" +
-         std::to_string(static_cast<int>(r)) + ")";
+int64_t RealtimeNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-int64_t CuptiNow() {
-  uint64_t t = 0;
-  return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? static_cast<int64_t>(t) : 0;
+// Starts `fn` on a new thread with every signal blocked: the application's handlers (SIGINT in
+// a Python server, SIGCHLD, ...) must run on its own threads, never on ours.
+std::thread StartThreadWithSignalsBlocked(std::function<void()> fn) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  std::thread t;
+  try {
+    t = std::thread(std::move(fn));
+  } catch (...) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    throw;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return t;
 }
 
 }  // namespace
 
-Session::Session(const Config& config, WindowCallback on_window, TickCallback on_tick)
+std::string Session::CuptiError(const char* call, CUptiResult r) const {
+  const char* text = nullptr;
+  if (api_.GetResultString(r, &text) != CUPTI_SUCCESS) text = nullptr;
+  return std::string(call) + " failed: " + (text ? text : "unknown CUPTI error") + " (" +
+         std::to_string(static_cast<int>(r)) + ")";
+}
+
+int64_t Session::CuptiNow() const {
+  uint64_t t = 0;
+  return api_.GetTimestamp(&t) == CUPTI_SUCCESS ? static_cast<int64_t>(t) : 0;
+}
+
+Session::Session(const Config& config, const CuptiBinding& binding, WindowCallback on_window,
+                 TickCallback on_tick)
     : config_(config),
+      binding_(binding),
+      api_(binding_.api),
       pid_(static_cast<uint32_t>(::getpid())),
       on_window_(std::move(on_window)),
       on_tick_(std::move(on_tick)),
       pool_(config.buffer_bytes, config.buffer_count),
-      decoder_(&names_, pid_) {
+      decoder_(&names_, pid_, &binding_.api, binding.layout) {
   aggregate::AggregatorOptions options;
   options.window_ns = config.window_ns;
   options.lateness_ns = config.lateness_ns;
@@ -62,13 +107,16 @@ Session::Session(const Config& config, WindowCallback on_window, TickCallback on
   aggregator_->OnProcess(process);
 }
 
-Session* Session::Start(const Config& config, WindowCallback on_window, TickCallback on_tick) {
+Session* Session::Start(const Config& config, const CuptiBinding& binding,
+                        WindowCallback on_window, TickCallback on_tick, std::string* why) {
   if (Instance() != nullptr) return Instance();
+  if (!binding.ok || binding.layout == CuptiLayout::kNone) {
+    *why = binding.ok ? "no known CUPTI record layout" : binding.why;
+    return nullptr;
+  }
   // Never freed once started: CUPTI may call back until the process ends, after static destructors.
-  auto* session = new Session(config, std::move(on_window), std::move(on_tick));
-  std::string why;
-  if (!session->Subscribe(&why)) {
-    Log(config.log_level, LogLevel::kError, "profiling disabled: " + why);
+  auto* session = new Session(config, binding, std::move(on_window), std::move(on_tick));
+  if (!session->Subscribe(why)) {
     // Safe to free: Subscribe undid what it did, and the static buffer callbacks find no
     // Instance() (it is published only below).
     delete session;
@@ -76,15 +124,60 @@ Session* Session::Start(const Config& config, WindowCallback on_window, TickCall
   }
   instance_.store(session, std::memory_order_release);
   session->active_.store(true, std::memory_order_release);
-  session->drain_ = std::thread([session] { session->DrainLoop(); });
+  try {
+    session->drain_ = StartThreadWithSignalsBlocked([session] { session->DrainLoop(); });
+  } catch (...) {
+    // No drain thread: nothing would ever flush or send. Undo and run on without profiling.
+    session->active_.store(false);
+    session->DisableActivity();
+    *why = "cannot start the drain thread";
+    return nullptr;
+  }
+  if (!session->settings_refused_.empty())
+    Log(config.log_level, LogLevel::kInfo, "CUPTI refused settings: " + session->settings_refused_);
   Log(config.log_level, LogLevel::kInfo,
-      "profiling (window " + std::to_string(config.window_ns / 1'000'000) + " ms, agent " +
-          config.socket_path + ")");
+      "profiling " + DescribeBinding(binding) + " (window " +
+          std::to_string(config.window_ns / 1'000'000) + " ms, agent " + config.socket_path + ")");
   return session;
 }
 
+// Settings for a long-running serving process; each is documented at the constant or here with
+// the header text that motivates it (docs/design/inject.md, "CUPTI settings"). A refused setting
+// is noted, never fatal: older CUPTIs lack some attributes.
+void Session::ApplySettings() {
+  auto set_u8 = [&](CUpti_ActivityAttribute attr, uint8_t value, const char* name) {
+    size_t size = sizeof(value);
+    if (CUptiResult r = api_.ActivitySetAttribute(attr, &size, &value); r != CUPTI_SUCCESS)
+      settings_refused_ += std::string(settings_refused_.empty() ? "" : ", ") + name + " (" +
+                           std::to_string(static_cast<int>(r)) + ")";
+  };
+  auto set_size = [&](CUpti_ActivityAttribute attr, size_t value, const char* name) {
+    size_t size = sizeof(value);
+    if (CUptiResult r = api_.ActivitySetAttribute(attr, &size, &value); r != CUPTI_SUCCESS)
+      settings_refused_ += std::string(settings_refused_.empty() ? "" : ", ") + name + " (" +
+                           std::to_string(static_cast<int>(r)) + ")";
+  };
+  // "The default value is 1" in 13.0 (0 in 12.x): with per-thread buffers every CUDA-calling
+  // thread (NCCL proxy, watchdog, async output) pins a buffer of our pool and drains it. Must be
+  // set "before registering the buffer callbacks ... and before any of the kinds are enabled".
+  set_u8(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, 0, "PER_THREAD_ACTIVITY_BUFFER=0");
+  // With 0, "CUPTI will zero out the buffer in the main thread": a 4 MiB memset on a launching
+  // thread per buffer. Our pool hands out zeroed buffers instead (BufferPool::Release).
+  set_u8(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, 1, "ZEROED_OUT_ACTIVITY_BUFFER=1");
+  set_size(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, kDeviceBufferBytes, "DEVICE_BUFFER_SIZE");
+  set_size(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, kDeviceBufferPoolLimit,
+           "DEVICE_BUFFER_POOL_LIMIT");
+  set_size(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, kDeviceBuffersPreallocated,
+           "DEVICE_BUFFER_PRE_ALLOCATE_VALUE");
+  // API records carry the OS thread id, which is what the agent and the traces use.
+  if (CUptiResult r = api_.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+      r != CUPTI_SUCCESS)
+    settings_refused_ += std::string(settings_refused_.empty() ? "" : ", ") +
+                         "thread id type SYSTEM (" + std::to_string(static_cast<int>(r)) + ")";
+}
+
 bool Session::Subscribe(std::string* why) {
-  CUptiResult r = cuptiSubscribe(&subscriber_, &Session::OnCallback, this);
+  CUptiResult r = api_.Subscribe(&subscriber_, &Session::OnCallback, this);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     *why = "another CUPTI tool is attached (Nsight Systems, torch.profiler, ...)";
     return false;
@@ -93,32 +186,87 @@ bool Session::Subscribe(std::string* why) {
     *why = CuptiError("cuptiSubscribe", r);
     return false;
   }
-  r = cuptiActivityRegisterCallbacks(&Session::BufferRequested, &Session::BufferCompleted);
+  ApplySettings();
+  r = api_.ActivityRegisterCallbacks(&Session::BufferRequested, &Session::BufferCompleted);
   if (r != CUPTI_SUCCESS) {
     *why = CuptiError("cuptiActivityRegisterCallbacks", r);
-    cuptiUnsubscribe(subscriber_);
+    api_.Unsubscribe(subscriber_);
     return false;
   }
-  // Graph launches: one record per launch unless per-node tracing was asked for.
-  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                           CUPTI_ACTIVITY_KIND_MEMCPY,
-                                           CUPTI_ACTIVITY_KIND_MEMCPY2,
-                                           CUPTI_ACTIVITY_KIND_MEMSET,
-                                           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                           CUPTI_ACTIVITY_KIND_RUNTIME,
-                                           CUPTI_ACTIVITY_KIND_DRIVER};
-  if (!config_.graph_nodes) kinds.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-  for (CUpti_ActivityKind kind : kinds) {
-    r = cuptiActivityEnable(kind);
+  if (!EnableActivity(why)) {
+    DisableActivity();
+    api_.Unsubscribe(subscriber_);
+    return false;
+  }
+  return true;
+}
+
+bool Session::EnableActivity(std::string* why) {
+  auto enable = [&](CUpti_ActivityKind kind) {
+    const CUptiResult r = api_.ActivityEnable(kind);
     if (r != CUPTI_SUCCESS) {
       *why = CuptiError("cuptiActivityEnable", r) + " for activity kind " +
              std::to_string(static_cast<int>(kind));
-      for (CUpti_ActivityKind k : kinds) cuptiActivityDisable(k);
-      cuptiUnsubscribe(subscriber_);
       return false;
     }
+    enabled_kinds_.push_back(kind);
+    return true;
+  };
+  // CONTEXT records map the contexts of sync records to devices. Graph launches: one record per
+  // launch unless per-node tracing was asked for.
+  std::vector<CUpti_ActivityKind> kinds = {
+      CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+      CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMCPY2,
+      CUPTI_ACTIVITY_KIND_MEMSET,  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+  if (!config_.graph_nodes) kinds.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  for (CUpti_ActivityKind kind : kinds)
+    if (!enable(kind)) return false;
+
+  // Runtime/driver API records: on 13.x only the calls the analyses use (launches, copies,
+  // allocations, syncs, queries: whatever the shared classifier names), not every call of a
+  // Python server. 12.x has no per-call switch: every call is recorded.
+  if (api_.ActivityEnableRuntimeApi != nullptr && api_.ActivityEnableDriverApi != nullptr) {
+    struct Domain {
+      CUpti_CallbackDomain domain;
+      uint32_t size;
+      CUptiResult(CUPTIAPI* enable)(CUpti_CallbackId, uint8_t);
+      std::vector<uint32_t>* enabled;
+    };
+    const Domain domains[] = {
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, api_.ActivityEnableRuntimeApi,
+         &enabled_runtime_cbids_},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, api_.ActivityEnableDriverApi,
+         &enabled_driver_cbids_}};
+    for (const Domain& d : domains) {
+      for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
+        const char* name = nullptr;
+        if (api_.GetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr)
+          continue;
+        if (import::ClassifyCudaApi(name).kind == model::ApiKind::kOther) continue;
+        if (const CUptiResult r = d.enable(cbid, 1); r != CUPTI_SUCCESS) {
+          *why = CuptiError("cuptiActivityEnableRuntimeApi/DriverApi", r) + " for " + name;
+          return false;
+        }
+        d.enabled->push_back(cbid);
+      }
+    }
+  } else {
+    if (!enable(CUPTI_ACTIVITY_KIND_RUNTIME) || !enable(CUPTI_ACTIVITY_KIND_DRIVER)) return false;
   }
+  // 13.x: no sync record for an event/stream query whose work is not done yet, i.e. for every
+  // poll of a spinning cudaEventQuery loop. (12.x records them; the Aggregator discounts syncs
+  // whose API call is a query, the same way for every source.)
+  if (api_.ActivityEnableAllSyncRecords != nullptr) api_.ActivityEnableAllSyncRecords(0);
   return true;
+}
+
+void Session::DisableActivity() {
+  for (CUpti_ActivityKind kind : enabled_kinds_) api_.ActivityDisable(kind);
+  enabled_kinds_.clear();
+  for (uint32_t cbid : enabled_runtime_cbids_) api_.ActivityEnableRuntimeApi(cbid, 0);
+  for (uint32_t cbid : enabled_driver_cbids_) api_.ActivityEnableDriverApi(cbid, 0);
+  enabled_runtime_cbids_.clear();
+  enabled_driver_cbids_.clear();
 }
 
 void CUPTIAPI Session::OnCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {
@@ -137,17 +285,21 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
                                        size_t, size_t valid_size) {
   Session* s = Instance();
   if (s == nullptr || buffer == nullptr) return;
-  // Records this context's queue lost for want of a buffer (the count resets on every call).
-  size_t dropped = 0;
-  if (context != nullptr &&
-      cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS)
-    s->dropped_pending_.fetch_add(dropped, std::memory_order_relaxed);
   try {
+    // Records this context's queue lost for want of a buffer (the count resets on every call).
+    size_t dropped = 0;
+    if (context != nullptr && s->api_.ActivityGetNumDroppedRecords(context, stream_id, &dropped) ==
+                                  CUPTI_SUCCESS)
+      s->dropped_pending_.fetch_add(dropped, std::memory_order_relaxed);
     if (s->active_.load(std::memory_order_acquire)) s->Complete(buffer, valid_size);
   } catch (...) {
-    s->active_.store(false);  // fail safe: stop profiling, keep the application running
+    // Fail safe: stop profiling and keep the application running. CUPTI is not called from
+    // inside its own callback: the drain thread disables the activity kinds.
+    s->active_.store(false);
+    s->failed_.store(true);
+    s->wake_.notify_one();
   }
-  s->pool_.Release(buffer);
+  s->pool_.Release(buffer, valid_size);
 }
 
 void Session::Complete(uint8_t* buffer, size_t valid_size) {
@@ -164,38 +316,92 @@ void Session::Complete(uint8_t* buffer, size_t valid_size) {
     drain_thread_decode_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
 }
 
-void Session::CountDroppedRecords() {
+// Per-window data quality of the live path: records CUPTI dropped, buffer requests the pool
+// refused, records of unknown kinds, graph launches without a device. Drain thread only.
+void Session::CountDataQuality() {
   // CUPTI resets a queue's count when it is read: each read is what was lost since the last one.
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  if (api_.ActivityGetNumDroppedRecords(nullptr, 0, &dropped) != CUPTI_SUCCESS) dropped = 0;
   dropped += dropped_pending_.exchange(0, std::memory_order_relaxed);
-  if (dropped == 0) return;
+  const uint64_t exhausted = pool_.exhausted();
   std::lock_guard<std::mutex> lock(aggregator_mu_);
-  aggregator_->OnDataQuality(pid_, model::DataQuality::kRecordsDropped, dropped);
+  auto charge = [&](model::DataQuality q, uint64_t n) {
+    if (n > 0) aggregator_->OnDataQuality(pid_, q, n);
+  };
+  charge(model::DataQuality::kRecordsDropped, dropped);
+  charge(model::DataQuality::kBufferRequestsRefused, exhausted - pool_exhausted_reported_);
+  pool_exhausted_reported_ = exhausted;
+  charge(model::DataQuality::kUnknownRecord, decoder_.unknown_records() - unknown_reported_);
+  unknown_reported_ = decoder_.unknown_records();
+  charge(model::DataQuality::kMalformedEvent,
+         decoder_.deviceless_graph_launches() - deviceless_reported_);
+  deviceless_reported_ = decoder_.deviceless_graph_launches();
+}
+
+// A calibration pair at every flush: CUPTI's clock read between two CLOCK_REALTIME reads. Windows
+// are placed on the wall clock by CUPTI's timestamps, so a skew beyond 1 ms (beyond the reads'
+// own uncertainty) is flagged in data quality and logged once.
+void Session::CheckClock() {
+  const int64_t before = RealtimeNs();
+  const int64_t cupti = CuptiNow();
+  const int64_t after = RealtimeNs();
+  if (cupti == 0) return;
+  const int64_t mid = before + (after - before) / 2;
+  const int64_t skew = cupti > mid ? cupti - mid : mid - cupti;
+  if (skew - (after - before) / 2 <= kClockSkewLimitNs) return;
+  {
+    std::lock_guard<std::mutex> lock(aggregator_mu_);
+    aggregator_->OnDataQuality(pid_, model::DataQuality::kClockSkew, 1);
+  }
+  if (!skew_logged_) {
+    skew_logged_ = true;
+    Log(config_.log_level, LogLevel::kError,
+        "CUPTI's clock is " + std::to_string(skew / 1'000'000) +
+            " ms away from the system clock: window times may be off (counted as clock_skew)");
+  }
+}
+
+void Session::StopAfterFailure(const char* what) {
+  active_.store(false);
+  DisableActivity();
+  Log(config_.log_level, LogLevel::kError,
+      std::string("profiling stopped: ") + what + "; the application runs on unprofiled");
 }
 
 void Session::DrainLoop() {
   drain_tid_.store(std::this_thread::get_id());
   const auto period = std::chrono::nanoseconds(config_.flush_period_ns);
-  while (true) {
-    {
-      std::unique_lock<std::mutex> lock(stop_mu_);
-      wake_.wait_for(lock, period, [this] { return stop_; });
-      if (stop_) return;
+  try {
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(stop_mu_);
+        wake_.wait_for(lock, period, [this] { return stop_ || failed_.load(); });
+        if (stop_) return;
+      }
+      if (failed_.load()) {
+        StopAfterFailure("decoding a CUPTI buffer failed");
+        return;
+      }
+      const int64_t cpu_start = ThreadCpuNs();
+      // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
+      api_.ActivityFlushAll(0);
+      CheckClock();
+      CountDataQuality();
+      {
+        // on_tick shares the lock with on_window: both reach the (single-threaded) window sender.
+        std::lock_guard<std::mutex> lock(aggregator_mu_);
+        aggregator_->AdvanceTo(CuptiNow());
+        if (on_tick_) on_tick_();
+      }
+      // Flush-time decoding ran on this thread and was counted by Complete; count the rest once.
+      cpu_ns_.fetch_add(ThreadCpuNs() - cpu_start - drain_thread_decode_ns_.exchange(0),
+                        std::memory_order_relaxed);
     }
-    const int64_t cpu_start = ThreadCpuNs();
-    // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
-    cuptiActivityFlushAll(0);
-    CountDroppedRecords();
-    {
-      // on_tick shares the lock with on_window: both reach the (single-threaded) window sender.
-      std::lock_guard<std::mutex> lock(aggregator_mu_);
-      aggregator_->AdvanceTo(CuptiNow());
-      if (on_tick_) on_tick_();
-    }
-    // Flush-time decoding ran on this thread and was counted by Complete; count the rest once.
-    cpu_ns_.fetch_add(ThreadCpuNs() - cpu_start - drain_thread_decode_ns_.exchange(0),
-                      std::memory_order_relaxed);
+  } catch (const std::exception& e) {
+    // An exception must never leave a thread of ours (std::terminate in the inference server).
+    StopAfterFailure(e.what());
+  } catch (...) {
+    StopAfterFailure("unexpected error on the drain thread");
   }
 }
 
@@ -208,17 +414,19 @@ void Session::Shutdown() {
   wake_.notify_one();
   if (drain_.joinable()) drain_.join();
   if (!active_.load()) return;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  CountDroppedRecords();
+  api_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  CountDataQuality();
   {
     std::lock_guard<std::mutex> lock(aggregator_mu_);
     aggregator_->Finish();
   }
   active_.store(false);
+  DisableActivity();
 }
 
 void Session::DisableAfterFork() {
-  // The child has no drain thread and its CUPTI state is the parent's copy: do nothing more.
+  // The child has no drain thread and its CUPTI state is the parent's copy. CUDA refuses a
+  // context inherited across fork, so the child produces no records; CUPTI is not called here.
   active_.store(false);
   shut_down_.store(true);
 }

@@ -15,13 +15,15 @@
 #include "src/aggregate/aggregator.h"
 #include "src/inject/buffer_pool.h"
 #include "src/inject/config.h"
+#include "src/inject/cupti_binding.h"
 #include "src/inject/cupti_decoder.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
 
 namespace inferscope::inject {
 
-// Profiling of one process: CUPTI activity buffers in, profile windows out.
+// Profiling of one process: CUPTI activity buffers in, profile windows out. CUPTI is reached only
+// through the bound CuptiApi (cupti_binding.h) and set up for a serving process (Subscribe).
 //
 // Threads: CUPTI calls BufferRequested on whichever thread needs a buffer (a lock-free pool pop,
 // nothing else: no lock, allocation or syscall on an application thread) and BufferCompleted on
@@ -35,24 +37,42 @@ class Session {
   using WindowCallback = std::function<void(model::ProfileWindow&&)>;
   using TickCallback = std::function<void()>;
 
-  // Starts profiling, or returns nullptr after logging why not. At most one Session per process.
-  // `on_window` and `on_tick` (the drain thread, after every drain cycle) both run under the
-  // aggregator lock, so they are never concurrent with each other.
-  static Session* Start(const Config& config, WindowCallback on_window, TickCallback on_tick);
+  // Starts profiling with a bound CUPTI (`binding.ok`), or returns nullptr with `why` set (nothing
+  // of CUPTI is left enabled then). At most one Session per process. `on_window` and `on_tick` (the
+  // drain thread, after every drain cycle) both run under the aggregator lock, so they are never
+  // concurrent with each other.
+  static Session* Start(const Config& config, const CuptiBinding& binding,
+                        WindowCallback on_window, TickCallback on_tick, std::string* why);
   static Session* Instance() { return instance_.load(std::memory_order_acquire); }
 
   // Flushes CUPTI, emits the final windows and stops the drain thread. Idempotent.
   void Shutdown();
   // In a forked child: the drain thread did not survive the fork; stop using CUPTI buffers.
+  // CUPTI itself is not called here (a parent thread may have held its locks at the fork).
   void DisableAfterFork();
+
+  // The settings Subscribe applied and those CUPTI refused (for the log and the tests).
+  const std::string& settings_refused() const { return settings_refused_; }
 
   uint64_t records_decoded() const { return records_decoded_.load(std::memory_order_relaxed); }
   uint64_t buffers_completed() const { return buffers_completed_.load(std::memory_order_relaxed); }
   const BufferPool& pool() const { return pool_; }
 
  private:
-  Session(const Config& config, WindowCallback on_window, TickCallback on_tick);
+  Session(const Config& config, const CuptiBinding& binding, WindowCallback on_window,
+          TickCallback on_tick);
   bool Subscribe(std::string* why);
+  void ApplySettings();
+  bool EnableActivity(std::string* why);
+  // Disables every activity kind and API record this session enabled: once profiling stops for
+  // any reason the application must not keep paying for records nobody reads.
+  void DisableActivity();
+  // Stops profiling after a failure on one of our threads (called by the drain thread only).
+  void StopAfterFailure(const char* what);
+  std::string CuptiError(const char* call, CUptiResult r) const;
+  int64_t CuptiNow() const;
+  void CheckClock();
+  void CountDataQuality();
 
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
@@ -66,6 +86,8 @@ class Session {
   static std::atomic<Session*> instance_;
 
   const Config config_;
+  const CuptiBinding binding_;
+  const CuptiApi& api_;  // binding_.api
   const uint32_t pid_;
   WindowCallback on_window_;
   TickCallback on_tick_;
@@ -94,6 +116,17 @@ class Session {
   int64_t cpu_reported_ns_ = 0;                     // cpu_ns_ already charged to a window
   std::atomic<std::thread::id> drain_tid_{};        // set by the drain thread as it starts
   std::atomic<uint64_t> dropped_pending_{0};        // per-context drops seen at buffer completion
+  std::atomic<bool> failed_{false};  // a completion failed: the drain thread stops profiling
+
+  // What Subscribe enabled, so that DisableActivity undoes exactly that.
+  std::vector<CUpti_ActivityKind> enabled_kinds_;
+  std::vector<uint32_t> enabled_runtime_cbids_, enabled_driver_cbids_;
+  std::string settings_refused_;
+  // Data-quality counters already charged to windows (drain thread only).
+  uint64_t pool_exhausted_reported_ = 0;
+  uint64_t unknown_reported_ = 0;
+  uint64_t deviceless_reported_ = 0;
+  bool skew_logged_ = false;
 };
 
 }  // namespace inferscope::inject

@@ -15,7 +15,8 @@ namespace {
 constexpr size_t kMaxQueuedBytes = 8u << 20;
 }  // namespace
 
-WindowSender::WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns)
+WindowSender::WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns,
+                           const ProfilingStatus& status)
     : client_(config.socket_path, kMaxQueuedBytes) {
   wire::Hello hello;
   hello.pid = pid;
@@ -26,6 +27,9 @@ WindowSender::WindowSender(const Config& config, uint32_t pid, int64_t start_uni
   if (::gethostname(host, sizeof(host) - 1) == 0) hello.hostname = host;
   hello.tool_version = INFERSCOPE_VERSION;
   hello.process_start_unix_ns = start_unix_ns;
+  hello.cupti_release = status.cupti_release;
+  hello.cupti_path = status.cupti_path;
+  hello.profiling_off_reason = status.off_reason;
   std::string payload, frame;
   wire::EncodeHello(hello, &payload);
   if (wire::FrameWriter::Append(wire::FrameType::kHello, payload, &frame).ok())

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "src/inject/agent_client.h"
 #include "src/inject/config.h"
@@ -9,12 +10,21 @@
 
 namespace inferscope::inject {
 
+// What the agent is told about this process's profiling in the hello (`inferscope status` shows
+// it): the CUPTI bound, or why profiling is off.
+struct ProfilingStatus {
+  std::string cupti_release;  // "12.4"; empty when no CUPTI could be bound
+  std::string cupti_path;
+  std::string off_reason;  // empty when profiling is on
+};
+
 // Encodes windows into wire frames and sends them to the agent (hello first on every connection,
 // goodbye at the end). Not thread-safe: the Session serializes OnWindow and Tick under its
 // aggregator lock; Finish runs on the exit path after the Session has shut down.
 class WindowSender {
  public:
-  WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns);
+  WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns,
+               const ProfilingStatus& status);
 
   void OnWindow(model::ProfileWindow&& window);
   void Tick() { client_.Pump(AgentClient::MonotonicNs()); }

@@ -132,11 +132,16 @@ enum class DataQuality : uint8_t {
   kLateRecord,            // arrived after its window closed; folded into the open window
   kMalformedEvent,        // a trace event missing required fields or with wrong types
   kUnmatchedCorrelation,  // a kernel whose launching API call was not found
+  // The live path's own (src/inject):
+  kBufferRequestsRefused,  // CUPTI asked for a buffer while the pool was empty (records dropped)
+  kUnknownRecord,          // a CUPTI record of a kind the decoder does not know (skipped)
+  kClockSkew,              // a flush whose CUPTI clock was over 1 ms away from CLOCK_REALTIME
   kCount,
 };
-inline constexpr const char* kDataQualityNames[] = {"records_dropped",    "zero_timestamp",
-                                                    "reversed_timestamp", "late_record",
-                                                    "malformed_event",    "unmatched_correlation"};
+inline constexpr const char* kDataQualityNames[] = {
+    "records_dropped",       "zero_timestamp",           "reversed_timestamp",
+    "late_record",           "malformed_event",          "unmatched_correlation",
+    "buffer_requests_refused", "unknown_records",        "clock_skew"};
 static_assert(sizeof(kDataQualityNames) / sizeof(kDataQualityNames[0]) ==
               static_cast<size_t>(DataQuality::kCount));
 

@@ -112,7 +112,8 @@ bool FrameReader::Next(Frame* frame) {
 namespace {
 constexpr uint32_t kHelloProtocol = 1, kHelloPid = 2, kHelloRank = 3, kHelloLocalRank = 4,
                    kHelloWorldSize = 5, kHelloHostname = 6, kHelloToolVersion = 7,
-                   kHelloStartTime = 8;
+                   kHelloStartTime = 8, kHelloCuptiRelease = 9, kHelloCuptiPath = 10,
+                   kHelloProfilingOff = 11;
 
 void PutSignedAlways(WireWriter& w, uint32_t field, int64_t v) {
   w.Tag(field, WireType::kVarint);
@@ -130,6 +131,9 @@ void EncodeHello(const Hello& hello, std::string* out) {
   w.Str(kHelloHostname, hello.hostname);
   w.Str(kHelloToolVersion, hello.tool_version);
   w.S(kHelloStartTime, hello.process_start_unix_ns);
+  w.Str(kHelloCuptiRelease, hello.cupti_release);
+  w.Str(kHelloCuptiPath, hello.cupti_path);
+  w.Str(kHelloProfilingOff, hello.profiling_off_reason);
 }
 
 base::StatusOr<Hello> DecodeHello(std::string_view payload) {
@@ -192,6 +196,15 @@ base::StatusOr<Hello> DecodeHello(std::string_view payload) {
       case kHelloStartTime:
         ok = varint(&x);
         hello.process_start_unix_ns = UnZigZag(x);
+        break;
+      case kHelloCuptiRelease:
+        ok = str(&hello.cupti_release);
+        break;
+      case kHelloCuptiPath:
+        ok = str(&hello.cupti_path);
+        break;
+      case kHelloProfilingOff:
+        ok = str(&hello.profiling_off_reason);
         break;
       default:
         r.Skip(type);

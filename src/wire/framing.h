@@ -71,6 +71,11 @@ struct Hello {
   std::string hostname;
   std::string tool_version;           // inferscope version of the injection library
   int64_t process_start_unix_ns = 0;  // identifies the process across pid reuse
+  // The injection library's CUPTI: release ("12.4") and path when bound; why profiling is off
+  // (empty when on). A process whose profiling is off still says hello, so `status` can say why.
+  std::string cupti_release;
+  std::string cupti_path;
+  std::string profiling_off_reason;
   bool operator==(const Hello&) const = default;
 };
 
