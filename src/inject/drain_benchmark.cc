@@ -3,7 +3,8 @@
 // buffer with cuptiActivityGetNextRecord (the fake CUPTI's, which walks real record structs),
 // decode each record (name interning through the pointer cache) straight into a live-mode
 // Aggregator (10 s windows, 1 s lateness), as Session::Complete does. Target: at most 50 ns per
-// kernel record.
+// kernel record, on both record layouts (CUDA 13's Kernel10 and CUDA 12's Kernel9: the fake
+// walks the layout of the CUPTI version it is told to be).
 
 #include <benchmark/benchmark.h>
 #include <cupti.h>
@@ -14,11 +15,17 @@
 
 #include "src/aggregate/aggregator.h"
 #include "src/inject/cupti_decoder.h"
+#include "tests/fakes/fake_cupti/fake_cupti_control.h"
 
 namespace inferscope::inject {
 namespace {
 
+template <typename KernelRecord, uint32_t kCuptiVersion, CuptiLayout kLayout>
 void BM_DrainKernelRecords(benchmark::State& state) {
+  fake_cupti_set_version(kCuptiVersion);
+  CuptiApi api;  // only what decoding calls, straight from the (fake) library
+  api.ActivityGetNextRecord = &cuptiActivityGetNextRecord;
+  api.GetCallbackName = &cuptiGetCallbackName;
   // 64 kernel names (stable pointers, like a module's), 4 streams, 100 k kernels/s.
   std::vector<std::string> names;
   const char* stems[] = {"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn_",
@@ -26,7 +33,7 @@ void BM_DrainKernelRecords(benchmark::State& state) {
                          "ncclDevKernel_AllReduce_Sum_bf16_RING_LL_",
                          "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<"};
   for (int i = 0; i < 64; ++i) names.push_back(std::string(stems[i % 4]) + std::to_string(i));
-  const size_t record_bytes = sizeof(CUpti_ActivityKernel10);
+  const size_t record_bytes = sizeof(KernelRecord);
   const size_t records = (4u << 20) / record_bytes;
   std::vector<uint8_t> buffer(records * record_bytes + 8);
   uint8_t* base = buffer.data() + ((8 - reinterpret_cast<uintptr_t>(buffer.data()) % 8) % 8);
@@ -39,13 +46,13 @@ void BM_DrainKernelRecords(benchmark::State& state) {
   uint64_t windows = 0;
   aggregate::Aggregator aggregator(options, &table, &classifier,
                                    [&](model::ProfileWindow&&) { ++windows; });
-  CuptiDecoder decoder(&table, 1);
+  CuptiDecoder decoder(&table, 1, &api, kLayout);
   uint64_t t = 1'700'000'000'000'000'000ull;
   uint32_t correlation = 1;
   for (auto _ : state) {
     state.PauseTiming();  // CUPTI writes the records; we only pay for reading them
     for (size_t i = 0; i < records; ++i) {
-      CUpti_ActivityKernel10 k;
+      KernelRecord k;
       std::memset(&k, 0, sizeof(k));
       k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
       k.start = t;
@@ -71,7 +78,12 @@ void BM_DrainKernelRecords(benchmark::State& state) {
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   benchmark::DoNotOptimize(windows);
 }
-BENCHMARK(BM_DrainKernelRecords)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DrainKernelRecords<CUpti_ActivityKernel10, 130001, CuptiLayout::kCuda13_0>)
+    ->Name("BM_DrainKernelRecords/cuda13")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DrainKernelRecords<CUpti_ActivityKernel9, 22, CuptiLayout::kCuda12_0>)
+    ->Name("BM_DrainKernelRecords/cuda12")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace inferscope::inject

@@ -273,15 +273,18 @@ TEST(AppThreadCost, SteadyStateMakesNoAllocationLockOrSyscallOnApplicationThread
   config.socket_path = "/nonexistent/agent.sock";  // windows go to the callback below only
   config.log_level = inferscope::inject::LogLevel::kOff;
   std::atomic<uint64_t> windows{0}, window_kernels{0};
+  const inferscope::inject::CuptiBinding binding = inferscope::inject::BindCupti("");
+  ASSERT_TRUE(binding.ok) << binding.why;
+  std::string why;
   Session* session = Session::Start(
-      config,
+      config, binding,
       [&](inferscope::model::ProfileWindow&& w) {
         ++windows;
         for (const auto& p : w.processes)
           for (const auto& d : p.devices) window_kernels += d.kernel_count;
       },
-      nullptr);
-  ASSERT_NE(session, nullptr);
+      nullptr, &why);
+  ASSERT_NE(session, nullptr) << why;
   CUpti_BuffersCallbackRequestFunc request = nullptr;
   CUpti_BuffersCallbackCompleteFunc complete = nullptr;
   CUpti_CallbackFunc subscriber = nullptr;

@@ -4,6 +4,8 @@
 import glob
 import os
 import socket
+import subprocess
+import sys
 import time
 
 
@@ -21,6 +23,21 @@ def shared_traces():
     found = glob.glob(os.path.join(root, "**", "*.json.gz"), recursive=True)
     found += glob.glob(os.path.join(root, "**", "*.sqlite"), recursive=True)
     return sorted(found)
+
+
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def bundled_traces(work):
+    """The project's own traces, for a checkout without ../shared: the bundled 2-GPU vLLM example
+    and the generated scenario traces (tools/make_scenario_traces.py, written into `work`)."""
+    traces = sorted(glob.glob(os.path.join(REPO, "examples", "vllm_tp2_decode", "*.json.gz")))
+    out = os.path.join(work, "scenarios")
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_scenario_traces.py"),
+                    "--out", out, "--quiet"], check=True)
+    traces += sorted(t for t in glob.glob(os.path.join(out, "**", "*.json.gz"), recursive=True)
+                     if os.sep + "pairs" + os.sep not in t)
+    return traces
 
 
 def shared_trace(name):

@@ -48,6 +48,7 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle* subsc
                                                    CUpti_CallbackFunc callback, void* userdata,
                                                    CUpti_SubscriberParams* params) {
   ENTER(kSubscribeV2);
+  if (!State().is_13()) return CUPTI_ERROR_NOT_SUPPORTED;  // 13.0 and newer only
   const CUptiResult r = State().Subscribe(subscriber, callback, userdata);
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && params != nullptr &&
       params->oldSubscriberName != nullptr && params->oldSubscriberSize > 0) {
@@ -129,12 +130,14 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
 FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid,
                                                                uint8_t enable) {
   ENTER(kEnableRuntimeApi);
+  if (!State().is_13()) return CUPTI_ERROR_NOT_SUPPORTED;  // 13.0 and newer only
   return State().EnableApiCbid(CUPTI_ACTIVITY_KIND_RUNTIME, cbid, enable != 0);
 }
 
 FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid,
                                                               uint8_t enable) {
   ENTER(kEnableDriverApi);
+  if (!State().is_13()) return CUPTI_ERROR_NOT_SUPPORTED;  // 13.0 and newer only
   return State().EnableApiCbid(CUPTI_ACTIVITY_KIND_DRIVER, cbid, enable != 0);
 }
 
@@ -176,7 +179,7 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer,
   if (buffer == nullptr || record == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
   size_t offset = 0;
   if (*record != nullptr) {
-    const size_t stride = inferscope::fakes::RecordSize((*record)->kind);
+    const size_t stride = inferscope::fakes::RecordSize((*record)->kind, State().layout());
     if (stride == 0) return CUPTI_ERROR_INVALID_KIND;
     offset = static_cast<size_t>(reinterpret_cast<uint8_t*>(*record) - buffer) + stride;
   }
@@ -184,7 +187,7 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t* buffer,
   if (validBufferSizeBytes - offset < sizeof(CUpti_ActivityKind)) return CUPTI_ERROR_INVALID_KIND;
   CUpti_ActivityKind kind;
   std::memcpy(&kind, buffer + offset, sizeof(kind));
-  const size_t size = inferscope::fakes::RecordSize(kind);
+  const size_t size = inferscope::fakes::RecordSize(kind, State().layout());
   if (size == 0 || validBufferSizeBytes - offset < size) return CUPTI_ERROR_INVALID_KIND;
   *record = reinterpret_cast<CUpti_Activity*>(buffer + offset);
   return CUPTI_SUCCESS;
@@ -251,7 +254,7 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const 
 FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetVersion(uint32_t* version) {
   ENTER(kGetVersion);
   if (version == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
-  *version = CUPTI_API_VERSION;
+  *version = State().version.load();
   return CUPTI_SUCCESS;
 }
 
@@ -276,6 +279,7 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableLatencyTimestamps(uint8_t en
 
 FAKE_EXPORT CUptiResult CUPTIAPI cuptiActivityEnableAllSyncRecords(uint8_t) {
   ENTER(kEnableAllSyncRecords);
+  if (!State().is_13()) return CUPTI_ERROR_NOT_SUPPORTED;  // 13.0 and newer only
   return CUPTI_SUCCESS;
 }
 
@@ -395,6 +399,10 @@ FAKE_EXPORT int fake_cupti_fire_api_call(CUpti_CallbackDomain domain, CUpti_Call
   data.callbackSite = CUPTI_API_EXIT;
   delivered += State().FireCallback(domain, cbid, &data);
   return delivered;
+}
+
+FAKE_EXPORT void fake_cupti_set_version(uint32_t api_version) {
+  State().version.store(api_version);
 }
 
 FAKE_EXPORT void fake_cupti_set_other_subscriber(int present) {

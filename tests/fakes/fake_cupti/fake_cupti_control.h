@@ -59,6 +59,16 @@ int fake_cupti_fire_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 int fake_cupti_fire_api_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const char* function_name, uint32_t correlation_id, CUcontext context);
 
+// --- CUPTI version ---
+// The API version cuptiGetVersion reports, and with it the record layouts delivered: 19-24 (CUDA
+// 12.0-12.6) Kernel9/Memcpy5/Synchronization, 26-28 (12.8-12.9) Kernel9/Memcpy6/Synchronization2,
+// 130000+ Kernel10/Memcpy6/Synchronization2. Records are always emitted in the 13.0 structs and
+// converted. Below 13.0, the 13-only functions (cuptiActivityEnableRuntimeApi/DriverApi,
+// cuptiActivityEnableAllSyncRecords, cuptiSubscribe_v2) return CUPTI_ERROR_NOT_SUPPORTED: the real
+// 12.x libraries do not have them. The initial version comes from FAKE_CUPTI_VERSION when set.
+// Not reset by fake_cupti_reset.
+void fake_cupti_set_version(uint32_t api_version);
+
 // --- failure injection (cleared by fake_cupti_reset) ---
 // cuptiSubscribe / cuptiSubscribe_v2 return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, as when
 // Nsight or torch.profiler already holds CUPTI.
@@ -88,6 +98,8 @@ typedef struct {
   uint64_t flush_all_calls;
   uint64_t periodic_flushes;  // worker wake-ups that delivered at least one buffer
   uint64_t finalize_calls;
+  uint64_t buffers_zeroed_by_cupti;  // buffers zeroed on the requesting thread (ZEROED_OUT=0)
+  uint64_t dirty_buffers;            // handed over as zeroed (ZEROED_OUT=1) but not all zero
 } FakeCuptiCounters;
 void fake_cupti_get_counters(FakeCuptiCounters* out);
 

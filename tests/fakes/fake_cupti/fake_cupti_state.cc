@@ -3,6 +3,9 @@
 
 #include "tests/fakes/fake_cupti/fake_cupti_state.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include <pthread.h>
 
 #include <chrono>
@@ -70,13 +73,21 @@ int FnFromName(const char* name) {
   return -1;
 }
 
-size_t RecordSize(uint32_t kind) {
+FakeLayout LayoutOfVersion(uint32_t api_version) {
+  if (api_version >= 130000) return FakeLayout::kCuda13_0;
+  if (api_version >= 26) return FakeLayout::kCuda12_8;
+  return FakeLayout::kCuda12_0;
+}
+
+size_t RecordSize(uint32_t kind, FakeLayout layout) {
+  const bool v12 = layout != FakeLayout::kCuda13_0;
   switch (kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-      return sizeof(CUpti_ActivityKernel10);
+      return v12 ? sizeof(CUpti_ActivityKernel9) : sizeof(CUpti_ActivityKernel10);
     case CUPTI_ACTIVITY_KIND_MEMCPY:
-      return sizeof(CUpti_ActivityMemcpy6);
+      return layout == FakeLayout::kCuda12_0 ? sizeof(CUpti_ActivityMemcpy5)
+                                             : sizeof(CUpti_ActivityMemcpy6);
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
       return sizeof(CUpti_ActivityMemcpyPtoP4);
     case CUPTI_ACTIVITY_KIND_MEMSET:
@@ -86,7 +97,10 @@ size_t RecordSize(uint32_t kind) {
     case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
       return sizeof(CUpti_ActivityAPI);
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-      return sizeof(CUpti_ActivitySynchronization2);
+      return layout == FakeLayout::kCuda12_0 ? sizeof(CUpti_ActivitySynchronization)
+                                             : sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_CONTEXT:
+      return v12 ? sizeof(CUpti_ActivityContext2) : sizeof(CUpti_ActivityContext3);
     case CUPTI_ACTIVITY_KIND_MEMORY2:
       return sizeof(CUpti_ActivityMemory4);
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
@@ -102,10 +116,145 @@ size_t RecordSize(uint32_t kind) {
   }
 }
 
+namespace {
+
+// Field-by-field copies into the older structs (never a byte copy: the point of the layouts is
+// that the structs differ).
+void ToKernel9(const CUpti_ActivityKernel10& a, CUpti_ActivityKernel9* b) {
+  b->kind = a.kind;
+  b->registersPerThread = a.registersPerThread;
+  b->start = a.start;
+  b->end = a.end;
+  b->completed = a.completed;
+  b->deviceId = a.deviceId;
+  b->contextId = a.contextId;
+  b->streamId = a.streamId;
+  b->gridX = a.gridX, b->gridY = a.gridY, b->gridZ = a.gridZ;
+  b->blockX = a.blockX, b->blockY = a.blockY, b->blockZ = a.blockZ;
+  b->staticSharedMemory = a.staticSharedMemory;
+  b->dynamicSharedMemory = a.dynamicSharedMemory;
+  b->localMemoryPerThread = a.localMemoryPerThread;
+  b->localMemoryTotal = a.localMemoryTotal;
+  b->correlationId = a.correlationId;
+  b->gridId = a.gridId;
+  b->name = a.name;
+  b->queued = a.queued;
+  b->submitted = a.submitted;
+  b->launchType = a.launchType;
+  b->isSharedMemoryCarveoutRequested = a.isSharedMemoryCarveoutRequested;
+  b->sharedMemoryCarveoutRequested = a.sharedMemoryCarveoutRequested;
+  b->sharedMemoryExecuted = a.sharedMemoryExecuted;
+  b->graphNodeId = a.graphNodeId;
+  b->graphId = a.graphId;
+  b->channelID = a.channelID;
+  b->channelType = a.channelType;
+  b->clusterX = a.clusterX, b->clusterY = a.clusterY, b->clusterZ = a.clusterZ;
+  b->clusterSchedulingPolicy = a.clusterSchedulingPolicy;
+  b->localMemoryTotal_v2 = a.localMemoryTotal_v2;
+}
+
+template <typename Memcpy>
+void ToMemcpy(const CUpti_ActivityMemcpy6& a, Memcpy* b) {
+  b->kind = a.kind;
+  b->copyKind = a.copyKind;
+  b->srcKind = a.srcKind;
+  b->dstKind = a.dstKind;
+  b->flags = a.flags;
+  b->bytes = a.bytes;
+  b->start = a.start;
+  b->end = a.end;
+  b->deviceId = a.deviceId;
+  b->contextId = a.contextId;
+  b->streamId = a.streamId;
+  b->correlationId = a.correlationId;
+  b->runtimeCorrelationId = a.runtimeCorrelationId;
+  b->graphNodeId = a.graphNodeId;
+  b->graphId = a.graphId;
+  b->channelID = a.channelID;
+  b->channelType = a.channelType;
+}
+
+void ToSync1(const CUpti_ActivitySynchronization2& a, CUpti_ActivitySynchronization* b) {
+  b->kind = a.kind;
+  b->type = a.type;
+  b->start = a.start;
+  b->end = a.end;
+  b->correlationId = a.correlationId;
+  b->contextId = a.contextId;
+  b->streamId = a.streamId;
+  b->cudaEventId = a.cudaEventId;
+}
+
+void ToContext2(const CUpti_ActivityContext3& a, CUpti_ActivityContext2* b) {
+  b->kind = a.kind;
+  b->contextId = a.contextId;
+  b->deviceId = a.deviceId;
+  b->computeApiKind = a.computeApiKind;
+  b->nullStreamId = a.nullStreamId;
+  b->parentContextId = a.parentContextId;
+  b->isGreenContext = a.isGreenContext;
+}
+
+template <typename T>
+T Read(const uint8_t* p) {
+  T t;
+  std::memcpy(&t, p, sizeof(T));
+  return t;
+}
+
+template <typename T>
+size_t Write(const T& t, uint8_t* out) {
+  std::memcpy(out, &t, sizeof(T));
+  return sizeof(T);
+}
+
+}  // namespace
+
+size_t ConvertRecord(const uint8_t* in, uint32_t kind, FakeLayout layout, uint8_t* out) {
+  const size_t same = RecordSize(kind, FakeLayout::kCuda13_0);
+  if (layout == FakeLayout::kCuda13_0) {
+    std::memcpy(out, in, same);
+    return same;
+  }
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      CUpti_ActivityKernel9 k{};
+      ToKernel9(Read<CUpti_ActivityKernel10>(in), &k);
+      return Write(k, out);
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      if (layout == FakeLayout::kCuda12_0) {
+        CUpti_ActivityMemcpy5 m{};
+        ToMemcpy(Read<CUpti_ActivityMemcpy6>(in), &m);
+        return Write(m, out);
+      }
+      break;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      if (layout == FakeLayout::kCuda12_0) {
+        CUpti_ActivitySynchronization y{};
+        ToSync1(Read<CUpti_ActivitySynchronization2>(in), &y);
+        return Write(y, out);
+      }
+      break;
+    case CUPTI_ACTIVITY_KIND_CONTEXT: {
+      CUpti_ActivityContext2 c{};
+      ToContext2(Read<CUpti_ActivityContext3>(in), &c);
+      return Write(c, out);
+    }
+    default:
+      break;
+  }
+  std::memcpy(out, in, same);
+  return same;
+}
+
 FakeCupti& FakeCupti::Get() {
   // Never destroyed: the tool may call CUPTI from its own atexit handlers and static destructors.
   static FakeCupti* state = [] {
     auto* s = new FakeCupti();
+    if (const char* v = std::getenv("FAKE_CUPTI_VERSION"); v != nullptr && *v != '\0')
+      s->version.store(static_cast<uint32_t>(std::strtoul(v, nullptr, 10)));
     pthread_atfork(nullptr, nullptr, [] { FakeCupti::Get().AfterForkInChild(); });
     return s;
   }();
@@ -224,6 +373,10 @@ CUptiResult FakeCupti::ActivityEnable(uint32_t kind, bool enable) {
       return fail_enable_result_;
   }
   kinds_[kind].store(enable);
+  if (enable) {
+    std::lock_guard<std::mutex> lock(mu_);
+    callbacks_registered_or_enabled_ = true;
+  }
   return CUPTI_SUCCESS;
 }
 
@@ -259,6 +412,7 @@ CUptiResult FakeCupti::RegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
     std::lock_guard<std::mutex> lock(mu_);
     request_ = req;
     complete_ = comp;
+    callbacks_registered_or_enabled_ = true;
   }
   StartWorkerIfNeeded();
   return CUPTI_SUCCESS;
@@ -283,6 +437,8 @@ void FakeCupti::FixNames(uint8_t* record, uint32_t kind, Buffer* buffer) {
     p = CopyName(p, buffer);
     std::memcpy(record + offset, &p, sizeof(p));
   };
+  // The kernel name sits at the same offset in Kernel9 and Kernel10.
+  static_assert(offsetof(CUpti_ActivityKernel9, name) == offsetof(CUpti_ActivityKernel10, name));
   if (IsKernelKind(kind)) fix(offsetof(CUpti_ActivityKernel10, name));
   if (kind == CUPTI_ACTIVITY_KIND_MEMORY2) fix(offsetof(CUpti_ActivityMemory4, name));
   if (kind == CUPTI_ACTIVITY_KIND_MARKER) {
@@ -300,8 +456,8 @@ void FakeCupti::QueueFullLocked() {
 FakeCuptiEmitResult FakeCupti::Emit(const CUpti_Activity* record) {
   if (record == nullptr) return FAKE_CUPTI_INVALID;
   uint32_t kind = record->kind;
-  const size_t size = RecordSize(kind);
-  if (size == 0) return FAKE_CUPTI_INVALID;
+  const FakeLayout layout = this->layout();
+  if (RecordSize(kind, FakeLayout::kCuda13_0) == 0) return FAKE_CUPTI_INVALID;
   bool produced;
   if (IsKernelKind(kind)) {
     produced = true;
@@ -326,10 +482,12 @@ FakeCuptiEmitResult FakeCupti::Emit(const CUpti_Activity* record) {
     counters_.records_filtered.fetch_add(1);
     return FAKE_CUPTI_FILTERED;
   }
-  alignas(8) uint8_t bytes[256];
-  static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof(bytes));
-  std::memcpy(bytes, record, size);
-  std::memcpy(bytes, &kind, sizeof(kind));
+  alignas(8) uint8_t in[256], bytes[256];
+  static_assert(sizeof(CUpti_ActivityKernel10) <= sizeof(in));
+  std::memcpy(in, record, RecordSize(kind, FakeLayout::kCuda13_0));
+  std::memcpy(in, &kind, sizeof(kind));
+  // Delivered in the struct of this CUPTI version, as the real library would.
+  const size_t size = ConvertRecord(in, kind, layout, bytes);
 
   std::lock_guard<std::mutex> lock(buf_mu_);
   if (current_.data != nullptr &&
@@ -364,6 +522,7 @@ FakeCuptiEmitResult FakeCupti::Emit(const CUpti_Activity* record) {
     current_.data = data;
     current_.size = buffer_size;
     current_.max_records = max_records;
+    ZeroOrCheckLocked(data, buffer_size);
   }
   FixNames(bytes, kind, &current_);
   std::memcpy(current_.data + current_.valid, bytes, size);
@@ -507,6 +666,7 @@ void FakeCupti::Finalize() {
   for (auto& k : kinds_) k.store(false);
   request_ = nullptr;
   complete_ = nullptr;
+  callbacks_registered_or_enabled_ = false;
 }
 
 void FakeCupti::Reset() {
@@ -532,7 +692,8 @@ void FakeCupti::Reset() {
        {&counters_.buffers_requested, &counters_.buffers_refused, &counters_.buffers_completed,
         &counters_.records_emitted, &counters_.records_completed, &counters_.records_dropped,
         &counters_.records_filtered, &counters_.callbacks_delivered, &counters_.flush_all_calls,
-        &counters_.periodic_flushes, &counters_.finalize_calls})
+        &counters_.periodic_flushes, &counters_.finalize_calls, &counters_.buffers_zeroed_by_cupti,
+        &counters_.dirty_buffers})
     c->store(0);
 }
 
@@ -549,7 +710,8 @@ void FakeCupti::GetCounters(FakeCuptiCounters* out) const {
       c.buffers_requested.load(), c.buffers_refused.load(),     c.buffers_completed.load(),
       c.records_emitted.load(),   c.records_completed.load(),   c.records_dropped.load(),
       c.records_filtered.load(),  c.callbacks_delivered.load(), c.flush_all_calls.load(),
-      c.periodic_flushes.load(),  c.finalize_calls.load()};
+      c.periodic_flushes.load(),  c.finalize_calls.load(),      c.buffers_zeroed_by_cupti.load(),
+      c.dirty_buffers.load()};
 }
 
 CUptiResult FakeCupti::SetAttribute(uint32_t attr, size_t* size, void* value) {
@@ -563,9 +725,43 @@ CUptiResult FakeCupti::SetAttribute(uint32_t attr, size_t* size, void* value) {
     return CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT;
   }
   std::lock_guard<std::mutex> lock(mu_);
+  // "should be set before registering the buffer callbacks ... and before any of the CUPTI
+  // activity kinds are enabled. Changing this attribute in the middle of the profiling session
+  // will result in undefined behavior": the fake refuses it then.
+  if (attr == CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER && callbacks_registered_or_enabled_)
+    return CUPTI_ERROR_INVALID_OPERATION;
   std::erase_if(attributes_, [&](const auto& p) { return p.first == attr; });
   attributes_.emplace_back(attr, v);
   return CUPTI_SUCCESS;
+}
+
+uint64_t FakeCupti::AttributeLocked(uint32_t attr, uint64_t fallback) const {
+  for (const auto& [a, v] : attributes_)
+    if (a == attr) return v;
+  return fallback;
+}
+
+void FakeCupti::ZeroOrCheckLocked(uint8_t* data, size_t size) {
+  uint64_t zeroed_out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    zeroed_out = AttributeLocked(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, 0);
+  }
+  if (zeroed_out == 0) {
+    // CUPTI's default: it zeroes the tool's buffer itself, here, on the requesting thread.
+    std::memset(data, 0, size);
+    counters_.buffers_zeroed_by_cupti.fetch_add(1);
+    return;
+  }
+  // The tool promised zeroed buffers: check it kept the promise.
+  static const uint8_t kZeros[4096] = {};
+  for (size_t at = 0; at < size; at += sizeof(kZeros)) {
+    const size_t n = std::min(sizeof(kZeros), size - at);
+    if (std::memcmp(data + at, kZeros, n) != 0) {
+      counters_.dirty_buffers.fetch_add(1);
+      return;
+    }
+  }
 }
 
 CUptiResult FakeCupti::GetAttribute(uint32_t attr, size_t* size, void* value) {

@@ -65,8 +65,17 @@ enum class Fn : int {
 const char* FnName(Fn fn);
 int FnFromName(const char* name);  // -1 unknown, -2 for "*"
 
-// Record size (stride) of each activity kind this fake supports; 0 for others.
-size_t RecordSize(uint32_t kind);
+// The record layout a CUPTI version delivers (the same split as the real libraries: see
+// docs/testing-live.md, "CUPTI versions").
+enum class FakeLayout { kCuda12_0, kCuda12_8, kCuda13_0 };
+FakeLayout LayoutOfVersion(uint32_t api_version);
+
+// Record size (stride) of each activity kind this fake supports in `layout`; 0 for others.
+size_t RecordSize(uint32_t kind, FakeLayout layout);
+
+// Rewrites a record given in the 13.0 structs (what drivers pass to fake_cupti_emit) into
+// `layout`'s struct for its kind, field by field; returns the new size.
+size_t ConvertRecord(const uint8_t* record13, uint32_t kind, FakeLayout layout, uint8_t* out);
 
 // The fake's state. Lock order: completion_mu_ -> buf_mu_ -> mu_ (never the reverse). The tool's
 // BufferRequested runs under buf_mu_, BufferCompleted under completion_mu_ only.
@@ -112,6 +121,12 @@ class FakeCupti {
   bool KindEnabled(uint32_t kind) const;
   uint32_t flush_period_ms() const { return flush_period_ms_.load(); }
 
+  // The CUPTI API version the fake reports and whose record layouts it delivers
+  // (FAKE_CUPTI_VERSION, or fake_cupti_set_version; default: the headers' CUPTI_API_VERSION).
+  std::atomic<uint32_t> version{CUPTI_API_VERSION};
+  FakeLayout layout() const { return LayoutOfVersion(version.load()); }
+  bool is_13() const { return version.load() >= 130000; }
+
   // Plain settings (atomics: read from any thread).
   std::atomic<uint8_t> latency_timestamps{0};
   std::atomic<bool> other_subscriber{false};
@@ -145,6 +160,8 @@ class FakeCupti {
   const char* CopyName(const char* name, Buffer* buffer);
   void FixNames(uint8_t* record, uint32_t kind, Buffer* buffer);
   void QueueFullLocked();                       // buf_mu_ held
+  void ZeroOrCheckLocked(uint8_t* data, size_t size);  // buf_mu_ held (takes mu_)
+  uint64_t AttributeLocked(uint32_t attr, uint64_t fallback) const;  // mu_ held
   void Complete(std::vector<Buffer>* buffers);  // completion_mu_ held
   void WorkerLoop();
   void StartWorkerIfNeeded();
@@ -155,6 +172,7 @@ class FakeCupti {
   // Configuration (mu_).
   mutable std::mutex mu_;
   bool subscribed_ = false;
+  bool callbacks_registered_or_enabled_ = false;  // PER_THREAD_ACTIVITY_BUFFER is fixed after
   CUpti_CallbackFunc callback_ = nullptr;
   void* userdata_ = nullptr;
   std::set<std::pair<uint32_t, uint32_t>> enabled_cbids_;
@@ -190,7 +208,8 @@ class FakeCupti {
   struct Counters {
     std::atomic<uint64_t> buffers_requested{0}, buffers_refused{0}, buffers_completed{0},
         records_emitted{0}, records_completed{0}, records_dropped{0}, records_filtered{0},
-        callbacks_delivered{0}, flush_all_calls{0}, periodic_flushes{0}, finalize_calls{0};
+        callbacks_delivered{0}, flush_all_calls{0}, periodic_flushes{0}, finalize_calls{0},
+        buffers_zeroed_by_cupti{0}, dirty_buffers{0};
   } counters_;
 };
 
