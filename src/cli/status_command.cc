@@ -182,6 +182,9 @@ void ReadStore(const StatusOptions& options, int64_t now_ns, bool list_processes
     row.first_seen_unix_ns = p.first_seen_ns;
     row.last_seen_unix_ns = p.last_seen_ns;
     row.ended_unix_ns = p.ended_ns;
+    row.cupti_release = p.hello.cupti_release;
+    row.cupti_path = p.hello.cupti_path;
+    row.profiling_off = p.hello.profiling_off_reason;
     g->processes.push_back(std::move(row));
   }
 }
@@ -375,6 +378,15 @@ std::string RenderJson(const Gathered& g, int64_t now_ns) {
       w.Key("ended_unix_ns").Int(p.ended_unix_ns);
     else
       w.Key("ended_unix_ns").Null();
+    w.Key("profiling").BeginObject();
+    w.Key("on").Bool(p.profiling_off.empty());
+    w.Key("cupti_release").String(p.cupti_release);
+    w.Key("cupti_path").String(p.cupti_path);
+    if (p.profiling_off.empty())
+      w.Key("off_reason").Null();
+    else
+      w.Key("off_reason").String(p.profiling_off);
+    w.EndObject();
     w.EndObject();
   }
   w.EndArray();
@@ -535,14 +547,23 @@ std::string RenderText(const Gathered& g, int64_t now_ns) {
   out += fmt::format("\nProcesses seen in the last 5 minutes{}: {}\n",
                      g.processes_from_store ? " (from the store)" : "", g.processes.size());
   if (!g.processes.empty()) {
-    std::vector<std::vector<std::string>> rows = {{"PID", "RANK", "HOST", "WINDOWS", "LAST SEEN"}};
+    std::vector<std::vector<std::string>> rows = {
+        {"PID", "RANK", "HOST", "PROFILING", "WINDOWS", "LAST SEEN"}};
     for (const StatusProcess& p : g.processes) {
+      const std::string profiling =
+          !p.profiling_off.empty()   ? "off"
+          : p.cupti_release.empty() ? "on"
+                                    : "on, CUPTI " + Printable(p.cupti_release);
       rows.push_back({std::to_string(p.pid), p.rank < 0 ? "-" : std::to_string(p.rank),
-                      Printable(p.hostname), std::to_string(p.windows),
+                      Printable(p.hostname), profiling, std::to_string(p.windows),
                       FormatSpan(now_ns - p.last_seen_unix_ns) + " ago" +
                           (p.ended_unix_ns > 0 ? " (ended)" : "")});
     }
     RenderTable(rows, &out);
+    // The whole line per process (library path, reason), which does not fit a table column.
+    for (const StatusProcess& p : g.processes)
+      if (!p.profiling_off.empty() || !p.cupti_path.empty())
+        out += fmt::format("  pid {} profiling: {}\n", p.pid, Printable(DescribeProfiling(p)));
   }
   if (g.agent) {
     out += fmt::format("GPUs with work in the last 5 minutes: {}\n", g.devices.size());
@@ -645,7 +666,19 @@ base::StatusOr<std::vector<StatusProcess>> ParseProcesses(std::string_view body)
     Get(p, "first_seen_unix_ns", &row->first_seen_unix_ns);
     Get(p, "last_seen_unix_ns", &row->last_seen_unix_ns);
     Get(p, "ended_unix_ns", &row->ended_unix_ns);
+    dom::element profiling;
+    if (p["profiling"].get(profiling) == simdjson::SUCCESS) {
+      GetString(profiling, "cupti_release", &row->cupti_release);
+      GetString(profiling, "cupti_path", &row->cupti_path);
+      GetString(profiling, "off_reason", &row->profiling_off);
+    }
   });
+}
+
+std::string DescribeProfiling(const StatusProcess& p) {
+  if (!p.profiling_off.empty()) return "off: " + p.profiling_off;
+  if (p.cupti_release.empty()) return "on";
+  return "on (CUPTI " + p.cupti_release + (p.cupti_path.empty() ? "" : ", " + p.cupti_path) + ")";
 }
 
 base::StatusOr<std::vector<StatusDevice>> ParseDevices(std::string_view body) {

@@ -65,7 +65,12 @@ struct StatusProcess {
   uint64_t windows = 0;
   int64_t first_seen_unix_ns = 0, last_seen_unix_ns = 0;
   int64_t ended_unix_ns = 0;  // 0: no goodbye (running, or lost)
+  // The injection library's CUPTI (from its hello): release and path, or why profiling is off.
+  std::string cupti_release, cupti_path, profiling_off;
 };
+
+// "on (CUPTI 12.4, /path/libcupti.so.12)", "off: <reason>", or "on" for a library too old to say.
+std::string DescribeProfiling(const StatusProcess& p);
 
 // A (process, GPU) pair with work in the range (GET /api/v1/devices).
 struct StatusDevice {

@@ -52,7 +52,13 @@ void OnExit() noexcept {
   try {
     if (Session* s = Session::Instance()) s->Shutdown();
     if (WindowSender* sender = g_sender.load()) {
+      const int64_t started = inferscope::inject::AgentClient::MonotonicNs();
       sender->Finish(kExitDeliveryNs);
+      const int64_t took_ms = (inferscope::inject::AgentClient::MonotonicNs() - started) / 1'000'000;
+      Log(g_log_level, LogLevel::kInfo,
+          "at exit: " + std::to_string(sender->client().sent_frames()) + " frames delivered, " +
+              std::to_string(sender->client().queued_frames()) + " left undelivered, in " +
+              std::to_string(took_ms) + " ms");
       // Lost windows are otherwise invisible (the agent never saw them): say so, once.
       if (const uint64_t dropped = sender->dropped_frames(); dropped > 0)
         Log(g_log_level, LogLevel::kError,

@@ -19,6 +19,14 @@ CUPTI (tests/fakes): each case is a thing that goes wrong in production.
                     of the profile is intact.
   cupti_errors      CUPTI fails at initialization (activity enable) or mid-run (buffer walks,
                     flushes, every call): profiling stops or degrades, the application never does.
+  version_gate      the process's libcupti is a version whose record layouts are unknown (13.2):
+                    profiling is off with one line naming the version and the supported range,
+                    nothing is enabled (no record produced), and `inferscope status` shows why.
+  stub_driver       libcuda.so.1 is the toolkit's stub (no NVIDIA driver): one clear line, the
+                    application runs, `status` says so.
+  cuda12_status     a CUDA 12.4 CUPTI: `status` shows "on, CUPTI 12.4" and the library's path.
+  dead_agent        the agent accepts the connection and never reads: the process's exit is held
+                    at most 100 ms by the final delivery (the library logs what it took).
 
 Usage: live_faults.py --inferscope BIN --replay-engine BIN [--trace NAME] [--cases a,b].
 Exit 0 ok, 1 failure, 77 skipped. --trace: another shared trace than df_index_resolver.json.gz (a
@@ -178,8 +186,97 @@ def bad_timestamps(c, t):
     assert sum(x["kernel_count"] for x in ranks) == kernels - zeroed - reversed_
 
 
+def status_processes(c):
+    r = subprocess.run([c.args.inferscope, "status", "--state-dir", c.state, "--format", "json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+    assert r.returncode == 0, "status failed: %s" % r.stderr
+    return json.loads(r.stdout)["processes"]
+
+
+def wait_for_process_status(c, pid, timeout_s=10.0):
+    """The status row of `pid` once the agent has it (an off process reports from a thread)."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        for p in status_processes(c):
+            if p["pid"] == pid:
+                return p
+        time.sleep(0.1)
+    raise AssertionError("pid %d never appeared in status: %r" % (pid, status_processes(c)))
+
+
+def replay_pid(stderr):
+    m = re.search(r"pid (\d+):", stderr)
+    assert m, stderr
+    return int(m.group(1))
+
+
+def version_gate(c, t):
+    c.start_agent()
+    r = c.replay(t, env={"INFERSCOPE_LOG": "error", "FAKE_CUPTI_VERSION": "130200"})
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.startswith("inferscope[")]
+    assert len(lines) == 1, lines
+    assert "profiling disabled" in lines[0] and "CUPTI 13.2 is not supported" in lines[0], lines
+    assert "13.0-13.1" in lines[0], lines
+    # Nothing was enabled: every record the driver offered was filtered, none written.
+    assert re.search(r"records written 0,", r.stderr), r.stderr
+    p = wait_for_process_status(c, replay_pid(r.stderr))
+    assert p["profiling"]["on"] is False and "13.2" in p["profiling"]["off_reason"], p
+    text = subprocess.run([c.args.inferscope, "status", "--state-dir", c.state],
+                          stdout=subprocess.PIPE, text=True).stdout
+    assert "profiling: off: " in text and "CUPTI 13.2 is not supported" in text, text
+
+
+def stub_driver(c, t):
+    c.start_agent()
+    r = c.replay(t, env={"INFERSCOPE_LOG": "error", "FAKE_CUDA_DRIVER_VERSION": "stub"})
+    assert r.returncode == 0, r.stderr
+    assert "profiling disabled: libcuda.so.1 is the CUDA toolkit's stub library" in r.stderr, r.stderr
+    p = wait_for_process_status(c, replay_pid(r.stderr))
+    assert p["profiling"]["on"] is False and "stub" in p["profiling"]["off_reason"], p
+    assert p["profiling"]["cupti_release"] == "13.0", p  # bound, then gated on the driver
+
+
+def cuda12_status(c, t):
+    c.start_agent()
+    r = c.replay(t, env={"FAKE_CUPTI_VERSION": "22", "FAKE_CUDA_DRIVER_VERSION": "12040"})
+    assert r.returncode == 0, r.stderr
+    p = wait_for_process_status(c, replay_pid(r.stderr))
+    assert p["profiling"]["on"] is True, p
+    assert p["profiling"]["cupti_release"] == "12.4", p
+    assert p["profiling"]["cupti_path"].endswith("libcupti.so.13"), p  # the fake's file name
+    text = subprocess.run([c.args.inferscope, "status", "--state-dir", c.state],
+                          stdout=subprocess.PIPE, text=True).stdout
+    assert "on, CUPTI 12.4" in text and "profiling: on (CUPTI 12.4, " in text, text
+
+
+def dead_agent(c, t):
+    import socket as socketlib
+    sock_path = os.path.join(c.state, "agent.sock")
+    server = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM)
+    server.setsockopt(socketlib.SOL_SOCKET, socketlib.SO_RCVBUF, 1024)
+    server.bind(sock_path)
+    server.listen(8)
+    try:
+        # Many large windows (fine timeline bins, long top lists, 3 s of replay), so that more is
+        # queued than the socket's buffer holds.
+        r = c.replay(t, env={"INFERSCOPE_LOG": "info", "INFERSCOPE_WINDOW": "100ms",
+                             "INFERSCOPE_BIN": "1ms", "INFERSCOPE_TOP": "1000",
+                             "INFERSCOPE_SOCKET": sock_path},
+                     extra=["--loop-for", "3"])
+    finally:
+        server.close()
+    assert r.returncode == 0, r.stderr
+    m = re.search(r"at exit: (\d+) frames delivered, (\d+) left undelivered, in (\d+) ms",
+                  r.stderr)
+    assert m, r.stderr
+    delivered, left, took_ms = (int(x) for x in m.groups())
+    assert left > 0, "the dead agent took everything (%d frames): no deadline was tested" % delivered
+    assert took_ms <= 110, "exit held %d ms by a dead agent (limit 100 ms)" % took_ms
+
+
 CASES = [pool_exhaustion, no_agent, agent_restart, other_subscriber, fork_child, killed,
-         bad_timestamps, cupti_errors]
+         bad_timestamps, cupti_errors, version_gate, stub_driver, cuda12_status, dead_agent]
 
 
 def main():

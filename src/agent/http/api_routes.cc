@@ -130,6 +130,16 @@ void WriteProcess(JsonWriter& w, const ProcessInfo& info) {
   w.Key("world_size").Int(p.hello.world_size);
   w.Key("process_start_unix_ns").Int(p.hello.process_start_unix_ns);
   w.Key("tool_version").String(p.hello.tool_version);
+  // What the injection library said of its CUPTI in the hello (docs/agent.md).
+  w.Key("profiling").BeginObject();
+  w.Key("on").Bool(p.hello.profiling_off_reason.empty());
+  w.Key("cupti_release").String(p.hello.cupti_release);
+  w.Key("cupti_path").String(p.hello.cupti_path);
+  if (p.hello.profiling_off_reason.empty())
+    w.Key("off_reason").Null();
+  else
+    w.Key("off_reason").String(p.hello.profiling_off_reason);
+  w.EndObject();
   w.Key("first_seen_unix_ns").Int(p.first_seen_ns);
   w.Key("last_seen_unix_ns").Int(p.last_seen_ns);
   if (p.ended_ns > 0)

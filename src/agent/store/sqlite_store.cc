@@ -53,6 +53,11 @@ constexpr const char* kMigrations[] = {
     "  received_ns INTEGER NOT NULL,"
     "  payload BLOB NOT NULL);"
     "CREATE INDEX telemetry_by_start ON telemetry (kind, start_ns);",
+    // 4: the process's profiling state from its hello: the CUPTI it bound (release, path) and
+    // why profiling is off (empty when on).
+    "ALTER TABLE processes ADD COLUMN cupti_release TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE processes ADD COLUMN cupti_path TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE processes ADD COLUMN profiling_off TEXT NOT NULL DEFAULT '';",
 };
 constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
@@ -202,9 +207,11 @@ base::Status SqliteStore::Rollback() { return Exec("ROLLBACK"); }
 base::StatusOr<int64_t> SqliteStore::UpsertProcess(const wire::Hello& hello, int64_t now_ns) {
   static constexpr const char* kSql =
       "INSERT INTO processes (hostname, pid, start_unix_ns, rank, local_rank, world_size,"
-      " tool_version, first_seen_ns, last_seen_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)"
+      " tool_version, first_seen_ns, last_seen_ns, cupti_release, cupti_path, profiling_off)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11)"
       " ON CONFLICT (hostname, pid, start_unix_ns) DO UPDATE SET rank = ?4, local_rank = ?5,"
-      " world_size = ?6, tool_version = ?7, last_seen_ns = ?8, ended_ns = 0 RETURNING id";
+      " world_size = ?6, tool_version = ?7, last_seen_ns = ?8, ended_ns = 0, cupti_release = ?9,"
+      " cupti_path = ?10, profiling_off = ?11 RETURNING id";
   ASSIGN_OR_RETURN(sqlite3_stmt * s, Prepare(kSql));
   sqlite3_bind_text(s, 1, hello.hostname.data(), static_cast<int>(hello.hostname.size()),
                     SQLITE_TRANSIENT);
@@ -216,6 +223,12 @@ base::StatusOr<int64_t> SqliteStore::UpsertProcess(const wire::Hello& hello, int
   sqlite3_bind_text(s, 7, hello.tool_version.data(), static_cast<int>(hello.tool_version.size()),
                     SQLITE_TRANSIENT);
   sqlite3_bind_int64(s, 8, now_ns);
+  auto bind_text = [&](int i, const std::string& t) {
+    sqlite3_bind_text(s, i, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+  };
+  bind_text(9, hello.cupti_release);
+  bind_text(10, hello.cupti_path);
+  bind_text(11, hello.profiling_off_reason);
   if (sqlite3_step(s) != SQLITE_ROW) return Error("cannot record process");
   const int64_t id = sqlite3_column_int64(s, 0);
   sqlite3_reset(s);
@@ -293,7 +306,13 @@ void BindQuery(sqlite3_stmt* s, const WindowQuery& query) {
 }
 
 // The process columns hostname, pid, start_unix_ns, rank, local_rank, world_size, tool_version,
-// first_seen_ns, last_seen_ns, ended_ns, in that order from column `first`.
+// first_seen_ns, last_seen_ns, ended_ns, cupti_release, cupti_path, profiling_off, in that order
+// from column `first` (kProcessColumns of them).
+constexpr int kProcessColumns = 13;
+#define INFERSCOPE_PROCESS_COLUMNS                                                           \
+  "p.hostname, p.pid, p.start_unix_ns, p.rank, p.local_rank, p.world_size, p.tool_version," \
+  " p.first_seen_ns, p.last_seen_ns, p.ended_ns, p.cupti_release, p.cupti_path,"            \
+  " p.profiling_off"
 void ReadProcessColumns(sqlite3_stmt* s, int first, StoredProcess* p) {
   auto text = [&](int col) {
     const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(s, col));
@@ -309,6 +328,9 @@ void ReadProcessColumns(sqlite3_stmt* s, int first, StoredProcess* p) {
   p->first_seen_ns = sqlite3_column_int64(s, first + 7);
   p->last_seen_ns = sqlite3_column_int64(s, first + 8);
   p->ended_ns = sqlite3_column_int64(s, first + 9);
+  p->hello.cupti_release = text(first + 10);
+  p->hello.cupti_path = text(first + 11);
+  p->hello.profiling_off_reason = text(first + 12);
 }
 
 std::string FilterSql(const WindowQuery& query) {
@@ -323,8 +345,7 @@ std::string FilterSql(const WindowQuery& query) {
 base::StatusOr<QueryResult> SqliteStore::QueryWindows(const WindowQuery& query) {
   // Overlap with [from, to): a window that started before `from` but ends after it counts.
   std::string sql =
-      "SELECT w.process_id, w.payload, p.hostname, p.pid, p.start_unix_ns, p.rank, p.local_rank,"
-      " p.world_size, p.tool_version, p.first_seen_ns, p.last_seen_ns, p.ended_ns"
+      "SELECT w.process_id, w.payload, " INFERSCOPE_PROCESS_COLUMNS
       " FROM windows w JOIN processes p ON p.id = w.process_id"
       " WHERE w.start_ns < ?2 AND w.end_ns > ?1" +
       FilterSql(query) + " ORDER BY w.start_ns, w.id";
@@ -362,9 +383,8 @@ base::StatusOr<QueryResult> SqliteStore::QueryWindows(const WindowQuery& query) 
 base::StatusOr<std::vector<ProcessInfo>> SqliteStore::ListProcesses(const WindowQuery& query,
                                                                     bool include_idle) {
   std::string sql =
-      "SELECT p.id, p.hostname, p.pid, p.start_unix_ns, p.rank, p.local_rank, p.world_size,"
-      " p.tool_version, p.first_seen_ns, p.last_seen_ns, p.ended_ns,"
-      " count(w.id), coalesce(min(w.start_ns), 0), coalesce(max(w.end_ns), 0)"
+      "SELECT p.id, " INFERSCOPE_PROCESS_COLUMNS
+      ", count(w.id), coalesce(min(w.start_ns), 0), coalesce(max(w.end_ns), 0)"
       " FROM processes p LEFT JOIN windows w"
       " ON w.process_id = p.id AND w.start_ns < ?2 AND w.end_ns > ?1"
       " WHERE 1" +
@@ -383,9 +403,9 @@ base::StatusOr<std::vector<ProcessInfo>> SqliteStore::ListProcesses(const Window
     ProcessInfo info;
     info.process.id = sqlite3_column_int64(raw, 0);
     ReadProcessColumns(raw, 1, &info.process);
-    info.windows = static_cast<uint64_t>(sqlite3_column_int64(raw, 11));
-    info.first_window_start_ns = sqlite3_column_int64(raw, 12);
-    info.last_window_end_ns = sqlite3_column_int64(raw, 13);
+    info.windows = static_cast<uint64_t>(sqlite3_column_int64(raw, 1 + kProcessColumns));
+    info.first_window_start_ns = sqlite3_column_int64(raw, 2 + kProcessColumns);
+    info.last_window_end_ns = sqlite3_column_int64(raw, 3 + kProcessColumns);
     out.push_back(std::move(info));
   }
   if (rc != SQLITE_DONE) return Error("cannot list processes");
