@@ -136,8 +136,10 @@ int Main(int argc, char** argv) {
   run_cmd->add_option("--window", run.window, "Profile window length (default 10s)");
   run_cmd->add_option("--inject-lib", run.inject_lib,
                       "The injection library (default: found beside this binary)");
-  run_cmd->add_option("--cupti-dir", run.cupti_dir,
-                      "Directory with the libcupti.so to use (prepended to LD_LIBRARY_PATH)");
+  run_cmd->add_option("--cupti-path,--cupti-dir", run.cupti_path,
+                      "The libcupti to use (a file or its directory; sets INFERSCOPE_CUPTI_PATH).\n"
+                      "Default: the one already in the process, else the Python CUDA wheels',\n"
+                      "$CUDA_HOME's, /usr/local/cuda's, then the loader's (CUDA 12 or 13)");
   bool no_agent = false;
   run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
   run_cmd->add_flag("--enable-otel", run.enable_otel,

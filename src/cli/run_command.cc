@@ -210,10 +210,14 @@ base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_
                                  " (looked beside the inferscope binary; pass --inject-lib PATH)");
     plan.set_env.emplace_back("CUDA_INJECTION64_PATH", plan.inject_path);
   }
-  if (!options.cupti_dir.empty()) {
-    const std::string old = Env(getenv_fn, "LD_LIBRARY_PATH");
-    plan.set_env.emplace_back("LD_LIBRARY_PATH",
-                              old.empty() ? options.cupti_dir : options.cupti_dir + ":" + old);
+  if (!options.cupti_path.empty()) {
+    // Read by the injection library's CUPTI discovery only: the application's own library search
+    // (LD_LIBRARY_PATH) is left alone.
+    std::error_code ec;
+    if (!fs::exists(options.cupti_path, ec))
+      return base::InvalidArgumentError("--cupti-path: " + options.cupti_path + " does not exist");
+    plan.set_env.emplace_back("INFERSCOPE_CUPTI_PATH",
+                              fs::absolute(options.cupti_path, ec).string());
   }
   return plan;
 }

@@ -20,7 +20,7 @@ struct RunOptions {
   std::string state_dir;     // --state-dir (else $INFERSCOPE_STATE_DIR, else the user's default)
   std::string window;        // --window, e.g. "10s" (empty: the library's default)
   std::string inject_lib;    // --inject-lib (else found beside the inferscope binary)
-  std::string cupti_dir;     // --cupti-dir: directory holding libcupti.so.* to use
+  std::string cupti_path;    // --cupti-path: libcupti file or directory (INFERSCOPE_CUPTI_PATH)
   bool start_agent = true;   // --no-agent clears it
   bool enable_otel = false;  // --enable-otel: point the engine's request tracing at the agent
   std::string metrics_url;   // --metrics-url: the engine's /metrics, for the agent it starts

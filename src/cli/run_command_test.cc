@@ -73,3 +73,28 @@ TEST(PlanOtelTest, UnknownEngineIsLeftAloneWithAHint) {
 
 }  // namespace
 }  // namespace inferscope::cli
+
+namespace inferscope::cli {
+namespace {
+
+// --cupti-path reaches the injection library's discovery as INFERSCOPE_CUPTI_PATH (absolute), and
+// leaves the application's LD_LIBRARY_PATH alone; a path that does not exist is a usage error.
+TEST(PlanRunTest, CuptiPathSetsTheLibrarysDiscoveryOnly) {
+  RunOptions options;
+  options.inject_lib = "/proc/self/exe";  // any existing file stands in for the library
+  options.cupti_path = "/usr";
+  auto plan = PlanRun(options, &NoEnv, "/nonexistent/inferscope");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::map<std::string, std::string> env(plan->set_env.begin(), plan->set_env.end());
+  EXPECT_EQ(env["INFERSCOPE_CUPTI_PATH"], "/usr");
+  EXPECT_EQ(env.count("LD_LIBRARY_PATH"), 0u);
+
+  options.cupti_path = "/nonexistent/libcupti.so.12";
+  plan = PlanRun(options, &NoEnv, "/nonexistent/inferscope");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), base::StatusCode::kInvalidArgument);
+  EXPECT_NE(plan.status().message().find("--cupti-path"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferscope::cli

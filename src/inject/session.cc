@@ -3,6 +3,7 @@
 
 // <cupti.h> (via session.h) brings the runtime and driver callback ids (cupti_*_cbid.h).
 
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -370,6 +371,7 @@ void Session::StopAfterFailure(const char* what) {
 
 void Session::DrainLoop() {
   drain_tid_.store(std::this_thread::get_id());
+  pthread_setname_np(pthread_self(), "inferscope-drn");  // 15 characters at most
   const auto period = std::chrono::nanoseconds(config_.flush_period_ns);
   try {
     while (true) {
