@@ -81,6 +81,7 @@ namespace {
 // leaves the application's LD_LIBRARY_PATH alone; a path that does not exist is a usage error.
 TEST(PlanRunTest, CuptiPathSetsTheLibrarysDiscoveryOnly) {
   RunOptions options;
+  options.command = {"true"};
   options.inject_lib = "/proc/self/exe";  // any existing file stands in for the library
   options.cupti_path = "/usr";
   auto plan = PlanRun(options, &NoEnv, "/nonexistent/inferscope");
