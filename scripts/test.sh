@@ -61,7 +61,8 @@ live_tsan() {
   if compgen -G "$tsan_logs/tsan.*" >/dev/null; then cat "$tsan_logs"/tsan.*; rc=1; fi
   [[ $rc == 0 || $rc == 77 ]] || { echo "TSan live run failed: $*"; exit 1; }
 }
-live_tsan tests/live/replay_identity.py --traces benchmark_result_2869224_1695835535_trace.json.gz,\
+live_tsan tests/live/replay_identity.py --cupti-versions 130001,22 \
+  --traces benchmark_result_2869224_1695835535_trace.json.gz,\
 Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz,sampled_rank-1.json.gz,mfu_2gpu_after.sqlite,\
 perlmutter-cloverleaf-cuda.sqlite
 live_tsan tests/live/live_faults.py --trace Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz \

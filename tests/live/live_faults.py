@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 
-from live_common import shared_trace, wait_for_socket
+from live_common import REPO, shared_trace, wait_for_socket
 
 
 class Case:
@@ -98,8 +98,12 @@ def pool_exhaustion(c, t):
     dropped = sum(int(n) for n in re.findall(r"dropped (\d+)", r.stderr))
     assert dropped > 0, "the tiny pool should have run out: " + r.stderr
     c.stop_agent()
-    reported = sum(rank["data_quality"]["records_dropped"] for rank in c.report()["ranks"])
+    ranks = c.report()["ranks"]
+    reported = sum(rank["data_quality"]["records_dropped"] for rank in ranks)
     assert reported == dropped, "report says %d dropped, the driver %d" % (reported, dropped)
+    # The pool's refusals are counted too (the fake asks for a buffer once per dropped record).
+    refused = sum(rank["data_quality"].get("buffer_requests_refused", 0) for rank in ranks)
+    assert refused > 0, "no buffer_requests_refused in the report: %r" % ranks[0]["data_quality"]
 
 
 def no_agent(c, t):
@@ -288,8 +292,10 @@ def main():
     args = p.parse_args()
     t = shared_trace(args.trace)
     if t is None:
-        print("SKIP: ../shared/traces/**/%s not found (set INFERSCOPE_SHARED_TRACES)" % args.trace)
-        return 77
+        # A fresh clone: the bundled example (a 2-GPU vLLM decode the project generates) instead.
+        t = os.path.join(REPO, "examples", "vllm_tp2_decode", "rank0.json.gz")
+        print("note: ../shared/traces/**/%s not found: using the bundled %s" %
+              (args.trace, os.path.relpath(t, REPO)))
     cases = [c for c in CASES if not args.cases or c.__name__ in args.cases.split(",")]
     failures = 0
     for case in cases:
