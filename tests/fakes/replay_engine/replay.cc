@@ -101,6 +101,49 @@ struct Item {
 
 }  // namespace
 
+std::vector<GraphLaunch> FindGraphLaunches(const ProcessTrace& t, const model::NameTable& names) {
+  std::set<uint32_t> graph_launch_correlations;  // cudaGraphLaunch calls (older traces)
+  for (const model::ApiCallEvent& a : t.api_calls)
+    if (a.kind == ApiKind::kGraphLaunch && a.correlation_id != 0)
+      graph_launch_correlations.insert(a.correlation_id);
+  std::map<std::pair<uint32_t, uint32_t>, GraphLaunch> by_key;  // (correlation, graph id)
+  for (uint32_t i = 0; i < t.kernels.size(); ++i) {
+    const model::KernelEvent& k = t.kernels[i];
+    const bool tied = k.graph_id != 0 || (k.correlation_id != 0 &&
+                                          graph_launch_correlations.count(k.correlation_id));
+    if (!tied) continue;
+    GraphLaunch& g = by_key[{k.correlation_id, k.graph_id}];
+    if (g.kernels.empty()) {
+      g.correlation_id = k.correlation_id;
+      g.graph_id = k.graph_id;
+      g.start_ns = k.start_ns;
+      g.end_ns = k.end_ns;
+    }
+    g.kernels.push_back(i);
+    g.start_ns = std::min(g.start_ns, k.start_ns);
+    g.end_ns = std::max(g.end_ns, k.end_ns);
+  }
+  // A launch known only by correlation gets a graph id from its kernel sequence: the launches of
+  // one graph replay the same kernels, so they share an id, as CUPTI's records would.
+  std::map<std::vector<model::NameId>, uint32_t> ids_by_sequence;
+  std::vector<GraphLaunch> out;
+  for (auto& [key, g] : by_key) {
+    std::sort(g.kernels.begin(), g.kernels.end(), [&](uint32_t a, uint32_t b) {
+      return t.kernels[a].start_ns < t.kernels[b].start_ns;
+    });
+    if (g.graph_id == 0) {
+      std::vector<model::NameId> sequence;
+      for (uint32_t k : g.kernels) sequence.push_back(t.kernels[k].name);
+      auto [it, added] = ids_by_sequence.try_emplace(
+          sequence, static_cast<uint32_t>(1'000'000 + ids_by_sequence.size()));
+      g.graph_id = it->second;
+    }
+    out.push_back(std::move(g));
+  }
+  (void)names;
+  return out;
+}
+
 ApiCbid CbidForApi(std::string_view name, ApiKind kind, SyncType sync) {
   const std::string_view base = import::StripApiSuffixes(name);
   for (const CbidName& c : kCbids)
@@ -124,9 +167,15 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
     return count(fake_cupti_emit(reinterpret_cast<const CUpti_Activity*>(&record)));
   };
 
-  // With GRAPH_TRACE on, CUPTI reports one record per graph launch instead of its kernels.
-  const bool graph_trace = fake_cupti_kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-  std::map<std::pair<uint32_t, uint32_t>, std::pair<int64_t, int64_t>> graphs;  // span per launch
+  // CUDA graph launches: a trace's graph kernels are tied to their launch by `graph id` args
+  // (newer Kineto) or only by sharing the cudaGraphLaunch's correlation id (older builds, as in
+  // the B300 SGLang traces). Each launch is one item at its end; when it is emitted, the fake's
+  // current mode decides what CUPTI would deliver: one GraphTrace record while GRAPH_TRACE is
+  // enabled, the node kernels otherwise (the injection library switches between the two).
+  std::vector<GraphLaunch> launches = FindGraphLaunches(t, names);
+  std::vector<bool> in_launch(t.kernels.size(), false);
+  for (const GraphLaunch& g : launches)
+    for (uint32_t k : g.kernels) in_launch[k] = true;
   std::vector<Item> items;
   int64_t first = INT64_MAX;
   std::set<uint32_t> devices;
@@ -134,18 +183,9 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
     const model::KernelEvent& k = t.kernels[i];
     first = std::min(first, k.start_ns);
     devices.insert(k.device);
-    if (graph_trace && k.graph_id != 0) {
-      auto [it, added] = graphs.try_emplace({k.correlation_id, k.graph_id}, k.start_ns, k.end_ns);
-      it->second.first = std::min(it->second.first, k.start_ns);
-      it->second.second = std::max(it->second.second, k.end_ns);
-    } else {
-      items.push_back({k.end_ns, 0, i});
-    }
+    if (!in_launch[i]) items.push_back({k.end_ns, 0, i});
   }
-  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::pair<int64_t, int64_t>>> graph_list(
-      graphs.begin(), graphs.end());
-  for (uint32_t i = 0; i < graph_list.size(); ++i)
-    items.push_back({graph_list[i].second.second, 1, i});
+  for (uint32_t i = 0; i < launches.size(); ++i) items.push_back({launches[i].end_ns, 1, i});
   for (uint32_t i = 0; i < t.memcpys.size(); ++i) {
     items.push_back({t.memcpys[i].end_ns, 2, i});
     first = std::min(first, t.memcpys[i].start_ns);
@@ -201,6 +241,43 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
     const uint32_t correlation_offset = static_cast<uint32_t>(counts.loops) * (max_correlation + 1);
     auto corr = [&](uint32_t id) { return id == 0 ? 0 : id + correlation_offset; };
     std::vector<uint64_t> live_allocations;
+    // A kernel record; graph kernels carry their graph's id and their node's position in it.
+    auto emit_kernel = [&](uint32_t index, uint32_t graph_id, uint32_t node) {
+      const model::KernelEvent& k = t.kernels[index];
+      CUpti_ActivityKernel10 r;
+      std::memset(&r, 0, sizeof(r));
+      r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+      r.start = ts(k.start_ns);
+      r.end = ts(k.end_ns);
+      r.completed = r.end;
+      r.deviceId = Dev(k.device);
+      r.contextId = Dev(k.device) + 1;
+      r.streamId = k.stream;
+      r.gridX = k.grid[0], r.gridY = k.grid[1], r.gridZ = k.grid[2];
+      r.blockX = k.block[0], r.blockY = k.block[1], r.blockZ = k.block[2];
+      r.registersPerThread = 32;
+      r.correlationId = corr(k.correlation_id);
+      r.gridId = static_cast<int64_t>(counts.kernels + 1);
+      r.name = names.Get(k.name).data();  // NameTable strings are NUL-terminated and stable
+      const bool latency = fake_cupti_latency_timestamps_enabled();
+      r.queued = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
+      r.submitted = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
+      r.graphId = graph_id;
+      r.graphNodeId = graph_id != 0 ? (uint64_t{graph_id} << 32) + (node ? node : index + 1) : 0;
+      r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+      r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+      if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 0) {
+        r.start = r.end = 0;  // "no timing information could be collected"
+        ++counts.zeroed;
+      } else if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 1) {
+        const uint64_t start = r.start;  // packed fields: no references
+        r.start = r.end;
+        r.end = start;
+        ++counts.reversed;
+      }
+      counts.kernels_written += emit(r) == FAKE_CUPTI_WRITTEN;
+      ++counts.kernels;
+    };
     for (const Item& item : items) {
       if (options.speed > 0) {
         const auto due = wall_start + std::chrono::nanoseconds(static_cast<int64_t>(
@@ -208,58 +285,28 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
         std::this_thread::sleep_until(due);
       }
       switch (item.type) {
-        case 0: {
-          const model::KernelEvent& k = t.kernels[item.index];
-          CUpti_ActivityKernel10 r;
-          std::memset(&r, 0, sizeof(r));
-          r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-          r.start = ts(k.start_ns);
-          r.end = ts(k.end_ns);
-          r.completed = r.end;
-          r.deviceId = Dev(k.device);
-          r.contextId = Dev(k.device) + 1;
-          r.streamId = k.stream;
-          r.gridX = k.grid[0], r.gridY = k.grid[1], r.gridZ = k.grid[2];
-          r.blockX = k.block[0], r.blockY = k.block[1], r.blockZ = k.block[2];
-          r.registersPerThread = 32;
-          r.correlationId = corr(k.correlation_id);
-          r.gridId = static_cast<int64_t>(counts.kernels + 1);
-          r.name = names.Get(k.name).data();  // NameTable strings are NUL-terminated and stable
-          const bool latency = fake_cupti_latency_timestamps_enabled();
-          r.queued = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
-          r.submitted = latency ? r.start : CUPTI_TIMESTAMP_UNKNOWN;
-          r.graphId = k.graph_id;
-          r.graphNodeId = k.graph_id != 0 ? item.index + 1 : 0;
-          r.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
-          r.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
-          if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 0) {
-            r.start = r.end = 0;  // "no timing information could be collected"
-            ++counts.zeroed;
-          } else if (options.corrupt_every > 0 && counts.kernels % options.corrupt_every == 1) {
-            const uint64_t start = r.start;  // packed fields: no references
-            r.start = r.end;
-            r.end = start;
-            ++counts.reversed;
-          }
-          counts.kernels_written += emit(r) == FAKE_CUPTI_WRITTEN;
-          ++counts.kernels;
+        case 0:
+          emit_kernel(item.index, t.kernels[item.index].graph_id, 0);
           break;
-        }
         case 1: {
-          const auto& [key, span] = graph_list[item.index];
-          const model::KernelEvent* any = nullptr;
-          for (const auto& k : t.kernels)
-            if (k.correlation_id == key.first && k.graph_id == key.second) any = &k;
+          const GraphLaunch& g = launches[item.index];
+          if (!fake_cupti_kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) {
+            // Node-level: the graph's kernels, sharing the launch's correlation id.
+            for (uint32_t n = 0; n < g.kernels.size(); ++n) emit_kernel(g.kernels[n], g.graph_id, n + 1);
+            ++counts.graph_node_launches;
+            break;
+          }
+          const model::KernelEvent& any = t.kernels[g.kernels.front()];
           CUpti_ActivityGraphTrace2 r;
           std::memset(&r, 0, sizeof(r));
           r.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
-          r.correlationId = corr(key.first);
-          r.start = ts(span.first);
-          r.end = ts(span.second);
-          r.deviceId = r.endDeviceId = any ? Dev(any->device) : 0;
+          r.correlationId = corr(g.correlation_id);
+          r.start = ts(g.start_ns);
+          r.end = ts(g.end_ns);
+          r.deviceId = r.endDeviceId = Dev(any.device);
           r.contextId = r.endContextId = r.deviceId + 1;
-          r.graphId = key.second;
-          r.streamId = any ? any->stream : 0;
+          r.graphId = g.graph_id;
+          r.streamId = any.stream;
           emit(r);
           ++counts.graph_launches;
           break;

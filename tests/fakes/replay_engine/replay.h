@@ -56,6 +56,18 @@ struct ApiCbid {
 };
 ApiCbid CbidForApi(std::string_view name, model::ApiKind kind, model::SyncType sync);
 
+// One CUDA graph launch of a trace: its kernels (indices into ProcessTrace::kernels, by start
+// time), the launch's correlation id and graph id (synthesized from the kernel sequence when the
+// trace ties the kernels to their cudaGraphLaunch only by correlation id), and its span.
+struct GraphLaunch {
+  uint32_t correlation_id = 0;
+  uint32_t graph_id = 0;
+  int64_t start_ns = 0, end_ns = 0;
+  std::vector<uint32_t> kernels;
+};
+std::vector<GraphLaunch> FindGraphLaunches(const ProcessTrace& trace,
+                                           const model::NameTable& names);
+
 struct ReplayOptions {
   double speed = 1.0;  // 0 = as fast as possible
   // Every Nth kernel record gets zero timestamps and every Nth+1 reversed ones, as CUPTI produces
@@ -77,6 +89,7 @@ struct ReplayCounts {
   uint64_t zeroed = 0, reversed = 0;  // kernel records corrupted on purpose (corrupt_every)
   uint64_t kernels_written = 0;       // kernel records the tool received (not filtered/dropped)
   uint64_t loops = 0;                 // times the trace was played
+  uint64_t graph_node_launches = 0;   // graph launches replayed as node records (GRAPH_TRACE off)
 };
 
 // Emits `trace` through the fake CUPTI in time order, at record end times, shifted so the trace's

@@ -100,11 +100,14 @@ int RunRank(const Rank& r, const std::string& inject, const model::NameTable& na
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(
       stderr,
-      "replay_engine: rank %d pid %d: %llu kernels, %llu graph launches, %llu memcpys, "
+      "replay_engine: rank %d pid %d: %llu kernels, %llu graph launches (+%llu as nodes), "
+      "%llu memcpys, "
       "%llu memsets, %llu syncs, %llu api calls, %llu allocations; records written "
       "%llu, filtered %llu, dropped %llu, corrupted %llu zero + %llu reversed; %.1f ms\n",
       r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.kernels),
-      static_cast<unsigned long long>(c.graph_launches), static_cast<unsigned long long>(c.memcpys),
+      static_cast<unsigned long long>(c.graph_launches),
+      static_cast<unsigned long long>(c.graph_node_launches),
+      static_cast<unsigned long long>(c.memcpys),
       static_cast<unsigned long long>(c.memsets), static_cast<unsigned long long>(c.syncs),
       static_cast<unsigned long long>(c.api_calls), static_cast<unsigned long long>(c.allocations),
       static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.filtered),
@@ -115,13 +118,16 @@ int RunRank(const Rank& r, const std::string& inject, const model::NameTable& na
   std::fprintf(stderr,
                "replay_engine_summary {\"rank\": %d, \"pid\": %d, \"loops\": %llu, "
                "\"kernels\": %llu, \"kernels_written\": %llu, \"records_written\": %llu, "
-               "\"records_filtered\": %llu, \"records_dropped\": %llu, \"elapsed_ms\": %.1f}\n",
+               "\"records_filtered\": %llu, \"records_dropped\": %llu, \"graph_launches\": %llu, "
+               "\"graph_node_launches\": %llu, \"elapsed_ms\": %.1f}\n",
                r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.loops),
                static_cast<unsigned long long>(c.kernels),
                static_cast<unsigned long long>(c.kernels_written),
                static_cast<unsigned long long>(c.written),
                static_cast<unsigned long long>(c.filtered),
-               static_cast<unsigned long long>(c.dropped), ms);
+               static_cast<unsigned long long>(c.dropped),
+               static_cast<unsigned long long>(c.graph_launches),
+               static_cast<unsigned long long>(c.graph_node_launches), ms);
   return 0;
 }
 
