@@ -196,6 +196,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   r.allocations.free_max_ns = a.free_calls.max_ns;
   r.allocations.slow_calls = a.slow_calls;
   r.allocations.slow_total_ns = a.slow_total_ns;
+  r.graphs = d.graphs;
 
   r.communication_ns = d.communication_ns;
   r.communication_overlap_ns = d.communication_overlap_ns;

@@ -161,6 +161,8 @@ struct RankAnalysis {
   std::vector<SyncRow> syncs;          // every type, kSyncTypeNames order
   std::vector<TransferRow> transfers;  // memcpy kinds then "memset"
   AllocationSummary allocations;
+  // CUDA graph launches and how their time was attributed (live path; zero for traces).
+  model::CudaGraphStats graphs;
   int64_t communication_ns = 0;          // union of communication kernels
   int64_t communication_overlap_ns = 0;  // of that, time overlapped with compute
   double comm_compute_overlap_pct = 0;   // overlap / communication

@@ -82,7 +82,9 @@ void AgentClient::Disconnect(int64_t now_ns) {
 }
 
 void AgentClient::Pump(int64_t now_ns) {
-  if (queue_.empty() && fd_ < 0) return;
+  // Connect even with nothing queued: the hello makes the process visible to `inferscope status`
+  // from its start, not from its first window.
+  if (queue_.empty() && fd_ >= 0 && hello_sent_) return;
   if (fd_ < 0 && !TryConnect(now_ns)) return;
   auto write_some = [&](const std::string& data, size_t* offset) -> bool {
     while (*offset < data.size()) {

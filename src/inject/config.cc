@@ -75,6 +75,25 @@ Config ReadConfig(const char* (*env)(const char*)) {
   if (const char* g = env("INFERSCOPE_GRAPH_NODES"); g && std::string_view(g) == "1")
     c.graph_nodes = true;
   if (const char* p = env("INFERSCOPE_CUPTI_PATH"); p && *p) c.cupti_path = p;
+  if (const char* g = env("INFERSCOPE_GRAPH_SAMPLE"); g && *g) {
+    const std::string_view v(g);
+    const size_t slash = v.find('/');
+    base::StatusOr<int64_t> d = base::InvalidArgumentError(""), p = d;
+    if (slash != std::string_view::npos) {
+      d = base::ParseDuration(v.substr(0, slash));
+      p = base::ParseDuration(v.substr(slash + 1));
+    }
+    if (v == "off") {
+      c.graph_sample_ns = 0;
+    } else if (d.ok() && p.ok() && *d >= 100'000'000 && *p >= 2 * *d) {
+      c.graph_sample_ns = *d;
+      c.graph_sample_period_ns = *p;
+    } else {
+      c.warnings += "INFERSCOPE_GRAPH_SAMPLE=" + std::string(v) +
+                    " ignored (DURATION/PERIOD with DURATION >= 100ms and PERIOD >= 2 x DURATION, "
+                    "like 1s/60s, or off)\n";
+    }
+  }
   if (const char* s = env("INFERSCOPE_SOCKET"); s && *s)
     c.socket_path = s;
   else

@@ -20,6 +20,10 @@ struct Config {
   size_t buffer_bytes = 4 << 20;          // INFERSCOPE_BUFFER_SIZE: one CUPTI activity buffer
   size_t buffer_count = 8;                // INFERSCOPE_BUFFER_COUNT: preallocated buffers
   bool graph_nodes = false;               // INFERSCOPE_GRAPH_NODES=1: trace graph nodes as kernels
+  // INFERSCOPE_GRAPH_SAMPLE=DURATION/PERIOD ("1s/60s") or "off": node-level samples of CUDA graph
+  // launches, aligned to the wall clock so that every rank samples at once.
+  int64_t graph_sample_ns = 1'000'000'000;
+  int64_t graph_sample_period_ns = 60'000'000'000;
   std::string socket_path;  // INFERSCOPE_SOCKET, else $INFERSCOPE_STATE_DIR/agent.sock
   std::string cupti_path;   // INFERSCOPE_CUPTI_PATH: a libcupti file or its directory
   LogLevel log_level = LogLevel::kError;  // INFERSCOPE_LOG=off|error|info|debug

@@ -78,6 +78,7 @@ std::string ResolveAll(void* handle, CuptiApi* api) {
       {"cuptiGetTimestamp", Resolve(handle, "cuptiGetTimestamp", &api->GetTimestamp)},
       {"cuptiGetCallbackName", Resolve(handle, "cuptiGetCallbackName", &api->GetCallbackName)},
       {"cuptiSetThreadIdType", Resolve(handle, "cuptiSetThreadIdType", &api->SetThreadIdType)},
+      {"cuptiEnableCallback", Resolve(handle, "cuptiEnableCallback", &api->EnableCallback)},
   };
   for (const Required& r : required)
     if (!r.ok) return r.name;

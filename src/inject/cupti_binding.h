@@ -52,6 +52,8 @@ struct CuptiApi {
   CUptiResult(CUPTIAPI* GetTimestamp)(uint64_t*) = nullptr;
   CUptiResult(CUPTIAPI* GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char**) = nullptr;
   CUptiResult(CUPTIAPI* SetThreadIdType)(CUpti_ActivityThreadIdType) = nullptr;
+  CUptiResult(CUPTIAPI* EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                        CUpti_CallbackId) = nullptr;
   // Optional: CUDA 13.0 and newer.
   CUptiResult(CUPTIAPI* ActivityEnableAllSyncRecords)(uint8_t) = nullptr;
   CUptiResult(CUPTIAPI* ActivityEnableRuntimeApi)(CUpti_CallbackId, uint8_t) = nullptr;

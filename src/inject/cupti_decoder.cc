@@ -206,6 +206,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.block[0] = r->blockX;
       e.block[1] = r->blockY;
       e.block[2] = r->blockZ;
+      if (e.graph_id != 0 && graphs_ != nullptr) graphs_->OnNodeKernel(e);
       sink->OnKernel(e);
       return;
     }
@@ -287,6 +288,16 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
         ++deviceless_graph_launches_;
         return;
       }
+      e.graph_id = r->graphId;
+      if (graphs_ != nullptr) {
+        // Split by the graph's sampled shares when there are some; a launch already seen node by
+        // node (at a sampling switch) is dropped.
+        if (!graphs_->OnGraphLaunch(e, &estimated_)) return;
+        if (!estimated_.empty()) {
+          for (const model::KernelEvent& k : estimated_) sink->OnKernel(k);
+          return;
+        }
+      }
       // Graph ids are process-local: the name carries the pid so that merged reports of several
       // processes never fold different graphs into one row.
       auto [it, inserted] = graph_names_.try_emplace(r->graphId, model::kNoName);
@@ -294,7 +305,6 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
         it->second = names_->Intern("[cuda graph " + std::to_string(r->graphId) + " of pid " +
                                     std::to_string(pid_) + "]");
       e.name = it->second;
-      e.graph_id = r->graphId;
       sink->OnKernel(e);
       return;
     }

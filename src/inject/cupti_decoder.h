@@ -10,6 +10,7 @@
 
 #include "src/aggregate/aggregator.h"
 #include "src/inject/cupti_binding.h"
+#include "src/inject/graph_attribution.h"
 #include "src/model/events.h"
 #include "src/model/name_table.h"
 
@@ -35,6 +36,10 @@ class CuptiDecoder {
   // Records of kinds the decoder does not know (counted, never misread), and graph launches whose
   // device CUPTI could not name; both monotonic.
   uint64_t unknown_records() const { return unknown_records_; }
+
+  // Graph kernels and graph launches go through `graphs` (learned shares, estimates); without it
+  // every graph launch record is one pseudo-kernel.
+  void set_graph_attribution(GraphAttribution* graphs) { graphs_ = graphs; }
   uint64_t deviceless_graph_launches() const { return deviceless_graph_launches_; }
 
  private:
@@ -53,6 +58,8 @@ class CuptiDecoder {
   const uint32_t pid_;
   const CuptiApi* api_;
   size_t (CuptiDecoder::*decode_)(uint8_t*, size_t, aggregate::Aggregator*) = nullptr;
+  GraphAttribution* graphs_ = nullptr;
+  std::vector<model::KernelEvent> estimated_;  // reused for each graph launch's estimate
   uint64_t unknown_records_ = 0;
   uint64_t deviceless_graph_launches_ = 0;
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <iterator>
 #include <cstdlib>
 #include <exception>
 
@@ -30,6 +31,36 @@ namespace {
 constexpr size_t kDeviceBufferBytes = 4u << 20;
 constexpr size_t kDeviceBuffersPreallocated = 3;
 constexpr size_t kDeviceBufferPoolLimit = 4;  // must exceed the pre-allocation (header)
+
+// The stream-capture calls (runtime and driver), Begin ids first: a sample never starts while a
+// graph is being captured.
+constexpr uint32_t kRuntimeCaptureCbids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000};
+constexpr uint32_t kDriverCaptureCbids[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz};
+constexpr size_t kRuntimeCaptureBegins = 4, kDriverCaptureBegins = 6;
+
+// +1 for a capture begin, -1 for a capture end, 0 for any other call.
+int CaptureDelta(bool runtime, uint32_t cbid) {
+  const uint32_t* ids = runtime ? kRuntimeCaptureCbids : kDriverCaptureCbids;
+  const size_t count = runtime ? std::size(kRuntimeCaptureCbids) : std::size(kDriverCaptureCbids);
+  const size_t begins = runtime ? kRuntimeCaptureBegins : kDriverCaptureBegins;
+  for (size_t i = 0; i < count; ++i)
+    if (ids[i] == cbid) return i < begins ? 1 : -1;
+  return 0;
+}
 
 // Skew between CUPTI's clock and CLOCK_REALTIME above which a flush is flagged (docs/design).
 constexpr int64_t kClockSkewLimitNs = 1'000'000;
@@ -86,7 +117,9 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
       on_window_(std::move(on_window)),
       on_tick_(std::move(on_tick)),
       pool_(config.buffer_bytes, config.buffer_count),
+      graphs_(pid_, config.window_ns, &names_, &classifier_),
       decoder_(&names_, pid_, &binding_.api, binding.layout) {
+  decoder_.set_graph_attribution(&graphs_);
   aggregate::AggregatorOptions options;
   options.window_ns = config.window_ns;
   options.lateness_ns = config.lateness_ns;
@@ -99,6 +132,7 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
         for (model::ProcessProfile& p : w.processes)
           if (p.pid == pid_) p.profiler_cpu_ns = total - cpu_reported_ns_;
         cpu_reported_ns_ = total;
+        graphs_.FillWindow(&w);  // the CUDA graph attribution of this window's launches
         on_window_(std::move(w));
       });
   model::ProcessInfo process;
@@ -199,6 +233,12 @@ bool Session::Subscribe(std::string* why) {
     api_.Unsubscribe(subscriber_);
     return false;
   }
+  // Stream captures in progress (no graph sample starts during one): callbacks on the capture
+  // calls only, which run while a server builds its graphs, not in steady state.
+  for (uint32_t cbid : kRuntimeCaptureCbids)
+    api_.EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (uint32_t cbid : kDriverCaptureCbids)
+    api_.EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
   return true;
 }
 
@@ -270,8 +310,80 @@ void Session::DisableActivity() {
   enabled_driver_cbids_.clear();
 }
 
-void CUPTIAPI Session::OnCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {
-  // No callback domain is enabled by default (per-launch callbacks cost on every API call).
+void CUPTIAPI Session::OnCallback(void* userdata, CUpti_CallbackDomain domain,
+                                  CUpti_CallbackId cbid, const void* data) {
+  // Only the stream-capture calls are enabled (per-launch callbacks would cost on every launch).
+  auto* s = static_cast<Session*>(userdata);
+  const auto* d = static_cast<const CUpti_CallbackData*>(data);
+  if (s == nullptr || d == nullptr || d->callbackSite != CUPTI_API_EXIT) return;
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API && !runtime) return;
+  std::atomic<int>& depth = runtime ? s->runtime_captures_ : s->driver_captures_;
+  const int delta = CaptureDelta(runtime, cbid);
+  if (delta > 0)
+    depth.fetch_add(1, std::memory_order_relaxed);
+  else if (delta < 0 && depth.load(std::memory_order_relaxed) > 0)
+    depth.fetch_sub(1, std::memory_order_relaxed);
+}
+
+int64_t Session::NextWakeNs() const {
+  const int64_t flush = config_.flush_period_ns;
+  if (config_.graph_nodes || config_.graph_sample_ns <= 0) return flush;
+  const int64_t period = config_.graph_sample_period_ns;
+  const int64_t phase = RealtimeNs() % period;
+  // Sampling: wake at the window's end; idle: at the next window's start.
+  const int64_t to_boundary = phase < config_.graph_sample_ns ? config_.graph_sample_ns - phase
+                                                              : period - phase;
+  return std::max<int64_t>(1'000'000, std::min(flush, to_boundary));
+}
+
+// Graph sampling, one step per drain cycle. Samples sit on the wall clock's grid
+// ([k x period, k x period + duration)), so that the tensor-parallel ranks of a job sample the same
+// launches (one rank tracing its nodes would slow all of them through the collectives).
+void Session::StepGraphSampling() {
+  if (config_.graph_nodes) {
+    // Node-level tracing always on: account the measured launches every cycle.
+    std::lock_guard<std::mutex> lock(aggregator_mu_);
+    const int64_t now = CuptiNow();
+    graphs_.EndSample(now);
+    graphs_.BeginSample(now);
+    return;
+  }
+  if (config_.graph_sample_ns <= 0) return;
+  const int64_t phase = RealtimeNs() % config_.graph_sample_period_ns;
+  const bool in_window = phase < config_.graph_sample_ns;
+  switch (sample_state_) {
+    case SampleState::kIdle:
+      if (!in_window) {
+        skipped_this_window_ = false;
+        break;
+      }
+      if (Capturing()) {  // a graph being built: its nodes must not change tracing mode mid-way
+        if (!skipped_this_window_) graph_samples_skipped_.fetch_add(1);
+        skipped_this_window_ = true;
+        break;
+      }
+      if (skipped_this_window_) break;  // a capture ended inside the window: wait for the next
+      if (api_.ActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS) break;
+      {
+        std::lock_guard<std::mutex> lock(aggregator_mu_);
+        graphs_.BeginSample(CuptiNow());
+      }
+      graph_samples_.fetch_add(1);
+      sample_state_ = SampleState::kSampling;
+      break;
+    case SampleState::kSampling:
+      if (in_window) break;
+      api_.ActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+      sample_state_ = SampleState::kDraining;  // launches in flight finish before it is learned
+      break;
+    case SampleState::kDraining: {
+      std::lock_guard<std::mutex> lock(aggregator_mu_);
+      graphs_.EndSample(CuptiNow());
+      sample_state_ = SampleState::kIdle;
+      break;
+    }
+  }
 }
 
 void CUPTIAPI Session::BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -372,12 +484,12 @@ void Session::StopAfterFailure(const char* what) {
 void Session::DrainLoop() {
   drain_tid_.store(std::this_thread::get_id());
   pthread_setname_np(pthread_self(), "inferscope-drn");  // 15 characters at most
-  const auto period = std::chrono::nanoseconds(config_.flush_period_ns);
   try {
     while (true) {
       {
         std::unique_lock<std::mutex> lock(stop_mu_);
-        wake_.wait_for(lock, period, [this] { return stop_ || failed_.load(); });
+        wake_.wait_for(lock, std::chrono::nanoseconds(NextWakeNs()),
+                       [this] { return stop_ || failed_.load(); });
         if (stop_) return;
       }
       if (failed_.load()) {
@@ -388,6 +500,7 @@ void Session::DrainLoop() {
       // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
       api_.ActivityFlushAll(0);
       CheckClock();
+      StepGraphSampling();
       CountDataQuality();
       {
         // on_tick shares the lock with on_window: both reach the (single-threaded) window sender.

@@ -17,6 +17,7 @@
 #include "src/inject/config.h"
 #include "src/inject/cupti_binding.h"
 #include "src/inject/cupti_decoder.h"
+#include "src/inject/graph_attribution.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
 
@@ -51,6 +52,11 @@ class Session {
   // CUPTI itself is not called here (a parent thread may have held its locks at the fork).
   void DisableAfterFork();
 
+  // Node-level samples of CUDA graph launches taken so far, and those skipped because a stream
+  // capture was in progress.
+  uint64_t graph_samples() const { return graph_samples_.load(); }
+  uint64_t graph_samples_skipped() const { return graph_samples_skipped_.load(); }
+
   // The settings Subscribe applied and those CUPTI refused (for the log and the tests).
   const std::string& settings_refused() const { return settings_refused_; }
 
@@ -73,6 +79,14 @@ class Session {
   int64_t CuptiNow() const;
   void CheckClock();
   void CountDataQuality();
+  // The graph sampling state machine, one step per drain cycle (docs/design/cuda-graphs.md).
+  void StepGraphSampling();
+  // How long the drain thread may sleep: the flush period, or less to meet a sample boundary.
+  int64_t NextWakeNs() const;
+  bool Capturing() const {
+    return runtime_captures_.load(std::memory_order_relaxed) > 0 ||
+           driver_captures_.load(std::memory_order_relaxed) > 0;
+  }
 
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
@@ -98,6 +112,7 @@ class Session {
   // Guards the decoder, the Aggregator and cpu_reported_ns_. Never held across a CUPTI flush
   // (the flush calls BufferCompleted, which takes it).
   std::mutex aggregator_mu_;
+  GraphAttribution graphs_;
   CuptiDecoder decoder_;
   std::unique_ptr<aggregate::Aggregator> aggregator_;
 
@@ -117,6 +132,13 @@ class Session {
   std::atomic<std::thread::id> drain_tid_{};        // set by the drain thread as it starts
   std::atomic<uint64_t> dropped_pending_{0};        // per-context drops seen at buffer completion
   std::atomic<bool> failed_{false};  // a completion failed: the drain thread stops profiling
+
+  // CUDA graph sampling (drain thread), and stream captures in progress (API callbacks of
+  // cudaStreamBegin/EndCapture, on application threads: two atomic increments per capture).
+  enum class SampleState { kIdle, kSampling, kDraining } sample_state_ = SampleState::kIdle;
+  std::atomic<int> runtime_captures_{0}, driver_captures_{0};
+  std::atomic<uint64_t> graph_samples_{0}, graph_samples_skipped_{0};
+  bool skipped_this_window_ = false;
 
   // What Subscribe enabled, so that DisableActivity undoes exactly that.
   std::vector<CUpti_ActivityKind> enabled_kinds_;

@@ -226,6 +226,7 @@ void MergeDeviceProfile(const DeviceProfile& in, DeviceProfile* into, const Merg
   for (size_t k = 0; k < into->memcpy.size(); ++k) Add(&into->memcpy[k], in.memcpy[k]);
   Add(&into->memset, in.memset);
   MergeAllocations(in.allocations, &into->allocations);
+  into->graphs.Merge(in.graphs);
 }
 
 void MergeWindow(const ProfileWindow& in, ProfileWindow* into, const MergeOptions& options) {

@@ -181,6 +181,25 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
   w.Key("slow_total_ns").Int(a.slow_total_ns);
   w.EndObject();
 
+  // CUDA graph attribution (docs/design/cuda-graphs.md): null without graph launches.
+  const model::CudaGraphStats& g = r.graphs;
+  w.Key("cuda_graphs");
+  if (g.launches == 0) {
+    w.Null();
+  } else {
+    w.BeginObject();
+    w.Key("launches").UInt(g.launches);
+    w.Key("launch_ns").Int(g.launch_ns);
+    w.Key("measured_ns").Int(g.measured_ns);
+    w.Key("estimated_ns").Int(g.estimated_ns);
+    w.Key("unattributed_ns").Int(g.unattributed_ns);
+    w.Key("deduplicated_ns").Int(g.deduplicated_ns);
+    w.Key("max_share_age_ns").Int(g.max_share_age_ns);
+    w.Key("checks").UInt(g.checks);
+    w.Key("max_error_pp").Double(static_cast<double>(g.max_error_bp) / 100.0);
+    w.EndObject();
+  }
+
   w.Key("communication_ns").Int(r.communication_ns);
   w.Key("communication_overlap_ns").Int(r.communication_overlap_ns);
   w.Key("comm_compute_overlap_pct").Double(r.comm_compute_overlap_pct);

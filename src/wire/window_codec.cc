@@ -201,6 +201,19 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
           a.U(fields::kASlow, d.allocations.slow_calls);
           a.S(fields::kASlowTotal, d.allocations.slow_total_ns);
         });
+        if (d.graphs != model::CudaGraphStats{}) {
+          m.Message(fields::kCudaGraphs, [&](WireWriter& g) {
+            g.U(fields::kGLaunches, d.graphs.launches);
+            g.S(fields::kGLaunchTime, d.graphs.launch_ns);
+            g.S(fields::kGMeasured, d.graphs.measured_ns);
+            g.S(fields::kGEstimated, d.graphs.estimated_ns);
+            g.S(fields::kGUnattributed, d.graphs.unattributed_ns);
+            g.S(fields::kGDeduplicated, d.graphs.deduplicated_ns);
+            g.S(fields::kGMaxAge, d.graphs.max_share_age_ns);
+            g.U(fields::kGChecks, d.graphs.checks);
+            g.U(fields::kGMaxErrorBp, d.graphs.max_error_bp);
+          });
+        }
       },
       /*always=*/true);
 }

@@ -435,6 +435,34 @@ class Decoder {
                    a.Skip(at);
                    return a.ok();
                  });
+        case fields::kCudaGraphs:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "cuda graphs", [&](WireReader& a, uint32_t gf, WireType at) {
+                   model::CudaGraphStats& x = d->graphs;
+                   switch (gf) {
+                     case fields::kGLaunches:
+                       return U(a, at, &x.launches);
+                     case fields::kGLaunchTime:
+                       return S(a, at, &x.launch_ns);
+                     case fields::kGMeasured:
+                       return S(a, at, &x.measured_ns);
+                     case fields::kGEstimated:
+                       return S(a, at, &x.estimated_ns);
+                     case fields::kGUnattributed:
+                       return S(a, at, &x.unattributed_ns);
+                     case fields::kGDeduplicated:
+                       return S(a, at, &x.deduplicated_ns);
+                     case fields::kGMaxAge:
+                       return S(a, at, &x.max_share_age_ns);
+                     case fields::kGChecks:
+                       return U(a, at, &x.checks);
+                     case fields::kGMaxErrorBp:
+                       return U32(a, at, &x.max_error_bp);
+                     default:
+                       a.Skip(at);
+                       return a.ok();
+                   }
+                 });
         default:
           m.Skip(t);
           return m.ok();

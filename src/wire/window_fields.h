@@ -20,7 +20,8 @@ constexpr uint32_t kIndex = 1;
 constexpr uint32_t kDeviceId = 1, kDeviceName = 2, kFirstStart = 3, kLastEnd = 4, kBusy = 5,
                    kCompute = 6, kCommunication = 7, kOverlap = 8, kKernelCount = 9, kCategory = 10,
                    kSubcategory = 11, kTopKernel = 12, kTail = 13, kTimeline = 14, kIdleGaps = 15,
-                   kLaunch = 16, kSync = 17, kMemcpy = 18, kMemset = 19, kAllocations = 20;
+                   kLaunch = 16, kSync = 17, kMemcpy = 18, kMemset = 19, kAllocations = 20,
+                   kCudaGraphs = 30;
 // CategoryStats (inside indexed / named entries)
 constexpr uint32_t kStatName = 1, kStatCount = 2, kStatTime = 3;
 // DurationStats
@@ -45,6 +46,10 @@ constexpr uint32_t kTName = 1, kTCount = 2, kTWait = 3;
 constexpr uint32_t kXCount = 2, kXBytes = 3, kXTime = 4, kXPageable = 5;
 // AllocationStats
 constexpr uint32_t kAMalloc = 1, kAFree = 2, kABytes = 3, kASlow = 4, kASlowTotal = 5;
+// CudaGraphStats
+constexpr uint32_t kGLaunches = 1, kGLaunchTime = 2, kGMeasured = 3, kGEstimated = 4,
+                   kGUnattributed = 5, kGDeduplicated = 6, kGMaxAge = 7, kGChecks = 8,
+                   kGMaxErrorBp = 9;
 }  // namespace fields
 
 }  // namespace inferscope::wire

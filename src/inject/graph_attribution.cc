@@ -1,0 +1,173 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/inject/graph_attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace inferscope::inject {
+
+namespace {
+
+int64_t FloorMod(int64_t a, int64_t b) {
+  const int64_t m = a % b;
+  return m < 0 ? m + b : m;
+}
+
+// Graphs whose sample saw fewer launches are learned, but not used to check older shares (one
+// launch says little about a graph that varies).
+constexpr uint64_t kMinLaunchesToCheck = 2;
+
+}  // namespace
+
+GraphAttribution::GraphAttribution(uint32_t pid, int64_t window_ns, const model::NameTable* names,
+                                   const model::KernelClassifier* classifier)
+    : pid_(pid), window_ns_(window_ns), classify_(classifier, names) {}
+
+model::CudaGraphStats& GraphAttribution::StatsFor(int64_t start_ns, uint32_t device) {
+  const int64_t window = window_ns_ > 0 ? start_ns - FloorMod(start_ns, window_ns_) : 0;
+  return windows_[{window, device}];
+}
+
+void GraphAttribution::BeginSample(int64_t now_ns) {
+  sampling_ = true;
+  sample_begin_ns_ = now_ns;
+  sample_.clear();
+  sampled_correlations_.clear();
+}
+
+void GraphAttribution::OnNodeKernel(const model::KernelEvent& k) {
+  // Every node-level launch is measured time, in or out of a sample (INFERSCOPE_GRAPH_NODES=1).
+  // A launch's span is known once all its nodes are in: it is charged at EndSample.
+  SampledLaunch& l = sample_[k.correlation_id];
+  if (l.kernels.empty()) {
+    l.graph_id = k.graph_id;
+    l.device = k.device;
+  }
+  l.start_ns = std::min(l.start_ns, k.start_ns);
+  l.end_ns = std::max(l.end_ns, k.end_ns);
+  l.kernels.emplace_back(k.start_ns, k.name);
+  l.durations.push_back(std::max<int64_t>(k.end_ns - k.start_ns, 0));
+  sampled_correlations_.insert(k.correlation_id);
+}
+
+void GraphAttribution::EndSample(int64_t now_ns) {
+  sampling_ = false;
+  // Per graph: summed spans, per kernel name time (in first-seen order), per category time.
+  struct Learned {
+    int64_t span_ns = 0;
+    uint64_t launches = 0;
+    std::vector<std::pair<int64_t, model::NameId>> order;  // (position, name) of the first launch
+    std::unordered_map<model::NameId, int64_t> time_ns;
+    std::array<int64_t, model::kCategoryCount> category_ns{};
+  };
+  std::unordered_map<uint32_t, Learned> learned;
+  for (auto& [correlation, l] : sample_) {
+    (void)correlation;
+    if (l.kernels.empty() || l.end_ns <= l.start_ns) continue;
+    Learned& g = learned[l.graph_id];
+    g.span_ns += l.end_ns - l.start_ns;
+    ++g.launches;
+    // Kernels in the order they ran in this launch.
+    std::vector<size_t> idx(l.kernels.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(),
+              [&](size_t a, size_t b) { return l.kernels[a].first < l.kernels[b].first; });
+    const bool first_launch = g.order.empty();
+    for (size_t rank = 0; rank < idx.size(); ++rank) {
+      const auto& [start, name] = l.kernels[idx[rank]];
+      const int64_t d = l.durations[idx[rank]];
+      if (first_launch || !g.time_ns.count(name))
+        g.order.emplace_back(static_cast<int64_t>(g.order.size()), name);
+      g.time_ns[name] += d;
+      g.category_ns[static_cast<size_t>(classify_.Classify(name).category)] += d;
+    }
+    // Measured graph time, charged to the window and device of the launch.
+    model::CudaGraphStats& s = StatsFor(l.start_ns, l.device);
+    ++s.launches;
+    s.launch_ns += l.end_ns - l.start_ns;
+    s.measured_ns += l.end_ns - l.start_ns;
+  }
+  for (auto& [graph_id, g] : learned) {
+    if (g.span_ns <= 0) continue;
+    const double span = static_cast<double>(g.span_ns);
+    // Check the shares learned before against what this sample measured.
+    auto old = shares_.find(graph_id);
+    if (old != shares_.end() && g.launches >= kMinLaunchesToCheck) {
+      double worst = 0;
+      for (int c = 0; c < model::kCategoryCount; ++c)
+        worst = std::max(worst, std::abs(old->second.categories[c] -
+                                         static_cast<double>(g.category_ns[c]) / span));
+      // Charged to the windows this sample's launches are in: the first one's.
+      model::CudaGraphStats& s = StatsFor(now_ns, model::kUnknownDevice);
+      ++s.checks;
+      s.max_error_bp = std::max<uint32_t>(s.max_error_bp, static_cast<uint32_t>(worst * 1e4 + 0.5));
+    }
+    Shares fresh;
+    fresh.learned_ns = now_ns;
+    fresh.launches = g.launches;
+    for (const auto& [pos, name] : g.order)
+      fresh.kernels.push_back({name, static_cast<double>(g.time_ns[name]) / span});
+    for (int c = 0; c < model::kCategoryCount; ++c)
+      fresh.categories[c] = static_cast<double>(g.category_ns[c]) / span;
+    shares_[graph_id] = std::move(fresh);
+  }
+  sample_.clear();
+}
+
+bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
+                                     std::vector<model::KernelEvent>* kernels) {
+  kernels->clear();
+  const int64_t span = launch.end_ns - launch.start_ns;
+  model::CudaGraphStats& s = StatsFor(launch.start_ns, launch.device);
+  if (sampled_correlations_.count(launch.correlation_id)) {
+    s.deduplicated_ns += std::max<int64_t>(span, 0);
+    return false;  // its nodes were recorded: counting the launch again would count it twice
+  }
+  ++s.launches;
+  s.launch_ns += std::max<int64_t>(span, 0);
+  auto it = shares_.find(launch.graph_id);
+  if (it == shares_.end() || span <= 0) {
+    s.unattributed_ns += std::max<int64_t>(span, 0);
+    return true;
+  }
+  const Shares& shares = it->second;
+  s.estimated_ns += span;
+  s.max_share_age_ns = std::max(s.max_share_age_ns, launch.start_ns - shares.learned_ns);
+  // Laid out in order from the launch's start; a kernel that would run past the end starts over
+  // from the start (parallel branches: shares add up to more than the span). Every estimated
+  // kernel lies inside the launch, so busy time is the launch's at most.
+  int64_t cursor = launch.start_ns;
+  for (const KernelShare& k : shares.kernels) {
+    const int64_t d =
+        std::min<int64_t>(span, static_cast<int64_t>(std::llround(k.share * static_cast<double>(span))));
+    if (d <= 0) continue;
+    if (cursor + d > launch.end_ns) cursor = launch.start_ns;
+    model::KernelEvent e = launch;
+    e.name = k.name;
+    e.start_ns = cursor;
+    e.end_ns = cursor + d;
+    kernels->push_back(e);
+    cursor += d;
+  }
+  return true;
+}
+
+void GraphAttribution::FillWindow(model::ProfileWindow* window) {
+  for (auto it = windows_.begin(); it != windows_.end();) {
+    const auto& [key, stats] = *it;
+    if (key.first > window->start_ns) break;
+    model::ProcessProfile* process = nullptr;
+    for (model::ProcessProfile& p : window->processes)
+      if (p.pid == pid_) process = &p;
+    if (process != nullptr && !process->devices.empty()) {
+      model::DeviceProfile* device = &process->devices.front();  // checks belong to the process
+      for (model::DeviceProfile& d : process->devices)
+        if (d.device == key.second) device = &d;
+      device->graphs.Merge(stats);
+    }
+    it = windows_.erase(it);
+  }
+}
+
+}  // namespace inferscope::inject
