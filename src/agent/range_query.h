@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/otlp/span_window.h"
@@ -58,6 +59,20 @@ struct RangeProfile {
 // an error: callers word that themselves).
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
                                                const std::string& source);
+
+// Whether the profile holds any GPU activity (a kernel, copy or memset) for the query's filters.
+bool HasGpuActivity(const RangeProfile& profile);
+// The filters set, for messages: "pid 1, rank 7, device 5"; "" without any.
+std::string FilterText(const RangeQuery& query);
+// No verdict without evidence: true when the range must not be reported on (`report` exits 3, the
+// API answers 404) because no GPU activity matched: a pid/rank/device filter matched none, or the
+// matched profile windows hold no kernel, copy or memset. A range with host telemetry only and no
+// filter still reports (the telemetry is its evidence, and it says it has no profile windows).
+bool NoGpuActivityMatched(const RangeQuery& query, const RangeProfile& profile);
+// What the range does hold, ignoring the filters: one line per process ("pid 101, rank 1 on
+// node-a: GPU 1, 2; 6 windows", at most 20, then a count), then the GPUs of the host telemetry.
+// Empty when the range holds nothing.
+base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store, const RangeQuery& query);
 
 // What the diagnosis can use from the range's telemetry: stage means and queue share (engine
 // metrics, else spans), load gauges, and the busiest GPU's GPM means.

@@ -80,18 +80,13 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (result->corrupt_windows > 0)
     err << "inferscope: note: skipped " << result->corrupt_windows
         << " stored windows that did not decode\n";
-  if (result->windows == 0 && result->telemetry_windows == 0) {
-    const std::string range =
-        options.from.empty() && options.to.empty() ? "in the last " + RangeText(options.last_ns)
-        : query.to_ns == kOpenEnded                ? "since " + base::FormatLocalTime(query.from_ns)
-                                    : "between " + base::FormatLocalTime(query.from_ns) + " and " +
-                                          base::FormatLocalTime(query.to_ns);
-    std::string filters;
-    if (options.pid) filters += fmt::format(" for pid {}", *options.pid);
-    if (options.rank) filters += fmt::format(" for rank {}", *options.rank);
-    if (options.device) filters += fmt::format(" on device {}", *options.device);
-    err << "inferscope: no profile windows " << range << filters << " in " << (*store)->path()
-        << "\n";
+  const std::string range =
+      options.from.empty() && options.to.empty() ? "in the last " + RangeText(options.last_ns)
+      : query.to_ns == kOpenEnded                ? "since " + base::FormatLocalTime(query.from_ns)
+                                  : "between " + base::FormatLocalTime(query.from_ns) + " and " +
+                                        base::FormatLocalTime(query.to_ns);
+  // Where the range holds nothing, what the rest of the store holds: the range to ask for instead.
+  auto explain_store = [&] {
     auto summary = (*store)->Summary();
     if (summary.ok() && summary->windows > 0) {
       err << "  the store holds " << summary->windows << " windows from "
@@ -101,6 +96,26 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
     } else if (summary.ok()) {
       err << "  the store is empty: run the application under 'inferscope run', or with "
              "CUDA_INJECTION64_PATH set, while 'inferscope agent' runs\n";
+    }
+  };
+  const std::string filters = agent::FilterText(query);
+  if (result->windows == 0 && result->telemetry_windows == 0 && filters.empty()) {
+    err << "inferscope: no profile windows " << range << " in " << (*store)->path() << "\n";
+    explain_store();
+    return kExitNotFound;
+  }
+  // No verdict without evidence: a filter that matched nothing, or windows without a kernel, copy
+  // or memset, would otherwise read as "healthy".
+  if (agent::NoGpuActivityMatched(query, *result)) {
+    err << "inferscope: no GPU activity matched" << (filters.empty() ? "" : " " + filters) << " "
+        << range << " in " << (*store)->path() << "\n";
+    auto holds = agent::DescribeRange(**store, query);
+    if (!holds.ok()) return Fail(err, holds.status());
+    if (holds->empty()) {
+      explain_store();
+    } else {
+      err << "  the range holds:\n";
+      for (const std::string& line : *holds) err << "    " << line << "\n";
     }
     return kExitNotFound;
   }

@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
+#include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/json_writer.h"
@@ -64,6 +66,25 @@ class ReportCommandTest : public ::testing::Test {
       }
     }
   }
+  // GPU metrics of GPUs 0..3 over [start, start + 10 s): what a live agent's store also holds.
+  void AddGpuMetrics(int64_t start_ns) {
+    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    agent::GpuMetricsWindow g;
+    g.start_unix_ns = start_ns;
+    g.end_unix_ns = start_ns + 10 * kSec;
+    for (int32_t i = 0; i < 4; ++i) {
+      agent::GpuDeviceWindow& d = g.devices.emplace_back();
+      d.index = i;
+      d.uuid = "GPU-" + std::to_string(i);
+      d.name = "NVIDIA H100 80GB HBM3";
+      d.samples = 10;
+    }
+    base::JsonWriter w;
+    g.WriteJson(w);
+    ASSERT_TRUE(
+        (*store)->AppendTelemetry({"gpu", g.start_unix_ns, g.end_unix_ns, start_ns, w.str()}).ok());
+  }
   std::string dir_;
 };
 
@@ -117,6 +138,113 @@ TEST_F(ReportCommandTest, EmptyRangeAndMissingStoreAreClear) {
   EXPECT_TRUE(out.str().empty());
   options.last_ns = 2 * 3600 * kSec;
   EXPECT_EQ(RunReport(options, out, err), 0) << err.str();
+}
+
+// Issue 19: `report --rank 7` / `--device 5` / `--pid 1` matching nothing gave "healthy" with
+// exit 0 (the store's GPU metrics made the range non-empty). No GPU activity matched: exit 3, no
+// report, and the message says what the range does hold.
+TEST_F(ReportCommandTest, NoGpuActivityMatchedIsExit3AndSaysWhatTheRangeHolds) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 6);
+  AddGpuMetrics(now - 120 * kSec);
+  struct Case {
+    std::optional<uint32_t> pid;
+    std::optional<int32_t> rank;
+    std::optional<uint32_t> device;
+    std::string matched;
+  };
+  for (const Case& c : {Case{std::nullopt, 7, std::nullopt, "rank 7"},
+                        Case{std::nullopt, std::nullopt, 5, "device 5"},
+                        Case{1, std::nullopt, std::nullopt, "pid 1"},
+                        Case{std::nullopt, 0, 2, "rank 0, device 2"}}) {
+    for (auto format : {report::ReportFormat::kText, report::ReportFormat::kJson}) {
+      ReportOptions options;
+      options.state_dir = dir_;
+      options.now_unix_ns = now;
+      options.format = format;
+      options.pid = c.pid;
+      options.rank = c.rank;
+      options.device = c.device;
+      std::ostringstream out, err;
+      EXPECT_EQ(RunReport(options, out, err), 3) << c.matched << "\n" << out.str();
+      EXPECT_TRUE(out.str().empty()) << out.str().substr(0, 400);
+      EXPECT_NE(err.str().find("inferscope: no GPU activity matched " + c.matched +
+                               " in the last 5 min in "),
+                std::string::npos)
+          << err.str();
+      EXPECT_NE(err.str().find("    pid 100, rank 0 on node-a: GPU 0, 1; 6 windows, "),
+                std::string::npos)
+          << err.str();
+      EXPECT_NE(err.str().find("    pid 101, rank 1 on node-a: GPU 1, 2, 7; 6 windows, "),
+                std::string::npos)
+          << err.str();
+      EXPECT_NE(err.str().find("    host telemetry: GPU metrics of GPU 0, 1, 2, 3\n"),
+                std::string::npos)
+          << err.str();
+    }
+  }
+}
+
+// Windows whose processes never touched a GPU hold no evidence either: no verdict.
+TEST_F(ReportCommandTest, WindowsWithoutGpuActivityGiveNoVerdict) {
+  const int64_t now = 1'800'000'000 * kSec;
+  auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  wire::Hello hello;
+  hello.pid = 300;
+  hello.rank = 0;
+  hello.hostname = "node-b";
+  auto id = (*store)->UpsertProcess(hello, now - 60 * kSec);
+  ASSERT_TRUE(id.ok());
+  model::ProfileWindow w;
+  w.start_ns = now - 60 * kSec;
+  w.end_ns = now - 50 * kSec;
+  w.processes.emplace_back().pid = 300;  // connected, loading the model: no GPU yet
+  agent::PendingWindow p{*id, w.start_ns, w.end_ns, w.end_ns, ""};
+  wire::EncodeWindow(w, &p.encoded);
+  ASSERT_TRUE((*store)->AppendWindow(p).ok());
+  store->reset();
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunReport(options, out, err), 3) << out.str();
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_NE(err.str().find("inferscope: no GPU activity matched in the last 5 min in "),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("    pid 300, rank 0 on node-b: no GPU; 1 windows, 0 kernels\n"),
+            std::string::npos)
+      << err.str();
+}
+
+// Filters apply to the GPU metrics: --device 2 shows GPU 2's metrics only, --rank 0 those of the
+// GPUs rank 0 ran on (0 and 1).
+TEST_F(ReportCommandTest, FiltersApplyToGpuMetrics) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 6);
+  AddGpuMetrics(now - 120 * kSec);
+  auto gpus = [&](std::optional<int32_t> rank, std::optional<uint32_t> device) {
+    ReportOptions options;
+    options.state_dir = dir_;
+    options.now_unix_ns = now;
+    options.format = report::ReportFormat::kJson;
+    options.rank = rank;
+    options.device = device;
+    std::ostringstream out, err;
+    EXPECT_EQ(RunReport(options, out, err), 0) << err.str();
+    std::string uuids;
+    const std::string needle = "\"uuid\": \"GPU-";
+    for (size_t pos = 0; (pos = out.str().find(needle, pos)) != std::string::npos;) {
+      pos += needle.size();
+      uuids += out.str()[pos];
+    }
+    return uuids;
+  };
+  EXPECT_EQ(gpus(std::nullopt, std::nullopt), "0123");
+  EXPECT_EQ(gpus(std::nullopt, 2), "2");
+  EXPECT_EQ(gpus(0, std::nullopt), "01");
+  EXPECT_EQ(gpus(1, 2), "2");
 }
 
 TEST(ParseTimePointTest, AcceptedForms) {
