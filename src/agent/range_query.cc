@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "src/base/time_point.h"
 #include "src/model/profile_merge.h"
 
 namespace inferscope::agent {
@@ -97,6 +98,10 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
   ASSIGN_OR_RETURN(QueryResult result, store.QueryWindows(query.Windows()));
 
   RangeProfile out;
+  out.source = source;
+  out.from_ns = query.from_ns;
+  out.open_ended = query.to_ns == std::numeric_limits<int64_t>::max();
+  out.to_ns = out.open_ended ? (query.now_ns ? query.now_ns : base::UnixNowNs()) : query.to_ns;
   out.corrupt_windows = result.corrupt_windows;
   model::MergeOptions merge;
   merge.top_k = std::max(query.top, merge.top_k);
@@ -125,9 +130,7 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
         if (options.bin_ns == 0 && d.timeline.bin_ns > 0) options.bin_ns = d.timeline.bin_ns;
   if (options.bin_ns == 0) options.bin_ns = 100'000'000;
   std::vector<analyze::AnalysisInput> inputs;
-  for (const auto& [id, w] : merged)
-    inputs.push_back(
-        {source, "inferscope_store, " + std::to_string(window_counts[id]) + " windows", &w});
+  for (const auto& [id, w] : merged) inputs.push_back({source, "inferscope_store", &w});
   out.analysis = analyze::Analyze(inputs, options);
   const analyze::HostSignals host = HostSignalsOf(out);
   out.analysis.diagnosis = analyze::Diagnose(out.analysis, host, query.thresholds);
@@ -274,6 +277,24 @@ analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
 
 std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format) {
   report::ReportExtras extras;
+  // What the report covers, instead of one input line per process.
+  extras.input_lines.push_back(fmt::format(
+      "input: {} (inferscope_store, {} process{}, {} window{})", profile.source, profile.processes,
+      profile.processes == 1 ? "" : "es", profile.windows, profile.windows == 1 ? "" : "s"));
+  const std::string utc_from = base::FormatUtcTime(profile.from_ns);
+  const std::string utc_to = base::FormatUtcTime(profile.to_ns);
+  const std::string local_from = base::FormatLocalTime(profile.from_ns);
+  const std::string local_to = base::FormatLocalTime(profile.to_ns);
+  // The date once when both ends share it.
+  auto to_text = [](const std::string& from, const std::string& to) {
+    return from.substr(0, 10) == to.substr(0, 10) ? to.substr(11) : to;
+  };
+  extras.input_lines.push_back(fmt::format("range: {} to {} UTC{}", utc_from,
+                                           to_text(utc_from, utc_to),
+                                           profile.open_ended ? " (now; open-ended)" : ""));
+  extras.input_lines.push_back(fmt::format("range (local, UTC{}): {} to {}",
+                                           base::LocalUtcOffset(profile.from_ns), local_from,
+                                           to_text(local_from, local_to)));
   if (profile.gpu) {
     std::string text;
     RenderGpuMetricsText(*profile.gpu, &text);
@@ -295,6 +316,18 @@ std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat 
     extras.sections.push_back({"Cost", Lines(text)});
   }
   extras.json = [&profile](base::JsonWriter& w) {
+    w.Key("range").BeginObject();
+    w.Key("from_unix_ns").Int(profile.from_ns);
+    w.Key("to_unix_ns").Int(profile.to_ns);
+    w.Key("open_ended").Bool(profile.open_ended);
+    w.Key("from_utc").String(base::FormatIsoTime(profile.from_ns, true));
+    w.Key("to_utc").String(base::FormatIsoTime(profile.to_ns, true));
+    w.Key("from_local").String(base::FormatIsoTime(profile.from_ns, false));
+    w.Key("to_local").String(base::FormatIsoTime(profile.to_ns, false));
+    w.Key("processes").UInt(profile.processes);
+    w.Key("windows").UInt(profile.windows);
+    w.Key("telemetry_windows").UInt(profile.telemetry_windows);
+    w.EndObject();
     auto section = [&w](const char* key, const auto& window) {
       w.Key(key);
       if (window)

@@ -28,6 +28,7 @@ struct RangeQuery {
   std::optional<uint32_t> pid;
   std::optional<int32_t> rank;
   std::optional<uint32_t> device;  // keep only this device of every process
+  int64_t now_ns = 0;              // what "now" was: an open-ended range is reported up to it
   int top = 15;                    // top kernels per rank
   // Diagnosis thresholds (ParseThresholds; --diagnosis-thresholds); defaults when unset.
   analyze::DiagnosisThresholds thresholds;
@@ -40,8 +41,11 @@ struct RangeQuery {
 };
 
 struct RangeProfile {
-  analyze::Analysis analysis;  // one rank per (process, device), like a trace's
-  size_t windows = 0;          // stored windows merged into it
+  std::string source;              // "store:DIR"
+  int64_t from_ns = 0, to_ns = 0;  // the range asked for (to = now when open-ended)
+  bool open_ended = false;         // no --to: windows stamped after "now" count too
+  analyze::Analysis analysis;      // one rank per (process, device), like a trace's
+  size_t windows = 0;              // stored windows merged into it
   size_t processes = 0;
   uint64_t corrupt_windows = 0;  // stored windows that did not decode (skipped)
   // The host telemetry of the same range, merged; absent when nothing was collected.
@@ -78,8 +82,9 @@ base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store, const
 // metrics, else spans), load gauges, and the busiest GPU's GPM means.
 analyze::HostSignals HostSignalsOf(const RangeProfile& profile);
 
-// The report of a range: the kernel profile plus the telemetry sections ("gpu_metrics",
-// "engine" and "requests" in JSON; docs/report-schema.md).
+// The report of a range: what it covers (one `input:` line for the store with its process and
+// window counts, the range in UTC and local time; "range" in JSON), the kernel profile, then the
+// telemetry sections ("gpu_metrics", "engine" and "requests" in JSON; docs/report-schema.md).
 std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format);
 
 }  // namespace inferscope::agent

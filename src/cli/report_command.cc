@@ -35,6 +35,7 @@ int Fail(std::ostream& err, const base::Status& status) {
 int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   const int64_t now_ns = options.now_unix_ns ? options.now_unix_ns : base::UnixNowNs();
   agent::RangeQuery query;
+  query.now_ns = now_ns;
   query.pid = options.pid;
   query.rank = options.rank;
   query.device = options.device;

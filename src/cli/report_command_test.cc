@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -98,7 +100,8 @@ TEST_F(ReportCommandTest, RendersMergedWindowsOfTheRange) {
   std::ostringstream out, err;
   ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
   EXPECT_NE(out.str().find("\"store:" + dir_ + "\""), std::string::npos);
-  EXPECT_NE(out.str().find("6 windows"), std::string::npos);
+  EXPECT_NE(out.str().find("\"processes\": 2,\n    \"windows\": 12,"), std::string::npos)
+      << out.str().substr(out.str().find("\"range\""), 600);
 
   options.format = report::ReportFormat::kText;
   options.rank = 1;
@@ -119,7 +122,7 @@ TEST_F(ReportCommandTest, LastIncludesWindowsStampedAfterNow) {
   options.format = report::ReportFormat::kJson;
   std::ostringstream out, err;
   ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("2 windows"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("\"windows\": 4,"), std::string::npos) << out.str();
 }
 
 TEST_F(ReportCommandTest, EmptyRangeAndMissingStoreAreClear) {
@@ -245,6 +248,60 @@ TEST_F(ReportCommandTest, FiltersApplyToGpuMetrics) {
   EXPECT_EQ(gpus(std::nullopt, 2), "2");
   EXPECT_EQ(gpus(0, std::nullopt), "01");
   EXPECT_EQ(gpus(1, 2), "2");
+}
+
+// Issue 19 item 3: a report says what it covers. One input line for the store (not one per
+// process) with its process and window counts, and the range in UTC and local time; JSON "range".
+TEST_F(ReportCommandTest, SaysWhatItCovers) {
+  const int64_t now = 1'800'000'000 * kSec;  // 2027-01-15 08:00:00 UTC
+  Populate(now - 120 * kSec, 6);
+  const char* old_tz = std::getenv("TZ");
+  const std::string saved = old_tz ? old_tz : "";
+  ::setenv("TZ", "EST5", 1);  // POSIX form, UTC-05:00 without tzdata
+  ::tzset();
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  const std::string text = out.str();
+  const std::string header = text.substr(0, text.find("ranks: "));
+  EXPECT_NE(header.find("input: store:" + dir_ + " (inferscope_store, 2 processes, 12 windows)\n"),
+            std::string::npos)
+      << header;
+  EXPECT_EQ(header.find("input: "), header.rfind("input: ")) << header;  // one input line
+  EXPECT_NE(header.find("range: 2027-01-15 07:55:00 to 08:00:00 UTC (now; open-ended)\n"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("range (local, UTC-05:00): 2027-01-15 02:55:00 to 03:00:00\n"),
+            std::string::npos)
+      << header;
+
+  options.format = report::ReportFormat::kJson;
+  options.from = "1799999000";
+  options.to = "1800090000";  // the next day in UTC
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  const std::string json = out.str();
+  for (const std::string want :
+       {"\"range\": {\n    \"from_unix_ns\": 1799999000000000000,\n    \"to_unix_ns\": "
+        "1800090000000000000,\n    \"open_ended\": false,",
+        "\"from_utc\": \"2027-01-15T07:43:20Z\"", "\"to_utc\": \"2027-01-16T09:00:00Z\"",
+        "\"from_local\": \"2027-01-15T02:43:20-05:00\"",
+        "\"to_local\": \"2027-01-16T04:00:00-05:00\"", "\"processes\": 2,"})
+    EXPECT_NE(json.find(want), std::string::npos) << want << "\n"
+                                                  << json.substr(json.find("\"range\""), 500);
+  options.format = report::ReportFormat::kText;
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("range: 2027-01-15 07:43:20 to 2027-01-16 09:00:00 UTC\n"),
+            std::string::npos)
+      << out.str().substr(0, 600);
+  if (old_tz)
+    ::setenv("TZ", saved.c_str(), 1);
+  else
+    ::unsetenv("TZ");
+  ::tzset();
 }
 
 TEST(ParseTimePointTest, AcceptedForms) {

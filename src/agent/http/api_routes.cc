@@ -49,6 +49,7 @@ bool ParseInt(const std::string& text, T* out) {
 // Parses from/to/last/pid/rank/device/top/limit; an HTTP 400 response on bad input.
 base::StatusOr<Query> ParseQuery(const HttpRequest& req, int64_t now_ns) {
   Query q;
+  q.range.now_ns = now_ns;
   const std::string* from = req.Param("from");
   const std::string* to = req.Param("to");
   if (from == nullptr && to == nullptr) {
