@@ -240,6 +240,11 @@ base::Status Agent::StartHttp() {
       out.status = r.status;
       out.content_type = r.content_type;
       out.body = r.body;
+      // The OpenTelemetry SDKs export every 5 s on a kept-alive connection, and the server
+      // closes connections idle for 5 s (cpp-httplib's keep-alive timeout): the export and the
+      // close cross, the SDK gets "socket hang up" and drops the batch. One connection per
+      // export (every few seconds, on loopback) cannot race.
+      out.close_connection = true;
       return out;
     });
   }

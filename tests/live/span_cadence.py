@@ -8,8 +8,10 @@ agent kept span windows open for a grace period, 43% of such spans were dropped 
 
   - `inferscope agent --window 2s --no-nvml --no-scrape` (a window shorter than the exporter's
     delay: every export carries spans of windows already past their end);
-  - tests/otel/send_spans.mjs --live-seconds 12: the real JS SDK, default BatchSpanProcessor,
-    N vLLM request spans ending in real time, the last batch also on the 5 s timer;
+  - tests/otel/send_spans.mjs --live-seconds 20: the real JS SDK, default BatchSpanProcessor,
+    80 vLLM request spans ending in real time, the last batch also on the 5 s timer (every
+    export reuses the connection after 5 s idle: the agent answers "Connection: close" so that
+    cannot cross the server's keep-alive close);
   - SIGTERM to the agent, then `inferscope report --format json` and the store's rows.
 Checked: every span counted (requests and tokens equal what was sent), no span dropped for any
 reason, and each stored span window holds exactly the spans that ended inside it (late spans
@@ -56,8 +58,10 @@ def main():
     parser.add_argument("--replay-engine")  # passed to every live test; not needed here
     parser.add_argument("--node", default=shutil.which("node"))
     parser.add_argument("--window", default="2s")
-    parser.add_argument("--seconds", type=float, default=12)
-    parser.add_argument("--spans", type=int, default=60)
+    # 20 s: four exports reuse a connection idle for the SDK's 5 s, the server's keep-alive
+    # timeout too (an export crossing the server's close was lost: "socket hang up").
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--spans", type=int, default=80)
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
     client = os.path.join(REPO, "tests", "otel", "send_spans.mjs")

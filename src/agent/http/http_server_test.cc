@@ -72,6 +72,29 @@ TEST(HttpServerTest, RoutesErrorsAndExceptions) {
   EXPECT_FALSE(client.Get("/hello"));
 }
 
+// A route can ask the client not to reuse the connection (the OTLP receiver does: an SDK exporting
+// every 5 s on a connection the server closes after 5 s idle had its export cut: "socket hang up").
+TEST(HttpServerTest, CloseConnectionIsAnnounced) {
+  HttpServer server;
+  server.Post("/once", [](const HttpRequest&) {
+    HttpResponse r;
+    r.close_connection = true;
+    return r;
+  });
+  server.Post("/kept", [](const HttpRequest&) { return HttpResponse(); });
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  httplib::Client client("127.0.0.1", *port);
+  client.set_keep_alive(true);
+  auto r = client.Post("/once", "x", "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("Connection"), "close");
+  r = client.Post("/kept", "x", "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->get_header_value("Connection"), "close");
+  server.Stop();
+}
+
 TEST(HttpServerTest, TakenPortFailsOrFallsBack) {
   HttpServer first;
   auto port = first.Start("127.0.0.1", 0, false);
