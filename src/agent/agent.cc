@@ -271,6 +271,9 @@ base::Status Agent::StartHttp() {
   w.BeginObject();
   w.Key("pid").Int(::getpid());
   w.Key("socket").String(socket_path_);
+  // The telemetry window (`inferscope run` gives its processes the same): `report` says how long
+  // until the first one when nothing is stored yet.
+  w.Key("window_ns").Int(options_.telemetry.window_ns);
   w.Key("endpoints").BeginObject();
   w.Key("api").String(base + "/api/v1");
   w.Key("metrics").String(base + "/metrics");

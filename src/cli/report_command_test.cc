@@ -304,6 +304,56 @@ TEST_F(ReportCommandTest, SaysWhatItCovers) {
   ::tzset();
 }
 
+// Issue 19 item 4: before the first window, `report` said "the store is empty: run the application
+// under 'inferscope run'" while the processes were connected. It says it is waiting, for how long.
+TEST_F(ReportCommandTest, BeforeTheFirstWindowSaysItIsWaiting) {
+  const int64_t now = 1'800'000'000 * kSec;
+  {
+    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    for (uint32_t pid : {500u, 501u}) {
+      wire::Hello hello;
+      hello.pid = pid;
+      hello.hostname = "node-c";
+      ASSERT_TRUE((*store)->UpsertProcess(hello, now - 3 * kSec).ok());
+    }
+    // One that finished long ago, and one that said goodbye: neither is waiting.
+    wire::Hello old;
+    old.pid = 400;
+    ASSERT_TRUE((*store)->UpsertProcess(old, now - 3600 * kSec).ok());
+    wire::Hello gone;
+    gone.pid = 502;
+    auto id = (*store)->UpsertProcess(gone, now - 4 * kSec);
+    ASSERT_TRUE(id.ok());
+    ASSERT_TRUE((*store)->MarkProcessEnded(*id, now - 2 * kSec).ok());
+  }
+  {
+    std::ofstream f(dir_ + "/agent.json");
+    f << R"({"pid": 1, "socket": "x", "window_ns": 10000000000, "endpoints": {}})"
+      << "\n";
+  }
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunReport(options, out, err), 3);
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_EQ(err.str().rfind("inferscope: waiting for the first window (window 10s, 2 processes "
+                            "connected) in ",
+                            0),
+            0u)
+      << err.str();
+  EXPECT_EQ(err.str().find("the store is empty"), std::string::npos) << err.str();
+
+  // Without agent.json (no agent, or no HTTP API) the window is not known: the rest still holds.
+  fs::remove(dir_ + "/agent.json");
+  err.str("");
+  EXPECT_EQ(RunReport(options, out, err), 3);
+  EXPECT_EQ(err.str().rfind("inferscope: waiting for the first window (2 processes connected)", 0),
+            0u)
+      << err.str();
+}
+
 TEST(ParseTimePointTest, AcceptedForms) {
   const int64_t now = 1'800'000'000 * kSec;
   EXPECT_EQ(*base::ParseTimePoint("now", now), now);
