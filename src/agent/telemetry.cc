@@ -107,7 +107,9 @@ void Telemetry::SampleLoop() {
       break;
   }
   // The partial window, and the span windows still in their grace period: what was collected is
-  // not lost at shutdown.
+  // not lost at shutdown. Exports arriving after this point would be acknowledged and never
+  // stored: the receiver refuses them first (503, which the SDKs retry).
+  if (spans_) spans_->Close();
   CloseWindow(window_end - window, window_end, window_end);
 }
 

@@ -118,6 +118,13 @@ TEST(TelemetryTest, SpanWindowStaysOpenForTheGraceAndStopStoresIt) {
   EXPECT_EQ(w->counters.spans_received, 2u);
   EXPECT_EQ(otlp::DroppedSpans(w->counters), 0u);
   EXPECT_TRUE(sink.LogLines().empty());
+  // After the last take, exports are refused (retryable), not acknowledged and lost.
+  TestSpan late;
+  late.end_ns = static_cast<uint64_t>(now);
+  late.start_ns = late.end_ns - 1;
+  late.attributes = {KvDouble("gen_ai.latency.e2e", 1e-9)};
+  EXPECT_EQ(t.spans()->HandleTraces("application/x-protobuf", "", RequestBytes({late})).status,
+            503);
 }
 
 // A window is taken once its grace is over, with its own bounds (not those of the GPU window
