@@ -258,7 +258,11 @@ CollectorHealth SpanCollector::health() const {
             "and no gen_ai.latency.* attributes; docs/request-spans.md)"};
   if (totals_.dropped_buffer_full > 0 && since_take_.dropped_buffer_full > 0)
     return {false, "span buffer full: windows are not being taken (agent stalled?)"};
-  return {true, "ok: " + std::to_string(totals_.request_spans) + " request spans received"};
+  std::string message = "ok: " + std::to_string(totals_.request_spans) + " request spans received";
+  // Receiving works, but the figures undercount: say so where people look first.
+  if (const uint64_t dropped = DroppedSpans(totals_); dropped > 0)
+    message += ", " + std::to_string(dropped) + " dropped (reasons: inferscope report, agent log)";
+  return {true, message};
 }
 
 SpanCounters SpanCollector::totals() const {

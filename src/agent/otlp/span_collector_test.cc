@@ -105,6 +105,20 @@ TEST(SpanCollectorTest, ClosedRefusesWith503AndKeepsNothing) {
   EXPECT_EQ(c.TakeWindow(kT0, kT0 + 10 * kSec).requests, 1u);
 }
 
+TEST(SpanCollectorTest, HealthSaysHowManyWereDropped) {
+  SpanCollector c = MakeCollector();
+  ASSERT_EQ(c.HandleTraces(
+                 "application/x-protobuf", "",
+                 RequestBytes({SpanEndingAt(kT0 + kSec, 0.5), SpanEndingAt(kT0 + 11 * kSec, 0.5)}))
+                .status,
+            200);
+  EXPECT_EQ(c.health().message, "ok: 2 request spans received");
+  c.TakeWindow(kT0 + 10 * kSec, kT0 + 20 * kSec);  // the first span's window is past: late
+  EXPECT_TRUE(c.health().ok);
+  EXPECT_EQ(c.health().message,
+            "ok: 2 request spans received, 1 dropped (reasons: inferscope report, agent log)");
+}
+
 TEST(SpanCollectorTest, TooLargeIs413) {
   SpanCollectorOptions o;
   o.limits.max_body_bytes = 1000;
