@@ -154,6 +154,7 @@ base::Status Agent::Start() {
   if (options_.telemetry_enabled) {
     TelemetryOptions t = options_.telemetry;
     if (options_.http_port < 0) t.otlp = false;  // no HTTP server to receive spans on
+    if (!t.log) t.log = [this](const std::string& line) { Log(line); };
     telemetry_ = std::make_unique<Telemetry>(t, [this](TelemetryWindow&& w) {
       metrics_.OnTelemetry(w.gpu.get(), w.engine.get(), w.spans.get());
       WriteItem item;
@@ -239,6 +240,11 @@ base::Status Agent::StartHttp() {
       out.status = r.status;
       out.content_type = r.content_type;
       out.body = r.body;
+      // The OpenTelemetry SDKs export every 5 s on a kept-alive connection, and the server
+      // closes connections idle for 5 s (cpp-httplib's keep-alive timeout): the export and the
+      // close cross, the SDK gets "socket hang up" and drops the batch. One connection per
+      // export (every few seconds, on loopback) cannot race.
+      out.close_connection = true;
       return out;
     });
   }
@@ -265,6 +271,9 @@ base::Status Agent::StartHttp() {
   w.BeginObject();
   w.Key("pid").Int(::getpid());
   w.Key("socket").String(socket_path_);
+  // The telemetry window (`inferscope run` gives its processes the same): `report` says how long
+  // until the first one when nothing is stored yet.
+  w.Key("window_ns").Int(options_.telemetry.window_ns);
   w.Key("endpoints").BeginObject();
   w.Key("api").String(base + "/api/v1");
   w.Key("metrics").String(base + "/metrics");

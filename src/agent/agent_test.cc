@@ -15,6 +15,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -330,9 +332,15 @@ TEST(AgentTest, StaysWhileAWatchedProcessLives) {
 TEST(AgentTest, ServesTheHttpApiAndNamesItsEndpoints) {
   TempDir dir;
   LogSink log;
-  Agent agent(Options(dir.path(), &log));
+  AgentOptions options = Options(dir.path(), &log);
+  options.telemetry.window_ns = 7'000'000'000;
+  Agent agent(options);
   ASSERT_TRUE(agent.Start().ok());
   ASSERT_GT(agent.http_port(), 0);
+  // The window, for `report` to say how long until the first one.
+  std::ifstream json(dir.path() + "/agent.json");
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"window_ns\": 7000000000,"), std::string::npos) << text;
   auto endpoints = ReadAgentEndpoints(dir.path());
   ASSERT_TRUE(endpoints.ok()) << endpoints.status().message();
   EXPECT_EQ(endpoints->pid, ::getpid());

@@ -1,10 +1,14 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agent/range_query.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
+#include "src/base/time_point.h"
 #include "src/model/profile_merge.h"
 
 namespace inferscope::agent {
@@ -38,6 +42,43 @@ base::Status MergeTelemetry(SqliteStore& store, const char* kind, const RangeQue
   return base::OkStatus();
 }
 
+// Filters apply to the GPU metrics too: only the GPUs the matched profile ran on (by index: the
+// CUDA ordinal and the NVML index agree unless CUDA_VISIBLE_DEVICES reorders them), or the one
+// --device names. Engine metrics and spans are the engine's, host-wide: they stay.
+void FilterGpuMetrics(const RangeQuery& query,
+                      const std::map<int64_t, model::ProfileWindow>& merged,
+                      std::optional<GpuMetricsWindow>* gpu) {
+  if (!gpu->has_value() || (!query.pid && !query.rank && !query.device)) return;
+  std::set<int64_t> keep;
+  if (query.device) {
+    keep.insert(*query.device);
+  }
+  if (query.pid || query.rank) {
+    std::set<int64_t> used;
+    for (const auto& [id, w] : merged)
+      for (const model::ProcessProfile& p : w.processes)
+        for (const model::DeviceProfile& d : p.devices) used.insert(d.device);
+    if (query.device) {
+      if (!used.count(*query.device)) keep.clear();
+    } else {
+      keep = std::move(used);
+    }
+  }
+  std::erase_if((*gpu)->devices,
+                [&](const GpuDeviceWindow& d) { return keep.count(d.index) == 0; });
+  if ((*gpu)->devices.empty()) gpu->reset();
+}
+
+template <typename Container>
+std::string Join(const Container& values, const char* separator) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += separator;
+    out += fmt::format("{}", v);
+  }
+  return out;
+}
+
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;
@@ -57,6 +98,10 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
   ASSIGN_OR_RETURN(QueryResult result, store.QueryWindows(query.Windows()));
 
   RangeProfile out;
+  out.source = source;
+  out.from_ns = query.from_ns;
+  out.open_ended = query.to_ns == std::numeric_limits<int64_t>::max();
+  out.to_ns = out.open_ended ? (query.now_ns ? query.now_ns : base::UnixNowNs()) : query.to_ns;
   out.corrupt_windows = result.corrupt_windows;
   model::MergeOptions merge;
   merge.top_k = std::max(query.top, merge.top_k);
@@ -71,6 +116,7 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
   }
   out.processes = merged.size();
   RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kGpu, query, &out.gpu, &out));
+  FilterGpuMetrics(query, merged, &out.gpu);
   RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kEngine, query, &out.engine, &out));
   RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kSpans, query, &out.spans, &out));
   // Even without profile windows (telemetry only) the diagnosis has the host signals to go on.
@@ -84,9 +130,7 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
         if (options.bin_ns == 0 && d.timeline.bin_ns > 0) options.bin_ns = d.timeline.bin_ns;
   if (options.bin_ns == 0) options.bin_ns = 100'000'000;
   std::vector<analyze::AnalysisInput> inputs;
-  for (const auto& [id, w] : merged)
-    inputs.push_back(
-        {source, "inferscope_store, " + std::to_string(window_counts[id]) + " windows", &w});
+  for (const auto& [id, w] : merged) inputs.push_back({source, "inferscope_store", &w});
   out.analysis = analyze::Analyze(inputs, options);
   const analyze::HostSignals host = HostSignalsOf(out);
   out.analysis.diagnosis = analyze::Diagnose(out.analysis, host, query.thresholds);
@@ -103,6 +147,72 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
     out.cost = analyze::ComputeCost(out.analysis, cost);
   }
   return out;
+}
+
+bool HasGpuActivity(const RangeProfile& profile) {
+  const analyze::JobSummary& s = profile.analysis.summary;
+  return s.kernel_count > 0 || s.temporal.busy_ns > 0;
+}
+
+std::string FilterText(const RangeQuery& query) {
+  std::vector<std::string> parts;
+  if (query.pid) parts.push_back(fmt::format("pid {}", *query.pid));
+  if (query.rank) parts.push_back(fmt::format("rank {}", *query.rank));
+  if (query.device) parts.push_back(fmt::format("device {}", *query.device));
+  return Join(parts, ", ");
+}
+
+bool NoGpuActivityMatched(const RangeQuery& query, const RangeProfile& profile) {
+  if (HasGpuActivity(profile)) return false;
+  const bool filtered = query.pid || query.rank || query.device;
+  return filtered || profile.windows > 0;
+}
+
+base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store,
+                                                       const RangeQuery& query) {
+  constexpr size_t kMaxProcesses = 20;
+  WindowQuery all{query.from_ns, query.to_ns, std::nullopt, std::nullopt};
+  ASSIGN_OR_RETURN(QueryResult result, store.QueryWindows(all));
+  struct Seen {
+    std::set<uint32_t> devices;
+    uint64_t windows = 0, kernels = 0;
+  };
+  std::map<int64_t, Seen> seen;  // by process row
+  for (const StoredWindow& w : result.windows) {
+    Seen& s = seen[w.process_id];
+    ++s.windows;
+    for (const model::ProcessProfile& p : w.window.processes)
+      for (const model::DeviceProfile& d : p.devices) {
+        s.devices.insert(d.device);
+        s.kernels += d.kernel_count;
+      }
+  }
+  std::vector<std::string> lines;
+  for (const auto& [id, s] : seen) {
+    if (lines.size() == kMaxProcesses) {
+      lines.push_back(fmt::format("... and {} more processes", seen.size() - kMaxProcesses));
+      break;
+    }
+    auto it = result.processes.find(id);
+    std::string who = "process ?";
+    if (it != result.processes.end()) {
+      const wire::Hello& h = it->second.hello;
+      who = fmt::format("pid {}", h.pid);
+      if (h.rank >= 0) who += fmt::format(", rank {}", h.rank);
+      if (!h.hostname.empty()) who += " on " + h.hostname;
+    }
+    std::string gpus = s.devices.empty() ? "no GPU" : "GPU " + Join(s.devices, ", ");
+    lines.push_back(fmt::format("{}: {}; {} windows, {} kernels", who, gpus, s.windows, s.kernels));
+  }
+  std::optional<GpuMetricsWindow> gpu;
+  RangeProfile scratch;
+  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kGpu, query, &gpu, &scratch));
+  if (gpu && !gpu->devices.empty()) {
+    std::vector<int32_t> indices;
+    for (const GpuDeviceWindow& d : gpu->devices) indices.push_back(d.index);
+    lines.push_back("host telemetry: GPU metrics of GPU " + Join(indices, ", "));
+  }
+  return lines;
 }
 
 analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
@@ -167,6 +277,24 @@ analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
 
 std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format) {
   report::ReportExtras extras;
+  // What the report covers, instead of one input line per process.
+  extras.input_lines.push_back(fmt::format(
+      "input: {} (inferscope_store, {} process{}, {} window{})", profile.source, profile.processes,
+      profile.processes == 1 ? "" : "es", profile.windows, profile.windows == 1 ? "" : "s"));
+  const std::string utc_from = base::FormatUtcTime(profile.from_ns);
+  const std::string utc_to = base::FormatUtcTime(profile.to_ns);
+  const std::string local_from = base::FormatLocalTime(profile.from_ns);
+  const std::string local_to = base::FormatLocalTime(profile.to_ns);
+  // The date once when both ends share it.
+  auto to_text = [](const std::string& from, const std::string& to) {
+    return from.substr(0, 10) == to.substr(0, 10) ? to.substr(11) : to;
+  };
+  extras.input_lines.push_back(fmt::format("range: {} to {} UTC{}", utc_from,
+                                           to_text(utc_from, utc_to),
+                                           profile.open_ended ? " (now; open-ended)" : ""));
+  extras.input_lines.push_back(fmt::format("range (local, UTC{}): {} to {}",
+                                           base::LocalUtcOffset(profile.from_ns), local_from,
+                                           to_text(local_from, local_to)));
   if (profile.gpu) {
     std::string text;
     RenderGpuMetricsText(*profile.gpu, &text);
@@ -188,6 +316,18 @@ std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat 
     extras.sections.push_back({"Cost", Lines(text)});
   }
   extras.json = [&profile](base::JsonWriter& w) {
+    w.Key("range").BeginObject();
+    w.Key("from_unix_ns").Int(profile.from_ns);
+    w.Key("to_unix_ns").Int(profile.to_ns);
+    w.Key("open_ended").Bool(profile.open_ended);
+    w.Key("from_utc").String(base::FormatIsoTime(profile.from_ns, true));
+    w.Key("to_utc").String(base::FormatIsoTime(profile.to_ns, true));
+    w.Key("from_local").String(base::FormatIsoTime(profile.from_ns, false));
+    w.Key("to_local").String(base::FormatIsoTime(profile.to_ns, false));
+    w.Key("processes").UInt(profile.processes);
+    w.Key("windows").UInt(profile.windows);
+    w.Key("telemetry_windows").UInt(profile.telemetry_windows);
+    w.EndObject();
     auto section = [&w](const char* key, const auto& window) {
       w.Key(key);
       if (window)

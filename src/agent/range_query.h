@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/otlp/span_window.h"
@@ -27,6 +28,7 @@ struct RangeQuery {
   std::optional<uint32_t> pid;
   std::optional<int32_t> rank;
   std::optional<uint32_t> device;  // keep only this device of every process
+  int64_t now_ns = 0;              // what "now" was: an open-ended range is reported up to it
   int top = 15;                    // top kernels per rank
   // Diagnosis thresholds (ParseThresholds; --diagnosis-thresholds); defaults when unset.
   analyze::DiagnosisThresholds thresholds;
@@ -39,8 +41,11 @@ struct RangeQuery {
 };
 
 struct RangeProfile {
-  analyze::Analysis analysis;  // one rank per (process, device), like a trace's
-  size_t windows = 0;          // stored windows merged into it
+  std::string source;              // "store:DIR"
+  int64_t from_ns = 0, to_ns = 0;  // the range asked for (to = now when open-ended)
+  bool open_ended = false;         // no --to: windows stamped after "now" count too
+  analyze::Analysis analysis;      // one rank per (process, device), like a trace's
+  size_t windows = 0;              // stored windows merged into it
   size_t processes = 0;
   uint64_t corrupt_windows = 0;  // stored windows that did not decode (skipped)
   // The host telemetry of the same range, merged; absent when nothing was collected.
@@ -59,12 +64,27 @@ struct RangeProfile {
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
                                                const std::string& source);
 
+// Whether the profile holds any GPU activity (a kernel, copy or memset) for the query's filters.
+bool HasGpuActivity(const RangeProfile& profile);
+// The filters set, for messages: "pid 1, rank 7, device 5"; "" without any.
+std::string FilterText(const RangeQuery& query);
+// No verdict without evidence: true when the range must not be reported on (`report` exits 3, the
+// API answers 404) because no GPU activity matched: a pid/rank/device filter matched none, or the
+// matched profile windows hold no kernel, copy or memset. A range with host telemetry only and no
+// filter still reports (the telemetry is its evidence, and it says it has no profile windows).
+bool NoGpuActivityMatched(const RangeQuery& query, const RangeProfile& profile);
+// What the range does hold, ignoring the filters: one line per process ("pid 101, rank 1 on
+// node-a: GPU 1, 2; 6 windows", at most 20, then a count), then the GPUs of the host telemetry.
+// Empty when the range holds nothing.
+base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store, const RangeQuery& query);
+
 // What the diagnosis can use from the range's telemetry: stage means and queue share (engine
 // metrics, else spans), load gauges, and the busiest GPU's GPM means.
 analyze::HostSignals HostSignalsOf(const RangeProfile& profile);
 
-// The report of a range: the kernel profile plus the telemetry sections ("gpu_metrics",
-// "engine" and "requests" in JSON; docs/report-schema.md).
+// The report of a range: what it covers (one `input:` line for the store with its process and
+// window counts, the range in UTC and local time; "range" in JSON), the kernel profile, then the
+// telemetry sections ("gpu_metrics", "engine" and "requests" in JSON; docs/report-schema.md).
 std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format);
 
 }  // namespace inferscope::agent

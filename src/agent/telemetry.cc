@@ -85,6 +85,7 @@ void Telemetry::SampleLoop() {
   const int64_t window = options_.window_ns;
   int64_t now = UnixNowNs();
   int64_t window_end = (now / window + 1) * window;  // the wall-clock grid the processes use
+  spans_taken_end_ = window_end - window;
   int64_t next_sample = now;
   const bool sampling = gpu_ && gpu_->enabled();
   while (true) {
@@ -95,7 +96,7 @@ void Telemetry::SampleLoop() {
       if (next_sample <= now) next_sample = now + options_.gpu_sample_interval_ns;
     }
     if (now >= window_end) {
-      CloseWindow(window_end - window, window_end);
+      CloseWindow(window_end - window, window_end, now - options_.span_grace_ns);
       window_end += window;
       if (window_end <= now) window_end = (now / window + 1) * window;  // slept through some
     }
@@ -105,8 +106,11 @@ void Telemetry::SampleLoop() {
                        [this] { return stop_; }))
       break;
   }
-  // The partial window: what was collected since the last boundary is not lost at shutdown.
-  CloseWindow(window_end - window, window_end);
+  // The partial window, and the span windows still in their grace period: what was collected is
+  // not lost at shutdown. Exports arriving after this point would be acknowledged and never
+  // stored: the receiver refuses them first (503, which the SDKs retry).
+  if (spans_) spans_->Close();
+  CloseWindow(window_end - window, window_end, window_end);
 }
 
 void Telemetry::ScrapeLoop() {
@@ -117,16 +121,16 @@ void Telemetry::ScrapeLoop() {
   }
 }
 
-void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns) {
+void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_until_ns) {
   TelemetryWindow out;
   const int64_t now = UnixNowNs();
-  auto record = [&](const char* kind, std::string json) {
-    out.records.push_back(TelemetryRecord{kind, start_ns, end_ns, now, std::move(json)});
+  auto record = [&](const char* kind, int64_t start, int64_t end, std::string json) {
+    out.records.push_back(TelemetryRecord{kind, start, end, now, std::move(json)});
   };
   if (gpu_ && gpu_->enabled()) {
     auto g = std::make_unique<GpuMetricsWindow>(gpu_->TakeWindow(start_ns, end_ns));
     if (!g->devices.empty()) {
-      record(TelemetryRecord::kGpu, ToJson(*g));
+      record(TelemetryRecord::kGpu, start_ns, end_ns, ToJson(*g));
       std::lock_guard<std::mutex> lock(status_mu_);
       last_devices_ = g->devices;
       out.gpu = std::move(g);
@@ -135,21 +139,49 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns) {
   if (engine_) {
     auto e = std::make_unique<scrape::EngineMetricsWindow>(engine_->TakeWindow(start_ns, end_ns));
     if (e->scrapes > 0) {
-      record(TelemetryRecord::kEngine, ToJson(*e));
+      record(TelemetryRecord::kEngine, start_ns, end_ns, ToJson(*e));
       std::lock_guard<std::mutex> lock(status_mu_);
       last_engine_ = e->engine;
       out.engine = std::move(e);
     }
   }
-  if (spans_) {
-    auto s = std::make_unique<otlp::SpanWindow>(
-        spans_->TakeWindow(static_cast<uint64_t>(start_ns), static_cast<uint64_t>(end_ns)));
-    if (s->requests > 0 || s->counters.spans_received > 0 || s->counters.requests_rejected > 0) {
-      record(TelemetryRecord::kSpans, s->ToJson());
+  // Span windows on the same grid, each taken once its grace period is over. Normally one per
+  // call; several at shutdown (or after the machine slept), each emitted on its own so /metrics
+  // counts every one. After a long sleep the missed windows are taken as one, not one by one.
+  const int64_t window = options_.window_ns;
+  constexpr int64_t kMaxWindowsBehind = 1000;
+  while (spans_ && spans_taken_end_ + window <= spans_until_ns) {
+    int64_t span_end = spans_taken_end_ + window;
+    if ((spans_until_ns - spans_taken_end_) / window > kMaxWindowsBehind)
+      span_end = spans_until_ns / window * window;
+    std::unique_ptr<otlp::SpanWindow> s = TakeSpanWindow(spans_taken_end_, span_end);
+    if (s) {
+      if (out.spans) {
+        if (on_window_) on_window_(std::move(out));
+        out = TelemetryWindow();
+      }
+      record(TelemetryRecord::kSpans, spans_taken_end_, span_end, s->ToJson());
       out.spans = std::move(s);
     }
+    spans_taken_end_ = span_end;
   }
   if (!out.records.empty() && on_window_) on_window_(std::move(out));
+}
+
+std::unique_ptr<otlp::SpanWindow> Telemetry::TakeSpanWindow(int64_t start_ns, int64_t end_ns) {
+  auto s = std::make_unique<otlp::SpanWindow>(
+      spans_->TakeWindow(static_cast<uint64_t>(start_ns), static_cast<uint64_t>(end_ns)));
+  const otlp::SpanCounters& c = s->counters;
+  const uint64_t dropped = otlp::DroppedSpans(c);
+  if (dropped > 0 && options_.log) {
+    // Never silent: the user learns at once that the figures undercount, and why.
+    options_.log("request spans dropped, taking window " + base::FormatLocalTime(start_ns) + " - " +
+                 base::FormatLocalTime(end_ns) + ": " + otlp::DescribeDrops(c) +
+                 " (docs/request-spans.md)");
+  }
+  if (s->requests == 0 && c.spans_received == 0 && c.requests_rejected == 0 && dropped == 0)
+    return nullptr;
+  return s;
 }
 
 TelemetryStatus Telemetry::status() const {

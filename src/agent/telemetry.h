@@ -40,6 +40,13 @@ struct TelemetryOptions {
   int64_t scrape_interval_ns = 5'000'000'000;
   std::string proc_root = "/proc";
   bool otlp = true;
+  // How long a span window stays open after its end. The OpenTelemetry SDKs' batch processors
+  // export every 5 s (scheduledDelayMillis), so a span arrives up to ~5 s after it ended: its
+  // window is taken (and stored) only at end + grace. Spans arriving later still are dropped as
+  // late, logged and counted.
+  int64_t span_grace_ns = 10'000'000'000;
+  // One line per event worth telling the user (spans dropped); unset = silent.
+  std::function<void(const std::string&)> log;
 };
 
 // A collector's state for `inferscope status` and /api/v1/status.
@@ -56,7 +63,8 @@ struct TelemetryStatus {
   uint64_t spans_received = 0;
 };
 
-// What a closed window produced: records for the store and the values for /metrics.
+// What a closed window produced: records for the store and the values for /metrics. The span
+// window lags the others by the grace period: its record carries its own bounds.
 struct TelemetryWindow {
   std::vector<TelemetryRecord>
       records;  // TelemetryRecord::kGpu/kEngine/kSpans; empty ones left out
@@ -74,7 +82,8 @@ class Telemetry {
   Telemetry& operator=(const Telemetry&) = delete;
 
   void Start();
-  // Closes the current (partial) window, emits it and joins the threads. Idempotent.
+  // Closes the current (partial) window and every span window still in its grace period, emits
+  // them and joins the threads. Idempotent.
   void Stop();
 
   // The profiled processes: where the scraper looks for the engine's metrics endpoint.
@@ -86,7 +95,10 @@ class Telemetry {
  private:
   void SampleLoop();
   void ScrapeLoop();
-  void CloseWindow(int64_t start_ns, int64_t end_ns);
+  // Emits GPU and engine metrics of [start_ns, end_ns), and the span windows ending at or before
+  // `spans_until_ns` not taken yet (end + grace has passed, or at shutdown all up to end_ns).
+  void CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_until_ns);
+  std::unique_ptr<otlp::SpanWindow> TakeSpanWindow(int64_t start_ns, int64_t end_ns);
 
   const TelemetryOptions options_;
   WindowCallback on_window_;
@@ -99,6 +111,7 @@ class Telemetry {
   bool stop_ = false;
   std::thread sample_thread_, scrape_thread_;
   std::atomic<bool> gpu_ready_{false};  // gpu_ is set (or stays null) and never changes again
+  int64_t spans_taken_end_ = 0;         // sample thread only: spans before it were taken
 
   mutable std::mutex status_mu_;  // guards the last window's facts below
   std::vector<GpuDeviceWindow> last_devices_;

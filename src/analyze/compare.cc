@@ -16,6 +16,7 @@ namespace {
 // weigh a change of it.
 struct MetricDef {
   std::string key, group, label, unit;
+  size_t name_size = 0;  // MetricChange::name_size
   Better better = Better::kLower;
   std::function<std::optional<double>(const ProfileFigures&)> value;
   // Impact of a change from `base` to `cand` on this side pair (share of GPU time at stake, or
@@ -50,6 +51,7 @@ void AddTimed(std::vector<MetricDef>* defs, bool per_token, const std::string& g
   };
   MetricDef share;
   share.group = group;
+  share.name_size = what.size();
   share.better = Better::kLower;
   if (per_token) {
     share.key = group + "." + name + ".per_token";
@@ -78,6 +80,7 @@ void AddTimed(std::vector<MetricDef>* defs, bool per_token, const std::string& g
   mean.key = group + "." + name + ".mean";
   mean.group = group;
   mean.label = what + ": mean time per call";
+  mean.name_size = what.size();
   mean.unit = "ns";
   mean.better = Better::kLower;
   mean.kind = MetricDef::Kind::kMean;
@@ -283,6 +286,7 @@ Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candida
     m.key = def.key;
     m.group = def.group;
     m.label = def.label;
+    m.name_size = def.name_size;
     m.unit = def.unit;
     m.better = def.better;
     m.baseline = *b;
@@ -451,6 +455,25 @@ std::string Cut(const std::string& s, size_t width) {
   return s.substr(0, width - 3) + "...";
 }
 
+// A label cut to `width`: the quantity ("...: mean time per call") is never cut; the name loses
+// its namespaces first (a kernel's function name says most), then its middle.
+std::string CutLabel(const MetricChange& m, size_t width) {
+  if (m.label.size() <= width) return m.label;
+  const size_t name_size = std::min(m.name_size, m.label.size());
+  const std::string quantity = m.label.substr(name_size);
+  if (name_size == 0 || quantity.size() + 8 > width) return Cut(m.label, width);
+  const size_t budget = width - quantity.size();  // for the name, "..." included
+  std::string name = m.label.substr(0, name_size);
+  if (size_t colons = name.rfind("::"); colons != std::string::npos && colons + 2 < name.size())
+    name = name.substr(colons + 2);
+  if (name.size() > budget) {
+    const size_t head = (budget - 3) / 3;
+    const size_t tail = budget - 3 - head;
+    name = name.substr(0, head) + "..." + name.substr(name.size() - tail);
+  }
+  return name + quantity;
+}
+
 }  // namespace
 
 void WriteComparisonJson(const Comparison& c, base::JsonWriter& w) {
@@ -563,9 +586,9 @@ std::string RenderComparison(const Comparison& c, bool markdown, bool all, size_
     out += fmt::format("  {:<10}  {:<38} {:>11} {:>11} {:>9}  {}\n", "status", "quantity",
                        "baseline", "candidate", "change", "judged by");
     for (const MetricChange* m : rows)
-      out += fmt::format("  {:<10}  {:<38} {:>11} {:>11} {:>9}  {}\n", Status(*m),
-                         Cut(m->label, 38), Value(m->baseline, m->unit),
-                         Value(m->candidate, m->unit), Change(*m), Test(*m));
+      out += fmt::format("  {:<10}  {:<38} {:>11} {:>11} {:>9}  {}\n", Status(*m), CutLabel(*m, 38),
+                         Value(m->baseline, m->unit), Value(m->candidate, m->unit), Change(*m),
+                         Test(*m));
   }
   if (hidden > 0)
     out += fmt::format("{}({} smaller changes not shown; --all lists them)\n",

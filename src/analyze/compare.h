@@ -68,7 +68,10 @@ struct MetricChange {
   std::string key;    // stable id: "category.attention.share", "kernel.<name>.mean", "busy", ...
   std::string group;  // "busy", "category", "kernel", "idle", "sync", "stage", "throughput"
   std::string label;  // for people: "attention: share of GPU time"
-  std::string unit;   // "%", "ns", "ns/token", "ms", "tokens/s"
+  // How much of `label` is the item's name ("attention", a kernel's name); the rest is the
+  // quantity. A narrow column cuts the name, never the quantity. 0: no name part.
+  size_t name_size = 0;
+  std::string unit;  // "%", "ns", "ns/token", "ms", "tokens/s"
   Better better = Better::kLower;
   double baseline = 0, candidate = 0;
   double delta = 0;     // candidate - baseline

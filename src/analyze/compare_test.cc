@@ -185,5 +185,35 @@ TEST(CompareTest, RenderingNamesTheRegression) {
   EXPECT_NE(w.str().find("\"key\": \"category.attention.mean\""), std::string::npos);
 }
 
+// Issue 19: `diff` cut "<long kernel name>: mean time per call" at 38 columns, losing which
+// quantity changed. The name is cut (in its middle), the quantity never.
+TEST(CompareTest, LongNamesAreCutNotTheQuantity) {
+  const std::string name = "vllm::fused_add_rms_norm_kernel_with_a_long_suffix";
+  auto rename = [&](ComparisonSide side) {
+    for (ProfileFigures* f : {&side.whole}) f->kernels[name] = f->kernels["flash_fwd_kernel"];
+    for (ProfileFigures& f : side.slices) f.kernels[name] = f.kernels["flash_fwd_kernel"];
+    return side;
+  };
+  const Comparison c = Compare(rename(Side(1, 100'000, 0.2)), rename(Side(2, 130'000, 0.2)), {});
+  const MetricChange* mean = Find(c, "kernel." + name + ".mean");
+  ASSERT_NE(mean, nullptr);
+  ASSERT_TRUE(mean->regression);
+  EXPECT_EQ(mean->label.substr(0, mean->name_size), name);
+  const std::string text = RenderComparison(c, false, false);
+  // 18 columns left for the name beside ": mean time per call": namespaces go, then the middle.
+  const std::string want_mean = "  fused...ong_suffix: mean time per call  ";
+  const std::string want_share = "  fused...long_suffix: share of GPU time  ";
+  EXPECT_NE(text.find(want_mean), std::string::npos) << text;
+  EXPECT_NE(text.find(want_share), std::string::npos) << text;
+  for (size_t start = 0, end; start < text.size(); start = end + 1) {
+    end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    EXPECT_LE(end - start, 100u) << text.substr(start, end - start);
+  }
+  // Markdown has room: the whole label.
+  EXPECT_NE(RenderComparison(c, true, false).find(name + ": mean time per call"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace inferscope::analyze

@@ -14,10 +14,13 @@ bool IsIdentChar(char c) {
 }
 
 // Removes balanced <...> groups. "operator<" / "operator<<" style names keep their operator text.
+// Inside a template argument list, parentheses hold expressions whose '<' and '>' are comparisons
+// (SFINAE: "std::enable_if<(((8)>(0)))&&..., void>::type"), not brackets: they are skipped.
 std::string StripTemplateArgs(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   int depth = 0;
+  int parens = 0;  // parentheses open inside the current template argument list
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (depth == 0 && c == '<') {
@@ -28,15 +31,43 @@ std::string StripTemplateArgs(std::string_view s) {
         continue;
       }
     }
-    if (c == '<') {
+    if (depth > 0 && c == '(') {
+      ++parens;
+    } else if (depth > 0 && c == ')' && parens > 0) {
+      --parens;
+    } else if (depth > 0 && parens > 0) {
+      // an expression inside the arguments: dropped with them
+    } else if (c == '<') {
       ++depth;
     } else if (c == '>' && depth > 0) {
       --depth;
+      if (depth == 0) parens = 0;
     } else if (depth == 0) {
       out += c;
     }
   }
   return depth == 0 ? out : std::string(s);  // unbalanced: leave the name alone
+}
+
+// The last space-separated word outside parentheses and braces: "std::enable_if::type
+// vllm::fused_add_rms_norm_kernel" -> "vllm::fused_add_rms_norm_kernel" (the return type goes).
+// "(anonymous namespace)" and "{lambda(int)#1}" keep their spaces.
+std::string DropReturnType(const std::string& s) {
+  int depth = 0;
+  size_t last_space = std::string::npos;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '(' || c == '{' || c == '[') ++depth;
+    if ((c == ')' || c == '}' || c == ']') && depth > 0) --depth;
+    if (c == ' ' && depth == 0) last_space = i;
+  }
+  if (last_space == std::string::npos || last_space + 1 >= s.size()) return s;
+  return s.substr(last_space + 1);
+}
+
+void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
+  for (size_t pos = 0; (pos = s->find(from, pos)) != std::string::npos; pos += to.size())
+    s->replace(pos, from.size(), to);
 }
 
 }  // namespace
@@ -63,6 +94,7 @@ std::string ShortenKernelName(std::string_view demangled) {
       s.resize(s.size() - q.size());
   }
   // A parameter list: a trailing (...) group that directly follows an identifier.
+  bool signature = false;
   if (!s.empty() && s.back() == ')') {
     int depth = 0;
     size_t open = std::string::npos;
@@ -73,10 +105,16 @@ std::string ShortenKernelName(std::string_view demangled) {
         break;
       }
     }
-    if (open != std::string::npos && open > 0 && IsIdentChar(s[open - 1])) s.resize(open);
+    if (open != std::string::npos && open > 0 && IsIdentChar(s[open - 1])) {
+      s.resize(open);
+      signature = true;
+    }
   }
-  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
   while (!s.empty() && s.back() == ' ') s.pop_back();
+  // A function signature's words before the name are its return type ("void", or a SFINAE
+  // "std::enable_if<...>::type"); names that are not signatures ("Memcpy HtoD") keep their words.
+  if (signature) s = DropReturnType(s);
+  ReplaceAll(&s, "(anonymous namespace)", "(anon)");
   return s.empty() ? std::string(demangled) : s;
 }
 

@@ -17,7 +17,7 @@ TEST(KernelNamesTest, ShortensSignatures) {
             "flashinfer::BatchDecodeKernel");
   EXPECT_EQ(ShortenKernelName("void at::native::(anonymous namespace)::softmax_warp<float>(float*, "
                               "float const*, int)"),
-            "at::native::(anonymous namespace)::softmax_warp");
+            "at::native::(anon)::softmax_warp");
   EXPECT_EQ(ShortenKernelName(
                 "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
             "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
@@ -26,6 +26,31 @@ TEST(KernelNamesTest, ShortensSignatures) {
   EXPECT_EQ(ShortenKernelName("sm90_xmma_gemm_bf16bf16_bf16f32"),
             "sm90_xmma_gemm_bf16bf16_bf16f32");
   EXPECT_EQ(ShortenKernelName(""), "");
+}
+
+// Issue 19: vLLM's fused_add_rms_norm_kernel showed as "std::enable_if(0)))&&v...rms_norm_kernel":
+// the '>' of "(8)>(0)" closed the template list, and the SFINAE return type stayed in front.
+TEST(KernelNamesTest, StripsReturnTypesAndSfinaeWrappers) {
+  EXPECT_EQ(
+      ShortenKernelName("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, "
+                        "void>::type vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>("
+                        "c10::BFloat16*, long, c10::BFloat16*, c10::BFloat16 const*, float, "
+                        "int, int)"),
+      "vllm::fused_add_rms_norm_kernel");
+  EXPECT_EQ(ShortenKernelName("std::enable_if<((8)<(16)), void>::type ns::k<((4)>(2))>(int)"),
+            "ns::k");
+  EXPECT_EQ(ShortenKernelName("int ns::foo<bar<1> >(float)"), "ns::foo");
+  EXPECT_EQ(ShortenKernelName("unsigned long long ns::count(int)"), "ns::count");
+  EXPECT_EQ(ShortenKernelName("void at::native::(anonymous namespace)::fill<{lambda(int)#1}>(int)"),
+            "at::native::(anon)::fill");
+  EXPECT_EQ(ShortenKernelName("void at::native::vectorized_elementwise_kernel<4, "
+                              "at::native::(anonymous namespace)::F>(int, at::native::(anonymous "
+                              "namespace)::F)"),
+            "at::native::vectorized_elementwise_kernel");
+  EXPECT_EQ(ShortenKernelName("void (anonymous namespace)::k(int)"), "(anon)::k");
+  // Not signatures: words stay.
+  EXPECT_EQ(ShortenKernelName("Memset (Device)"), "Memset (Device)");
+  EXPECT_EQ(ShortenKernelName("Memcpy DtoH (Device -> Pinned)"), "Memcpy DtoH (Device -> Pinned)");
 }
 
 TEST(KernelNamesTest, DisplayNameOfMangledKernel) {

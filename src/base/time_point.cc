@@ -26,6 +26,54 @@ std::string FormatLocalTime(int64_t unix_ns) {
   return buf;
 }
 
+namespace {
+
+// Seconds since the epoch, rounded down (times before 1970 too).
+time_t Seconds(int64_t unix_ns) {
+  int64_t s = unix_ns / kNsPerSec;
+  if (unix_ns % kNsPerSec < 0) --s;
+  return static_cast<time_t>(s);
+}
+
+// "2026-01-02 03:04:05", or with a 'T' between date and time.
+std::string DateTime(const tm& t, bool iso) {
+  char buf[64];
+  std::strftime(buf, sizeof(buf), iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &t);
+  return buf;
+}
+
+}  // namespace
+
+std::string FormatUtcTime(int64_t unix_ns) {
+  const time_t t = Seconds(unix_ns);
+  tm utc{};
+  gmtime_r(&t, &utc);
+  return DateTime(utc, false);
+}
+
+std::string LocalUtcOffset(int64_t unix_ns) {
+  const time_t t = Seconds(unix_ns);
+  tm local{};
+  localtime_r(&t, &local);
+  const long offset_s = local.tm_gmtoff;  // glibc: seconds east of UTC, DST included
+  const int abs_min = static_cast<int>((offset_s < 0 ? -offset_s : offset_s) / 60 % (24 * 60));
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%c%02d:%02d", offset_s < 0 ? '-' : '+', abs_min / 60,
+                abs_min % 60);
+  return buf;
+}
+
+std::string FormatIsoTime(int64_t unix_ns, bool utc) {
+  const time_t t = Seconds(unix_ns);
+  tm parts{};
+  if (utc) {
+    gmtime_r(&t, &parts);
+    return DateTime(parts, true) + "Z";
+  }
+  localtime_r(&t, &parts);
+  return DateTime(parts, true) + LocalUtcOffset(unix_ns);
+}
+
 StatusOr<int64_t> ParseTimePoint(std::string_view text, int64_t now_unix_ns) {
   auto bad = [&]() {
     return InvalidArgumentError("invalid time '" + std::string(text) +

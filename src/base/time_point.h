@@ -23,5 +23,11 @@ StatusOr<int64_t> ParseTimePoint(std::string_view text, int64_t now_unix_ns);
 
 // "2026-01-02 03:04:05" in local time, for messages.
 std::string FormatLocalTime(int64_t unix_ns);
+// "2026-01-02 03:04:05" in UTC.
+std::string FormatUtcTime(int64_t unix_ns);
+// The local time zone's offset from UTC at that time: "+01:00", "-05:00", "+00:00".
+std::string LocalUtcOffset(int64_t unix_ns);
+// ISO 8601 to the second: "2026-01-02T03:04:05Z" (utc) or "2026-01-02T04:04:05+01:00" (local).
+std::string FormatIsoTime(int64_t unix_ns, bool utc);
 
 }  // namespace inferscope::base

@@ -111,6 +111,11 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str();
   agent_cmd_->add_option("--scrape-interval", scrape_interval_, "Engine /metrics scrape period")
       ->capture_default_str();
+  agent_cmd_
+      ->add_option("--span-grace", span_grace_,
+                   "How long a window stays open for late OTLP spans (the SDKs' batch\n"
+                   "processors export every 5 s); spans arriving later are dropped and logged")
+      ->capture_default_str();
   agent_cmd_->add_option("--metrics-url", metrics_url_,
                          "The engine's Prometheus endpoint (default: found from the listening\n"
                          "sockets of the profiled processes)");
@@ -188,6 +193,7 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
         {"--gpu-sample-interval", gpu_sample_interval_, 10'000'000,
          &options.telemetry.gpu_sample_interval_ns},
         {"--scrape-interval", scrape_interval_, 100'000'000, &options.telemetry.scrape_interval_ns},
+        {"--span-grace", span_grace_, 0, &options.telemetry.span_grace_ns},
     };
     for (const auto& d : durations) {
       auto v = base::ParseDuration(d.text, base::DurationUnits::kWithLongUnits);

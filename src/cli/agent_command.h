@@ -40,7 +40,8 @@ class AgentAndReportCommands {
   bool verbose_ = false;
   int http_port_ = agent::AgentOptions::kDefaultHttpPort;
   bool no_nvml_ = false, no_scrape_ = false, no_otlp_ = false;
-  std::string window_ = "10s", gpu_sample_interval_ = "1s", scrape_interval_ = "5s";
+  std::string window_ = "10s", gpu_sample_interval_ = "1s", scrape_interval_ = "5s",
+              span_grace_ = "10s";
   std::string metrics_url_, nvml_library_ = "libnvidia-ml.so.1";
   std::vector<int> watch_pids_;
   std::string report_state_dir_, last_, format_ = "text";

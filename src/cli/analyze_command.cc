@@ -110,6 +110,21 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<analyze::AnalysisInput> inputs;
   for (const ImportedWindow& w : imported) inputs.push_back({w.path, w.format, &w.window});
   analyze::Analysis analysis = analyze::Analyze(inputs, analysis_options);
+  // No verdict without evidence: without a kernel, copy or memset every finding would be empty and
+  // the diagnosis would read "healthy".
+  if (analysis.summary.kernel_count == 0 && analysis.summary.temporal.busy_ns == 0) {
+    size_t processes = 0;
+    for (const ImportedWindow& w : imported) processes += w.window.processes.size();
+    err << "inferscope: no GPU activity matched: "
+        << (files.size() == 1 ? files[0] + " (" + imported[0].format + ") holds"
+                              : std::to_string(files.size()) + " inputs hold")
+        << " no kernel, memcpy or memset event";
+    if (processes > 0) err << " (" << processes << " processes without any)";
+    err << "\n"
+        << "  record CUDA activity: torch.profiler with ProfilerActivity.CUDA, or nsys profile "
+           "--trace=cuda\n";
+    return kExitNotFound;
+  }
   if (!options.thresholds_path.empty()) {
     auto thresholds = analyze::LoadThresholdsFile(options.thresholds_path);
     if (!thresholds.ok()) return Fail(err, thresholds.status(), options.thresholds_path);

@@ -139,6 +139,29 @@ TEST_F(CliTest, MissingFile) {
       << r.err;
 }
 
+// Issue 19: a trace without GPU events was reported "healthy" with exit 0. No GPU activity
+// matched: exit 3, no report, and a hint on recording CUDA activity.
+TEST_F(CliTest, TraceWithoutGpuActivityGivesNoVerdict) {
+  WriteFile(dir_ / "cpu.json", R"js({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 100, "ts": 1000, "dur": 5},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+     "ts": 1010, "dur": 5, "args": {"correlation": 1}}]})js");
+  for (const std::string format : {"text", "json"}) {
+    const Result r = Run("analyze --format " + format + " '" + (dir_ / "cpu.json").string() + "'");
+    EXPECT_EQ(r.exit_code, 3) << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(r.err.rfind("inferscope: no GPU activity matched: " + (dir_ / "cpu.json").string() +
+                              " (kineto_json) holds no kernel, memcpy or memset event",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_NE(r.err.find("ProfilerActivity.CUDA"), std::string::npos) << r.err;
+  }
+  // With a kernel it reports as before.
+  WriteFile(dir_ / "t.json", kTrace);
+  EXPECT_EQ(Run("analyze '" + (dir_ / "t.json").string() + "'").exit_code, 0);
+}
+
 TEST_F(CliTest, TextFileIsNotATrace) {
   WriteFile(dir_ / "notes.txt", "hello, this is not a trace\n");
   const Result r = Run("analyze '" + (dir_ / "notes.txt").string() + "'");

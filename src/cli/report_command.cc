@@ -2,6 +2,7 @@
 #include "src/cli/report_command.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <exception>
@@ -11,6 +12,7 @@
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/duration.h"
+#include "src/base/file.h"
 #include "src/base/time_point.h"
 #include "src/cli/exit_codes.h"
 #include "src/report/format.h"
@@ -27,6 +29,39 @@ std::string RangeText(int64_t ns) {
   return report::FormatDuration(ns);
 }
 
+// "10s", "500ms": a duration as --window takes it.
+std::string FlagDuration(int64_t ns) {
+  if (ns % 1'000'000'000 == 0) return fmt::format("{}s", ns / 1'000'000'000);
+  if (ns % 1'000'000 == 0) return fmt::format("{}ms", ns / 1'000'000);
+  return report::FormatDuration(ns);
+}
+
+// The running agent's window length from <state dir>/agent.json; 0 when unknown (no agent, or
+// one from before it wrote it).
+int64_t AgentWindowNs(const std::string& state_dir) {
+  auto text = base::ReadSmallFile(state_dir + "/agent.json", "agent.json");
+  if (!text.ok()) return 0;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  int64_t window_ns = 0;
+  if (parser.parse(*text).get(doc) != simdjson::SUCCESS ||
+      doc["window_ns"].get_int64().get(window_ns) != simdjson::SUCCESS)
+    return 0;
+  return window_ns > 0 ? window_ns : 0;
+}
+
+// Processes that said hello in the range, have not said goodbye and never sent a window (a window
+// moves last_seen past the hello's first_seen): their first window is still being collected.
+size_t WaitingProcesses(agent::SqliteStore& store, const agent::RangeQuery& query) {
+  auto processes = store.ListProcesses(query.Windows(), /*include_idle=*/true);
+  if (!processes.ok()) return 0;
+  size_t n = 0;
+  for (const agent::ProcessInfo& p : *processes)
+    n += p.windows == 0 && p.process.ended_ns == 0 &&
+         p.process.last_seen_ns == p.process.first_seen_ns;
+  return n;
+}
+
 int Fail(std::ostream& err, const base::Status& status) {
   err << "inferscope: error: " << status.message() << "\n";
   return ExitCodeFor(status);
@@ -35,6 +70,7 @@ int Fail(std::ostream& err, const base::Status& status) {
 int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   const int64_t now_ns = options.now_unix_ns ? options.now_unix_ns : base::UnixNowNs();
   agent::RangeQuery query;
+  query.now_ns = now_ns;
   query.pid = options.pid;
   query.rank = options.rank;
   query.device = options.device;
@@ -80,18 +116,13 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (result->corrupt_windows > 0)
     err << "inferscope: note: skipped " << result->corrupt_windows
         << " stored windows that did not decode\n";
-  if (result->windows == 0 && result->telemetry_windows == 0) {
-    const std::string range =
-        options.from.empty() && options.to.empty() ? "in the last " + RangeText(options.last_ns)
-        : query.to_ns == kOpenEnded                ? "since " + base::FormatLocalTime(query.from_ns)
-                                    : "between " + base::FormatLocalTime(query.from_ns) + " and " +
-                                          base::FormatLocalTime(query.to_ns);
-    std::string filters;
-    if (options.pid) filters += fmt::format(" for pid {}", *options.pid);
-    if (options.rank) filters += fmt::format(" for rank {}", *options.rank);
-    if (options.device) filters += fmt::format(" on device {}", *options.device);
-    err << "inferscope: no profile windows " << range << filters << " in " << (*store)->path()
-        << "\n";
+  const std::string range =
+      options.from.empty() && options.to.empty() ? "in the last " + RangeText(options.last_ns)
+      : query.to_ns == kOpenEnded                ? "since " + base::FormatLocalTime(query.from_ns)
+                                  : "between " + base::FormatLocalTime(query.from_ns) + " and " +
+                                        base::FormatLocalTime(query.to_ns);
+  // Where the range holds nothing, what the rest of the store holds: the range to ask for instead.
+  auto explain_store = [&] {
     auto summary = (*store)->Summary();
     if (summary.ok() && summary->windows > 0) {
       err << "  the store holds " << summary->windows << " windows from "
@@ -102,9 +133,43 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
       err << "  the store is empty: run the application under 'inferscope run', or with "
              "CUDA_INJECTION64_PATH set, while 'inferscope agent' runs\n";
     }
+  };
+  const std::string filters = agent::FilterText(query);
+  // Before the first window: processes connected (their hello is stored) but nothing to report
+  // yet. Say so, and when to look again, rather than "the store is empty".
+  const size_t waiting =
+      result->windows == 0 && filters.empty() ? WaitingProcesses(**store, query) : 0;
+  if (waiting > 0) {
+    const int64_t window_ns = AgentWindowNs(options.state_dir);
+    err << "inferscope: waiting for the first window ("
+        << (window_ns > 0 ? "window " + FlagDuration(window_ns) + ", " : "") << waiting
+        << (waiting == 1 ? " process" : " processes") << " connected) in " << (*store)->path()
+        << "\n"
+        << "  a process sends its first window one window after its first CUDA work; run "
+           "'inferscope report' again then\n";
+    if (result->telemetry_windows == 0) return kExitNotFound;
+  }
+  if (result->windows == 0 && result->telemetry_windows == 0 && filters.empty()) {
+    err << "inferscope: no profile windows " << range << " in " << (*store)->path() << "\n";
+    explain_store();
     return kExitNotFound;
   }
-  if (result->windows == 0)
+  // No verdict without evidence: a filter that matched nothing, or windows without a kernel, copy
+  // or memset, would otherwise read as "healthy".
+  if (agent::NoGpuActivityMatched(query, *result)) {
+    err << "inferscope: no GPU activity matched" << (filters.empty() ? "" : " " + filters) << " "
+        << range << " in " << (*store)->path() << "\n";
+    auto holds = agent::DescribeRange(**store, query);
+    if (!holds.ok()) return Fail(err, holds.status());
+    if (holds->empty()) {
+      explain_store();
+    } else {
+      err << "  the range holds:\n";
+      for (const std::string& line : *holds) err << "    " << line << "\n";
+    }
+    return kExitNotFound;
+  }
+  if (result->windows == 0 && waiting == 0)
     err << "inferscope: note: no profile windows in the range (no profiled process sent any); "
            "showing the host telemetry only\n";
   out << agent::RenderRangeReport(*result, options.format);

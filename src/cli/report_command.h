@@ -31,7 +31,8 @@ struct ReportOptions {
 };
 
 // Runs the command. The report goes to `out`; errors (one line) and notes go to `err`.
-// Exit codes: 0 ok, 2 usage, 3 no store or no windows in the range, 5 corrupt store, 1 other.
+// Exit codes: 0 ok, 2 usage, 3 no store, no windows in the range or no GPU activity matched the
+// filters (the message says what the range holds), 5 corrupt store, 1 other.
 int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace inferscope::cli

@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
+#include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/json_writer.h"
@@ -64,6 +68,25 @@ class ReportCommandTest : public ::testing::Test {
       }
     }
   }
+  // GPU metrics of GPUs 0..3 over [start, start + 10 s): what a live agent's store also holds.
+  void AddGpuMetrics(int64_t start_ns) {
+    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    agent::GpuMetricsWindow g;
+    g.start_unix_ns = start_ns;
+    g.end_unix_ns = start_ns + 10 * kSec;
+    for (int32_t i = 0; i < 4; ++i) {
+      agent::GpuDeviceWindow& d = g.devices.emplace_back();
+      d.index = i;
+      d.uuid = "GPU-" + std::to_string(i);
+      d.name = "NVIDIA H100 80GB HBM3";
+      d.samples = 10;
+    }
+    base::JsonWriter w;
+    g.WriteJson(w);
+    ASSERT_TRUE(
+        (*store)->AppendTelemetry({"gpu", g.start_unix_ns, g.end_unix_ns, start_ns, w.str()}).ok());
+  }
   std::string dir_;
 };
 
@@ -77,7 +100,8 @@ TEST_F(ReportCommandTest, RendersMergedWindowsOfTheRange) {
   std::ostringstream out, err;
   ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
   EXPECT_NE(out.str().find("\"store:" + dir_ + "\""), std::string::npos);
-  EXPECT_NE(out.str().find("6 windows"), std::string::npos);
+  EXPECT_NE(out.str().find("\"processes\": 2,\n    \"windows\": 12,"), std::string::npos)
+      << out.str().substr(out.str().find("\"range\""), 600);
 
   options.format = report::ReportFormat::kText;
   options.rank = 1;
@@ -98,7 +122,7 @@ TEST_F(ReportCommandTest, LastIncludesWindowsStampedAfterNow) {
   options.format = report::ReportFormat::kJson;
   std::ostringstream out, err;
   ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("2 windows"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("\"windows\": 4,"), std::string::npos) << out.str();
 }
 
 TEST_F(ReportCommandTest, EmptyRangeAndMissingStoreAreClear) {
@@ -117,6 +141,217 @@ TEST_F(ReportCommandTest, EmptyRangeAndMissingStoreAreClear) {
   EXPECT_TRUE(out.str().empty());
   options.last_ns = 2 * 3600 * kSec;
   EXPECT_EQ(RunReport(options, out, err), 0) << err.str();
+}
+
+// Issue 19: `report --rank 7` / `--device 5` / `--pid 1` matching nothing gave "healthy" with
+// exit 0 (the store's GPU metrics made the range non-empty). No GPU activity matched: exit 3, no
+// report, and the message says what the range does hold.
+TEST_F(ReportCommandTest, NoGpuActivityMatchedIsExit3AndSaysWhatTheRangeHolds) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 6);
+  AddGpuMetrics(now - 120 * kSec);
+  struct Case {
+    std::optional<uint32_t> pid;
+    std::optional<int32_t> rank;
+    std::optional<uint32_t> device;
+    std::string matched;
+  };
+  for (const Case& c : {Case{std::nullopt, 7, std::nullopt, "rank 7"},
+                        Case{std::nullopt, std::nullopt, 5, "device 5"},
+                        Case{1, std::nullopt, std::nullopt, "pid 1"},
+                        Case{std::nullopt, 0, 2, "rank 0, device 2"}}) {
+    for (auto format : {report::ReportFormat::kText, report::ReportFormat::kJson}) {
+      ReportOptions options;
+      options.state_dir = dir_;
+      options.now_unix_ns = now;
+      options.format = format;
+      options.pid = c.pid;
+      options.rank = c.rank;
+      options.device = c.device;
+      std::ostringstream out, err;
+      EXPECT_EQ(RunReport(options, out, err), 3) << c.matched << "\n" << out.str();
+      EXPECT_TRUE(out.str().empty()) << out.str().substr(0, 400);
+      EXPECT_NE(err.str().find("inferscope: no GPU activity matched " + c.matched +
+                               " in the last 5 min in "),
+                std::string::npos)
+          << err.str();
+      EXPECT_NE(err.str().find("    pid 100, rank 0 on node-a: GPU 0, 1; 6 windows, "),
+                std::string::npos)
+          << err.str();
+      EXPECT_NE(err.str().find("    pid 101, rank 1 on node-a: GPU 1, 2, 7; 6 windows, "),
+                std::string::npos)
+          << err.str();
+      EXPECT_NE(err.str().find("    host telemetry: GPU metrics of GPU 0, 1, 2, 3\n"),
+                std::string::npos)
+          << err.str();
+    }
+  }
+}
+
+// Windows whose processes never touched a GPU hold no evidence either: no verdict.
+TEST_F(ReportCommandTest, WindowsWithoutGpuActivityGiveNoVerdict) {
+  const int64_t now = 1'800'000'000 * kSec;
+  auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  wire::Hello hello;
+  hello.pid = 300;
+  hello.rank = 0;
+  hello.hostname = "node-b";
+  auto id = (*store)->UpsertProcess(hello, now - 60 * kSec);
+  ASSERT_TRUE(id.ok());
+  model::ProfileWindow w;
+  w.start_ns = now - 60 * kSec;
+  w.end_ns = now - 50 * kSec;
+  w.processes.emplace_back().pid = 300;  // connected, loading the model: no GPU yet
+  agent::PendingWindow p{*id, w.start_ns, w.end_ns, w.end_ns, ""};
+  wire::EncodeWindow(w, &p.encoded);
+  ASSERT_TRUE((*store)->AppendWindow(p).ok());
+  store->reset();
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunReport(options, out, err), 3) << out.str();
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_NE(err.str().find("inferscope: no GPU activity matched in the last 5 min in "),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("    pid 300, rank 0 on node-b: no GPU; 1 windows, 0 kernels\n"),
+            std::string::npos)
+      << err.str();
+}
+
+// Filters apply to the GPU metrics: --device 2 shows GPU 2's metrics only, --rank 0 those of the
+// GPUs rank 0 ran on (0 and 1).
+TEST_F(ReportCommandTest, FiltersApplyToGpuMetrics) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 6);
+  AddGpuMetrics(now - 120 * kSec);
+  auto gpus = [&](std::optional<int32_t> rank, std::optional<uint32_t> device) {
+    ReportOptions options;
+    options.state_dir = dir_;
+    options.now_unix_ns = now;
+    options.format = report::ReportFormat::kJson;
+    options.rank = rank;
+    options.device = device;
+    std::ostringstream out, err;
+    EXPECT_EQ(RunReport(options, out, err), 0) << err.str();
+    std::string uuids;
+    const std::string needle = "\"uuid\": \"GPU-";
+    for (size_t pos = 0; (pos = out.str().find(needle, pos)) != std::string::npos;) {
+      pos += needle.size();
+      uuids += out.str()[pos];
+    }
+    return uuids;
+  };
+  EXPECT_EQ(gpus(std::nullopt, std::nullopt), "0123");
+  EXPECT_EQ(gpus(std::nullopt, 2), "2");
+  EXPECT_EQ(gpus(0, std::nullopt), "01");
+  EXPECT_EQ(gpus(1, 2), "2");
+}
+
+// Issue 19 item 3: a report says what it covers. One input line for the store (not one per
+// process) with its process and window counts, and the range in UTC and local time; JSON "range".
+TEST_F(ReportCommandTest, SaysWhatItCovers) {
+  const int64_t now = 1'800'000'000 * kSec;  // 2027-01-15 08:00:00 UTC
+  Populate(now - 120 * kSec, 6);
+  const char* old_tz = std::getenv("TZ");
+  const std::string saved = old_tz ? old_tz : "";
+  ::setenv("TZ", "EST5", 1);  // POSIX form, UTC-05:00 without tzdata
+  ::tzset();
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  const std::string text = out.str();
+  const std::string header = text.substr(0, text.find("ranks: "));
+  EXPECT_NE(header.find("input: store:" + dir_ + " (inferscope_store, 2 processes, 12 windows)\n"),
+            std::string::npos)
+      << header;
+  EXPECT_EQ(header.find("input: "), header.rfind("input: ")) << header;  // one input line
+  EXPECT_NE(header.find("range: 2027-01-15 07:55:00 to 08:00:00 UTC (now; open-ended)\n"),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("range (local, UTC-05:00): 2027-01-15 02:55:00 to 03:00:00\n"),
+            std::string::npos)
+      << header;
+
+  options.format = report::ReportFormat::kJson;
+  options.from = "1799999000";
+  options.to = "1800090000";  // the next day in UTC
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  const std::string json = out.str();
+  for (const std::string want :
+       {"\"range\": {\n    \"from_unix_ns\": 1799999000000000000,\n    \"to_unix_ns\": "
+        "1800090000000000000,\n    \"open_ended\": false,",
+        "\"from_utc\": \"2027-01-15T07:43:20Z\"", "\"to_utc\": \"2027-01-16T09:00:00Z\"",
+        "\"from_local\": \"2027-01-15T02:43:20-05:00\"",
+        "\"to_local\": \"2027-01-16T04:00:00-05:00\"", "\"processes\": 2,"})
+    EXPECT_NE(json.find(want), std::string::npos) << want << "\n"
+                                                  << json.substr(json.find("\"range\""), 500);
+  options.format = report::ReportFormat::kText;
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("range: 2027-01-15 07:43:20 to 2027-01-16 09:00:00 UTC\n"),
+            std::string::npos)
+      << out.str().substr(0, 600);
+  if (old_tz)
+    ::setenv("TZ", saved.c_str(), 1);
+  else
+    ::unsetenv("TZ");
+  ::tzset();
+}
+
+// Issue 19 item 4: before the first window, `report` said "the store is empty: run the application
+// under 'inferscope run'" while the processes were connected. It says it is waiting, for how long.
+TEST_F(ReportCommandTest, BeforeTheFirstWindowSaysItIsWaiting) {
+  const int64_t now = 1'800'000'000 * kSec;
+  {
+    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    for (uint32_t pid : {500u, 501u}) {
+      wire::Hello hello;
+      hello.pid = pid;
+      hello.hostname = "node-c";
+      ASSERT_TRUE((*store)->UpsertProcess(hello, now - 3 * kSec).ok());
+    }
+    // One that finished long ago, and one that said goodbye: neither is waiting.
+    wire::Hello old;
+    old.pid = 400;
+    ASSERT_TRUE((*store)->UpsertProcess(old, now - 3600 * kSec).ok());
+    wire::Hello gone;
+    gone.pid = 502;
+    auto id = (*store)->UpsertProcess(gone, now - 4 * kSec);
+    ASSERT_TRUE(id.ok());
+    ASSERT_TRUE((*store)->MarkProcessEnded(*id, now - 2 * kSec).ok());
+  }
+  {
+    std::ofstream f(dir_ + "/agent.json");
+    f << R"({"pid": 1, "socket": "x", "window_ns": 10000000000, "endpoints": {}})"
+      << "\n";
+  }
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunReport(options, out, err), 3);
+  EXPECT_TRUE(out.str().empty()) << out.str();
+  EXPECT_EQ(err.str().rfind("inferscope: waiting for the first window (window 10s, 2 processes "
+                            "connected) in ",
+                            0),
+            0u)
+      << err.str();
+  EXPECT_EQ(err.str().find("the store is empty"), std::string::npos) << err.str();
+
+  // Without agent.json (no agent, or no HTTP API) the window is not known: the rest still holds.
+  fs::remove(dir_ + "/agent.json");
+  err.str("");
+  EXPECT_EQ(RunReport(options, out, err), 3);
+  EXPECT_EQ(err.str().rfind("inferscope: waiting for the first window (2 processes connected)", 0),
+            0u)
+      << err.str();
 }
 
 TEST(ParseTimePointTest, AcceptedForms) {

@@ -277,7 +277,8 @@ const char* ToolVersion() { return INFERSCOPE_VERSION; }
 std::string RenderJson(const Analysis& a) {
   // A trace has no host telemetry; the keys are there all the same (null), so the schema is one.
   return RenderJson(a, [](JsonWriter& w) {
-    for (const char* key : {"gpu_metrics", "engine", "requests", "cost"}) w.Key(key).Null();
+    for (const char* key : {"range", "gpu_metrics", "engine", "requests", "cost"})
+      w.Key(key).Null();
   });
 }
 
@@ -399,6 +400,14 @@ std::string Render(const Analysis& analysis, ReportFormat format, const ReportEx
   if (format == ReportFormat::kJson) return RenderJson(analysis, extras.json);
   constexpr int kWidth = 100;
   Document doc = BuildDocument(analysis, kWidth);
+  if (!extras.input_lines.empty()) {
+    // The per-input lines lead the header: replace them.
+    std::erase_if(doc.header_lines, [](const std::string& line) {
+      return line.rfind("input: ", 0) == 0 || line.rfind("... and ", 0) == 0;
+    });
+    doc.header_lines.insert(doc.header_lines.begin(), extras.input_lines.begin(),
+                            extras.input_lines.end());
+  }
   for (const ReportExtras::Section& extra : extras.sections) {
     Section& s = doc.sections.emplace_back();
     s.title = extra.title;

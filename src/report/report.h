@@ -45,6 +45,9 @@ struct ReportExtras {
   };
   std::vector<Section> sections;
   std::function<void(base::JsonWriter&)> json;
+  // Header lines saying what the report covers, in place of the one-per-input "input:" lines
+  // (text and markdown; a store range: one input line and the range).
+  std::vector<std::string> input_lines;
 };
 std::string Render(const analyze::Analysis& analysis, ReportFormat format,
                    const ReportExtras& extras);

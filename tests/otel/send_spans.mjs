@@ -10,7 +10,13 @@
 // with SECRET. Some non-request spans (unknown names carrying the secret) are mixed in.
 //
 //   node send_spans.mjs --endpoint http://127.0.0.1:PORT/v1/traces --protocol proto|json
-//                       --count N [--base-ns NS] [--gzip]
+//                       --count N [--base-ns NS] [--gzip] [--live-seconds S]
+//
+// Default: the spans get past timestamps from --base-ns (10 ms apart) and the processor exports
+// every 200 ms. --live-seconds S: the way an engine sends them, the N spans end in real time,
+// evenly over S seconds (each ending when it is created), and the BatchSpanProcessor keeps the
+// SDK's default cadence (an export every 5 s, scheduledDelayMillis), so most spans reach the
+// receiver seconds after their end.
 
 import { SpanKind } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -21,7 +27,9 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 const SECRET = 'PROMPT-SECRET-7f3a';
 
 function parseArgs(argv) {
-  const args = { protocol: 'proto', count: 20, gzip: false, baseNs: null, endpoint: null };
+  const args = {
+    protocol: 'proto', count: 20, gzip: false, baseNs: null, endpoint: null, liveSeconds: null,
+  };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     if (a === '--endpoint') args.endpoint = argv[++i];
@@ -29,11 +37,14 @@ function parseArgs(argv) {
     else if (a === '--count') args.count = Number(argv[++i]);
     else if (a === '--base-ns') args.baseNs = BigInt(argv[++i]);
     else if (a === '--gzip') args.gzip = true;
+    else if (a === '--live-seconds') args.liveSeconds = Number(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }
   if (!args.endpoint) throw new Error('--endpoint is required');
   if (!['proto', 'json'].includes(args.protocol)) throw new Error('--protocol proto|json');
   if (!(args.count > 0)) throw new Error('--count must be positive');
+  if (args.liveSeconds !== null && !(args.liveSeconds > 0))
+    throw new Error('--live-seconds must be positive');
   if (args.baseNs === null) args.baseNs = BigInt(Date.now() - 60_000) * 1_000_000n;
   return args;
 }
@@ -72,13 +83,18 @@ async function main() {
       args.protocol === 'proto' ? new ProtoExporter(options) : new JsonExporter(options));
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'vllm-otel-test', 'host.name': `HOST-${SECRET}` }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { maxExportBatchSize: 16, scheduledDelayMillis: 200 })],
+    spanProcessors: [new BatchSpanProcessor(
+        exporter,
+        args.liveSeconds === null ? { maxExportBatchSize: 16, scheduledDelayMillis: 200 } : {})],
   });
   const tracer = provider.getTracer('vllm.llm_engine');
 
   const sums = { queue: 0n, prefill: 0n, decode: 0n, inference: 0n, ttft: 0n, e2e: 0n };
   const maxes = { e2e: 0n };
   let promptTokens = 0, completionTokens = 0, otherSpans = 0;
+  let firstEndNs = null, lastEndNs = null;
+  const endNs = [];
+  const liveStartMs = Date.now();
   for (let i = 0; i < args.count; ++i) {
     // Seconds, as vLLM reports them; distinct per request so percentiles are meaningful.
     const queue = 0.001 * ((i % 7) + 1);
@@ -87,8 +103,17 @@ async function main() {
     const inference = prefill + decode;
     const ttft = queue + prefill + 0.003;
     const e2e = queue + inference + 0.005;
-    const startNs = args.baseNs + BigInt(i) * 10_000_000n;
     const e2eNs = BigInt(Math.round(e2e * 1e9));
+    let startNs = args.baseNs + BigInt(i) * 10_000_000n;
+    if (args.liveSeconds !== null) {
+      // Request i finishes now: wait for its turn, then end it at the current time.
+      const dueMs = liveStartMs + (args.liveSeconds * 1000 * i) / args.count;
+      if (dueMs > Date.now()) await new Promise((r) => setTimeout(r, dueMs - Date.now()));
+      startNs = BigInt(Date.now()) * 1_000_000n - e2eNs;
+    }
+    if (firstEndNs === null) firstEndNs = startNs + e2eNs;
+    lastEndNs = startNs + e2eNs;
+    endNs.push(lastEndNs.toString());
     const span = tracer.startSpan('llm_request', {
       kind: SpanKind.SERVER,
       startTime: hrTime(startNs),
@@ -130,6 +155,8 @@ async function main() {
       otherSpans += 1;
     }
   }
+  // Live: the last batch too goes out on the processor's timer (5 s), not on an explicit flush.
+  if (args.liveSeconds !== null) await new Promise((r) => setTimeout(r, 6000));
   await provider.forceFlush();
   await provider.shutdown();
   const summary = {
@@ -139,6 +166,9 @@ async function main() {
     completion_tokens: completionTokens,
     stage_sum_ns: Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, Number(v)])),
     e2e_max_ns: Number(maxes.e2e),
+    first_end_ns: firstEndNs.toString(),  // strings: ns since 1970 exceed a double's precision
+    last_end_ns: lastEndNs.toString(),
+    end_ns: endNs,  // of the request spans, in order
     exports: exporter.exports,
     export_failures: exporter.failures,
   };

@@ -49,6 +49,7 @@ bool ParseInt(const std::string& text, T* out) {
 // Parses from/to/last/pid/rank/device/top/limit; an HTTP 400 response on bad input.
 base::StatusOr<Query> ParseQuery(const HttpRequest& req, int64_t now_ns) {
   Query q;
+  q.range.now_ns = now_ns;
   const std::string* from = req.Param("from");
   const std::string* to = req.Param("to");
   if (from == nullptr && to == nullptr) {
@@ -353,8 +354,26 @@ HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore&
     return JsonError(400, "format: use json, text or markdown");
   auto profile = QueryRangeProfile(store, q.range, "store:" + ctx.state_dir);
   if (!profile.ok()) return JsonError(500, profile.status().message());
-  if (profile->windows == 0 && profile->telemetry_windows == 0)
+  const std::string filters = FilterText(q.range);
+  if (profile->windows == 0 && profile->telemetry_windows == 0 && filters.empty())
     return JsonError(404, "no profile windows or telemetry in the range");
+  // No verdict without evidence (as `inferscope report`, which exits 3): say what the range holds.
+  if (NoGpuActivityMatched(q.range, *profile)) {
+    auto holds = DescribeRange(store, q.range);
+    if (!holds.ok()) return JsonError(500, holds.status().message());
+    base::JsonWriter w;
+    w.BeginObject();
+    w.Key("error").String("no GPU activity matched" + (filters.empty() ? "" : " " + filters) +
+                          " in the range");
+    w.Key("range_holds").BeginArray();
+    for (const std::string& line : *holds) w.String(line);
+    w.EndArray();
+    w.EndObject();
+    HttpResponse r;
+    r.status = 404;
+    r.body = w.str() + "\n";
+    return r;
+  }
   HttpResponse r;
   r.body = RenderRangeReport(*profile, format);
   r.content_type = format == report::ReportFormat::kJson       ? "application/json"

@@ -70,6 +70,7 @@ void HttpServer::Route(const std::string& method, const std::string& path, HttpH
       response = JsonError(500, "internal error");
     }
     res.status = response.status;
+    if (response.close_connection) res.set_header("Connection", "close");
     res.set_content(std::move(response.body), response.content_type.c_str());
   };
   // Exact paths only: escape what std::regex would read as syntax (routes are plain paths).

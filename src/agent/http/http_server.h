@@ -36,6 +36,9 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // Answer with "Connection: close": the client opens a new connection for its next request
+  // instead of reusing one the server may close as it arrives (below).
+  bool close_connection = false;
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;

@@ -12,6 +12,7 @@
 #include "src/agent/http/api_routes.h"
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/base/json_writer.h"
 #include "src/report/report.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
@@ -69,6 +70,29 @@ TEST(HttpServerTest, RoutesErrorsAndExceptions) {
   EXPECT_EQ(r->status, 404);
   server.Stop();
   EXPECT_FALSE(client.Get("/hello"));
+}
+
+// A route can ask the client not to reuse the connection (the OTLP receiver does: an SDK exporting
+// every 5 s on a connection the server closes after 5 s idle had its export cut: "socket hang up").
+TEST(HttpServerTest, CloseConnectionIsAnnounced) {
+  HttpServer server;
+  server.Post("/once", [](const HttpRequest&) {
+    HttpResponse r;
+    r.close_connection = true;
+    return r;
+  });
+  server.Post("/kept", [](const HttpRequest&) { return HttpResponse(); });
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  httplib::Client client("127.0.0.1", *port);
+  client.set_keep_alive(true);
+  auto r = client.Post("/once", "x", "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("Connection"), "close");
+  r = client.Post("/kept", "x", "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->get_header_value("Connection"), "close");
+  server.Stop();
 }
 
 TEST(HttpServerTest, TakenPortFailsOrFallsBack) {
@@ -192,6 +216,7 @@ TEST_F(ApiRoutesTest, ProfileIsTheReportOfTheRange) {
   ASSERT_TRUE(store.ok());
   RangeQuery q;
   q.from_ns = kStart + 60 * kSec - 3600 * kSec;
+  q.now_ns = kStart + 60 * kSec;  // the API's clock: the open-ended range is reported up to it
   q.top = 5;
   auto profile = QueryRangeProfile(**store, q, "store:" + dir_.path());
   ASSERT_TRUE(profile.ok());
@@ -203,6 +228,45 @@ TEST_F(ApiRoutesTest, ProfileIsTheReportOfTheRange) {
   Get("/api/v1/profile?from=" + std::to_string(kStart / kSec - 100) +
           "&to=" + std::to_string(kStart / kSec - 50),
       404);
+}
+
+// Issue 19: a filter matching nothing answered 200 with a "healthy" report (the range's GPU
+// metrics made it non-empty). Now 404 with a JSON error and what the range does hold.
+TEST_F(ApiRoutesTest, ProfileMatchingNoGpuActivityIs404WithWhatTheRangeHolds) {
+  {
+    auto store = SqliteStore::Open(dir_.path(), SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    GpuMetricsWindow g;
+    g.start_unix_ns = kStart;
+    g.end_unix_ns = kStart + 10 * kSec;
+    GpuDeviceWindow& d = g.devices.emplace_back();
+    d.index = 0;
+    d.uuid = "GPU-0";
+    d.samples = 10;
+    base::JsonWriter w;
+    g.WriteJson(w);
+    ASSERT_TRUE(
+        (*store)->AppendTelemetry({"gpu", kStart, kStart + 10 * kSec, kStart, w.str()}).ok());
+  }
+  for (const std::string filter : {"rank=7", "device=5", "pid=1"}) {
+    const std::string body = Get("/api/v1/profile?last=1h&" + filter, 404);
+    auto doc = Parse(parser_, body);
+    std::string want = "no GPU activity matched " + filter + " in the range";
+    want[want.find('=')] = ' ';
+    EXPECT_EQ(std::string_view(doc["error"]), want) << body;
+    simdjson::dom::array holds = doc["range_holds"];
+    ASSERT_EQ(holds.size(), 3u) << body;
+    EXPECT_EQ(std::string_view(holds.at(0))
+                  .rfind("pid 100, rank 0 on gpu-node-1: GPU 0, 1; 3 "
+                         "windows, ",
+                         0),
+              0u)
+        << body;
+    EXPECT_EQ(std::string_view(holds.at(2)), "host telemetry: GPU metrics of GPU 0") << body;
+  }
+  // A filter that matches still reports, its GPU metrics limited to the matched GPUs.
+  const std::string body = Get("/api/v1/profile?last=1h&rank=0&device=1");
+  EXPECT_NE(body.find("\"gpu_metrics\": null"), std::string::npos);  // GPU 1 has none
 }
 
 TEST_F(ApiRoutesTest, BadParametersAre400AndStatusWorks) {

@@ -88,6 +88,7 @@ OtlpHttpResult SuccessResult(bool json, uint64_t rejected, std::string_view why)
 
 constexpr int kRpcInvalidArgument = 3;
 constexpr int kRpcResourceExhausted = 8;
+constexpr int kRpcUnavailable = 14;
 
 }  // namespace
 
@@ -104,7 +105,12 @@ void SpanCollector::Reject(std::string reason) {
   last_rejection_ = std::move(reason);
 }
 
-void SpanCollector::Accept(DecodeResult result) {
+void SpanCollector::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+}
+
+bool SpanCollector::Accept(DecodeResult result) {
   SpanCounters c;
   c.requests_accepted = 1;
   c.spans_received = result.counters.spans_received;
@@ -114,6 +120,7 @@ void SpanCollector::Accept(DecodeResult result) {
   c.bad_attribute_values = result.counters.bad_attribute_values;
   c.spans_decoded = result.spans.size();
   std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return false;
   for (SpanRecord& span : result.spans) {
     switch (span.role) {
       case SpanRole::kRequest:
@@ -135,6 +142,7 @@ void SpanCollector::Accept(DecodeResult result) {
   since_take_.Merge(c);
   totals_.Merge(c);
   last_rejection_.clear();
+  return true;
 }
 
 std::string_view EncodingLeftToDecode(std::string_view content_encoding, std::string_view body) {
@@ -149,6 +157,13 @@ OtlpHttpResult SpanCollector::HandleTraces(std::string_view content_type,
                                            std::string_view body) {
   std::string type = MediaType(content_type);
   bool json = type == kJsonType;
+  auto unavailable = [&] {
+    return ErrorResult(503, kRpcUnavailable, json, "the agent is shutting down: retry later");
+  };
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return unavailable();
+  }
   if (!json && type != kProtoType && type != "application/protobuf") {
     Reject("unsupported Content-Type '" + type.substr(0, 64) + "'");
     return ErrorResult(415, kRpcInvalidArgument, false,
@@ -192,7 +207,7 @@ OtlpHttpResult SpanCollector::HandleTraces(std::string_view content_type,
           " spans in one export";
   else if (rejected > 0)
     why = "spans with missing or reversed timestamps";
-  Accept(std::move(decoded).value());
+  if (!Accept(std::move(decoded).value())) return unavailable();
   return SuccessResult(json, rejected, why);
 }
 
@@ -243,7 +258,11 @@ CollectorHealth SpanCollector::health() const {
             "and no gen_ai.latency.* attributes; docs/request-spans.md)"};
   if (totals_.dropped_buffer_full > 0 && since_take_.dropped_buffer_full > 0)
     return {false, "span buffer full: windows are not being taken (agent stalled?)"};
-  return {true, "ok: " + std::to_string(totals_.request_spans) + " request spans received"};
+  std::string message = "ok: " + std::to_string(totals_.request_spans) + " request spans received";
+  // Receiving works, but the figures undercount: say so where people look first.
+  if (const uint64_t dropped = DroppedSpans(totals_); dropped > 0)
+    message += ", " + std::to_string(dropped) + " dropped (reasons: inferscope report, agent log)";
+  return {true, message};
 }
 
 SpanCounters SpanCollector::totals() const {

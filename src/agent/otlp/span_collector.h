@@ -60,6 +60,11 @@ class SpanCollector {
   // late. Receive-side counters accumulated since the previous call are attached to this window.
   SpanWindow TakeWindow(uint64_t start_ns, uint64_t end_ns);
 
+  // Refuses every later export with 503 (OTLP: retryable, so the SDK keeps the batch and tries
+  // again) instead of accepting spans no window will take: the agent calls it before it takes its
+  // last windows at shutdown. An export decoding while Close runs is refused too.
+  void Close();
+
   const SpanCollectorOptions& options() const { return options_; }
   CollectorHealth health() const;
   // Counters since construction (for the agent's /metrics).
@@ -67,7 +72,7 @@ class SpanCollector {
   size_t pending_spans() const;
 
  private:
-  void Accept(DecodeResult result);
+  bool Accept(DecodeResult result);  // false: closed, nothing kept
   void Reject(std::string reason);
 
   const SpanCollectorOptions options_;
@@ -78,6 +83,7 @@ class SpanCollector {
   SpanCounters since_take_;          // guarded by mu_
   SpanCounters totals_;              // guarded by mu_
   std::string last_rejection_;       // guarded by mu_; "" after a later accepted export
+  bool closed_ = false;              // guarded by mu_
 };
 
 }  // namespace inferscope::agent::otlp

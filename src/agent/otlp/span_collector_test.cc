@@ -85,6 +85,40 @@ TEST(SpanCollectorTest, AnswersPerOtlpHttpSpec) {
   EXPECT_EQ(t.request_spans, 2u);
 }
 
+// At shutdown the agent takes its last windows: an export after that would be acknowledged and
+// never stored. Closed, the receiver answers 503 (retryable in OTLP/HTTP) and keeps nothing.
+TEST(SpanCollectorTest, ClosedRefusesWith503AndKeepsNothing) {
+  SpanCollector c = MakeCollector();
+  const std::string body = RequestBytes({SpanEndingAt(kT0 + kSec, 0.5)});
+  ASSERT_EQ(c.HandleTraces("application/x-protobuf", "", body).status, 200);
+  c.Close();
+  auto proto = c.HandleTraces("application/x-protobuf", "", body);
+  EXPECT_EQ(proto.status, 503);
+  EXPECT_EQ(proto.content_type, "application/x-protobuf");
+  auto json = c.HandleTraces("application/json", "", "{}");
+  EXPECT_EQ(json.status, 503);
+  EXPECT_NE(json.body.find("\"code\": 14"), std::string::npos) << json.body;
+  EXPECT_NE(json.body.find("shutting down"), std::string::npos) << json.body;
+  EXPECT_EQ(c.pending_spans(), 1u);  // the first export only
+  EXPECT_EQ(c.totals().spans_received, 1u);
+  EXPECT_EQ(c.totals().requests_accepted, 1u);
+  EXPECT_EQ(c.TakeWindow(kT0, kT0 + 10 * kSec).requests, 1u);
+}
+
+TEST(SpanCollectorTest, HealthSaysHowManyWereDropped) {
+  SpanCollector c = MakeCollector();
+  ASSERT_EQ(c.HandleTraces(
+                 "application/x-protobuf", "",
+                 RequestBytes({SpanEndingAt(kT0 + kSec, 0.5), SpanEndingAt(kT0 + 11 * kSec, 0.5)}))
+                .status,
+            200);
+  EXPECT_EQ(c.health().message, "ok: 2 request spans received");
+  c.TakeWindow(kT0 + 10 * kSec, kT0 + 20 * kSec);  // the first span's window is past: late
+  EXPECT_TRUE(c.health().ok);
+  EXPECT_EQ(c.health().message,
+            "ok: 2 request spans received, 1 dropped (reasons: inferscope report, agent log)");
+}
+
 TEST(SpanCollectorTest, TooLargeIs413) {
   SpanCollectorOptions o;
   o.limits.max_body_bytes = 1000;

@@ -453,15 +453,51 @@ std::string FormatNs(int64_t ns) {
 
 }  // namespace
 
+namespace {
+
+// Why spans were dropped, per counter: short enough for one report line each.
+struct DropReason {
+  uint64_t SpanCounters::*counter;
+  const char* why;
+};
+constexpr DropReason kDropReasons[] = {
+    {&SpanCounters::dropped_late,
+     "late: arrived after their window's grace period (agent --span-grace)"},
+    {&SpanCounters::dropped_over_limit, "over the per-export span limit"},
+    {&SpanCounters::dropped_bad_timestamps, "with missing or reversed timestamps"},
+    {&SpanCounters::dropped_future, "ending over an hour after the window (clock skew)"},
+    {&SpanCounters::dropped_buffer_full, "lost to a full pending-span buffer"},
+};
+
+}  // namespace
+
+uint64_t DroppedSpans(const SpanCounters& c) {
+  uint64_t n = 0;
+  for (const DropReason& r : kDropReasons) n += c.*r.counter;
+  return n;
+}
+
+std::string DescribeDrops(const SpanCounters& c) {
+  std::string out;
+  for (const DropReason& r : kDropReasons) {
+    if (c.*r.counter == 0) continue;
+    if (!out.empty()) out += "; ";
+    out += fmt::format("{} {}", c.*r.counter, r.why);
+  }
+  return out;
+}
+
 void RenderSpanText(const SpanWindow& window, std::string* out) {
   const SpanCounters& c = window.counters;
-  uint64_t dropped = c.dropped_over_limit + c.dropped_bad_timestamps + c.dropped_late +
-                     c.dropped_future + c.dropped_buffer_full;
-  *out += fmt::format("Request spans: {} requests, {} prompt / {} completion tokens",
+  *out += fmt::format("Request spans: {} requests, {} prompt / {} completion tokens\n",
                       window.requests, window.prompt_tokens, window.completion_tokens);
-  if (dropped > 0 || c.requests_rejected > 0)
-    *out += fmt::format(" ({} spans dropped, {} exports rejected)", dropped, c.requests_rejected);
-  *out += "\n";
+  // The figures above undercount by these: each reason on a line of its own, never cut off.
+  for (const DropReason& r : kDropReasons)
+    if (c.*r.counter > 0) *out += fmt::format("  dropped: {} spans {}\n", c.*r.counter, r.why);
+  if (c.requests_rejected > 0)
+    *out += fmt::format(
+        "  rejected: {} exports (undecodable, unsupported or too large: inferscope status)\n",
+        c.requests_rejected);
   bool any = false;
   for (size_t s = 0; s < kStageCount; ++s) {
     const LatencyHistogram& h = window.stages[s];

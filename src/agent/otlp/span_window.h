@@ -84,7 +84,7 @@ struct SpanCounters {
   uint64_t other_spans = 0;             // ... of which nothing we summarize (ignored)
   uint64_t dropped_over_limit = 0;      // more spans in one export than the decoder allows
   uint64_t dropped_bad_timestamps = 0;  // zero or reversed start/end
-  uint64_t dropped_late = 0;            // ended before a window that was already taken
+  uint64_t dropped_late = 0;            // ended in a window already taken (after its grace)
   uint64_t dropped_future = 0;          // ended implausibly far after the window being taken
   uint64_t dropped_buffer_full = 0;     // collector buffer full
   uint64_t attributes_over_limit = 0;   // attributes past the per-span limit (ignored)
@@ -93,6 +93,12 @@ struct SpanCounters {
   void Merge(const SpanCounters& o);
   bool operator==(const SpanCounters&) const = default;
 };
+
+// Spans lost, all reasons together.
+uint64_t DroppedSpans(const SpanCounters& c);
+// The drops by reason, one "N <reason>" per non-zero reason joined by "; " ("" when none): what
+// the agent logs and the text report shows, so the user can tell a late exporter from a flood.
+std::string DescribeDrops(const SpanCounters& c);
 
 // The request-span summary of [start_unix_ns, end_unix_ns).
 class SpanWindow {
@@ -129,7 +135,8 @@ class SpanWindow {
   void AddModel(const std::string& model, uint64_t n);
 };
 
-// A few lines for the terminal report: requests, stage percentiles, tokens, slowest requests.
+// A few lines for the terminal report: requests, stage percentiles, tokens, slowest requests,
+// and a line per drop reason and for rejected exports (each well under 100 columns).
 void RenderSpanText(const SpanWindow& window, std::string* out);
 
 }  // namespace inferscope::agent::otlp

@@ -221,10 +221,52 @@ TEST(SpanWindowTest, RenderText) {
   EXPECT_NE(text.find("p99"), std::string::npos);
   EXPECT_NE(text.find("slowest requests"), std::string::npos);
   EXPECT_NE(text.find("h29"), std::string::npos);  // the slowest
-  EXPECT_NE(text.find("3 spans dropped, 1 exports rejected"), std::string::npos);
+  EXPECT_NE(text.find("\n  dropped: 3 spans with missing or reversed timestamps\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n  rejected: 1 exports ("), std::string::npos) << text;
   std::string empty;
   RenderSpanText(SpanWindow{}, &empty);
   EXPECT_NE(empty.find("no request spans"), std::string::npos);
+  EXPECT_EQ(empty.find("dropped"), std::string::npos) << empty;
+  EXPECT_EQ(empty.find("rejected"), std::string::npos) << empty;
+}
+
+// Issue 19: the report cut the drop note to "(14 spans dropped, 0 exports reje..." at 100
+// columns and never said why. Every reason gets a line of its own that fits, with its count.
+TEST(SpanWindowTest, DropsAreReportedByReasonWithinHundredColumns) {
+  SpanWindow w;
+  w.requests = 123'456'789;
+  w.prompt_tokens = 987'654'321'000;
+  w.completion_tokens = 123'456'789'000;
+  w.counters.dropped_late = 52'000'000'000;
+  w.counters.dropped_over_limit = 2;
+  w.counters.dropped_bad_timestamps = 3;
+  w.counters.dropped_future = 4;
+  w.counters.dropped_buffer_full = 5;
+  w.counters.requests_rejected = 6'000'000'000;
+  std::string text;
+  RenderSpanText(w, &text);
+  for (const std::string needle :
+       {"dropped: 52000000000 spans late: arrived after their window's grace period",
+        "dropped: 2 spans over the per-export span limit",
+        "dropped: 3 spans with missing or reversed timestamps",
+        "dropped: 4 spans ending over an hour after the window",
+        "dropped: 5 spans lost to a full pending-span buffer", "rejected: 6000000000 exports"})
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    EXPECT_LE(end - start, 100u) << text.substr(start, end - start);
+    start = end + 1;
+  }
+  EXPECT_EQ(DroppedSpans(w.counters), 52'000'000'014u);
+  EXPECT_EQ(DescribeDrops(w.counters),
+            "52000000000 late: arrived after their window's grace period (agent "
+            "--span-grace); 2 over the per-export span limit; 3 with missing or reversed "
+            "timestamps; 4 ending over an hour after the window (clock skew); 5 lost to a full "
+            "pending-span buffer");
+  EXPECT_EQ(DescribeDrops(SpanCounters{}), "");
 }
 
 }  // namespace
