@@ -1,0 +1,221 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/inject/graph_attribution.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace inferscope::inject {
+namespace {
+
+constexpr int64_t kUs = 1000;
+constexpr int64_t kWindow = 1'000'000'000;
+
+// A decode graph of four kernels on one stream, as CUDA would run each launch: RMSNorm, a GEMM,
+// attention, an all-reduce, with small gaps between nodes.
+struct Node {
+  const char* name;
+  int64_t duration_ns;
+};
+const std::vector<Node> kGraph = {{"void vllm::rms_norm_kernel<c10::BFloat16, 8>(...)", 10 * kUs},
+                                  {"nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNT", 50 * kUs},
+                                  {"void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<"
+                                   "128, 64, 128, 4, false>, true>(Flash_fwd_params)",
+                                   30 * kUs},
+                                  {"void vllm::cross_device_reduce_1stage<c10::BFloat16, 2>(...)",
+                                   8 * kUs}};
+constexpr int64_t kGap = 2 * kUs;
+
+class GraphAttributionTest : public testing::Test {
+ protected:
+  GraphAttributionTest() : graphs_(42, kWindow, &names_, &classifier_) {}
+
+  // Node records of one launch starting at `start` (correlation `corr`); returns its end.
+  int64_t LaunchNodes(int64_t start, uint32_t corr, uint32_t graph_id = 7) {
+    int64_t t = start;
+    for (const Node& n : kGraph) {
+      model::KernelEvent k;
+      k.pid = 42;
+      k.device = 0;
+      k.stream = 3;
+      k.correlation_id = corr;
+      k.graph_id = graph_id;
+      k.name = names_.Intern(n.name);
+      k.start_ns = t;
+      k.end_ns = t + n.duration_ns;
+      graphs_.OnNodeKernel(k);
+      t = k.end_ns + kGap;
+    }
+    return t - kGap;
+  }
+
+  model::KernelEvent Launch(int64_t start, int64_t end, uint32_t corr, uint32_t graph_id = 7) {
+    model::KernelEvent e;
+    e.pid = 42;
+    e.device = 0;
+    e.stream = 3;
+    e.correlation_id = corr;
+    e.graph_id = graph_id;
+    e.start_ns = start;
+    e.end_ns = end;
+    return e;
+  }
+
+  model::NameTable names_;
+  model::KernelClassifier classifier_;
+  GraphAttribution graphs_;
+};
+
+TEST_F(GraphAttributionTest, ALaunchIsSplitByTheSharesASampleMeasured) {
+  graphs_.BeginSample(0);
+  int64_t t = 1'000'000;
+  for (uint32_t c = 1; c <= 5; ++c) t = LaunchNodes(t, c) + 100 * kUs;
+  graphs_.EndSample(t);
+  ASSERT_EQ(graphs_.graphs_known(), 1u);
+
+  // A later launch traced as one record, twice as long (a bigger batch): each kernel gets its
+  // share of the span, in order, inside the span.
+  const int64_t span = 2 * (98 * kUs + 3 * kGap);
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(10'000'000, 10'000'000 + span, 99), &est));
+  ASSERT_EQ(est.size(), kGraph.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < est.size(); ++i) {
+    EXPECT_EQ(names_.Get(est[i].name), kGraph[i].name);
+    EXPECT_EQ(est[i].end_ns - est[i].start_ns, 2 * kGraph[i].duration_ns) << i;
+    EXPECT_GE(est[i].start_ns, 10'000'000);
+    EXPECT_LE(est[i].end_ns, 10'000'000 + span);
+    EXPECT_EQ(est[i].correlation_id, 99u);
+    total += est[i].end_ns - est[i].start_ns;
+  }
+  EXPECT_EQ(total, 2 * 98 * kUs);
+
+  model::ProfileWindow w;
+  w.start_ns = 0;
+  w.processes.resize(1);
+  w.processes[0].pid = 42;
+  w.processes[0].devices.resize(1);
+  graphs_.FillWindow(&w);
+  const model::CudaGraphStats& g = w.processes[0].devices[0].graphs;
+  EXPECT_EQ(g.launches, 6u);  // 5 measured + 1 estimated
+  EXPECT_EQ(g.estimated_ns, span);
+  EXPECT_EQ(g.measured_ns, 5 * (98 * kUs + 3 * kGap));
+  EXPECT_EQ(g.launch_ns, g.estimated_ns + g.measured_ns);
+  EXPECT_EQ(g.unattributed_ns, 0);
+  EXPECT_EQ(g.max_share_age_ns, 10'000'000 - t);
+}
+
+TEST_F(GraphAttributionTest, AGraphNeverSampledIsUnattributed) {
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(1000, 5000, 1), &est));
+  EXPECT_TRUE(est.empty());  // the caller emits the pseudo-kernel
+  model::ProfileWindow w;
+  w.processes.resize(1);
+  w.processes[0].pid = 42;
+  w.processes[0].devices.resize(1);
+  graphs_.FillWindow(&w);
+  EXPECT_EQ(w.processes[0].devices[0].graphs.unattributed_ns, 4000);
+}
+
+TEST_F(GraphAttributionTest, ALaunchSeenNodeByNodeIsNotCountedAgain) {
+  graphs_.BeginSample(0);
+  const int64_t end = LaunchNodes(1'000'000, 5);
+  graphs_.EndSample(end);
+  std::vector<model::KernelEvent> est;
+  EXPECT_FALSE(graphs_.OnGraphLaunch(Launch(1'000'000, end, 5), &est));
+}
+
+// Each sample checks the shares the previous one left: a graph whose GEMM doubled in length
+// shows the error in percentage points of graph time.
+TEST_F(GraphAttributionTest, EachSampleChecksTheEarlierEstimate) {
+  graphs_.BeginSample(0);
+  int64_t t = 0;
+  for (uint32_t c = 1; c <= 4; ++c) t = LaunchNodes(t, c) + kUs;
+  graphs_.EndSample(t);
+  // Same graph, same kernels: the check finds no error.
+  graphs_.BeginSample(t);
+  for (uint32_t c = 5; c <= 8; ++c) t = LaunchNodes(t, c) + kUs;
+  graphs_.EndSample(t);
+  model::ProfileWindow w;
+  w.start_ns = t;
+  w.processes.resize(1);
+  w.processes[0].pid = 42;
+  w.processes[0].devices.resize(1);
+  graphs_.FillWindow(&w);
+  const model::CudaGraphStats& g = w.processes[0].devices[0].graphs;
+  EXPECT_EQ(g.checks, 1u);
+  EXPECT_EQ(g.max_error_bp, 0u);
+}
+
+TEST_F(GraphAttributionTest, ParallelBranchesStayInsideTheLaunch) {
+  // Two branches of 60 us each in a 70 us launch: shares add up to more than 1.
+  graphs_.BeginSample(0);
+  for (uint32_t c = 1; c <= 2; ++c) {
+    for (const char* name : {"branch_a_kernel", "branch_b_kernel"}) {
+      model::KernelEvent k;
+      k.pid = 42;
+      k.correlation_id = c;
+      k.graph_id = 9;
+      k.name = names_.Intern(name);
+      k.start_ns = c * 1'000'000 + (name[7] == 'a' ? 0 : 10 * kUs);
+      k.end_ns = k.start_ns + 60 * kUs;
+      graphs_.OnNodeKernel(k);
+    }
+  }
+  graphs_.EndSample(3'000'000);
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5'000'000, 5'000'000 + 70 * kUs, 3, 9), &est));
+  ASSERT_EQ(est.size(), 2u);
+  for (const model::KernelEvent& k : est) {
+    EXPECT_EQ(k.end_ns - k.start_ns, 60 * kUs);
+    EXPECT_GE(k.start_ns, 5'000'000);
+    EXPECT_LE(k.end_ns, 5'000'000 + 70 * kUs);
+  }
+}
+
+}  // namespace
+}  // namespace inferscope::inject
+
+namespace inferscope::inject {
+namespace {
+
+// A kernel that runs several times in a launch (a norm per layer) becomes one estimated kernel
+// holding all its time: the category split is the measured one, never counted twice.
+TEST(GraphAttributionRecurringTest, RecurringNamesAreOneEstimatedKernelWithAllTheirTime) {
+  model::NameTable names;
+  model::KernelClassifier classifier;
+  GraphAttribution graphs(1, 1'000'000'000, &names, &classifier);
+  const model::NameId norm = names.Intern("void vllm::rms_norm_kernel<c10::BFloat16, 8>(...)");
+  const model::NameId gemm = names.Intern("nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNT");
+  graphs.BeginSample(0);
+  int64_t t = 1000;
+  for (model::NameId n : {norm, gemm, norm, gemm, norm}) {
+    model::KernelEvent k;
+    k.pid = 1;
+    k.correlation_id = 5;
+    k.graph_id = 3;
+    k.name = n;
+    k.start_ns = t;
+    k.end_ns = t + (n == norm ? 10 : 40);
+    graphs.OnNodeKernel(k);
+    t = k.end_ns;
+  }
+  graphs.EndSample(t);
+  model::KernelEvent launch;
+  launch.pid = 1;
+  launch.graph_id = 3;
+  launch.correlation_id = 6;
+  launch.start_ns = 10'000;
+  launch.end_ns = 10'000 + (t - 1000);
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs.OnGraphLaunch(launch, &est));
+  ASSERT_EQ(est.size(), 2u);
+  EXPECT_EQ(est[0].name, norm);
+  EXPECT_EQ(est[0].end_ns - est[0].start_ns, 30);
+  EXPECT_EQ(est[1].name, gemm);
+  EXPECT_EQ(est[1].end_ns - est[1].start_ns, 80);
+}
+
+}  // namespace
+}  // namespace inferscope::inject
