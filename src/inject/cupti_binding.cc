@@ -110,6 +110,8 @@ bool BindHandle(void* handle, CuptiBinding* b) {
     b->why += " (" + b->path + ")";
     return false;
   }
+  Resolve(handle, "cuptiGetGraphId", &b->api.GetGraphId);
+  Resolve(handle, "cuptiGetGraphExecId", &b->api.GetGraphExecId);
   if (version >= kFirst13) ResolveOptional13(handle, &b->api);
   return true;
 }

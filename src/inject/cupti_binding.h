@@ -54,6 +54,9 @@ struct CuptiApi {
   CUptiResult(CUPTIAPI* SetThreadIdType)(CUpti_ActivityThreadIdType) = nullptr;
   CUptiResult(CUPTIAPI* EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                         CUpti_CallbackId) = nullptr;
+  // Optional (graph ids for the capture-time composition of CUDA graphs; present in 12.x too).
+  CUptiResult(CUPTIAPI* GetGraphId)(CUgraph, uint32_t*) = nullptr;
+  CUptiResult(CUPTIAPI* GetGraphExecId)(CUgraphExec, uint32_t*) = nullptr;
   // Optional: CUDA 13.0 and newer.
   CUptiResult(CUPTIAPI* ActivityEnableAllSyncRecords)(uint8_t) = nullptr;
   CUptiResult(CUPTIAPI* ActivityEnableRuntimeApi)(CUpti_CallbackId, uint8_t) = nullptr;

@@ -128,7 +128,21 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
   s.launch_ns += std::max<int64_t>(span, 0);
   auto it = shares_.find(launch.graph_id);
   if (it == shares_.end() || span <= 0) {
-    s.unattributed_ns += std::max<int64_t>(span, 0);
+    auto c = composition_.find(launch.graph_id);
+    if (c == composition_.end() || c->second.empty() || span <= 0) {
+      s.unattributed_ns += std::max<int64_t>(span, 0);
+      return true;
+    }
+    // Only the capture is known: every kernel node gets an equal part of the launch, in order.
+    s.composition_ns += span;
+    const int64_t n = static_cast<int64_t>(c->second.size());
+    for (int64_t i = 0; i < n; ++i) {
+      model::KernelEvent e = launch;
+      e.name = c->second[static_cast<size_t>(i)];
+      e.start_ns = launch.start_ns + span * i / n;
+      e.end_ns = launch.start_ns + span * (i + 1) / n;
+      if (e.end_ns > e.start_ns) kernels->push_back(e);
+    }
     return true;
   }
   const Shares& shares = it->second;
@@ -151,6 +165,15 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
     cursor += d;
   }
   return true;
+}
+
+void GraphAttribution::SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels) {
+  composition_[graph_id] = std::move(kernels);
+}
+
+void GraphAttribution::Forget(uint32_t graph_id) {
+  shares_.erase(graph_id);
+  composition_.erase(graph_id);
 }
 
 void GraphAttribution::FillWindow(model::ProfileWindow* window) {

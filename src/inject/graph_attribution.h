@@ -26,8 +26,9 @@ namespace inferscope::inject {
 // add up to more than 1) and the order the kernels run in. A later launch of that graph is then
 // handed to the Aggregator as those kernels, laid out in order inside the launch's span with
 // durations span x share: categories, top kernels and timelines come out as the samples measured,
-// marked as estimated in the window's CudaGraphStats. A graph never sampled stays one
-// "[cuda graph N of pid P]" pseudo-kernel, counted as unattributed.
+// marked as estimated in the window's CudaGraphStats. A graph not sampled yet whose capture was
+// seen (SetComposition) is split evenly over its kernel nodes; one neither sampled nor seen
+// captured stays one "[cuda graph N of pid P]" pseudo-kernel, counted as unattributed.
 //
 // Each sample also checks the shares learned before it: the category split they predict for the
 // sample's launches against the split measured, in percentage points of graph time.
@@ -56,6 +57,12 @@ class GraphAttribution {
   // drop it). Otherwise fills `kernels` with the estimated kernels, or leaves it empty when the
   // graph has no shares yet (the caller emits the pseudo-kernel).
   bool OnGraphLaunch(const model::KernelEvent& launch, std::vector<model::KernelEvent>* kernels);
+
+  // What a graph's capture recorded: its kernel nodes' names in order (no durations). A launch of
+  // a graph not sampled yet is split evenly over them, counted as from capture.
+  void SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels);
+  // A graph exec was destroyed or its nodes changed: its shares and composition no longer hold.
+  void Forget(uint32_t graph_id);
 
   // Moves the graph statistics of every window that starts at or before `window`'s start into it
   // (per device; statistics of a device the window lacks, and sample checks, go to its first
@@ -94,6 +101,7 @@ class GraphAttribution {
   std::unordered_map<uint32_t, SampledLaunch> sample_;          // by correlation id
   std::unordered_set<uint32_t> sampled_correlations_;           // of the last sample
   std::unordered_map<uint32_t, Shares> shares_;                 // by graph id
+  std::unordered_map<uint32_t, std::vector<model::NameId>> composition_;  // by graph id
   std::map<std::pair<int64_t, uint32_t>, model::CudaGraphStats> windows_;  // (window, device)
 };
 

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "src/aggregate/aggregator.h"
@@ -139,6 +140,21 @@ class Session {
   std::atomic<int> runtime_captures_{0}, driver_captures_{0};
   std::atomic<uint64_t> graph_samples_{0}, graph_samples_skipped_{0};
   bool skipped_this_window_ = false;
+
+  // What CUDA graph captures record (resource callbacks, on application threads, only while graphs
+  // are built): kernel node names per graph, handed to the drain thread when a graph exec is
+  // instantiated (PyTorch destroys the source graph right after), and graph execs whose shares
+  // no longer hold (destroyed, or nodes updated).
+  struct CaptureRecorder {
+    std::mutex mu;
+    std::unordered_map<CUgraph, std::vector<std::string>> graph_nodes;
+    std::vector<std::pair<uint32_t, std::vector<std::string>>> compositions;
+    std::vector<uint32_t> forgotten;
+  } captures_;
+  void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data);
+  void SetLaunchCallbacks(bool enable);
+  // Drain thread: moves what captures recorded into the GraphAttribution.
+  void TakeCaptures();
 
   // What Subscribe enabled, so that DisableActivity undoes exactly that.
   std::vector<CUpti_ActivityKind> enabled_kinds_;

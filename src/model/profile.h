@@ -160,7 +160,9 @@ struct CudaGraphStats {
   int64_t launch_ns = 0;        // their spans, summed (= the four below)
   int64_t measured_ns = 0;      // traced node by node (a sample, or INFERSCOPE_GRAPH_NODES=1)
   int64_t estimated_ns = 0;     // one record per launch, split by sampled shares
-  int64_t unattributed_ns = 0;  // one record per launch of a graph never sampled: a pseudo-kernel
+  int64_t composition_ns = 0;   // one record per launch of a graph not sampled yet, split evenly
+                                // over the kernel nodes its capture recorded
+  int64_t unattributed_ns = 0;  // neither sampled nor its capture seen: one pseudo-kernel
   int64_t deduplicated_ns = 0;  // launches seen both ways at a sampling switch, counted once
   int64_t max_share_age_ns = 0;  // age of the oldest shares an estimate here used
   uint64_t checks = 0;           // samples in the window that checked earlier shares
@@ -172,6 +174,7 @@ struct CudaGraphStats {
     launch_ns += o.launch_ns;
     measured_ns += o.measured_ns;
     estimated_ns += o.estimated_ns;
+    composition_ns += o.composition_ns;
     unattributed_ns += o.unattributed_ns;
     deduplicated_ns += o.deduplicated_ns;
     max_share_age_ns = max_share_age_ns > o.max_share_age_ns ? max_share_age_ns : o.max_share_age_ns;

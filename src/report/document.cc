@@ -300,8 +300,9 @@ Section Allocations(const Analysis& a) {
 Section CudaGraphs(const Analysis& a) {
   Section s{"CUDA graphs", {}};
   Table t;
-  t.columns = {Right("rank"),      Right("launches"),  Right("graph time"), Right("measured"),
-               Right("estimated"), Right("unattrib."), Right("shares age"), Right("max error")};
+  t.columns = {Right("rank"),       Right("launches"),  Right("graph time"),
+               Right("measured"),   Right("estimated"), Right("from capture"),
+               Right("unattrib."),  Right("shares age"), Right("max error")};
   bool unattributed = false;
   for (const RankAnalysis& r : a.ranks) {
     const model::CudaGraphStats& g = r.graphs;
@@ -310,7 +311,8 @@ Section CudaGraphs(const Analysis& a) {
     auto pct = [&](int64_t v) { return FormatPct(100.0 * static_cast<double>(v) / total); };
     unattributed = unattributed || g.unattributed_ns > 0;
     t.rows.push_back({RankLabel(r), FormatCount(g.launches), FormatDuration(g.launch_ns),
-                      pct(g.measured_ns), pct(g.estimated_ns), pct(g.unattributed_ns),
+                      pct(g.measured_ns), pct(g.estimated_ns), pct(g.composition_ns),
+                      pct(g.unattributed_ns),
                       g.estimated_ns > 0 ? FormatDuration(g.max_share_age_ns) : "-",
                       g.checks > 0 ? fmt::format("{:.1f} pp", g.max_error_bp / 100.0) : "-"});
   }
@@ -319,10 +321,12 @@ Section CudaGraphs(const Analysis& a) {
   std::vector<std::string> notes = {
       "measured: traced node by node (a sample); estimated: split by the kernel shares the last "
       "sample of that graph measured (categories and top kernels above include them); max error: "
-      "largest category share a sample found off from the estimate, in percentage points."};
+      "largest category share a sample found off from the estimate, in percentage points; from "
+      "capture: a graph not sampled yet, split evenly over the kernels its capture recorded."};
   if (unattributed)
     notes.push_back(
-        "unattributed: graphs not sampled yet, each launch one '[cuda graph N of pid P]' kernel of "
+        "unattributed: graphs neither sampled nor seen captured, each launch one '[cuda graph N of "
+        "pid P]' kernel of "
         "category other; they are split after the next sample (INFERSCOPE_GRAPH_SAMPLE, default "
         "1s every 60s), or trace every node with INFERSCOPE_GRAPH_NODES=1.");
   s.blocks.push_back(Paragraph(std::move(notes)));

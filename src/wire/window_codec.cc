@@ -212,6 +212,7 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
             g.S(fields::kGMaxAge, d.graphs.max_share_age_ns);
             g.U(fields::kGChecks, d.graphs.checks);
             g.U(fields::kGMaxErrorBp, d.graphs.max_error_bp);
+            g.S(fields::kGComposition, d.graphs.composition_ns);
           });
         }
       },

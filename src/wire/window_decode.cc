@@ -458,6 +458,8 @@ class Decoder {
                        return U(a, at, &x.checks);
                      case fields::kGMaxErrorBp:
                        return U32(a, at, &x.max_error_bp);
+                     case fields::kGComposition:
+                       return S(a, at, &x.composition_ns);
                      default:
                        a.Skip(at);
                        return a.ok();

@@ -347,7 +347,33 @@ FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetStreamId(CUcontext context, CUstream st
   return CUPTI_SUCCESS;
 }
 
+// Fake graph handles encode their id: (id << 8) | 0x10 for a CUgraph, | 0x20 for a CUgraphExec
+// (fake_cupti_graph_handle / fake_cupti_graph_exec_handle make them).
+FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetGraphId(CUgraph graph, uint32_t* pId) {
+  ENTER(kGetGraphId);
+  const auto v = reinterpret_cast<uintptr_t>(graph);
+  if (pId == nullptr || (v & 0xff) != 0x10) return CUPTI_ERROR_INVALID_PARAMETER;
+  *pId = static_cast<uint32_t>(v >> 8);
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult CUPTIAPI cuptiGetGraphExecId(CUgraphExec exec, uint32_t* pId) {
+  ENTER(kGetGraphExecId);
+  const auto v = reinterpret_cast<uintptr_t>(exec);
+  if (pId == nullptr || (v & 0xff) != 0x20) return CUPTI_ERROR_INVALID_PARAMETER;
+  *pId = static_cast<uint32_t>(v >> 8);
+  return CUPTI_SUCCESS;
+}
+
 // ---- control API (fake_cupti_control.h) ----
+
+FAKE_EXPORT CUgraph fake_cupti_graph_handle(uint32_t id) {
+  return reinterpret_cast<CUgraph>((static_cast<uintptr_t>(id) << 8) | 0x10);
+}
+
+FAKE_EXPORT CUgraphExec fake_cupti_graph_exec_handle(uint32_t id) {
+  return reinterpret_cast<CUgraphExec>((static_cast<uintptr_t>(id) << 8) | 0x20);
+}
 
 FAKE_EXPORT FakeCuptiEmitResult fake_cupti_emit(const CUpti_Activity* record) {
   return State().Emit(record);

@@ -59,6 +59,12 @@ int fake_cupti_fire_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 int fake_cupti_fire_api_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const char* function_name, uint32_t correlation_id, CUcontext context);
 
+// --- CUDA graphs ---
+// Handles a driver passes in CUpti_GraphData: cuptiGetGraphId / cuptiGetGraphExecId of the fake
+// give back `id` for them (the graph id the driver's graph-launch records carry).
+CUgraph fake_cupti_graph_handle(uint32_t id);
+CUgraphExec fake_cupti_graph_exec_handle(uint32_t id);
+
 // --- CUPTI version ---
 // The API version cuptiGetVersion reports, and with it the record layouts delivered: 19-24 (CUDA
 // 12.0-12.6) Kernel9/Memcpy5/Synchronization, 26-28 (12.8-12.9) Kernel9/Memcpy6/Synchronization2,

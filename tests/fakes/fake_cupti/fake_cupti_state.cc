@@ -48,7 +48,9 @@ constexpr const char* kFnNames[] = {"cuptiSubscribe",
                                     "cuptiActivityEnableDriverApi",
                                     "cuptiActivityRegisterTimestampCallback",
                                     "cuptiActivityEnableAllSyncRecords",
-                                    "cuptiSetThreadIdType"};
+                                    "cuptiSetThreadIdType",
+                                    "cuptiGetGraphId",
+                                    "cuptiGetGraphExecId"};
 static_assert(sizeof(kFnNames) / sizeof(kFnNames[0]) == static_cast<size_t>(Fn::kCount));
 
 // The subscriber handle CUPTI hands out is opaque; ours is the address of this byte.

@@ -60,6 +60,8 @@ enum class Fn : int {
   kRegisterTimestampCallback,
   kEnableAllSyncRecords,
   kSetThreadIdType,
+  kGetGraphId,
+  kGetGraphExecId,
   kCount
 };
 const char* FnName(Fn fn);

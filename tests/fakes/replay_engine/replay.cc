@@ -214,6 +214,49 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
                              &resource);
   }
 
+  // CUDA graphs are captured before they are launched: for each graph, what a stream capture
+  // shows CUPTI (cudaStreamBeginCapture; per kernel node its cudaLaunchKernel callbacks with the
+  // symbol name and, inside the call, GRAPHNODE_CREATED; cudaStreamEndCapture; then
+  // GRAPHEXEC_CREATED at instantiation). Callbacks reach the tool only if it enabled them.
+  {
+    std::set<uint32_t> captured;
+    const CUcontext ctx = FakeContext(devices.empty() ? 0 : Dev(*devices.begin()));
+    for (const GraphLaunch& g : launches) {
+      if (!captured.insert(g.graph_id).second) continue;
+      fake_cupti_fire_api_call(CUPTI_CB_DOMAIN_RUNTIME_API,
+                               CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+                               "cudaStreamBeginCapture_v10000", 0, ctx);
+      CUpti_GraphData graph = {};
+      graph.graph = fake_cupti_graph_handle(g.graph_id);
+      CUpti_ResourceData resource = {};
+      resource.context = ctx;
+      resource.resourceDescriptor = &graph;
+      for (uint32_t k : g.kernels) {
+        CUpti_CallbackData launch = {};
+        const std::string_view name = names.Get(t.kernels[k].name);
+        launch.functionName = "cudaLaunchKernel_v7000";
+        launch.symbolName = name.data();
+        launch.context = ctx;
+        launch.callbackSite = CUPTI_API_ENTER;
+        fake_cupti_fire_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
+                                 CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &launch);
+        graph.nodeType = CU_GRAPH_NODE_TYPE_KERNEL;
+        fake_cupti_fire_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+                                 &resource);
+        launch.callbackSite = CUPTI_API_EXIT;
+        fake_cupti_fire_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
+                                 CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &launch);
+      }
+      fake_cupti_fire_api_call(CUPTI_CB_DOMAIN_RUNTIME_API,
+                               CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+                               "cudaStreamEndCapture_v10000", 0, ctx);
+      graph.graphExec = fake_cupti_graph_exec_handle(g.graph_id);
+      fake_cupti_fire_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+                               &resource);
+      ++counts.graphs_captured;
+    }
+  }
+
   // CUPTI's correlation ids only grow: each loop's are moved past the previous loop's.
   uint32_t max_correlation = 0;
   for (const auto& k : t.kernels) max_correlation = std::max(max_correlation, k.correlation_id);

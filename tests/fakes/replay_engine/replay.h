@@ -90,6 +90,7 @@ struct ReplayCounts {
   uint64_t kernels_written = 0;       // kernel records the tool received (not filtered/dropped)
   uint64_t loops = 0;                 // times the trace was played
   uint64_t graph_node_launches = 0;   // graph launches replayed as node records (GRAPH_TRACE off)
+  uint64_t graphs_captured = 0;       // graphs whose capture was shown to the tool
 };
 
 // Emits `trace` through the fake CUPTI in time order, at record end times, shifted so the trace's
