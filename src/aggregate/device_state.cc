@@ -60,6 +60,7 @@ void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
   cached_bin = 0;
   cached_bin_start_ns = std::numeric_limits<int64_t>::min() / 2;
   idle_gaps = {};
+  idle_causes = {};
   launch = {};
   sync_records = {};
   sync_calls = {};

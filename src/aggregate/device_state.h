@@ -52,6 +52,9 @@ class IntervalUnion {
     Close([](int64_t, int64_t) {});
   }
   int64_t total_ns() const { return total_ns_; }
+  // The open interval's end: the latest end added so far (meaningful when open()).
+  bool open() const { return open_; }
+  int64_t end_ns() const { return end_ns_; }
   void Reset() { *this = IntervalUnion(); }
 
  private:
@@ -127,6 +130,7 @@ struct DeviceState {
 
   model::Timeline timeline;
   model::IdleGapStats idle_gaps;
+  model::IdleCauseStats idle_causes;
   model::LaunchStats launch;
   std::array<SyncAccum, kSyncTypes> sync_records{};  // from SyncEvents
   std::array<SyncAccum, kSyncTypes> sync_calls{};    // from blocking API calls
