@@ -359,6 +359,10 @@ class Aggregator::Impl {
     NoteEnd(end_ns);
     if (d.has_gpu_activity && d.busy.open() && start_ns > d.busy.end_ns())
       AttributeIdle(p, d, d.busy.end_ns(), start_ns, correlation_id);
+    if (!d.step_open) {
+      d.step_open = true;
+      d.step_start_ns = start_ns;
+    }
     if (!d.has_gpu_activity) {
       d.has_gpu_activity = true;
       d.first_start_ns = start_ns;
@@ -503,7 +507,11 @@ class Aggregator::Impl {
     ++out.intervals;
     auto add = [&out](IdleCause c, int64_t ns) { out.ns[static_cast<size_t>(c)] += ns; };
     const LaunchSlot* launch = FindLaunch(p, correlation_id);
-    if (!launch) return add(IdleCause::kUnattributed, gap);
+    if (!launch) {
+      // Without a launch record a long interval is taken as the host's turn (as HTA would).
+      if (gap >= options_.host_pause_threshold_ns) EndStep(d, gap_start);
+      return add(IdleCause::kUnattributed, gap);
+    }
     if (launch->start_ns < gap_start) {
       // Issued before the device ran dry: the host was ahead. A queued operation starts within the
       // GPU's own turnaround; one that starts later waited for something (another stream, an
@@ -519,7 +527,10 @@ class Aggregator::Impl {
     if (t)
       for (const GapSnapshot& g : t->snapshots)
         if (g.device == d.device && g.gap_start_ns == gap_start) snap = &g;
-    if (!t || !snap || !t->active) return add(IdleCause::kUnattributed, gap);
+    if (!t || !snap || !t->active) {
+      if (gap >= options_.host_pause_threshold_ns) EndStep(d, gap_start);
+      return add(IdleCause::kUnattributed, gap);
+    }
     // Totals at the interval's end: calls starting up to it are all in; the last one may run past
     // it. If the launch call already returned, the wait until the GPU picks the work up is part of
     // issuing it.
@@ -529,12 +540,26 @@ class Aggregator::Impl {
     else
       end[static_cast<size_t>(t->last_call_cause)] -= t->cursor_ns - gap_end;
     int64_t assigned = 0;
+    int64_t host_turn_ns = 0;  // the host stopped issuing: blocked, allocating or idle
     for (size_t c = 0; c < model::kIdleCauseCount; ++c) {
       const int64_t ns = std::clamp<int64_t>(end[c] - snap->cum[c], 0, gap - assigned);
       out.ns[c] += ns;
       assigned += ns;
+      if (c == static_cast<size_t>(IdleCause::kSync) ||
+          c == static_cast<size_t>(IdleCause::kAllocation) ||
+          c == static_cast<size_t>(IdleCause::kHostIdle))
+        host_turn_ns += ns;
     }
     if (assigned < gap) add(IdleCause::kUnattributed, gap - assigned);
+    // Mostly the host's turn between steps: the step before it ends here.
+    if (2 * host_turn_ns > gap) EndStep(d, gap_start);
+  }
+
+  static void EndStep(DeviceState& d, int64_t end_ns) {
+    if (d.step_open && end_ns > d.step_start_ns)
+      (d.step_has_prefill ? d.steps.prefill : d.steps.plain).Add(end_ns - d.step_start_ns);
+    d.step_open = false;
+    d.step_has_prefill = false;
   }
 
   const LaunchSlot* FindLaunch(const ProcessState& p, uint32_t correlation_id) const {
@@ -555,7 +580,8 @@ class Aggregator::Impl {
     uint32_t& slot = d.slot_of_name[e.name];
     if (slot == 0) {
       const model::Classification& c = classifier_.Classify(e.name);
-      d.kernels.push_back(KernelAccum{e.name, c.category, c.subcategory, {}, {}});
+      d.kernels.push_back(KernelAccum{
+          e.name, c.category, c.subcategory, {}, {}, c.subcategory == "attention.prefill"});
       slot = static_cast<uint32_t>(d.kernels.size());
     }
     KernelAccum& k = d.kernels[slot - 1];
@@ -588,8 +614,11 @@ class Aggregator::Impl {
       ++p.data_quality[static_cast<size_t>(DataQuality::kUnmatchedCorrelation)];
     }
 
+    const bool prefill = k.prefill_attention;
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kKernel, e.name},
             e.correlation_id);
+    // After OnGpuOp: the idle interval before this kernel may have ended the previous step.
+    if (prefill) d.step_has_prefill = true;
   }
 
   LaunchSlot* MutableLaunch(ProcessState& p, uint32_t correlation_id) {

@@ -61,6 +61,9 @@ void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
   cached_bin_start_ns = std::numeric_limits<int64_t>::min() / 2;
   idle_gaps = {};
   idle_causes = {};
+  steps = {};
+  step_open = false;
+  step_has_prefill = false;
   launch = {};
   sync_records = {};
   sync_calls = {};

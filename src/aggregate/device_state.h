@@ -96,6 +96,7 @@ struct KernelAccum {
   std::string_view subcategory;
   model::DurationStats duration;
   model::LogHistogram histogram;
+  bool prefill_attention = false;  // subcategory attention.prefill: marks its step a prefill step
 };
 
 // The last operation seen on a stream: enough to measure the next idle gap and to know what a sync
@@ -131,6 +132,12 @@ struct DeviceState {
   model::Timeline timeline;
   model::IdleGapStats idle_gaps;
   model::IdleCauseStats idle_causes;
+  model::StepStats steps;
+  // The step being built: it began at step_start_ns (when step_open) and has run prefill
+  // attention when step_has_prefill.
+  bool step_open = false;
+  bool step_has_prefill = false;
+  int64_t step_start_ns = 0;
   model::LaunchStats launch;
   std::array<SyncAccum, kSyncTypes> sync_records{};  // from SyncEvents
   std::array<SyncAccum, kSyncTypes> sync_calls{};    // from blocking API calls

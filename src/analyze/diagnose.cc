@@ -155,6 +155,7 @@ constexpr ThresholdSpec kThresholdSpecs[] = {
     {"prefill_min_kernel_share", &DiagnosisThresholds::prefill_min_kernel_share, 1},
     {"prefill_min_decode_share", &DiagnosisThresholds::prefill_min_decode_share, 1},
     {"prefill_min_host_share", &DiagnosisThresholds::prefill_min_host_share, 1},
+    {"prefill_min_delay_share", &DiagnosisThresholds::prefill_min_delay_share, 1},
 };
 
 std::string_view Trim(std::string_view s) {
@@ -352,14 +353,27 @@ std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, cons
   const double kt = j.kernel_time_ns;
   const double prefill_share = kt > 0 ? prefill_ns / kt : 0;
   const double decode_share = kt > 0 ? decode_ns / kt : 0;
-  const bool by_trace = j.has_gpu && decode_share >= t.prefill_min_decode_share && decode_ns > 0 &&
-                        prefill_share >= t.prefill_min_kernel_share;
+  // From the step structure when the window has both kinds of steps: every step that ran a
+  // prefill held up the decode batch for its excess over a regular step. Otherwise from kernel
+  // shares (co-occurrence in the window).
+  const StepSummary& st = a.summary.steps;
+  const bool steps_known = j.has_gpu && st.prefill_count > 0 && st.plain_count >= 2;
+  const double delay_ns = steps_known ? static_cast<double>(st.prefill_total_ns) -
+                                            static_cast<double>(st.prefill_count) *
+                                                static_cast<double>(st.plain_mean_ns)
+                                      : 0;
+  const bool by_trace = steps_known
+                            ? decode_ns > 0 && j.Share(delay_ns) >= t.prefill_min_delay_share
+                            : j.has_gpu && decode_share >= t.prefill_min_decode_share &&
+                                  decode_ns > 0 && prefill_share >= t.prefill_min_kernel_share;
   double host_share = -1;
   if (h.prefill_mean_s && h.decode_mean_s && *h.prefill_mean_s + *h.decode_mean_s > 0)
     host_share = *h.prefill_mean_s / (*h.prefill_mean_s + *h.decode_mean_s);
   const bool by_host = host_share >= t.prefill_min_host_share;
   if (!by_trace && !by_host) return std::nullopt;
-  const double trace_score = by_trace ? j.Share(j.busy_ns) * prefill_share : 0;
+  const double trace_score = !by_trace     ? 0
+                             : steps_known ? j.Share(delay_ns)
+                                           : j.Share(j.busy_ns) * prefill_share;
   const double host_score = by_host ? (h.e2e_mean_s && *h.e2e_mean_s > 0
                                            ? std::min(1.0, *h.prefill_mean_s / *h.e2e_mean_s)
                                            : host_share)
@@ -367,8 +381,15 @@ std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, cons
   FindingBuilder f("prefill_interference", std::max(trace_score, host_score),
                    by_trace && by_host ? 0.7
                    : by_host           ? 0.5
+                   : steps_known       ? 0.65
                                        : 0.45);
-  if (by_trace)
+  if (by_trace && steps_known)
+    f.Summary(fmt::format(
+        "{} steps ran prefill attention and took {} on average against {} for the other steps: "
+        "decode waited {} of the time for prefills",
+        st.prefill_count, Ms(static_cast<double>(st.prefill_mean_ns)),
+        Ms(static_cast<double>(st.plain_mean_ns)), Pct(trace_score)));
+  else if (by_trace)
     f.Summary(
         fmt::format("prefill attention takes {:.0f}% of GPU time beside decode ({:.0f}%): "
                     "long prefills stall the decode steps",
@@ -381,6 +402,11 @@ std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, cons
   if (j.has_gpu)
     f.Ev("prefill_attention_pct", prefill_share * 100, "%")
         .Ev("decode_attention_pct", decode_share * 100, "%");
+  if (steps_known)
+    f.Ev("prefill_steps", static_cast<double>(st.prefill_count), "count")
+        .Ev("prefill_step_mean_ms", static_cast<double>(st.prefill_mean_ns) / 1e6, "ms")
+        .Ev("decode_step_mean_ms", static_cast<double>(st.plain_mean_ns) / 1e6, "ms")
+        .Ev("decode_delay_pct", j.Share(delay_ns) * 100, "%");
   if (host_share >= 0) f.Ev("prefill_share_of_request_pct", host_share * 100, "%");
   if (h.prefill_mean_s) f.Ev("prefill_mean_s", *h.prefill_mean_s, "s");
   if (h.decode_mean_s) f.Ev("decode_mean_s", *h.decode_mean_s, "s");

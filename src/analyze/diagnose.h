@@ -117,6 +117,7 @@ struct DiagnosisThresholds {
   double prefill_min_kernel_share = 0.15;  // attention.prefill of kernel time
   double prefill_min_decode_share = 0.02;  // attention.decode of kernel time (decode is running)
   double prefill_min_host_share = 0.30;    // mean prefill / (mean prefill + mean decode)
+  double prefill_min_delay_share = 0.05;   // prefill steps' excess over a regular step, of span
 };
 
 // Parses "key = value" lines ('#' starts a comment, blank lines are fine) into thresholds, starting

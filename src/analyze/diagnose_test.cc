@@ -644,7 +644,7 @@ TEST(ParseThresholdsTest, Errors) {
 
 TEST(ParseThresholdsTest, EveryNameParses) {
   const std::vector<std::string> names = ThresholdNames();
-  EXPECT_EQ(names.size(), 31u);
+  EXPECT_EQ(names.size(), 32u);
   std::string text;
   for (const std::string& n : names) text += n + " = 0.5\n";
   auto t = ParseThresholds(text);

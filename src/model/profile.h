@@ -130,6 +130,21 @@ struct IdleCauseStats {
   bool operator==(const IdleCauseStats&) const = default;
 };
 
+// Steps as the GPU sees them: stretches of activity between idle intervals where the host stopped
+// issuing work (an interval attributed mostly to sync, host_idle, allocation or no launch record:
+// the serving loop's turn between steps). A step that ran prefill attention is a prefill step;
+// the others are decode (or other) steps. Steps cut by a window edge are not counted.
+struct StepStats {
+  DurationStats plain;    // steps without prefill attention
+  DurationStats prefill;  // steps with prefill attention kernels
+
+  void Merge(const StepStats& other) {
+    plain.Merge(other.plain);
+    prefill.Merge(other.prefill);
+  }
+  bool operator==(const StepStats&) const = default;
+};
+
 // How kernels were launched: CPU cost of the launch call and the delay from the call to the start
 // of the kernel on the GPU.
 struct LaunchStats {
@@ -213,6 +228,7 @@ struct DeviceProfile {
   Timeline timeline;
   IdleGapStats idle_gaps;
   IdleCauseStats idle_causes;
+  StepStats steps;
   LaunchStats launch;
   std::array<SyncStats, static_cast<size_t>(SyncType::kCount)> syncs{};
   std::array<TransferStats, static_cast<size_t>(MemcpyKind::kCount)> memcpy{};

@@ -100,6 +100,17 @@ void WriteIdleCauses(JsonWriter& w, const std::vector<analyze::IdleCauseRow>& ro
   w.EndObject();
 }
 
+void WriteSteps(JsonWriter& w, const analyze::StepSummary& s) {
+  w.BeginObject();
+  w.Key("plain_count").UInt(s.plain_count);
+  w.Key("plain_total_ns").Int(s.plain_total_ns);
+  w.Key("plain_mean_ns").Int(s.plain_mean_ns);
+  w.Key("prefill_count").UInt(s.prefill_count);
+  w.Key("prefill_total_ns").Int(s.prefill_total_ns);
+  w.Key("prefill_mean_ns").Int(s.prefill_mean_ns);
+  w.EndObject();
+}
+
 void WriteDataQuality(JsonWriter& w, const std::vector<std::pair<std::string, uint64_t>>& rows) {
   w.BeginObject();
   for (const auto& [name, count] : rows) w.Key(name).UInt(count);
@@ -134,6 +145,8 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
   WriteIdleGaps(w, r.idle_gaps);
   w.Key("idle_causes");
   WriteIdleCauses(w, r.idle_causes, r.idle_intervals);
+  w.Key("steps");
+  WriteSteps(w, r.steps);
 
   const analyze::LaunchSummary& l = r.launch;
   w.Key("launch").BeginObject();
@@ -330,6 +343,8 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   WriteIdleGaps(w, s.idle_gaps);
   w.Key("idle_causes");
   WriteIdleCauses(w, s.idle_causes, s.idle_intervals);
+  w.Key("steps");
+  WriteSteps(w, s.steps);
   w.Key("communication_ns").Int(s.communication_ns);
   w.Key("communication_overlap_ns").Int(s.communication_overlap_ns);
   w.Key("comm_compute_overlap_pct").Double(s.comm_compute_overlap_pct);

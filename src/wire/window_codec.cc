@@ -176,6 +176,10 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
               SDefault(e, fields::kStatTime, d.idle_causes.ns[i], 0);
             });
         });
+        m.Message(fields::kSteps, [&](WireWriter& st) {
+          if (d.steps.plain.count) PutDuration(st, fields::kStepPlain, d.steps.plain);
+          if (d.steps.prefill.count) PutDuration(st, fields::kStepPrefill, d.steps.prefill);
+        });
         m.Message(fields::kLaunch, [&](WireWriter& l) {
           PutDuration(l, fields::kLCpu, d.launch.cpu_launch);
           PutDuration(l, fields::kLDelay, d.launch.launch_delay);

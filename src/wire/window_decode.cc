@@ -413,6 +413,14 @@ class Decoder {
                    c.Skip(ct);
                    return c.ok();
                  });
+        case fields::kSteps:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "steps", [&](WireReader& st, uint32_t sf, WireType stt) {
+                   if (sf == fields::kStepPlain) return Duration(st, stt, &d->steps.plain);
+                   if (sf == fields::kStepPrefill) return Duration(st, stt, &d->steps.prefill);
+                   st.Skip(stt);
+                   return st.ok();
+                 });
         case fields::kLaunch:
           return Msg(m, t, &inner) &&
                  Fields(inner, "launch", [&](WireReader& l, uint32_t lf, WireType lt) {
