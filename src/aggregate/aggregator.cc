@@ -512,7 +512,7 @@ class Aggregator::Impl {
       if (gap >= options_.host_pause_threshold_ns) EndStep(d, gap_start);
       return add(IdleCause::kUnattributed, gap);
     }
-    if (launch->start_ns < gap_start) {
+    if (launch->end_ns <= gap_start) {
       // Issued before the device ran dry: the host was ahead. A queued operation starts within the
       // GPU's own turnaround; one that starts later waited for something (another stream, an
       // event, a peer).
@@ -520,6 +520,8 @@ class Aggregator::Impl {
           gap < options_.kernel_wait_threshold_ns ? IdleCause::kQueued : IdleCause::kDependency,
           gap);
     }
+    // The launch call was still submitting when the device ran dry: it waited on the launch path.
+    if (launch->start_ns < gap_start) return add(IdleCause::kLaunch, gap);
     HostThread* t = nullptr;
     for (HostThread& h : p.threads)
       if (h.tid == launch->tid) t = &h;
