@@ -43,6 +43,11 @@ Job Summarize(const Analysis& a) {
   for (const RankAnalysis& r : a.ranks) {
     for (const char* gpu : {"H100", "H200", "H800", "H20", "GH200"})
       j.hopper = j.hopper || r.device_name.find(gpu) != std::string::npos;
+    // Nsight exports often carry no device name: cuBLAS's sm90 kernels and its nvjet family (sm90
+    // and newer only) say the GPU is a Hopper or newer.
+    for (const KernelRow& k : r.top_kernels)
+      j.hopper =
+          j.hopper || k.name.find("sm90") != std::string::npos || k.name.starts_with("nvjet");
     j.launch_delay_total_ns += static_cast<double>(r.launch.launch_delay_mean_ns) *
                                static_cast<double>(r.launch.launch_delay_count);
     j.launch_delays += r.launch.launch_delay_count;
@@ -235,7 +240,15 @@ std::optional<Finding> Communication(const Analysis& a, const Job& j,
         waiting_ns += static_cast<double>(std::max<int64_t>(0, slow_ns - r.compute_ns));
   }
   const double straggler_score = j.Share(waiting_ns);
-  const bool by_exposed = exposed >= t.comm_min_exposed_share;
+  // Device idle with work already queued behind another stream or event (the causal split's
+  // "dependency") is, in a job with collectives, waiting for the peers: time lost to
+  // communication as surely as an exposed collective (busy time, so the two do not overlap).
+  const CategoryRow* comm_row = CategoryByName(a, "communication");
+  const double dependency = j.causal && comm_row && comm_row->time_ns > 0
+                                ? j.CauseShare(model::IdleCause::kDependency)
+                                : 0;
+  const double waiting = std::min(1.0, exposed + dependency);
+  const bool by_exposed = waiting >= t.comm_min_exposed_share;
   if (!by_exposed && !straggler) return std::nullopt;
 
   std::string top_sub;
@@ -244,20 +257,26 @@ std::optional<Finding> Communication(const Analysis& a, const Job& j,
     if (row.name.rfind("communication", 0) == 0 && static_cast<double>(row.time_ns) > top_ns)
       top_sub = row.name, top_ns = static_cast<double>(row.time_ns);
   const CategoryRow* comm = CategoryByName(a, "communication");
-  FindingBuilder f("communication", std::max(by_exposed ? exposed : 0, straggler_score),
+  FindingBuilder f("communication", std::max(by_exposed ? waiting : 0, straggler_score),
                    by_exposed ? 0.75 : 0.6);
+  const std::string also_idle =
+      dependency >= 0.01
+          ? fmt::format("; the GPU also idled {} with work queued behind another stream or peer",
+                        Pct(dependency))
+          : "";
   if (by_exposed && straggler) {
     f.Summary(fmt::format(
-        "collectives not overlapped with compute take {} of GPU time ({}{:.0f}% overlapped); "
+        "collectives not overlapped with compute take {} of GPU time ({}{:.0f}% overlapped){}; "
         "rank {} computes {:.0f}% more than the fastest rank and the others wait for it in "
         "collectives ({} of the time)",
         Pct(exposed), top_sub.empty() ? "" : top_sub + " leads, ", s.comm_compute_overlap_pct,
-        c.straggler_rank, c.compute.imbalance * 100, Pct(straggler_score)));
+        also_idle, c.straggler_rank, c.compute.imbalance * 100, Pct(straggler_score)));
     f.Rank(c.straggler_rank);
   } else if (by_exposed) {
     f.Summary(fmt::format(
-        "collectives not overlapped with compute take {} of GPU time ({}{:.0f}% overlapped)",
-        Pct(exposed), top_sub.empty() ? "" : top_sub + " leads, ", s.comm_compute_overlap_pct));
+        "collectives not overlapped with compute take {} of GPU time ({}{:.0f}% overlapped){}",
+        Pct(exposed), top_sub.empty() ? "" : top_sub + " leads, ", s.comm_compute_overlap_pct,
+        also_idle));
   } else {
     f.Summary(
         fmt::format("rank {} computes {:.0f}% more than the fastest rank: the others wait for it "

@@ -133,9 +133,9 @@ std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t
   if (j.causal)
     f.Summary(fmt::format(
         "GPU idle {} of the time waiting for the host to launch work: the queue ran empty while "
-        "the launching thread issued calls (mean launch call {}, launch-to-start {}; {:.0f}% of "
-        "kernels shorter than 10 us)",
-        Pct(idle_share), Ms(cpu_launch_mean_ns), Ms(delay_mean_ns), short_pct));
+        "the launching thread issued calls (mean launch call {}; {:.0f}% of kernels shorter "
+        "than 10 us)",
+        Pct(idle_share), Ms(cpu_launch_mean_ns), short_pct));
   else
     f.Summary(fmt::format(
         "GPU idle {} of the time waiting for kernel launches: {} short host gaps (mean {}), "
