@@ -15,7 +15,16 @@ H100s, built so that one bottleneck is unmistakable and its diagnosis
   host_sync             cudaDeviceSynchronize after every layer starves the GPU
   memory_transfer       full logits copied to pageable host memory every step
   allocation_stalls     cudaFree/cudaMalloc of several ms in the serving loop
-  prefill_interference  16k-token prefills (no chunking) stall the decode batch
+  prefill_interference  20k-token prefills (no chunking) stall the decode batch
+  launch_bound_tiny     2.5 us kernels, 6.6 us launch calls: the queue is always empty
+  allocation_serving    the host sits in 1.5-20 ms cudaMalloc/cudaFree while serving
+  straggler_tp          TP=4 (four files), rank 3 computes 20% slower
+  healthy_graph_gemm    busy graph decode, GEMMs over half the time: nothing to win
+  prefill_graph         a 6k-token prefill every 8th step of a graph decode server
+
+The newer scenarios also write expected.json: the intended primary verdict and the
+stake (share of the GPU span a fix would win) computed from the simulation's own
+ground truth, never from the diagnosis rules.
 
 (hardware_saturated needs GPM counters, which no trace has: it is tested on the
 agent path.) Pairs for `inferscope diff`, each a baseline and a candidate of the
@@ -32,6 +41,7 @@ they were anchored to; scenario durations scale them with a simple
 bandwidth/FLOP cost model of Llama-3.1-8B (FP8 weights) or -70B (TP=2).
 
 Layout of --out:  <scenario>.json.gz, communication/rank{0,1}.json.gz,
+                  straggler_tp/rank{0..3}.json.gz, expected.json,
                   pairs/<pair>/{baseline,candidate}.json.gz
 Usage:
   tools/make_scenario_traces.py --out /tmp/scen               # everything
