@@ -75,7 +75,12 @@ struct LaunchSlot {
 };
 
 using model::IdleCause;
-using CauseTimes = std::array<int64_t, model::kIdleCauseCount>;
+// Running totals of a thread's time per host cause (the first kHostIdleCauses of IdleCause).
+using CauseTimes = std::array<int64_t, model::kHostIdleCauses>;
+static_assert(static_cast<size_t>(IdleCause::kAllocation) < model::kHostIdleCauses &&
+              static_cast<size_t>(IdleCause::kSync) < model::kHostIdleCauses &&
+              static_cast<size_t>(IdleCause::kLaunch) < model::kHostIdleCauses &&
+              static_cast<size_t>(IdleCause::kHostIdle) < model::kHostIdleCauses);
 
 // Where a host thread's time went, as running totals per cause: the thread's timeline up to
 // `cursor_ns` is cut into its CUDA calls (by kind) and the pauses between them (by length and the
@@ -523,8 +528,11 @@ class Aggregator::Impl {
     // The launch call was still submitting when the device ran dry: it waited on the launch path.
     if (launch->start_ns < gap_start) return add(IdleCause::kLaunch, gap);
     HostThread* t = nullptr;
-    for (HostThread& h : p.threads)
-      if (h.tid == launch->tid) t = &h;
+    if (p.last_thread < p.threads.size() && p.threads[p.last_thread].tid == launch->tid)
+      t = &p.threads[p.last_thread];
+    else
+      for (HostThread& h : p.threads)
+        if (h.tid == launch->tid) t = &h;
     const GapSnapshot* snap = nullptr;
     if (t)
       for (const GapSnapshot& g : t->snapshots)
@@ -543,7 +551,7 @@ class Aggregator::Impl {
       end[static_cast<size_t>(t->last_call_cause)] -= t->cursor_ns - gap_end;
     int64_t assigned = 0;
     int64_t host_turn_ns = 0;  // the host stopped issuing: blocked, allocating or idle
-    for (size_t c = 0; c < model::kIdleCauseCount; ++c) {
+    for (size_t c = 0; c < model::kHostIdleCauses; ++c) {
       const int64_t ns = std::clamp<int64_t>(end[c] - snap->cum[c], 0, gap - assigned);
       out.ns[c] += ns;
       assigned += ns;

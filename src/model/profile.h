@@ -102,16 +102,18 @@ enum class IdleCause : uint8_t {
   kAllocation = 0,  // the launching thread was inside cudaMalloc/cudaFree (or cuMem*) calls
   kSync,            // it was blocked in a sync, or processing what a sync returned (short pause)
   kLaunch,          // it was issuing work: launch calls and the short pauses between them
+  kHostIdle,        // the thread issued nothing for a long pause (no work, or host-side work)
   kDependency,      // the work was queued before the device went idle and started late
                     // (waiting on another stream, an event, a collective peer)
   kQueued,          // queued work started within the GPU's turnaround (< the kernel-wait gap)
-  kHostIdle,        // the thread issued nothing for a long pause (no work, or host-side work)
   kUnattributed,    // no launch record joins the work that ended the interval
   kCount,
 };
 inline constexpr size_t kIdleCauseCount = static_cast<size_t>(IdleCause::kCount);
+// The first kHostIdleCauses causes are what a host thread does (its calls and pauses).
+inline constexpr size_t kHostIdleCauses = 4;
 inline constexpr const char* kIdleCauseNames[] = {
-    "allocation", "sync", "launch", "dependency", "queued", "host_idle", "unattributed"};
+    "allocation", "sync", "launch", "host_idle", "dependency", "queued", "unattributed"};
 static_assert(sizeof(kIdleCauseNames) / sizeof(kIdleCauseNames[0]) == kIdleCauseCount);
 
 struct IdleCauseStats {
