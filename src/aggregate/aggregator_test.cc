@@ -115,6 +115,37 @@ TEST_F(AggregatorTest, IdleCausesFollowTheLaunchingThread) {
   EXPECT_EQ(Cause(d, IdleCause::kUnattributed), 500 * kUs);
 }
 
+TEST_F(AggregatorTest, StepsEndWhereTheHostTakesItsTurn) {
+  constexpr int64_t kUs = 1'000;
+  constexpr const char* kPrefill = "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>";
+  uint32_t corr = 0;
+  int64_t t = 100 * kUs;
+  // Three steps: decode (2 kernels), prefill (a prefill attention kernel), decode; each ends with
+  // a stream sync that returns as the GPU drains, then 200 us of handling before the next launch.
+  auto w = Whole([&](model::EventSink* s) {
+    for (int step = 0; step < 3; ++step) {
+      const int64_t dur = step == 1 ? 900 * kUs : 100 * kUs;
+      for (int k = 0; k < 2; ++k) {
+        s->OnApiCall(Launch(t, t + 5 * kUs, ++corr));
+        s->OnKernel(Kernel(step == 1 && k == 1 ? kPrefill : kGemm, t + 4 * kUs, t + 4 * kUs + dur,
+                           7, corr));
+        t += 4 * kUs + dur;  // the next launch call comes while the kernel runs: queued work
+        t -= 3 * kUs;
+      }
+      model::ApiCallEvent sync = Launch(t, t + 4 * kUs, 0, model::ApiKind::kSync);
+      sync.sync_type = model::SyncType::kStream;
+      s->OnApiCall(sync);
+      t += 4 * kUs + 200 * kUs;
+    }
+  });
+  const auto& d = OnlyDevice(w);
+  // The last step has no host turn after it within the window: only two steps are complete.
+  EXPECT_EQ(d.steps.plain.count, 1u);
+  EXPECT_EQ(d.steps.prefill.count, 1u);
+  EXPECT_GT(d.steps.prefill.total_ns, 5 * d.steps.plain.total_ns);
+  EXPECT_EQ(d.idle_causes.total_ns(), d.idle_ns());
+}
+
 TEST_F(AggregatorTest, TemporalBreakdownUsesUnionsNotSums) {
   // gemm [100,200) on stream 7, all-reduce [150,300) on stream 9, gemm [400,500).
   auto w = Whole([&](model::EventSink* s) {

@@ -290,6 +290,25 @@ TEST_F(DiagnoseTest, CausalSyncStakeIsTheIdleItCaused) {
   EXPECT_NEAR(f->score, 0.20, 1e-9);
 }
 
+TEST_F(DiagnoseTest, PrefillStakeIsThePrefillStepsExcessOverADecodeStep) {
+  SetBusy(95);
+  SetKernelTime({{"matmul", 60}, {"attention", 30}, {"normalization", 10}});
+  SetSubcategory("attention.prefill", 10);
+  SetSubcategory("attention.decode", 20);
+  // 4 prefill steps of 60 ms among 100 decode steps of 7 ms: decode waited 4 x 53 ms.
+  a_.summary.steps = {100, 4, 700 * kMs, 240 * kMs, 7 * kMs, 60 * kMs};
+  const Diagnosis d = Run();
+  const Finding* f = Find(d, "prefill_interference");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->score, 0.212, 1e-9);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "prefill_steps"), 4);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "decode_step_mean_ms"), 7);
+  // Prefill steps no longer than decode steps delay nothing, whatever the kernel shares say.
+  a_.summary.steps = {100, 4, 700 * kMs, 28 * kMs, 7 * kMs, 7 * kMs};
+  SetSubcategory("attention.prefill", 40);
+  EXPECT_EQ(Find(Run(), "prefill_interference"), nullptr);
+}
+
 TEST_F(DiagnoseTest, KernelBoundStakeIsTheExcessOverTheUsualShare) {
   // Attention at 70% of a 95% busy GPU: 30 points over its usual 40%. The stake is that excess
   // (what FP8 KV or a faster backend could win), not the kernel's whole time.
