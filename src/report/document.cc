@@ -210,25 +210,29 @@ Section IdleGaps(const Analysis& a) {
 Section IdleCauses(const Analysis& a) {
   Section s{"Why the GPU was idle", {}};
   Table t;
-  t.columns = {Right("rank"), Right("gpu"), Right("idle"), Right("intervals")};
-  for (const char* name : model::kIdleCauseNames) t.columns.push_back(Right(name));
+  // Short headers so the table fits the terminal; the JSON keys are the full cause names.
+  t.columns = {Right("rank"),   Right("gpu"),    Right("idle"),   Right("intervals"),
+               Right("alloc"),  Right("sync"),   Right("launch"), Right("host_idle"),
+               Right("depend"), Right("queued"), Right("unattr")};
+  static_assert(model::kIdleCauseCount == 7);
   for (const RankAnalysis& r : a.ranks) {
     std::vector<std::string> row = {RankLabel(r), std::to_string(r.device),
                                     FormatDuration(r.temporal.idle_ns),
                                     std::to_string(r.idle_intervals)};
     for (const analyze::IdleCauseRow& c : r.idle_causes)
-      row.push_back(c.total_ns ? FormatDuration(c.total_ns) + " " + FormatPct(c.pct) : "-");
+      row.push_back(c.total_ns ? FormatPct(c.pct) : "-");
     t.rows.push_back(std::move(row));
   }
   s.blocks.push_back(TableBlock(std::move(t)));
   s.blocks.push_back(Paragraph(
-      {"each idle interval of the GPU, by what the thread that launched the next work was doing:",
-       "allocation: in cudaMalloc/cudaFree; sync: blocked in a sync or handling its result; "
-       "launch: issuing work (launch calls and the short pauses between them);",
-       "dependency: the work was queued before the GPU ran dry and waited (another stream, an "
-       "event, a peer); queued: queued work starting within the GPU's turnaround;",
-       "host_idle: no CUDA call for over 1 ms (no work, or host-side work); unattributed: no "
-       "launch record."}));
+      {"% of the idle time, by what the thread that launched the work ending each idle interval "
+       "was doing:",
+       "alloc: in cudaMalloc/cudaFree; sync: blocked in a sync or handling its result; launch: "
+       "issuing work (launch calls and the short pauses between them);",
+       "depend: the work was queued before the GPU ran dry and waited (another stream, an event, "
+       "a peer); queued: queued work starting within the GPU's turnaround;",
+       "host_idle: no CUDA call for over 1 ms (no work, or host-side work); unattr: no launch "
+       "record."}));
   return s;
 }
 
