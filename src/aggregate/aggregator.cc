@@ -566,10 +566,11 @@ class Aggregator::Impl {
   }
 
   static void EndStep(DeviceState& d, int64_t end_ns) {
-    if (d.step_open && end_ns > d.step_start_ns)
+    if (d.step_open && d.step_whole && end_ns > d.step_start_ns)
       (d.step_has_prefill ? d.steps.prefill : d.steps.plain).Add(end_ns - d.step_start_ns);
     d.step_open = false;
     d.step_has_prefill = false;
+    d.step_whole = true;  // the next step begins after this host turn
   }
 
   const LaunchSlot* FindLaunch(const ProcessState& p, uint32_t correlation_id) const {

@@ -134,9 +134,11 @@ struct DeviceState {
   model::IdleCauseStats idle_causes;
   model::StepStats steps;
   // The step being built: it began at step_start_ns (when step_open) and has run prefill
-  // attention when step_has_prefill.
+  // attention when step_has_prefill. It counts only when step_whole: it began right after a host
+  // turn or with the device's first activity, not at a window edge (mid-step).
   bool step_open = false;
   bool step_has_prefill = false;
+  bool step_whole = false;
   int64_t step_start_ns = 0;
   model::LaunchStats launch;
   std::array<SyncAccum, kSyncTypes> sync_records{};  // from SyncEvents
