@@ -285,7 +285,8 @@ TEST_F(DiagnoseTest, CausalSyncStakeIsTheIdleItCaused) {
   SetCauses({{"sync", 30}, {"queued", 270}});
   EXPECT_EQ(Find(Run(), "host_sync"), nullptr);  // ...but the GPU idled 3% because of it
   SetCauses({{"sync", 200}, {"queued", 100}});
-  const Finding* f = Find(Run(), "host_sync");
+  const Diagnosis d = Run();
+  const Finding* f = Find(d, "host_sync");
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(f->score, 0.20, 1e-9);
 }
@@ -327,6 +328,24 @@ TEST_F(DiagnoseTest, KernelBoundStakeIsTheExcessOverTheUsualShare) {
   EXPECT_DOUBLE_EQ(EvidenceValue(f, "kernel_pct"), 62);
   EXPECT_DOUBLE_EQ(EvidenceValue(f, "usual_category_pct"), 40);
   EXPECT_NE(f.fixes[0].find("attention backend"), std::string::npos);
+}
+
+TEST_F(DiagnoseTest, PrefillAttentionHasNoUsualShareToExceed) {
+  // Long prompts make prefill attention FLOP-bound and large; that is the prompt, not a fault.
+  SetBusy(95);
+  SetKernelTime({{"attention", 70}, {"matmul", 25}, {"normalization", 5}});
+  SetSubcategory("attention.prefill", 60);
+  a_.summary.top_kernels.clear();
+  AddKernel("_Z15fmha_prefill_v2", "fmha_prefill_v2", "attention", "attention.prefill", 60, 100,
+            kMs);
+  EXPECT_EQ(Find(Run(), "kernel_bound"), nullptr);
+  SetSubcategory("attention.prefill", 10);  // decode attention at 60%: 20 points over 40%
+  const Diagnosis d = Run();
+  const Finding* f = Find(d, "kernel_bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->score, 0.95 * 0.20, 1e-9);
+  EXPECT_NE(f->summary.find("attention (decode) kernels take 60%"), std::string::npos)
+      << f->summary;
 }
 
 TEST_F(DiagnoseTest, BusyGpuSpreadTheUsualWayIsHealthyWithANote) {
