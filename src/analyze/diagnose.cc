@@ -462,9 +462,8 @@ Finding Healthy(const Analysis& a, const Job& j, const HostSignals& h,
 
 int SeverityRank(const std::string& s) { return s == "critical" ? 0 : s == "warning" ? 1 : 2; }
 
-// Tie order: kFindingIds order, except that kernel_bound ("where the time goes") yields to any
-// verdict that explains the same time more specifically (prefill_interference on a dominant
-// prefill kernel scores exactly the same).
+// Tie order: kFindingIds order, except that kernel_bound yields to any verdict that explains the
+// same time more specifically (a prefill kernel's time can be both).
 int TieOrder(const std::string& id) {
   const int n = static_cast<int>(std::size(kFindingIds));
   if (id == "kernel_bound") return n - 1;
