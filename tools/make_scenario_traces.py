@@ -546,29 +546,42 @@ def sc_kernel_bound(seed, k):
 def sc_launch_overhead(seed, k):
     # Eager mode (enforce_eager / no torch.compile): every kernel is a Python launch ~84 us apart.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
     lo, hi = med("launch_interval_eager") * 0.6, med("launch_interval_eager") * 1.3
     for i in range(steps(8, k)):
         job.begin_step(i)
         job.host(300, 600, "vllm/v1/worker/gpu_model_runner.py(1402): _prepare_inputs")
+        t0 = r.t_host
         job.run(decode_step(8, 700 + i), mode="eager", gap_us=(lo, hi))
+        r.windows.append((t0, r.t_gpu))  # the host is launching until the step's last kernel
         job.sync("stream")
         job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
         job.end_step()
+    job.expected = {"primary": "launch_overhead",
+                    "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle while the host issued launch calls (queue empty) / span"}
     return job
 
 
 def sc_batching(seed, k):
     # One to three requests at a time; the engine sleeps until the next request arrives.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
+    idle_from = None
     for i in range(steps(40, k)):
         job.begin_step(i)
+        if idle_from is not None:  # from the last step's sync to this step: nothing to run
+            r.windows.append((idle_from, r.t_host))
         batch = job.rng.choice((1, 1, 2, 3))
         job.run(decode_step(batch, 600 + i), mode="graph")
         job.host(300, 500, "vllm/v1/worker/gpu_model_runner.py(1402): _prepare_inputs")
         job.sync("stream")
+        idle_from = r.t_host
         job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
         job.end_step()
         job.host(6_000, 22_000, "vllm/v1/engine/core.py(712): _process_input_queue")
+    job.expected = {"primary": "batching", "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle between a step's sync and the next step (no request) / span"}
     return job
 
 
@@ -578,6 +591,10 @@ def sc_communication(seed, k):
     job = Job(2, seed, H100_PCIE, gpu_speeds=[1.0, 0.96])
     serve_decode(job, steps(10, k), batch=64, ctx=1000, host_prep_of_gpu=0.95, layers=80, tp=2,
                  hidden=8192, inter=28672, heads=64)
+    spans = sum(span_of(r) for r in job.ranks)
+    job.expected = {"primary": "communication",
+                    "stake": sum(r.coll_ns for r in job.ranks) / spans,
+                    "why": "collective time, none overlapped / summed spans"}
     return job
 
 
@@ -585,15 +602,20 @@ def sc_host_sync(seed, k):
     # Prompt scoring (prefill only, 4 x 512 tokens per step), eager, with a timing hook that
     # calls torch.cuda.synchronize() after every layer and then logs.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
     for i in range(steps(6, k)):
         job.begin_step(i)
         job.copy("htod", 2048 * 8, pageable=False)
         for _ in range(32):
             job.run(prefill_layer(2048, 512, fp8=False), mode="eager", gap_us=(12, 25))
+            w0 = r.t_host
             job.sync("device")
             job.host(450, 700, "transformers/utils/hooks.py(88): layer_timing_hook")
+            r.windows.append((w0, r.t_host))  # blocked in the sync, then logging what it timed
         job.sync("stream")
         job.end_step()
+    job.expected = {"primary": "host_sync", "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle from each sync to the end of the hook's logging / span"}
     return job
 
 
@@ -624,6 +646,10 @@ def sc_allocation_stalls(seed, k):
                 job.alloc(MALLOC, med("cudaMalloc") * 0.3, med("cudaMalloc") * 0.7)
 
     serve_decode(job, steps(36, k), batch=96, ctx=250, host_prep_of_gpu=0.95, extra=churn)
+    r = job.ranks[0]
+    job.expected = {"primary": "allocation_stalls",
+                    "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle while the host was inside cudaMalloc/cudaFree / span"}
     return job
 
 
@@ -631,9 +657,12 @@ def sc_prefill_interference(seed, k):
     # No chunked prefill: a 20k-token prompt is prefilled as one step every 12 decode steps, and
     # the running decode batch (48 requests, ~3k context) waits ~0.5 s for it each time.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
+    durations = {"prefill": [], "decode": []}
     step = 0
     for p in range(steps(3, k)):
         job.begin_step(step)
+        first = len(r.busy)
         ops = []
         for _ in range(32):
             ops += prefill_layer(20480, 20480)
@@ -641,9 +670,11 @@ def sc_prefill_interference(seed, k):
         job.sync("stream")
         job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
         job.end_step()
+        durations["prefill"].append(r.busy[-1][1] - r.busy[first][0])
         step += 1
         for i in range(12):
             job.begin_step(step)
+            first = len(r.busy)
             ops = decode_step(48, 3000 + step)
             job.run(ops, mode="graph")
             gpu_us = sum(o.dur_us for o in ops) + 1.55 * len(ops)
@@ -652,7 +683,12 @@ def sc_prefill_interference(seed, k):
             job.sync("stream")
             job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
             job.end_step()
+            durations["decode"].append(r.busy[-1][1] - r.busy[first][0])
             step += 1
+    decode_mean = sum(durations["decode"]) / len(durations["decode"])
+    delay = sum(d - decode_mean for d in durations["prefill"])
+    job.expected = {"primary": "prefill_interference", "stake": delay / span_of(r),
+                    "why": "prefill steps' excess over the mean decode step / span"}
     return job
 
 
