@@ -15,7 +15,16 @@ H100s, built so that one bottleneck is unmistakable and its diagnosis
   host_sync             cudaDeviceSynchronize after every layer starves the GPU
   memory_transfer       full logits copied to pageable host memory every step
   allocation_stalls     cudaFree/cudaMalloc of several ms in the serving loop
-  prefill_interference  16k-token prefills (no chunking) stall the decode batch
+  prefill_interference  20k-token prefills (no chunking) stall the decode batch
+  launch_bound_tiny     2.5 us kernels, 6.6 us launch calls: the queue is always empty
+  allocation_serving    the host sits in 1.5-20 ms cudaMalloc/cudaFree while serving
+  straggler_tp          TP=4 (four files), rank 3 computes 20% slower
+  healthy_graph_gemm    busy graph decode, GEMMs over half the time: nothing to win
+  prefill_graph         a 6k-token prefill every 8th step of a graph decode server
+
+The newer scenarios also write expected.json: the intended primary verdict and the
+stake (share of the GPU span a fix would win) computed from the simulation's own
+ground truth, never from the diagnosis rules.
 
 (hardware_saturated needs GPM counters, which no trace has: it is tested on the
 agent path.) Pairs for `inferscope diff`, each a baseline and a candidate of the
@@ -32,6 +41,7 @@ they were anchored to; scenario durations scale them with a simple
 bandwidth/FLOP cost model of Llama-3.1-8B (FP8 weights) or -70B (TP=2).
 
 Layout of --out:  <scenario>.json.gz, communication/rank{0,1}.json.gz,
+                  straggler_tp/rank{0..3}.json.gz, expected.json,
                   pairs/<pair>/{baseline,candidate}.json.gz
 Usage:
   tools/make_scenario_traces.py --out /tmp/scen               # everything
@@ -301,6 +311,12 @@ class Rank:
         self.gpu_speed = gpu_speed
         self.host, self.gpu = [], []
         self.corr = 0
+        # Ground truth kept while simulating (for the expected verdicts, never written to traces):
+        # GPU busy intervals, windows of host time with a known cause, collective waiting.
+        self.busy = []
+        self.windows = []
+        self.coll_ns = 0
+        self.coll_wait_ns = 0
         self.graph_id = 0
         self.t_host = self.rng.randint(30_000, 60_000)
         self.t_gpu = self.t_host
@@ -360,7 +376,9 @@ class Job:
     def _gpu(self, r, op, earliest_ns, corr, graph_id):
         start = q32(max(r.t_gpu + r.rng.randint(900, 2200), earliest_ns))
         dur = op.dur_us * self.scale.get(op.cat, 1.0) * self.step_factor * self.run_factor * 1e3
-        dur = r.jit(dur, 0.03) / r.gpu_speed
+        # A slower GPU (clocks, thermals) computes slower; a collective over PCIe is bound by the
+        # link, which runs at the same speed on every rank.
+        dur = r.jit(dur, 0.03) / (1.0 if op.collective else r.gpu_speed)
         return start, dur
 
     def _emit(self, r, op, start, end, corr, graph_id):
@@ -375,6 +393,7 @@ class Job:
             a["grid"], a["block"] = list(op.grid), list(op.block)
             r.event("kernel", op.name, start, end - start, a, gpu=True)
         r.t_gpu = end
+        r.busy.append((start, end))
 
     def run(self, ops, mode="graph", gap_us=(9, 22)):
         """Issues ops eagerly (one launch each, `gap_us` of Python between) or as one graph."""
@@ -405,6 +424,9 @@ class Job:
             if op.collective:  # finishes on every rank once the last one arrives
                 last = max(s for _, s, _, _, _ in placed)
                 ends = [q32(last + d) for _, _, d, _, _ in placed]
+                for (r, s, _, _, _), e in zip(placed, ends):
+                    r.coll_ns += max(e, s + 32) - s
+                    r.coll_wait_ns += last - s
             else:
                 ends = [q32(s + d) for _, s, d, _, _ in placed]
             for (r, start, _, corr, gid), end in zip(placed, ends):
@@ -444,6 +466,7 @@ class Job:
             dur = int(r.rng.uniform(lo_us, hi_us) * 1000)
             r.api(api, start, dur)
             r.t_host = start + dur
+            r.windows.append((start, start + dur))
 
     # ---- Output ----
     def trace(self, r, name):
@@ -523,29 +546,42 @@ def sc_kernel_bound(seed, k):
 def sc_launch_overhead(seed, k):
     # Eager mode (enforce_eager / no torch.compile): every kernel is a Python launch ~84 us apart.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
     lo, hi = med("launch_interval_eager") * 0.6, med("launch_interval_eager") * 1.3
     for i in range(steps(8, k)):
         job.begin_step(i)
         job.host(300, 600, "vllm/v1/worker/gpu_model_runner.py(1402): _prepare_inputs")
+        t0 = r.t_host
         job.run(decode_step(8, 700 + i), mode="eager", gap_us=(lo, hi))
+        r.windows.append((t0, r.t_gpu))  # the host is launching until the step's last kernel
         job.sync("stream")
         job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
         job.end_step()
+    job.expected = {"primary": "launch_overhead",
+                    "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle while the host issued launch calls (queue empty) / span"}
     return job
 
 
 def sc_batching(seed, k):
     # One to three requests at a time; the engine sleeps until the next request arrives.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
+    idle_from = None
     for i in range(steps(40, k)):
         job.begin_step(i)
+        if idle_from is not None:  # from the last step's sync to this step: nothing to run
+            r.windows.append((idle_from, r.t_host))
         batch = job.rng.choice((1, 1, 2, 3))
         job.run(decode_step(batch, 600 + i), mode="graph")
         job.host(300, 500, "vllm/v1/worker/gpu_model_runner.py(1402): _prepare_inputs")
         job.sync("stream")
+        idle_from = r.t_host
         job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
         job.end_step()
         job.host(6_000, 22_000, "vllm/v1/engine/core.py(712): _process_input_queue")
+    job.expected = {"primary": "batching", "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle between a step's sync and the next step (no request) / span"}
     return job
 
 
@@ -555,6 +591,10 @@ def sc_communication(seed, k):
     job = Job(2, seed, H100_PCIE, gpu_speeds=[1.0, 0.96])
     serve_decode(job, steps(10, k), batch=64, ctx=1000, host_prep_of_gpu=0.95, layers=80, tp=2,
                  hidden=8192, inter=28672, heads=64)
+    spans = sum(span_of(r) for r in job.ranks)
+    job.expected = {"primary": "communication",
+                    "stake": sum(r.coll_ns for r in job.ranks) / spans,
+                    "why": "collective time, none overlapped / summed spans"}
     return job
 
 
@@ -562,15 +602,20 @@ def sc_host_sync(seed, k):
     # Prompt scoring (prefill only, 4 x 512 tokens per step), eager, with a timing hook that
     # calls torch.cuda.synchronize() after every layer and then logs.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
     for i in range(steps(6, k)):
         job.begin_step(i)
         job.copy("htod", 2048 * 8, pageable=False)
         for _ in range(32):
             job.run(prefill_layer(2048, 512, fp8=False), mode="eager", gap_us=(12, 25))
+            w0 = r.t_host
             job.sync("device")
             job.host(450, 700, "transformers/utils/hooks.py(88): layer_timing_hook")
+            r.windows.append((w0, r.t_host))  # blocked in the sync, then logging what it timed
         job.sync("stream")
         job.end_step()
+    job.expected = {"primary": "host_sync", "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle from each sync to the end of the hook's logging / span"}
     return job
 
 
@@ -601,6 +646,10 @@ def sc_allocation_stalls(seed, k):
                 job.alloc(MALLOC, med("cudaMalloc") * 0.3, med("cudaMalloc") * 0.7)
 
     serve_decode(job, steps(36, k), batch=96, ctx=250, host_prep_of_gpu=0.95, extra=churn)
+    r = job.ranks[0]
+    job.expected = {"primary": "allocation_stalls",
+                    "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle while the host was inside cudaMalloc/cudaFree / span"}
     return job
 
 
@@ -608,9 +657,12 @@ def sc_prefill_interference(seed, k):
     # No chunked prefill: a 20k-token prompt is prefilled as one step every 12 decode steps, and
     # the running decode batch (48 requests, ~3k context) waits ~0.5 s for it each time.
     job = Job(1, seed, H100)
+    r = job.ranks[0]
+    durations = {"prefill": [], "decode": []}
     step = 0
     for p in range(steps(3, k)):
         job.begin_step(step)
+        first = len(r.busy)
         ops = []
         for _ in range(32):
             ops += prefill_layer(20480, 20480)
@@ -618,9 +670,11 @@ def sc_prefill_interference(seed, k):
         job.sync("stream")
         job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
         job.end_step()
+        durations["prefill"].append(r.busy[-1][1] - r.busy[first][0])
         step += 1
         for i in range(12):
             job.begin_step(step)
+            first = len(r.busy)
             ops = decode_step(48, 3000 + step)
             job.run(ops, mode="graph")
             gpu_us = sum(o.dur_us for o in ops) + 1.55 * len(ops)
@@ -629,7 +683,163 @@ def sc_prefill_interference(seed, k):
             job.sync("stream")
             job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
             job.end_step()
+            durations["decode"].append(r.busy[-1][1] - r.busy[first][0])
             step += 1
+    decode_mean = sum(durations["decode"]) / len(durations["decode"])
+    delay = sum(d - decode_mean for d in durations["prefill"])
+    job.expected = {"primary": "prefill_interference", "stake": delay / span_of(r),
+                    "why": "prefill steps' excess over the mean decode step / span"}
+    return job
+
+
+# ---- Ground truth of the newer scenarios: what a fix would win, from the simulation itself. ----
+def union(intervals):
+    out = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def span_of(r):
+    return max(e for _, e in r.busy) - min(s for s, _ in r.busy)
+
+
+def idle_within(r, windows):
+    """GPU idle time of rank r inside the (non-overlapping) host windows, clipped to its span."""
+    busy = union(r.busy)
+    lo, hi = busy[0][0], busy[-1][1]
+    idle = 0
+    for ws, we in windows:
+        ws, we = max(ws, lo), min(we, hi)
+        if we <= ws:
+            continue
+        covered = sum(max(0, min(e, we) - max(s, ws)) for s, e in busy)
+        idle += (we - ws) - covered
+    return idle
+
+
+def tiny_decode_step(batch, layers=24):
+    """A 0.5B-class model (hidden 896): every kernel is a few microseconds, GEMMs included."""
+    def op(key_or_name, cat, grid=(1, 1, 1)):
+        name = K(key_or_name) if key_or_name in REAL else key_or_name
+        return Op(name, 0, (batch,) + grid[1:], (256, 1, 1), cat=cat)
+    ops = []
+    for _ in range(layers):
+        ops += [op("fused_add_rms_norm", "normalization"), op("nvjet_qkv", "matmul"),
+                op("rope", "positional"), op(K_FA_SPLITKV, "attention"),
+                op("nvjet_o", "matmul"), op("nvjet_mlp", "matmul")]
+    ops += [op("nvjet_lm_head", "matmul"), op(K_TOPK, "sampling")]
+    return ops
+
+
+def sc_launch_bound_tiny(seed, k):
+    # Batch-16 eager decode of a 0.5B-class model: ~145 launches per step, each kernel ~2.5 us
+    # (reads a few MB), each launch call ~6.6 us, issued back to back from C++-side dispatch.
+    # The GPU finishes every kernel before the next launch call returns: the queue is empty and
+    # the GPU waits on the launch path, though every gap is shorter than 30 us.
+    job = Job(1, seed, H100)
+    r = job.ranks[0]
+    for i in range(steps(12, k)):
+        job.begin_step(i)
+        job.host(150, 300, "vllm/v1/worker/gpu_model_runner.py(1402): _prepare_inputs")
+        ops = tiny_decode_step(16)
+        for o in ops:
+            o.dur_us = r.rng.uniform(2.0, 3.1)
+        t0 = r.t_host
+        job.run(ops, mode="eager", gap_us=(0.6, 1.4))
+        r.windows.append((t0, r.t_gpu))  # the host is launching until the step's last kernel
+        job.sync("stream")
+        job.host(100, 200, "vllm/v1/engine/output_processor.py(391): process_outputs")
+        job.end_step()
+    span = span_of(r)
+    job.expected = {"primary": "launch_overhead", "stake": idle_within(r, r.windows) / span,
+                    "why": "GPU idle while the host issued launch calls (queue empty) / span"}
+    return job
+
+
+def sc_allocation_serving(seed, k):
+    # A CUDA-graph decode server whose host frees and re-allocates device memory between steps
+    # (cache resizing, empty_cache): every third step one cudaFree or cudaMalloc of 1.5-20 ms.
+    # The GPU finished the step and waits while the host sits in the call.
+    job = Job(1, seed, H100)
+
+    def churn(i):
+        if i % 3 == 2:
+            job.alloc(FREE if job.rng.random() < 0.5 else MALLOC, 1_500, 20_000)
+
+    serve_decode(job, steps(36, k), batch=32, ctx=500, host_prep_of_gpu=0.9, extra=churn)
+    r = job.ranks[0]
+    job.expected = {"primary": "allocation_stalls",
+                    "stake": idle_within(r, r.windows) / span_of(r),
+                    "why": "GPU idle while the host was inside cudaMalloc/cudaFree / span"}
+    return job
+
+
+def sc_straggler_tp(seed, k):
+    # Llama-3.1-70B FP8, TP=4 on PCIe H100s, all-reduce on the compute stream (no overlap); rank 3
+    # runs 20% slower (a throttled GPU): the others reach every all-reduce first and wait in it.
+    def simulate(speeds):
+        job = Job(4, seed, H100_PCIE, gpu_speeds=speeds)
+        serve_decode(job, steps(5, k), batch=64, ctx=1000, host_prep_of_gpu=0.95, layers=80,
+                     tp=4, hidden=8192, inter=28672, heads=64)
+        return job
+
+    job = simulate([1.0, 1.0, 1.0, 1.0 / 1.2])
+    # The same run with rank 3 at full speed: the waiting that remains is jitter, not rank 3.
+    balanced = simulate([1.0] * 4)
+    spans = sum(span_of(r) for r in job.ranks)
+    wait = sum(r.coll_wait_ns for r in job.ranks) - sum(r.coll_wait_ns for r in balanced.ranks)
+    job.expected = {"primary": "communication", "rank": 3,
+                    "stake": sum(r.coll_ns for r in job.ranks) / spans,
+                    "wait": wait / spans,
+                    "why": "collective time, none overlapped (stake) / summed spans; of it, the "
+                           "waiting that balancing rank 3 removes (wait)"}
+    return job
+
+
+def sc_healthy_graph_gemm(seed, k):
+    # CUDA-graph decode of Llama-3.1-8B with BF16 weights, batch 32, 1.5k-token contexts: the
+    # weight GEMMs take over half of the GPU time, as they should (decode reads every weight each
+    # step); the host prepares step N+1 while the GPU runs step N. Nothing to win back.
+    job = Job(1, seed, H100)
+    serve_decode(job, steps(30, k), batch=32, ctx=1500, host_prep_of_gpu=0.9, wbytes=2.0)
+    job.expected = {"primary": "healthy", "stake": 0.0, "why": "no bottleneck was simulated"}
+    return job
+
+
+def sc_prefill_graph(seed, k):
+    # A CUDA-graph decode server (batch 32, ~2k contexts) without chunked prefill: every 8th step
+    # also prefills a new 6k-token prompt (eager: the shape is not captured), so that step takes
+    # the prefill's time and every running request's next token waits for it.
+    job = Job(1, seed, H100)
+    r = job.ranks[0]
+    durations = {"prefill": [], "decode": []}
+    for i in range(steps(40, k)):
+        job.begin_step(i)
+        first = len(r.busy)
+        prefill = i % 8 == 4
+        if prefill:
+            ops = []
+            for _ in range(32):
+                ops += prefill_layer(6144, 6144)
+            job.run(ops, mode="eager", gap_us=(10, 20))
+        ops = decode_step(32, 2000 + i)
+        job.run(ops, mode="graph")
+        gpu_us = sum(o.dur_us for o in ops) + 1.55 * len(ops)
+        job.host(gpu_us * 0.9, gpu_us * 1.0,
+                 "vllm/v1/worker/gpu_model_runner.py(1402): _prepare_inputs")
+        job.sync("stream")
+        job.host(150, 300, "vllm/v1/engine/output_processor.py(391): process_outputs")
+        job.end_step()
+        step = r.busy[first:]
+        durations["prefill" if prefill else "decode"].append(step[-1][1] - step[0][0])
+    decode_mean = sum(durations["decode"]) / len(durations["decode"])
+    delay = sum(d - decode_mean for d in durations["prefill"])
+    job.expected = {"primary": "prefill_interference", "stake": delay / span_of(r),
+                    "why": "prefill steps' excess over the mean decode step / span"}
     return job
 
 
@@ -643,6 +853,11 @@ SCENARIOS = {
     "memory_transfer": sc_memory_transfer,
     "allocation_stalls": sc_allocation_stalls,
     "prefill_interference": sc_prefill_interference,
+    "launch_bound_tiny": sc_launch_bound_tiny,
+    "allocation_serving": sc_allocation_serving,
+    "straggler_tp": sc_straggler_tp,
+    "healthy_graph_gemm": sc_healthy_graph_gemm,
+    "prefill_graph": sc_prefill_graph,
 }
 
 
@@ -703,8 +918,12 @@ def main():
         if n not in SCENARIOS:
             p.error("unknown scenario %r (--list shows them)" % n)
     pairs = a.pair if a.pair is not None else ([] if a.scenario else ["regression", "noise"])
+    expected = {}
     for n in names:
         job = SCENARIOS[n](a.seed, a.steps_scale)
+        if getattr(job, "expected", None):
+            expected[n] = {key: round(v, 4) if isinstance(v, float) else v
+                           for key, v in job.expected.items()}
         for r in job.ranks:
             if len(job.ranks) > 1:
                 path = os.path.join(a.out, n, "rank%d.json.gz" % r.rank)
@@ -713,6 +932,11 @@ def main():
             write(job.trace(r, "%s_rank%d.json" % (n, r.rank)), path)
         if not a.quiet:
             print("%-22s %s" % (n, summary(job)))
+    if expected:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "expected.json"), "w") as f:
+            json.dump(expected, f, indent=1, sort_keys=True)
+            f.write("\n")
     for kind in pairs:
         for side, job in pair(kind, a.seed, a.steps_scale):
             write(job.trace(job.ranks[0], "%s_%s.json" % (kind, side)),

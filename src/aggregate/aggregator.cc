@@ -2,6 +2,7 @@
 #include "src/aggregate/aggregator.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <limits>
 #include <map>
@@ -68,9 +69,43 @@ struct LaunchSlot {
   bool counted = false;  // cpu_launch already counted (graph launches match many kernels)
   ApiKind kind = ApiKind::kOther;
   SyncType sync_type = SyncType::kUnknown;
+  uint32_t tid = 0;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
+
+using model::IdleCause;
+// Running totals of a thread's time per host cause (the first kHostIdleCauses of IdleCause).
+using CauseTimes = std::array<int64_t, model::kHostIdleCauses>;
+static_assert(static_cast<size_t>(IdleCause::kAllocation) < model::kHostIdleCauses &&
+              static_cast<size_t>(IdleCause::kSync) < model::kHostIdleCauses &&
+              static_cast<size_t>(IdleCause::kLaunch) < model::kHostIdleCauses &&
+              static_cast<size_t>(IdleCause::kHostIdle) < model::kHostIdleCauses);
+
+// Where a host thread's time went, as running totals per cause: the thread's timeline up to
+// `cursor_ns` is cut into its CUDA calls (by kind) and the pauses between them (by length and the
+// call before). The time a device idle interval [g0, g1) gets from the thread is the difference of
+// the totals at g1 and g0, so a snapshot at g0 (taken by the thread's first call inside the
+// interval) is all that is kept per interval: O(1) per call, nothing per event stored.
+struct GapSnapshot {
+  uint32_t device = 0;
+  int64_t gap_start_ns = -1;
+  CauseTimes cum{};
+};
+
+struct HostThread {
+  uint32_t tid = 0;
+  bool active = false;  // a call was seen: cursor_ns and the last call are meaningful
+  int64_t cursor_ns = 0;
+  IdleCause last_call_cause = IdleCause::kHostIdle;
+  bool last_was_sync = false;
+  CauseTimes cum{};
+  std::vector<GapSnapshot> snapshots;  // one per device of the process (few)
+};
+
+// Threads followed per process; a process with more CUDA-calling threads recycles the one that
+// has been quiet longest (its snapshots are then lost and its intervals stay unattributed).
+constexpr size_t kMaxHostThreads = 64;
 
 // A host sync being watched: GPU work that ends inside it is a candidate for "waited on".
 struct OpenSync {
@@ -93,6 +128,8 @@ struct ProcessState {
   std::map<uint32_t, std::string> device_names;
   std::vector<LaunchSlot> launches = std::vector<LaunchSlot>(kLaunchTableSize);
   std::vector<OpenSync> open_syncs;
+  std::vector<HostThread> threads;
+  size_t last_thread = 0;
   // Host-side statistics whose device is not known (allocations, syncs that waited on nothing);
   // folded into the process's first device when the window closes.
   model::AllocationStats unattributed_allocations;
@@ -325,6 +362,12 @@ class Aggregator::Impl {
   void OnGpuOp(ProcessState& p, DeviceState& d, uint32_t stream, int64_t start_ns, int64_t end_ns,
                OpRef op, uint32_t correlation_id) {
     NoteEnd(end_ns);
+    if (d.has_gpu_activity && d.busy.open() && start_ns > d.busy.end_ns())
+      AttributeIdle(p, d, d.busy.end_ns(), start_ns, correlation_id);
+    if (!d.step_open) {
+      d.step_open = true;
+      d.step_start_ns = start_ns;
+    }
     if (!d.has_gpu_activity) {
       d.has_gpu_activity = true;
       d.first_start_ns = start_ns;
@@ -365,6 +408,171 @@ class Aggregator::Impl {
     }
   }
 
+  // ---- Causal idle attribution (docs/diagnosis.md, "Why the GPU was idle") ----
+
+  static IdleCause CallCause(const model::ApiCallEvent& e) {
+    switch (e.kind) {
+      case ApiKind::kMalloc:
+      case ApiKind::kFree:
+        return IdleCause::kAllocation;
+      case ApiKind::kSync:
+        // cudaStreamWaitEvent only enqueues a GPU-side wait: the host goes on issuing.
+        return e.sync_type == SyncType::kStreamWaitEvent ? IdleCause::kLaunch : IdleCause::kSync;
+      case ApiKind::kQuery:  // polling an event or stream is waiting for the GPU
+        return IdleCause::kSync;
+      default:
+        return IdleCause::kLaunch;
+    }
+  }
+
+  // A pause between two CUDA calls of a thread: short pauses are the host's pace of issuing work
+  // (Python between launches) or, right after a sync returned, its handling of what the sync
+  // waited for; a long pause is a host that issued nothing.
+  IdleCause PauseCause(int64_t pause_ns, bool after_sync) const {
+    if (pause_ns >= options_.host_pause_threshold_ns) return IdleCause::kHostIdle;
+    return after_sync ? IdleCause::kSync : IdleCause::kLaunch;
+  }
+
+  HostThread& Thread(ProcessState& p, uint32_t tid) {
+    if (p.last_thread < p.threads.size() && p.threads[p.last_thread].tid == tid)
+      return p.threads[p.last_thread];
+    for (size_t i = 0; i < p.threads.size(); ++i) {
+      if (p.threads[i].tid == tid) {
+        p.last_thread = i;
+        return p.threads[i];
+      }
+    }
+    if (p.threads.size() < kMaxHostThreads) {
+      p.threads.push_back(HostThread{});
+      p.last_thread = p.threads.size() - 1;
+    } else {
+      size_t quietest = 0;
+      for (size_t i = 1; i < p.threads.size(); ++i)
+        if (p.threads[i].cursor_ns < p.threads[quietest].cursor_ns) quietest = i;
+      p.threads[quietest] = HostThread{};
+      p.last_thread = quietest;
+    }
+    p.threads[p.last_thread].tid = tid;
+    return p.threads[p.last_thread];
+  }
+
+  // The thread's running totals at `at_ns`, which lies in the pause before the call starting at
+  // `next_start_ns` or inside the thread's last call (the only cases an interval start can be in:
+  // the first call of the thread after the device went idle takes the snapshot).
+  CauseTimes CumAt(const HostThread& t, int64_t at_ns, int64_t next_start_ns) const {
+    CauseTimes cum = t.cum;
+    if (!t.active) {  // before the thread's first call: it issued nothing
+      cum[static_cast<size_t>(IdleCause::kHostIdle)] -= next_start_ns - at_ns;
+    } else if (at_ns >= t.cursor_ns) {
+      cum[static_cast<size_t>(PauseCause(next_start_ns - t.cursor_ns, t.last_was_sync))] +=
+          at_ns - t.cursor_ns;
+    } else {
+      cum[static_cast<size_t>(t.last_call_cause)] -= t.cursor_ns - at_ns;
+    }
+    return cum;
+  }
+
+  // Advances the calling thread's totals over the pause before this call and the call itself, and
+  // snapshots them at the start of every device idle interval the call falls in.
+  void FollowHostCall(ProcessState& p, const model::ApiCallEvent& e) {
+    HostThread& t = Thread(p, e.tid);
+    const int64_t start = t.active ? std::max(e.start_ns, t.cursor_ns) : e.start_ns;
+    for (auto& [id, d] : p.devices) {
+      // Everything that starts before this call has been processed, so a device whose activity
+      // ended before it is idle from that end until at least here.
+      if (!d.has_gpu_activity || !d.busy.open() || e.start_ns < d.busy.end_ns()) continue;
+      const int64_t gap_start = d.busy.end_ns();
+      GapSnapshot* snap = nullptr;
+      for (GapSnapshot& g : t.snapshots)
+        if (g.device == id) snap = &g;
+      if (!snap) snap = &t.snapshots.emplace_back(GapSnapshot{id, -1, {}});
+      if (snap->gap_start_ns == gap_start) continue;
+      snap->gap_start_ns = gap_start;
+      snap->cum = CumAt(t, gap_start, start);
+    }
+    if (t.active && start > t.cursor_ns)
+      t.cum[static_cast<size_t>(PauseCause(start - t.cursor_ns, t.last_was_sync))] +=
+          start - t.cursor_ns;
+    const IdleCause cause = CallCause(e);
+    if (e.end_ns > start) t.cum[static_cast<size_t>(cause)] += e.end_ns - start;
+    if (!t.active || e.end_ns >= t.cursor_ns) {
+      t.cursor_ns = std::max(e.end_ns, start);
+      t.last_call_cause = cause;
+      t.last_was_sync = cause == IdleCause::kSync;
+    }
+    t.active = true;
+  }
+
+  // The device was idle over [gap_start, gap_end): attribute it by what the thread that launched
+  // the work ending it was doing meanwhile.
+  void AttributeIdle(ProcessState& p, DeviceState& d, int64_t gap_start, int64_t gap_end,
+                     uint32_t correlation_id) {
+    model::IdleCauseStats& out = d.idle_causes;
+    const int64_t gap = gap_end - gap_start;
+    ++out.intervals;
+    auto add = [&out](IdleCause c, int64_t ns) { out.ns[static_cast<size_t>(c)] += ns; };
+    const LaunchSlot* launch = FindLaunch(p, correlation_id);
+    if (!launch) {
+      // Without a launch record a long interval is taken as the host's turn (as HTA would).
+      if (gap >= options_.host_pause_threshold_ns) EndStep(d, gap_start);
+      return add(IdleCause::kUnattributed, gap);
+    }
+    if (launch->end_ns <= gap_start) {
+      // Issued before the device ran dry: the host was ahead. A queued operation starts within the
+      // GPU's own turnaround; one that starts later waited for something (another stream, an
+      // event, a peer).
+      return add(
+          gap < options_.kernel_wait_threshold_ns ? IdleCause::kQueued : IdleCause::kDependency,
+          gap);
+    }
+    // The launch call was still submitting when the device ran dry: it waited on the launch path.
+    if (launch->start_ns < gap_start) return add(IdleCause::kLaunch, gap);
+    HostThread* t = nullptr;
+    if (p.last_thread < p.threads.size() && p.threads[p.last_thread].tid == launch->tid)
+      t = &p.threads[p.last_thread];
+    else
+      for (HostThread& h : p.threads)
+        if (h.tid == launch->tid) t = &h;
+    const GapSnapshot* snap = nullptr;
+    if (t)
+      for (const GapSnapshot& g : t->snapshots)
+        if (g.device == d.device && g.gap_start_ns == gap_start) snap = &g;
+    if (!t || !snap || !t->active) {
+      if (gap >= options_.host_pause_threshold_ns) EndStep(d, gap_start);
+      return add(IdleCause::kUnattributed, gap);
+    }
+    // Totals at the interval's end: calls starting up to it are all in; the last one may run past
+    // it. If the launch call already returned, the wait until the GPU picks the work up is part of
+    // issuing it.
+    CauseTimes end = t->cum;
+    if (gap_end >= t->cursor_ns)
+      end[static_cast<size_t>(IdleCause::kLaunch)] += gap_end - t->cursor_ns;
+    else
+      end[static_cast<size_t>(t->last_call_cause)] -= t->cursor_ns - gap_end;
+    int64_t assigned = 0;
+    int64_t host_turn_ns = 0;  // the host stopped issuing: blocked, allocating or idle
+    for (size_t c = 0; c < model::kHostIdleCauses; ++c) {
+      const int64_t ns = std::clamp<int64_t>(end[c] - snap->cum[c], 0, gap - assigned);
+      out.ns[c] += ns;
+      assigned += ns;
+      if (c == static_cast<size_t>(IdleCause::kSync) ||
+          c == static_cast<size_t>(IdleCause::kAllocation) ||
+          c == static_cast<size_t>(IdleCause::kHostIdle))
+        host_turn_ns += ns;
+    }
+    if (assigned < gap) add(IdleCause::kUnattributed, gap - assigned);
+    // Mostly the host's turn between steps: the step before it ends here.
+    if (2 * host_turn_ns > gap) EndStep(d, gap_start);
+  }
+
+  static void EndStep(DeviceState& d, int64_t end_ns) {
+    if (d.step_open && d.step_whole && end_ns > d.step_start_ns)
+      (d.step_has_prefill ? d.steps.prefill : d.steps.plain).Add(end_ns - d.step_start_ns);
+    d.step_open = false;
+    d.step_has_prefill = false;
+    d.step_whole = true;  // the next step begins after this host turn
+  }
+
   const LaunchSlot* FindLaunch(const ProcessState& p, uint32_t correlation_id) const {
     if (correlation_id == 0) return nullptr;
     const LaunchSlot& slot = p.launches[correlation_id & (kLaunchTableSize - 1)];
@@ -383,7 +591,8 @@ class Aggregator::Impl {
     uint32_t& slot = d.slot_of_name[e.name];
     if (slot == 0) {
       const model::Classification& c = classifier_.Classify(e.name);
-      d.kernels.push_back(KernelAccum{e.name, c.category, c.subcategory, {}, {}});
+      d.kernels.push_back(KernelAccum{
+          e.name, c.category, c.subcategory, {}, {}, c.subcategory == "attention.prefill"});
       slot = static_cast<uint32_t>(d.kernels.size());
     }
     KernelAccum& k = d.kernels[slot - 1];
@@ -416,8 +625,11 @@ class Aggregator::Impl {
       ++p.data_quality[static_cast<size_t>(DataQuality::kUnmatchedCorrelation)];
     }
 
+    const bool prefill = k.prefill_attention;
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kKernel, e.name},
             e.correlation_id);
+    // After OnGpuOp: the idle interval before this kernel may have ended the previous step.
+    if (prefill) d.step_has_prefill = true;
   }
 
   LaunchSlot* MutableLaunch(ProcessState& p, uint32_t correlation_id) {
@@ -485,6 +697,7 @@ class Aggregator::Impl {
         return;
       Remember(p, e);
     }
+    FollowHostCall(p, e);
     switch (e.kind) {
       case ApiKind::kKernelLaunch:
       case ApiKind::kGraphLaunch:
@@ -530,7 +743,7 @@ class Aggregator::Impl {
   static void Remember(ProcessState& p, const model::ApiCallEvent& e) {
     if (e.correlation_id == 0) return;
     p.launches[e.correlation_id & (kLaunchTableSize - 1)] =
-        LaunchSlot{e.correlation_id, true, false, e.kind, e.sync_type, e.start_ns, e.end_ns};
+        LaunchSlot{e.correlation_id, true, false, e.kind, e.sync_type, e.tid, e.start_ns, e.end_ns};
   }
 
   void OpenSyncWait(ProcessState& p, int64_t start_ns, int64_t end_ns, uint32_t device,

@@ -25,6 +25,10 @@ struct AggregatorOptions {
   int64_t kernel_wait_threshold_ns = 30'000;   // idle gaps shorter than this are "kernel wait"
   int64_t short_kernel_threshold_ns = 10'000;  // kernels shorter than this count as "short"
   int64_t slow_allocation_threshold_ns = 1'000'000;
+  // A host thread that makes no CUDA call for this long is not pacing launches: the device idle
+  // time in such a pause is "host_idle" (no work, or host-side work), not launch overhead. Launch
+  // pacing is tens to hundreds of microseconds (docs/diagnosis.md, burst_gap_ms).
+  int64_t host_pause_threshold_ns = 1'000'000;
   int max_sync_targets = 5;  // kernels listed per sync type as "waited on"
 };
 

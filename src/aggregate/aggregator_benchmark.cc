@@ -53,6 +53,60 @@ void BM_AggregateKernels(benchmark::State& state) {
 }
 BENCHMARK(BM_AggregateKernels)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
 
+// The same kernels, each after its launch call on one host thread (what eager serving delivers:
+// one runtime API record per kernel). Exercises the per-call bookkeeping of the causal idle split.
+void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
+  model::NameTable names;
+  model::KernelClassifier classifier;
+  std::vector<model::NameId> ids;
+  const char* stems[] = {"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn",
+                         "void vllm::rms_norm_kernel<c10::BFloat16>",
+                         "ncclDevKernel_AllReduce_Sum_bf16_RING_LL",
+                         "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>"};
+  for (int i = 0; i < 64; ++i)
+    ids.push_back(names.Intern(std::string(stems[i % 4]) + std::to_string(i)));
+  const model::NameId launch_name = names.Intern("cudaLaunchKernel");
+  const int64_t n = state.range(0);
+  std::vector<model::KernelEvent> events(static_cast<size_t>(n));
+  std::vector<model::ApiCallEvent> calls(static_cast<size_t>(n));
+  AggregatorOptions options;
+  options.window_ns = 10'000'000'000;
+  uint64_t windows = 0;
+  Aggregator aggregator(options, &names, &classifier, [&](model::ProfileWindow&&) { ++windows; });
+  int64_t t = 1'000'000;
+  uint32_t correlation = 1;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (int64_t i = 0; i < n; ++i) {
+      auto& c = calls[static_cast<size_t>(i)];
+      c.pid = 1;
+      c.tid = 7;
+      c.start_ns = t - 5'000;
+      c.end_ns = t - 1'000;
+      c.correlation_id = correlation;
+      c.name = launch_name;
+      c.kind = model::ApiKind::kKernelLaunch;
+      auto& k = events[static_cast<size_t>(i)];
+      k.pid = 1;
+      k.stream = static_cast<uint32_t>(i % 4);
+      k.start_ns = t;
+      k.end_ns = t + 3'000 + (i % 13) * 1'000;
+      k.name = ids[static_cast<size_t>(i % 64)];
+      k.correlation_id = correlation++;
+      t += 10'000;
+    }
+    state.ResumeTiming();
+    for (int64_t i = 0; i < n; ++i) {
+      aggregator.OnApiCall(calls[static_cast<size_t>(i)]);
+      aggregator.OnKernel(events[static_cast<size_t>(i)]);
+    }
+  }
+  aggregator.Finish();
+  benchmark::DoNotOptimize(windows);
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_AggregateKernelsWithLaunches)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace inferscope::aggregate
 

@@ -62,6 +62,91 @@ class AggregatorTest : public ::testing::Test {
   model::KernelClassifier classifier_;
 };
 
+int64_t Cause(const model::DeviceProfile& d, model::IdleCause c) {
+  return d.idle_causes.ns[static_cast<size_t>(c)];
+}
+
+TEST_F(AggregatorTest, IdleCausesFollowTheLaunchingThread) {
+  using model::IdleCause;
+  constexpr int64_t kUs = 1'000;
+  auto api = [&](int64_t s, int64_t e, model::ApiKind kind, uint32_t corr = 0) {
+    model::ApiCallEvent a = Launch(s, e, corr, kind);
+    if (kind == model::ApiKind::kSync) a.sync_type = model::SyncType::kDevice;
+    return a;
+  };
+  auto w = Whole([&](model::EventSink* s) {
+    // Launch-bound: each launch call (6 us) outlasts its kernel (2 us); the queue is empty.
+    s->OnApiCall(api(1, 6 * kUs, model::ApiKind::kKernelLaunch, 1));
+    s->OnKernel(Kernel(kNorm, 3 * kUs, 5 * kUs, 7, 1));
+    s->OnApiCall(api(7 * kUs, 13 * kUs, model::ApiKind::kKernelLaunch, 2));
+    s->OnKernel(Kernel(kNorm, 10 * kUs, 12 * kUs, 7, 2));  // idle [5, 10): launch
+    // A 3 ms cudaFree while the GPU is idle, then a launch.
+    s->OnApiCall(api(14 * kUs, 3014 * kUs, model::ApiKind::kFree));
+    s->OnApiCall(api(3020 * kUs, 3026 * kUs, model::ApiKind::kKernelLaunch, 3));
+    s->OnKernel(Kernel(kGemm, 3025 * kUs, 4000 * kUs, 7, 3));  // idle [12, 3025)
+    // Launched ahead (queued), then one that waits 100 us on another stream's event.
+    s->OnApiCall(api(3100 * kUs, 3106 * kUs, model::ApiKind::kKernelLaunch, 4));
+    s->OnKernel(Kernel(kGemm, 4002 * kUs, 5000 * kUs, 7, 4));  // idle [4000, 4002): queued
+    s->OnApiCall(api(3110 * kUs, 3116 * kUs, model::ApiKind::kKernelLaunch, 5));
+    s->OnKernel(Kernel(kGemm, 5100 * kUs, 6000 * kUs, 7, 5));  // idle [5000, 5100): dependency
+    // A device sync returning when the GPU drains, 400 us of handling, then the next launch.
+    s->OnApiCall(api(3200 * kUs, 6010 * kUs, model::ApiKind::kSync));
+    s->OnApiCall(api(6410 * kUs, 6416 * kUs, model::ApiKind::kKernelLaunch, 6));
+    s->OnKernel(Kernel(kGemm, 6415 * kUs, 7000 * kUs, 7, 6));  // idle [6000, 6415): sync
+    // Nothing for 5 ms: no work.
+    s->OnApiCall(api(12000 * kUs, 12006 * kUs, model::ApiKind::kKernelLaunch, 7));
+    s->OnKernel(Kernel(kGemm, 12004 * kUs, 13000 * kUs, 7, 7));  // idle [7000, 12004)
+    // No launch record.
+    s->OnKernel(Kernel(kGemm, 13500 * kUs, 14000 * kUs, 7, 0));  // idle [13000, 13500)
+  });
+  const auto& d = OnlyDevice(w);
+  EXPECT_EQ(d.idle_causes.intervals, 7u);
+  EXPECT_EQ(d.idle_causes.total_ns(), d.idle_ns());  // every idle nanosecond has one cause
+  // [5,10): launch. [12,3025): the end of launch 2 (1 us), 1 us of launch-paced pause, 3000 us
+  // in cudaFree, a 6 us pause, the launch call until the kernel starts (5 us). [6000,6415): the
+  // sync's last 10 us, 400 us handling its result, 5 us of launch. [7000,12004): the long pause
+  // until 12000 (host_idle), then 4 us of launch call.
+  EXPECT_EQ(Cause(d, IdleCause::kAllocation), 3000 * kUs);
+  EXPECT_EQ(Cause(d, IdleCause::kLaunch), 5 * kUs + 13 * kUs + 5 * kUs + 4 * kUs);
+  EXPECT_EQ(Cause(d, IdleCause::kQueued), 2 * kUs);
+  EXPECT_EQ(Cause(d, IdleCause::kDependency), 100 * kUs);
+  EXPECT_EQ(Cause(d, IdleCause::kSync), 410 * kUs);
+  EXPECT_EQ(Cause(d, IdleCause::kHostIdle), 5000 * kUs);
+  EXPECT_EQ(Cause(d, IdleCause::kUnattributed), 500 * kUs);
+}
+
+TEST_F(AggregatorTest, StepsEndWhereTheHostTakesItsTurn) {
+  constexpr int64_t kUs = 1'000;
+  constexpr const char* kPrefill = "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>";
+  uint32_t corr = 0;
+  int64_t t = 100 * kUs;
+  // Four steps: decode (2 kernels), prefill (a prefill attention kernel), decode, decode; each
+  // ends with a stream sync that returns as the GPU drains, then 200 us of handling before the
+  // next launch.
+  auto w = Whole([&](model::EventSink* s) {
+    for (int step = 0; step < 4; ++step) {
+      const int64_t dur = step == 1 ? 900 * kUs : 100 * kUs;
+      for (int k = 0; k < 2; ++k) {
+        s->OnApiCall(Launch(t, t + 5 * kUs, ++corr));
+        s->OnKernel(Kernel(step == 1 && k == 1 ? kPrefill : kGemm, t + 4 * kUs, t + 4 * kUs + dur,
+                           7, corr));
+        t += 4 * kUs + dur;  // the next launch call comes while the kernel runs: queued work
+        t -= 3 * kUs;
+      }
+      model::ApiCallEvent sync = Launch(t, t + 4 * kUs, 0, model::ApiKind::kSync);
+      sync.sync_type = model::SyncType::kStream;
+      s->OnApiCall(sync);
+      t += 4 * kUs + 200 * kUs;
+    }
+  });
+  const auto& d = OnlyDevice(w);
+  // The last step has no host turn after it: three count.
+  EXPECT_EQ(d.steps.plain.count, 2u);
+  EXPECT_EQ(d.steps.prefill.count, 1u);
+  EXPECT_GT(d.steps.prefill.mean_ns(), 5 * d.steps.plain.mean_ns());
+  EXPECT_EQ(d.idle_causes.total_ns(), d.idle_ns());
+}
+
 TEST_F(AggregatorTest, TemporalBreakdownUsesUnionsNotSums) {
   // gemm [100,200) on stream 7, all-reduce [150,300) on stream 9, gemm [400,500).
   auto w = Whole([&](model::EventSink* s) {

@@ -60,6 +60,13 @@ void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
   cached_bin = 0;
   cached_bin_start_ns = std::numeric_limits<int64_t>::min() / 2;
   idle_gaps = {};
+  idle_causes = {};
+  steps = {};
+  step_open = false;
+  step_has_prefill = false;
+  // A window edge cuts through running work; a device's first activity starts a step as far as
+  // the source can tell (profilers start between steps).
+  step_whole = streams.empty();
   launch = {};
   sync_records = {};
   sync_calls = {};

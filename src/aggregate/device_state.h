@@ -52,6 +52,9 @@ class IntervalUnion {
     Close([](int64_t, int64_t) {});
   }
   int64_t total_ns() const { return total_ns_; }
+  // The open interval's end: the latest end added so far (meaningful when open()).
+  bool open() const { return open_; }
+  int64_t end_ns() const { return end_ns_; }
   void Reset() { *this = IntervalUnion(); }
 
  private:
@@ -93,6 +96,7 @@ struct KernelAccum {
   std::string_view subcategory;
   model::DurationStats duration;
   model::LogHistogram histogram;
+  bool prefill_attention = false;  // subcategory attention.prefill: marks its step a prefill step
 };
 
 // The last operation seen on a stream: enough to measure the next idle gap and to know what a sync
@@ -127,6 +131,15 @@ struct DeviceState {
 
   model::Timeline timeline;
   model::IdleGapStats idle_gaps;
+  model::IdleCauseStats idle_causes;
+  model::StepStats steps;
+  // The step being built: it began at step_start_ns (when step_open) and has run prefill
+  // attention when step_has_prefill. It counts only when step_whole: it began right after a host
+  // turn or with the device's first activity, not at a window edge (mid-step).
+  bool step_open = false;
+  bool step_has_prefill = false;
+  bool step_whole = false;
+  int64_t step_start_ns = 0;
   model::LaunchStats launch;
   std::array<SyncAccum, kSyncTypes> sync_records{};  // from SyncEvents
   std::array<SyncAccum, kSyncTypes> sync_calls{};    // from blocking API calls

@@ -117,6 +117,8 @@ model::DeviceProfile BuildDeviceProfile(DeviceState* state, const std::string& d
 
   out.timeline = std::move(d.timeline);
   out.idle_gaps = d.idle_gaps;
+  out.idle_causes = d.idle_causes;
+  out.steps = d.steps;
   out.launch = d.launch;
   const auto& syncs = use_sync_records ? d.sync_records : d.sync_calls;
   for (size_t t = 0; t < syncs.size(); ++t)

@@ -53,6 +53,25 @@ std::vector<IdleGapRow> IdleGapRows(const model::IdleGapStats& gaps, int64_t idl
   return rows;
 }
 
+std::vector<IdleCauseRow> IdleCauseRows(const model::IdleCauseStats& causes, int64_t idle_ns) {
+  std::vector<IdleCauseRow> rows;
+  for (size_t c = 0; c < model::kIdleCauseCount; ++c)
+    rows.push_back({model::kIdleCauseNames[c], causes.ns[c],
+                    Pct(static_cast<double>(causes.ns[c]), static_cast<double>(idle_ns))});
+  return rows;
+}
+
+StepSummary Steps(const model::StepStats& s) {
+  StepSummary out;
+  out.plain_count = s.plain.count;
+  out.plain_total_ns = s.plain.total_ns;
+  out.plain_mean_ns = s.plain.mean_ns();
+  out.prefill_count = s.prefill.count;
+  out.prefill_total_ns = s.prefill.total_ns;
+  out.prefill_mean_ns = s.prefill.mean_ns();
+  return out;
+}
+
 void FinishCategoryPcts(std::vector<CategoryRow>* rows, int64_t kernel_time_ns) {
   for (CategoryRow& row : *rows)
     row.pct = Pct(static_cast<double>(row.time_ns), static_cast<double>(kernel_time_ns));
@@ -141,6 +160,9 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
       Pct(static_cast<double>(r.other_kernels.total_ns), static_cast<double>(r.kernel_time_ns));
 
   r.idle_gaps = IdleGapRows(d.idle_gaps, r.temporal.idle_ns);
+  r.idle_causes = IdleCauseRows(d.idle_causes, r.temporal.idle_ns);
+  r.idle_intervals = d.idle_causes.intervals;
+  r.steps = Steps(d.steps);
 
   const model::LaunchStats& l = d.launch;
   r.launch.cpu_launch_count = l.cpu_launch.count;
@@ -270,6 +292,8 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
   s.categories.resize(kCategoryCount);
   for (int c = 0; c < kCategoryCount; ++c) s.categories[c].name = kCategoryNames[c];
   model::IdleGapStats gaps_sum;
+  model::IdleCauseStats causes_sum;
+  model::StepStats steps_sum;
   std::map<std::string, KernelRow> merged;  // by recorded name
   std::map<std::string, CategoryRow> subcategories;
   for (const RankAnalysis& r : result.ranks) {
@@ -291,6 +315,13 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
       sums[g]->total_ns += r.idle_gaps[g].total_ns;
       sums[g]->max_ns = std::max(sums[g]->max_ns, r.idle_gaps[g].max_ns);
     }
+    for (size_t c = 0; c < r.idle_causes.size() && c < model::kIdleCauseCount; ++c)
+      causes_sum.ns[c] += r.idle_causes[c].total_ns;
+    causes_sum.intervals += r.idle_intervals;
+    steps_sum.plain.count += r.steps.plain_count;
+    steps_sum.plain.total_ns += r.steps.plain_total_ns;
+    steps_sum.prefill.count += r.steps.prefill_count;
+    steps_sum.prefill.total_ns += r.steps.prefill_total_ns;
     for (const CategoryRow& sub : r.subcategories) {
       CategoryRow& m = subcategories[sub.name];
       m.name = sub.name;
@@ -315,6 +346,9 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
   s.temporal.Finalize();
   FinishCategoryPcts(&s.categories, s.kernel_time_ns);
   s.idle_gaps = IdleGapRows(gaps_sum, s.temporal.idle_ns);
+  s.idle_causes = IdleCauseRows(causes_sum, s.temporal.idle_ns);
+  s.idle_intervals = causes_sum.intervals;
+  s.steps = Steps(steps_sum);
   s.comm_compute_overlap_pct =
       Pct(static_cast<double>(s.communication_overlap_ns), static_cast<double>(s.communication_ns));
   for (auto& [name, k] : merged) {

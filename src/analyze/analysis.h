@@ -79,6 +79,21 @@ struct IdleGapRow {
   double pct = 0;  // of idle_ns
 };
 
+// One cause of the causal idle split (model::IdleCause): device idle time attributed to what the
+// launching host thread was doing.
+struct IdleCauseRow {
+  std::string cause;  // model::kIdleCauseNames
+  int64_t total_ns = 0;
+  double pct = 0;  // of idle_ns
+};
+
+// Steps between the host's turns (model::StepStats): with and without prefill attention.
+struct StepSummary {
+  uint64_t plain_count = 0, prefill_count = 0;
+  int64_t plain_total_ns = 0, prefill_total_ns = 0;
+  int64_t plain_mean_ns = 0, prefill_mean_ns = 0;
+};
+
 struct LaunchSummary {
   uint64_t cpu_launch_count = 0;
   int64_t cpu_launch_mean_ns = 0, cpu_launch_max_ns = 0, cpu_launch_total_ns = 0;
@@ -156,7 +171,10 @@ struct RankAnalysis {
   std::vector<CategoryRow> subcategories;  // by time, descending
   std::vector<KernelRow> top_kernels;      // by total time, at most options.top
   OtherKernels other_kernels;
-  std::vector<IdleGapRow> idle_gaps;  // host_wait, kernel_wait, other
+  std::vector<IdleGapRow> idle_gaps;      // host_wait, kernel_wait, other
+  std::vector<IdleCauseRow> idle_causes;  // every cause, kIdleCauseNames order
+  uint64_t idle_intervals = 0;            // device idle intervals the causes cover
+  StepSummary steps;
   LaunchSummary launch;
   std::vector<SyncRow> syncs;          // every type, kSyncTypeNames order
   std::vector<TransferRow> transfers;  // memcpy kinds then "memset"
@@ -216,6 +234,9 @@ struct JobSummary {
   int64_t communication_overlap_ns = 0;
   double comm_compute_overlap_pct = 0;
   std::vector<IdleGapRow> idle_gaps;
+  std::vector<IdleCauseRow> idle_causes;  // summed over ranks, pct of the summed idle time
+  uint64_t idle_intervals = 0;
+  StepSummary steps;                                           // summed over ranks
   std::vector<std::pair<std::string, uint64_t>> data_quality;  // summed over processes
 };
 

@@ -10,108 +10,11 @@
 #include <set>
 
 #include "src/analyze/analysis.h"
+#include "src/analyze/diagnose_internal.h"
 #include "src/base/file.h"
 
 namespace inferscope::analyze {
-namespace {
-
-// ---------------------------------------------------------------------------------------------
-// Thresholds by name.
-
-struct ThresholdSpec {
-  const char* name;
-  double DiagnosisThresholds::*field;
-  double max;  // values must lie in [0, max]
-};
-
-constexpr double kNoMax = 1e12;
-
-// Shares are 0..1, percentages 0..100; everything else only needs to be non-negative.
-constexpr ThresholdSpec kThresholdSpecs[] = {
-    {"critical_score", &DiagnosisThresholds::critical_score, 1},
-    {"warning_score", &DiagnosisThresholds::warning_score, 1},
-    {"burst_gap_ms", &DiagnosisThresholds::burst_gap_ms, kNoMax},
-    {"batching_min_queue_share", &DiagnosisThresholds::batching_min_queue_share, 1},
-    {"batching_min_idle_share", &DiagnosisThresholds::batching_min_idle_share, 1},
-    {"small_gemm_max_mean_us", &DiagnosisThresholds::small_gemm_max_mean_us, kNoMax},
-    {"small_gemm_min_share", &DiagnosisThresholds::small_gemm_min_share, 1},
-    {"launch_max_busy_pct", &DiagnosisThresholds::launch_max_busy_pct, 100},
-    {"launch_min_host_wait_share", &DiagnosisThresholds::launch_min_host_wait_share, 1},
-    {"launch_min_short_kernel_pct", &DiagnosisThresholds::launch_min_short_kernel_pct, 100},
-    {"launch_min_idle_share", &DiagnosisThresholds::launch_min_idle_share, 1},
-    {"kernel_bound_min_busy_pct", &DiagnosisThresholds::kernel_bound_min_busy_pct, 100},
-    {"kernel_bound_min_kernel_pct", &DiagnosisThresholds::kernel_bound_min_kernel_pct, 100},
-    {"kernel_bound_min_subcategory_pct", &DiagnosisThresholds::kernel_bound_min_subcategory_pct,
-     100},
-    {"kernel_bound_min_category_pct", &DiagnosisThresholds::kernel_bound_min_category_pct, 100},
-    {"saturated_min_busy_pct", &DiagnosisThresholds::saturated_min_busy_pct, 100},
-    {"saturated_min_dram_bw_pct", &DiagnosisThresholds::saturated_min_dram_bw_pct, 100},
-    {"saturated_min_tensor_active_pct", &DiagnosisThresholds::saturated_min_tensor_active_pct, 100},
-    {"saturated_min_occupancy_pct", &DiagnosisThresholds::saturated_min_occupancy_pct, 100},
-    {"comm_min_exposed_share", &DiagnosisThresholds::comm_min_exposed_share, 1},
-    {"comm_min_compute_imbalance", &DiagnosisThresholds::comm_min_compute_imbalance, kNoMax},
-    {"host_sync_min_share", &DiagnosisThresholds::host_sync_min_share, 1},
-    {"transfer_min_share", &DiagnosisThresholds::transfer_min_share, 1},
-    {"transfer_min_pageable_count", &DiagnosisThresholds::transfer_min_pageable_count, kNoMax},
-    {"alloc_min_slow_calls", &DiagnosisThresholds::alloc_min_slow_calls, kNoMax},
-    {"alloc_min_share", &DiagnosisThresholds::alloc_min_share, 1},
-    {"prefill_min_kernel_share", &DiagnosisThresholds::prefill_min_kernel_share, 1},
-    {"prefill_min_decode_share", &DiagnosisThresholds::prefill_min_decode_share, 1},
-    {"prefill_min_host_share", &DiagnosisThresholds::prefill_min_host_share, 1},
-};
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The job-wide figures every rule reads: sums over ranks (a single rank is its own job).
-
-struct GapKind {
-  uint64_t count = 0;
-  double total_ns = 0;
-  double mean_ns() const { return count ? total_ns / static_cast<double>(count) : 0; }
-};
-
-struct SyncTotals {
-  std::string type;
-  uint64_t count = 0;
-  double wait_ns = 0;
-  std::map<std::string, std::pair<uint64_t, int64_t>> waited_on;  // name -> (count, wait_ns)
-};
-
-struct TransferTotals {
-  uint64_t count = 0, bytes = 0, pageable = 0;
-  double time_ns = 0;
-};
-
-struct Job {
-  bool has_gpu = false;
-  size_t ranks = 0;
-  double span_ns = 0, busy_ns = 0, idle_ns = 0, kernel_time_ns = 0;
-  uint64_t kernel_count = 0;
-  GapKind host_wait, kernel_wait, other;
-  uint64_t short_kernels = 0, cpu_launches = 0, graph_launches = 0;
-  double cpu_launch_total_ns = 0;
-  std::vector<SyncTotals> syncs;  // kSyncTypeNames order
-  std::map<std::string, TransferTotals> transfers;
-  uint64_t slow_alloc_calls = 0, malloc_calls = 0, free_calls = 0;
-  double slow_alloc_ns = 0, alloc_max_ns = 0;
-
-  double Share(double ns) const { return span_ns > 0 ? std::clamp(ns / span_ns, 0.0, 1.0) : 0; }
-  double busy_pct() const { return Share(busy_ns) * 100; }
-  double gap_total_ns() const { return host_wait.total_ns + kernel_wait.total_ns + other.total_ns; }
-  // Device idle time apportioned to a gap kind. Gap totals are per stream and may exceed the device
-  // idle time (several streams idle at once), so their mix, not their sum, splits the idle time.
-  double IdleShareOf(double gap_ns) const {
-    const double gaps = gap_total_ns();
-    return gaps > 0 ? Share(idle_ns) * gap_ns / gaps : 0;
-  }
-};
+namespace diagnose_internal {
 
 Job Summarize(const Analysis& a) {
   Job j;
@@ -130,7 +33,24 @@ Job Summarize(const Analysis& a) {
     kind->count += g.count;
     kind->total_ns += static_cast<double>(g.total_ns);
   }
+  for (size_t c = 0; c < s.idle_causes.size() && c < model::kIdleCauseCount; ++c)
+    j.cause_ns[c] = static_cast<double>(s.idle_causes[c].total_ns);
+  j.idle_intervals = s.idle_intervals;
+  const double unattributed = j.cause_ns[static_cast<size_t>(model::IdleCause::kUnattributed)];
+  double attributed = -unattributed;
+  for (double ns : j.cause_ns) attributed += ns;
+  j.causal = j.idle_ns > 0 && attributed >= 0.5 * j.idle_ns;
   for (const RankAnalysis& r : a.ranks) {
+    for (const char* gpu : {"H100", "H200", "H800", "H20", "GH200"})
+      j.hopper = j.hopper || r.device_name.find(gpu) != std::string::npos;
+    // Nsight exports often carry no device name: cuBLAS's sm90 kernels and its nvjet family (sm90
+    // and newer only) say the GPU is a Hopper or newer.
+    for (const KernelRow& k : r.top_kernels)
+      j.hopper =
+          j.hopper || k.name.find("sm90") != std::string::npos || k.name.starts_with("nvjet");
+    j.launch_delay_total_ns += static_cast<double>(r.launch.launch_delay_mean_ns) *
+                               static_cast<double>(r.launch.launch_delay_count);
+    j.launch_delays += r.launch.launch_delay_count;
     j.short_kernels += r.launch.short_kernels;
     j.cpu_launches += r.launch.cpu_launch_count;
     j.graph_launches += r.launch.graph_launches;
@@ -190,259 +110,69 @@ std::string Ms(double ns) {
                      : fmt::format("{:.0f} us", ns / 1e3);
 }
 
-class FindingBuilder {
- public:
-  FindingBuilder(const char* id, double score, double confidence) {
-    f_.id = id;
-    f_.score = std::clamp(std::isfinite(score) ? score : 0.0, 0.0, 1.0);
-    f_.confidence = std::clamp(confidence, 0.0, 1.0);
-  }
-  FindingBuilder& Summary(std::string s) {
-    f_.summary = std::move(s);
-    return *this;
-  }
-  FindingBuilder& Ev(std::string name, double value, std::string unit) {
-    f_.evidence.push_back({std::move(name), std::isfinite(value) ? value : 0, std::move(unit)});
-    return *this;
-  }
-  FindingBuilder& Fix(std::string fix) {
-    f_.fixes.push_back(std::move(fix));
-    return *this;
-  }
-  FindingBuilder& Rank(int rank) {
-    f_.rank = rank;
-    return *this;
-  }
-  Finding Build(const DiagnosisThresholds& t, const char* max_severity = "critical") {
-    f_.severity = f_.score >= t.critical_score  ? "critical"
-                  : f_.score >= t.warning_score ? "warning"
-                                                : "info";
-    if (std::string_view(max_severity) == "warning" && f_.severity == "critical")
-      f_.severity = "warning";
-    return std::move(f_);
-  }
+}  // namespace diagnose_internal
 
- private:
-  Finding f_;
+namespace {
+
+using namespace diagnose_internal;  // NOLINT: the rule files share these internals
+
+// ---------------------------------------------------------------------------------------------
+// Thresholds by name.
+
+struct ThresholdSpec {
+  const char* name;
+  double DiagnosisThresholds::*field;
+  double max;  // values must lie in [0, max]
 };
 
-// Matmul time in the top kernels whose mean duration is a small-batch GEMM; -1 without matmuls.
-double SmallGemmShare(const Analysis& a, const DiagnosisThresholds& t) {
-  double matmul_ns = 0, small_ns = 0;
-  for (const KernelRow& k : a.summary.top_kernels) {
-    if (k.category != "matmul") continue;
-    matmul_ns += static_cast<double>(k.total_ns);
-    if (static_cast<double>(k.mean_ns) < t.small_gemm_max_mean_us * 1e3)
-      small_ns += static_cast<double>(k.total_ns);
-  }
-  return matmul_ns > 0 ? small_ns / matmul_ns : -1;
+constexpr double kNoMax = 1e12;
+
+// Shares are 0..1, percentages 0..100; everything else only needs to be non-negative.
+constexpr ThresholdSpec kThresholdSpecs[] = {
+    {"critical_score", &DiagnosisThresholds::critical_score, 1},
+    {"warning_score", &DiagnosisThresholds::warning_score, 1},
+    {"burst_gap_ms", &DiagnosisThresholds::burst_gap_ms, kNoMax},
+    {"batching_min_queue_share", &DiagnosisThresholds::batching_min_queue_share, 1},
+    {"batching_min_idle_share", &DiagnosisThresholds::batching_min_idle_share, 1},
+    {"small_gemm_max_mean_us", &DiagnosisThresholds::small_gemm_max_mean_us, kNoMax},
+    {"small_gemm_min_share", &DiagnosisThresholds::small_gemm_min_share, 1},
+    {"launch_max_busy_pct", &DiagnosisThresholds::launch_max_busy_pct, 100},
+    {"launch_min_host_wait_share", &DiagnosisThresholds::launch_min_host_wait_share, 1},
+    {"launch_min_short_kernel_pct", &DiagnosisThresholds::launch_min_short_kernel_pct, 100},
+    {"launch_min_idle_share", &DiagnosisThresholds::launch_min_idle_share, 1},
+    {"kernel_bound_min_busy_pct", &DiagnosisThresholds::kernel_bound_min_busy_pct, 100},
+    {"usual_gemm_pct", &DiagnosisThresholds::usual_gemm_pct, 100},
+    {"usual_attention_pct", &DiagnosisThresholds::usual_attention_pct, 100},
+    {"usual_glue_pct", &DiagnosisThresholds::usual_glue_pct, 100},
+    {"slow_kernel_recoverable_share", &DiagnosisThresholds::slow_kernel_recoverable_share, 1},
+    {"kernel_bound_min_score", &DiagnosisThresholds::kernel_bound_min_score, 1},
+    {"saturated_min_busy_pct", &DiagnosisThresholds::saturated_min_busy_pct, 100},
+    {"saturated_min_dram_bw_pct", &DiagnosisThresholds::saturated_min_dram_bw_pct, 100},
+    {"saturated_min_tensor_active_pct", &DiagnosisThresholds::saturated_min_tensor_active_pct, 100},
+    {"saturated_min_occupancy_pct", &DiagnosisThresholds::saturated_min_occupancy_pct, 100},
+    {"comm_min_exposed_share", &DiagnosisThresholds::comm_min_exposed_share, 1},
+    {"comm_min_compute_imbalance", &DiagnosisThresholds::comm_min_compute_imbalance, kNoMax},
+    {"host_sync_min_share", &DiagnosisThresholds::host_sync_min_share, 1},
+    {"transfer_min_share", &DiagnosisThresholds::transfer_min_share, 1},
+    {"transfer_min_pageable_count", &DiagnosisThresholds::transfer_min_pageable_count, kNoMax},
+    {"alloc_min_slow_calls", &DiagnosisThresholds::alloc_min_slow_calls, kNoMax},
+    {"alloc_min_share", &DiagnosisThresholds::alloc_min_share, 1},
+    {"prefill_min_kernel_share", &DiagnosisThresholds::prefill_min_kernel_share, 1},
+    {"prefill_min_decode_share", &DiagnosisThresholds::prefill_min_decode_share, 1},
+    {"prefill_min_host_share", &DiagnosisThresholds::prefill_min_host_share, 1},
+    {"prefill_min_delay_share", &DiagnosisThresholds::prefill_min_delay_share, 1},
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
 }
 
-// Idle time in gaps whose kind's mean gap is "between bursts" (>= burst_gap_ms). Host-wait gaps
-// always qualify (the launch came after the stream ran dry). "Other" gaps only without launch
-// records: with them, "other" means the work was already launched and waited on another stream or
-// an event (a dependency, e.g. a collective), which is not an idle host.
-double LongGapIdleShare(const Job& j, const DiagnosisThresholds& t) {
-  const double burst_ns = t.burst_gap_ms * 1e6;
-  double long_ns = 0;
-  if (j.host_wait.count && j.host_wait.mean_ns() >= burst_ns) long_ns += j.host_wait.total_ns;
-  if (j.cpu_launches == 0 && j.other.count && j.other.mean_ns() >= burst_ns)
-    long_ns += j.other.total_ns;
-  return j.IdleShareOf(long_ns);
-}
-
-std::optional<Finding> Batching(const Analysis& a, const Job& j, const HostSignals& h,
-                                const DiagnosisThresholds& t) {
-  const bool queue_known = h.queue_share_of_e2e.has_value();
-  const double queue_share = queue_known ? std::clamp(*h.queue_share_of_e2e, 0.0, 1.0) : 0;
-  const bool by_queue = queue_known && queue_share >= t.batching_min_queue_share;
-  // Known light load (requests do not queue) explains an idle GPU: no batching problem then.
-  const double gap_share = j.has_gpu ? LongGapIdleShare(j, t) : 0;
-  const bool by_gaps = !(queue_known && !by_queue) && gap_share >= t.batching_min_idle_share;
-  if (!by_queue && !by_gaps) return std::nullopt;
-
-  const double small_gemm = j.has_gpu ? SmallGemmShare(a, t) : -1;
-  const bool small_gemms = small_gemm >= t.small_gemm_min_share;
-  double confidence = by_queue ? 0.85 : 0.4;
-  if (small_gemms) confidence += 0.1;
-  FindingBuilder f("batching", std::max(by_queue ? queue_share : 0, by_gaps ? gap_share : 0),
-                   confidence);
-  if (by_queue) {
-    f.Summary(fmt::format(
-        "requests wait in the queue for {} of their latency{}", Pct(queue_share),
-        h.queue_mean_s && h.e2e_mean_s
-            ? fmt::format(" (mean {:.2f} s of {:.2f} s)", *h.queue_mean_s, *h.e2e_mean_s)
-            : ""));
-  } else {
-    const double gaps = static_cast<double>(j.host_wait.count + j.other.count);
-    f.Summary(fmt::format(
-        "GPU idle {} of the time between bursts of work (mean idle gap {}): the host submitted no "
-        "work",
-        Pct(gap_share), Ms(gaps > 0 ? (j.host_wait.total_ns + j.other.total_ns) / gaps : 0)));
-  }
-  if (queue_known) f.Ev("queue_share_pct", queue_share * 100, "%");
-  if (h.queue_mean_s) f.Ev("queue_mean_s", *h.queue_mean_s, "s");
-  if (h.e2e_mean_s) f.Ev("e2e_mean_s", *h.e2e_mean_s, "s");
-  if (h.running_requests_mean) f.Ev("running_requests_mean", *h.running_requests_mean, "count");
-  if (h.waiting_requests_mean) f.Ev("waiting_requests_mean", *h.waiting_requests_mean, "count");
-  if (h.kv_cache_usage_max) f.Ev("kv_cache_usage_max_pct", *h.kv_cache_usage_max * 100, "%");
-  if (j.has_gpu) {
-    f.Ev("busy_pct", j.busy_pct(), "%");
-    f.Ev("long_gap_idle_pct", gap_share * 100, "%");
-    f.Ev("host_wait_gap_mean_ms", j.host_wait.mean_ns() / 1e6, "ms");
-    f.Ev("other_gap_mean_ms", j.other.mean_ns() / 1e6, "ms");
-  }
-  if (small_gemm >= 0) f.Ev("small_gemm_pct", small_gemm * 100, "%");
-
-  f.Fix(
-      "Raise the engine's batch limits so waiting requests join the running batch (vLLM "
-      "--max-num-seqs / --max-num-batched-tokens, SGLang --max-running-requests)");
-  if (h.kv_cache_usage_max && *h.kv_cache_usage_max >= 0.9)
-    f.Fix(
-        "The KV cache is full, which caps the batch: give it more memory "
-        "(--gpu-memory-utilization, FP8 KV cache, a smaller --max-model-len)");
-  if (by_gaps)
-    f.Fix(
-        "Send more concurrent requests or batch inputs per step; check host work between "
-        "steps (tokenization, scheduling, data loading) with a CPU profiler");
-  if (by_queue && j.has_gpu && j.busy_pct() >= t.saturated_min_busy_pct)
-    f.Fix("The GPU is already busy: queueing measures missing capacity; add replicas or GPUs");
-  return f.Build(t);
-}
-
-std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t) {
-  if (!j.has_gpu || j.kernel_count == 0) return std::nullopt;
-  const double gaps = j.gap_total_ns();
-  const double host_share = gaps > 0 ? j.host_wait.total_ns / gaps : 0;
-  const double short_pct =
-      100.0 * static_cast<double>(j.short_kernels) / static_cast<double>(j.kernel_count);
-  const bool short_gaps = j.host_wait.count && j.host_wait.mean_ns() < t.burst_gap_ms * 1e6;
-  const double idle_share = short_gaps ? j.IdleShareOf(j.host_wait.total_ns) : 0;
-  if (j.busy_pct() > t.launch_max_busy_pct || host_share < t.launch_min_host_wait_share ||
-      !short_gaps || short_pct < t.launch_min_short_kernel_pct ||
-      idle_share < t.launch_min_idle_share)
-    return std::nullopt;
-  // Host-wait classification needs the launch records; without them the rule is a guess.
-  FindingBuilder f("launch_overhead", idle_share, j.cpu_launches > 0 ? 0.65 : 0.45);
-  f.Summary(fmt::format(
-      "GPU idle {} of the time waiting for kernel launches: {} short host gaps (mean {}), {:.0f}% "
-      "of kernels shorter than 10 us",
-      Pct(idle_share), j.host_wait.count, Ms(j.host_wait.mean_ns()), short_pct));
-  f.Ev("busy_pct", j.busy_pct(), "%")
-      .Ev("host_wait_idle_pct", idle_share * 100, "%")
-      .Ev("host_wait_gaps", static_cast<double>(j.host_wait.count), "count")
-      .Ev("host_wait_gap_mean_us", j.host_wait.mean_ns() / 1e3, "us")
-      .Ev("short_kernel_pct", short_pct, "%")
-      .Ev("kernel_count", static_cast<double>(j.kernel_count), "count")
-      .Ev("graph_launches", static_cast<double>(j.graph_launches), "count");
-  if (j.cpu_launches > 0)
-    f.Ev("cpu_launch_mean_us", j.cpu_launch_total_ns / static_cast<double>(j.cpu_launches) / 1e3,
-         "us");
-  f.Fix(j.graph_launches == 0
-            ? "Capture the step in CUDA graphs (vLLM/SGLang do by default: drop --enforce-eager / "
-              "--disable-cuda-graph)"
-            : "Widen CUDA graph coverage (full-graph capture, capture sizes covering the batch "
-              "sizes served)");
-  f.Fix("torch.compile the model (mode=\"reduce-overhead\" adds CUDA graphs)");
-  f.Fix(
-      "Fuse small kernels (fused norm/rotary/activation, Inductor or Triton fusion): fewer, "
-      "larger kernels");
-  f.Fix("Take Python work off the launching thread (async scheduling, overlap scheduler)");
-  return f.Build(t);
-}
-
-void KernelFixes(std::string_view category, FindingBuilder& f) {
-  if (category == "attention") {
-    f.Fix(
-        "Use the fastest attention backend for the GPU (FlashAttention 3 / FlashInfer on Hopper, "
-        "FlashMLA for MLA models)");
-    f.Fix(
-        "FP8 KV cache halves the bytes attention reads; prefix caching and shorter contexts cut "
-        "attention work");
-  } else if (category == "matmul") {
-    f.Fix(
-        "Quantize weights (FP8, INT4 AWQ/GPTQ with Marlin kernels) to cut the bytes each GEMM "
-        "reads");
-    f.Fix("Larger batches raise GEMM arithmetic intensity; tensor parallelism splits the GEMMs");
-  } else if (category == "moe") {
-    f.Fix("Use fused/grouped MoE kernels tuned for this GPU (vLLM fused_moe configs, DeepGEMM)");
-    f.Fix("Spread experts with expert parallelism; check routing balance");
-  } else {
-    f.Fix("Fuse these kernels (torch.compile / Inductor, fused norm+residual, fused activation)");
-    f.Fix("Look for unintended casts and copies (.to(), .contiguous(), .float()) in the step");
-  }
-  f.Fix(
-      "Profile the named kernel with Nsight Compute: memory- or compute-bound, and how far from "
-      "the roofline");
-}
-
-std::optional<Finding> KernelBound(const Analysis& a, const Job& j, const DiagnosisThresholds& t) {
-  if (!j.has_gpu || j.busy_pct() < t.kernel_bound_min_busy_pct) return std::nullopt;
-  // A CUDA graph traced per launch (the live path's default) shows as one pseudo-kernel,
-  // "[cuda graph N]", of category "other": it says nothing about which kernels take the time, so
-  // neither it nor the "other" category it fills can be the culprit (INFERSCOPE_GRAPH_NODES=1
-  // traces the graphs' kernels).
-  auto graph_launch = [](const KernelRow& k) { return k.name.starts_with("[cuda graph "); };
-  bool graphs = false;
-  for (const KernelRow& k : a.summary.top_kernels) graphs = graphs || graph_launch(k);
-  // Communication and copies have their own verdicts.
-  auto own_verdict = [graphs](std::string_view c) {
-    return c == "communication" || c == "memory" || (graphs && c == "other");
-  };
-  std::string name, category, level;
-  double pct = 0;
-  for (const KernelRow& k : a.summary.top_kernels) {
-    if (own_verdict(k.category) || graph_launch(k)) continue;
-    if (k.pct >= t.kernel_bound_min_kernel_pct) {
-      name = k.display_name.empty() ? k.name : k.display_name, category = k.category;
-      level = "kernel", pct = k.pct;
-    }
-    break;  // only the heaviest compute kernel can dominate
-  }
-  if (name.empty())
-    for (const CategoryRow& s : a.summary.subcategories) {
-      const std::string c = s.name.substr(0, s.name.find('.'));
-      if (own_verdict(c)) continue;
-      if (s.pct >= t.kernel_bound_min_subcategory_pct) name = s.name, category = c, pct = s.pct;
-      level = "subcategory";
-      break;
-    }
-  if (name.empty()) {
-    const CategoryRow* top = nullptr;
-    for (const CategoryRow& c : a.summary.categories)
-      if (!own_verdict(c.name) && (!top || c.time_ns > top->time_ns)) top = &c;
-    if (top && top->pct >= t.kernel_bound_min_category_pct)
-      name = top->name, category = top->name, pct = top->pct, level = "category";
-  }
-  if (name.empty()) return std::nullopt;
-  // For a sub-category or category, the heaviest kernel in it tells the user where to look.
-  const KernelRow* example = nullptr;
-  if (level != "kernel")
-    for (const KernelRow& k : a.summary.top_kernels)
-      if (k.category == category && (level == "category" || k.subcategory == name)) {
-        example = &k;
-        break;
-      }
-  std::string what = name + " takes";
-  if (name == "other" || name == "other.other")
-    what = "unclassified kernels take";
-  else if (level == "category")
-    what = name + " kernels take";
-  const double busy = j.busy_pct();
-  FindingBuilder f("kernel_bound", busy / 100 * pct / 100, 0.75);
-  f.Summary(fmt::format(
-      "{} {:.0f}% of GPU time on a {:.0f}% busy GPU{}", what, pct, busy,
-      example ? fmt::format(" (heaviest: {}, {:.0f}%)",
-                            example->display_name.empty() ? example->name : example->display_name,
-                            example->pct)
-              : ""));
-  f.Ev("busy_pct", busy, "%").Ev(level + "_pct", pct, "%");
-  if (const CategoryRow* c = CategoryByName(a, category); c && level != "category")
-    f.Ev("category_pct", c->pct, "%");
-  KernelFixes(category, f);
-  // A dominant kernel on a busy GPU is where the time goes, not a malfunction: at most a warning.
-  return f.Build(t, "warning");
-}
+// ---------------------------------------------------------------------------------------------
+// The job-wide figures every rule reads: sums over ranks (a single rank is its own job).
 
 std::optional<Finding> HardwareSaturated(const Job& j, const HostSignals& h,
                                          const DiagnosisThresholds& t) {
@@ -498,11 +228,27 @@ std::optional<Finding> Communication(const Analysis& a, const Job& j,
   const RankComparison& c = a.comparison;
   const bool straggler =
       c.straggler_rank >= 0 && c.compute.imbalance >= t.comm_min_compute_imbalance;
-  const double mean_span = j.ranks ? j.span_ns / static_cast<double>(j.ranks) : 0;
-  const double straggler_score =
-      straggler && mean_span > 0 ? static_cast<double>(c.straggler_excess_compute_ns) / mean_span
-                                 : 0;
-  const bool by_exposed = exposed >= t.comm_min_exposed_share;
+  // While the straggler computes, every other rank waits for it in the next collective: its
+  // compute time minus theirs, summed, is waiting a balanced job would not have.
+  double waiting_ns = 0;
+  if (straggler) {
+    int64_t slow_ns = 0;
+    for (const RankComparisonRow& r : c.ranks)
+      if (r.rank == c.straggler_rank) slow_ns = std::max(slow_ns, r.compute_ns);
+    for (const RankComparisonRow& r : c.ranks)
+      if (r.rank != c.straggler_rank)
+        waiting_ns += static_cast<double>(std::max<int64_t>(0, slow_ns - r.compute_ns));
+  }
+  const double straggler_score = j.Share(waiting_ns);
+  // Device idle with work already queued behind another stream or event (the causal split's
+  // "dependency") is, in a job with collectives, waiting for the peers: time lost to
+  // communication as surely as an exposed collective (busy time, so the two do not overlap).
+  const CategoryRow* comm_row = CategoryByName(a, "communication");
+  const double dependency = j.causal && comm_row && comm_row->time_ns > 0
+                                ? j.CauseShare(model::IdleCause::kDependency)
+                                : 0;
+  const double waiting = std::min(1.0, exposed + dependency);
+  const bool by_exposed = waiting >= t.comm_min_exposed_share;
   if (!by_exposed && !straggler) return std::nullopt;
 
   std::string top_sub;
@@ -511,19 +257,34 @@ std::optional<Finding> Communication(const Analysis& a, const Job& j,
     if (row.name.rfind("communication", 0) == 0 && static_cast<double>(row.time_ns) > top_ns)
       top_sub = row.name, top_ns = static_cast<double>(row.time_ns);
   const CategoryRow* comm = CategoryByName(a, "communication");
-  FindingBuilder f("communication", std::max(by_exposed ? exposed : 0, straggler_score),
+  FindingBuilder f("communication", std::max(by_exposed ? waiting : 0, straggler_score),
                    by_exposed ? 0.75 : 0.6);
-  if (by_exposed) {
+  const std::string also_idle =
+      dependency >= 0.01
+          ? fmt::format("; the GPU also idled {} with work queued behind another stream or peer",
+                        Pct(dependency))
+          : "";
+  if (by_exposed && straggler) {
     f.Summary(fmt::format(
-        "collectives not overlapped with compute take {} of GPU time ({}{:.0f}% overlapped)",
-        Pct(exposed), top_sub.empty() ? "" : top_sub + " leads, ", s.comm_compute_overlap_pct));
+        "collectives not overlapped with compute take {} of GPU time ({}{:.0f}% overlapped){}; "
+        "rank {} computes {:.0f}% more than the fastest rank and the others wait for it in "
+        "collectives ({} of the time)",
+        Pct(exposed), top_sub.empty() ? "" : top_sub + " leads, ", s.comm_compute_overlap_pct,
+        also_idle, c.straggler_rank, c.compute.imbalance * 100, Pct(straggler_score)));
+    f.Rank(c.straggler_rank);
+  } else if (by_exposed) {
+    f.Summary(fmt::format(
+        "collectives not overlapped with compute take {} of GPU time ({}{:.0f}% overlapped){}",
+        Pct(exposed), top_sub.empty() ? "" : top_sub + " leads, ", s.comm_compute_overlap_pct,
+        also_idle));
   } else {
     f.Summary(
-        fmt::format("rank {} computes {:.0f}% more than the others: they wait for it in "
-                    "collectives",
-                    c.straggler_rank, c.compute.imbalance * 100));
+        fmt::format("rank {} computes {:.0f}% more than the fastest rank: the others wait for it "
+                    "in collectives ({} of the time)",
+                    c.straggler_rank, c.compute.imbalance * 100, Pct(straggler_score)));
     f.Rank(c.straggler_rank);
   }
+  if (j.causal) f.Ev("dependency_idle_pct", j.CauseShare(model::IdleCause::kDependency) * 100, "%");
   f.Ev("exposed_communication_pct", exposed * 100, "%")
       .Ev("communication_kernel_pct", comm ? comm->pct : 0, "%")
       .Ev("comm_compute_overlap_pct", s.comm_compute_overlap_pct, "%");
@@ -533,6 +294,10 @@ std::optional<Finding> Communication(const Analysis& a, const Job& j,
     if (c.straggler_rank >= 0)
       f.Ev("straggler_excess_compute_ms", static_cast<double>(c.straggler_excess_compute_ns) / 1e6,
            "ms");
+    if (straggler) {
+      f.Ev("straggler_rank", c.straggler_rank, "count");
+      f.Ev("straggler_wait_pct", straggler_score * 100, "%");
+    }
   }
   if (straggler)
     f.Fix(
@@ -547,50 +312,6 @@ std::optional<Finding> Communication(const Analysis& a, const Job& j,
   f.Fix(
       "Use a lower tensor-parallel degree (data or pipeline parallelism instead) when the model "
       "fits");
-  return f.Build(t);
-}
-
-std::optional<Finding> HostSync(const Job& j, const DiagnosisThresholds& t) {
-  if (!j.has_gpu) return std::nullopt;
-  // stream_wait_event is a GPU-side wait; the others block the host thread.
-  double wait_ns = 0;
-  uint64_t calls = 0;
-  const SyncTotals* top = nullptr;
-  for (const SyncTotals& s : j.syncs) {
-    if (s.type == "stream_wait_event") continue;
-    wait_ns += s.wait_ns;
-    calls += s.count;
-    if (s.count && (!top || s.wait_ns > top->wait_ns)) top = &s;
-  }
-  const double share = j.Share(wait_ns);
-  if (!top || share < t.host_sync_min_share) return std::nullopt;
-  // A wait while the GPU computes costs nothing; the GPU loses at most its idle time to it.
-  const double idle = j.Share(j.idle_ns);
-  std::string target;
-  int64_t target_ns = -1;
-  // "[no GPU work finished during the wait]" names no culprit; a real kernel or copy does.
-  for (const auto& [name, cw] : top->waited_on)
-    if (name.rfind("[no GPU work", 0) != 0 && cw.second > target_ns)
-      target = name, target_ns = cw.second;
-  FindingBuilder f("host_sync", std::min(share, idle), 0.75);
-  f.Summary(fmt::format("host blocked in {} synchronization {} of the time ({} call{}){}",
-                        top->type, Pct(j.Share(top->wait_ns)), top->count,
-                        top->count == 1 ? "" : "s",
-                        target.empty() ? "" : ", waiting on " + target));
-  f.Ev("sync_wait_pct", share * 100, "%")
-      .Ev("sync_calls", static_cast<double>(calls), "count")
-      .Ev(top->type + "_sync_wait_ms", top->wait_ns / 1e6, "ms")
-      .Ev("idle_pct", idle * 100, "%");
-  if (!target.empty()) f.Ev("waited_on_top_ms", static_cast<double>(target_ns) / 1e6, "ms");
-  f.Fix(
-      "Remove host reads of GPU values in the loop (.item(), .cpu(), .tolist(), printing "
-      "tensors, Python branches on GPU values)");
-  f.Fix(
-      "Replace device/stream synchronize with CUDA events and non_blocking copies from pinned "
-      "memory");
-  f.Fix(
-      "Enable asynchronous scheduling / output processing so the host prepares step N+1 while "
-      "the GPU runs step N");
   return f.Build(t);
 }
 
@@ -644,30 +365,6 @@ std::optional<Finding> MemoryTransfer(const Job& j, const DiagnosisThresholds& t
   return f.Build(t);
 }
 
-std::optional<Finding> AllocationStalls(const Job& j, const DiagnosisThresholds& t) {
-  if (!j.has_gpu || static_cast<double>(j.slow_alloc_calls) < t.alloc_min_slow_calls ||
-      j.slow_alloc_calls == 0)
-    return std::nullopt;
-  const double share = j.Share(j.slow_alloc_ns);
-  if (share < t.alloc_min_share) return std::nullopt;
-  FindingBuilder f("allocation_stalls", share, 0.7);
-  f.Summary(fmt::format("{} device allocations or frees over 1 ms, {} in all ({} of the time)",
-                        j.slow_alloc_calls, Ms(j.slow_alloc_ns), Pct(share)));
-  f.Ev("slow_alloc_calls", static_cast<double>(j.slow_alloc_calls), "count")
-      .Ev("slow_alloc_ms", j.slow_alloc_ns / 1e6, "ms")
-      .Ev("slow_alloc_pct", share * 100, "%")
-      .Ev("alloc_max_ms", j.alloc_max_ns / 1e6, "ms")
-      .Ev("malloc_calls", static_cast<double>(j.malloc_calls), "count")
-      .Ev("free_calls", static_cast<double>(j.free_calls), "count");
-  f.Fix("Let the caching allocator reuse memory: no torch.cuda.empty_cache() in the loop");
-  f.Fix("Allocate up front (warm-up passes; vLLM --gpu-memory-utilization reserves the KV cache)");
-  f.Fix(
-      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True avoids fragmentation-driven "
-      "cudaMalloc/cudaFree");
-  f.Fix("Use stream-ordered pools (cudaMallocAsync) for buffers whose size changes");
-  return f.Build(t);
-}
-
 std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, const HostSignals& h,
                                            const DiagnosisThresholds& t) {
   const double prefill_ns = SubcategoryNs(a, "attention.prefill");
@@ -675,14 +372,27 @@ std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, cons
   const double kt = j.kernel_time_ns;
   const double prefill_share = kt > 0 ? prefill_ns / kt : 0;
   const double decode_share = kt > 0 ? decode_ns / kt : 0;
-  const bool by_trace = j.has_gpu && decode_share >= t.prefill_min_decode_share && decode_ns > 0 &&
-                        prefill_share >= t.prefill_min_kernel_share;
+  // From the step structure when the window has both kinds of steps: every step that ran a
+  // prefill held up the decode batch for its excess over a regular step. Otherwise from kernel
+  // shares (co-occurrence in the window).
+  const StepSummary& st = a.summary.steps;
+  const bool steps_known = j.has_gpu && st.prefill_count > 0 && st.plain_count >= 2;
+  const double delay_ns = steps_known ? static_cast<double>(st.prefill_total_ns) -
+                                            static_cast<double>(st.prefill_count) *
+                                                static_cast<double>(st.plain_mean_ns)
+                                      : 0;
+  const bool by_trace = steps_known
+                            ? decode_ns > 0 && j.Share(delay_ns) >= t.prefill_min_delay_share
+                            : j.has_gpu && decode_share >= t.prefill_min_decode_share &&
+                                  decode_ns > 0 && prefill_share >= t.prefill_min_kernel_share;
   double host_share = -1;
   if (h.prefill_mean_s && h.decode_mean_s && *h.prefill_mean_s + *h.decode_mean_s > 0)
     host_share = *h.prefill_mean_s / (*h.prefill_mean_s + *h.decode_mean_s);
   const bool by_host = host_share >= t.prefill_min_host_share;
   if (!by_trace && !by_host) return std::nullopt;
-  const double trace_score = by_trace ? j.Share(j.busy_ns) * prefill_share : 0;
+  const double trace_score = !by_trace     ? 0
+                             : steps_known ? j.Share(delay_ns)
+                                           : j.Share(j.busy_ns) * prefill_share;
   const double host_score = by_host ? (h.e2e_mean_s && *h.e2e_mean_s > 0
                                            ? std::min(1.0, *h.prefill_mean_s / *h.e2e_mean_s)
                                            : host_share)
@@ -690,8 +400,15 @@ std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, cons
   FindingBuilder f("prefill_interference", std::max(trace_score, host_score),
                    by_trace && by_host ? 0.7
                    : by_host           ? 0.5
+                   : steps_known       ? 0.65
                                        : 0.45);
-  if (by_trace)
+  if (by_trace && steps_known)
+    f.Summary(fmt::format(
+        "{} steps ran prefill attention and took {} on average against {} for the other steps: "
+        "decode waited {} of the time for prefills",
+        st.prefill_count, Ms(static_cast<double>(st.prefill_mean_ns)),
+        Ms(static_cast<double>(st.plain_mean_ns)), Pct(trace_score)));
+  else if (by_trace)
     f.Summary(
         fmt::format("prefill attention takes {:.0f}% of GPU time beside decode ({:.0f}%): "
                     "long prefills stall the decode steps",
@@ -704,6 +421,11 @@ std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, cons
   if (j.has_gpu)
     f.Ev("prefill_attention_pct", prefill_share * 100, "%")
         .Ev("decode_attention_pct", decode_share * 100, "%");
+  if (steps_known)
+    f.Ev("prefill_steps", static_cast<double>(st.prefill_count), "count")
+        .Ev("prefill_step_mean_ms", static_cast<double>(st.prefill_mean_ns) / 1e6, "ms")
+        .Ev("decode_step_mean_ms", static_cast<double>(st.plain_mean_ns) / 1e6, "ms")
+        .Ev("decode_delay_pct", j.Share(delay_ns) * 100, "%");
   if (host_share >= 0) f.Ev("prefill_share_of_request_pct", host_share * 100, "%");
   if (h.prefill_mean_s) f.Ev("prefill_mean_s", *h.prefill_mean_s, "s");
   if (h.decode_mean_s) f.Ev("decode_mean_s", *h.decode_mean_s, "s");
@@ -716,7 +438,8 @@ std::optional<Finding> PrefillInterference(const Analysis& a, const Job& j, cons
   return f.Build(t);
 }
 
-Finding Healthy(const Job& j, const HostSignals& h, const DiagnosisThresholds& t) {
+Finding Healthy(const Analysis& a, const Job& j, const HostSignals& h,
+                const DiagnosisThresholds& t) {
   FindingBuilder f("healthy", 0, j.has_gpu ? 0.6 : 0.2);
   std::string why;
   if (!j.has_gpu) {
@@ -725,6 +448,11 @@ Finding Healthy(const Job& j, const HostSignals& h, const DiagnosisThresholds& t
     why = fmt::format("GPU busy {:.0f}%", j.busy_pct());
     if (h.queue_share_of_e2e && j.busy_pct() < t.launch_max_busy_pct)
       why += ", requests do not queue: the load is light";
+    // A busy GPU whose time is spread the usual way: say where it goes (that is what a faster
+    // kernel or a bigger GPU would have to shrink), without claiming any of it is recoverable.
+    if (j.busy_pct() >= t.kernel_bound_min_busy_pct)
+      if (const std::string where = WhereTimeGoes(a); !where.empty())
+        why += "; kernel time spread the usual way: " + where;
   }
   f.Summary("no bottleneck crossed its threshold (" + why + ")");
   if (j.has_gpu) f.Ev("busy_pct", j.busy_pct(), "%");
@@ -734,9 +462,8 @@ Finding Healthy(const Job& j, const HostSignals& h, const DiagnosisThresholds& t
 
 int SeverityRank(const std::string& s) { return s == "critical" ? 0 : s == "warning" ? 1 : 2; }
 
-// Tie order: kFindingIds order, except that kernel_bound ("where the time goes") yields to any
-// verdict that explains the same time more specifically (prefill_interference on a dominant
-// prefill kernel scores exactly the same).
+// Tie order: kFindingIds order, except that kernel_bound yields to any verdict that explains the
+// same time more specifically (a prefill kernel's time can be both).
 int TieOrder(const std::string& id) {
   const int n = static_cast<int>(std::size(kFindingIds));
   if (id == "kernel_bound") return n - 1;
@@ -811,10 +538,12 @@ Diagnosis Diagnose(const Analysis& analysis, const HostSignals& host,
         MemoryTransfer(job, t), AllocationStalls(job, t),
         PrefillInterference(analysis, job, host, t)})
     if (f) d.findings.push_back(std::move(*f));
-  if (d.findings.empty()) d.findings.push_back(Healthy(job, host, t));
+  if (d.findings.empty()) d.findings.push_back(Healthy(analysis, job, host, t));
   std::stable_sort(d.findings.begin(), d.findings.end(), [](const Finding& a, const Finding& b) {
-    if (ScoreKey(a.score) != ScoreKey(b.score)) return ScoreKey(a.score) > ScoreKey(b.score);
+    // Severity first, so a critical finding never ranks below a warning (severity follows the
+    // score, so this only matters if a rule ever caps it), then the time at stake.
     if (a.severity != b.severity) return SeverityRank(a.severity) < SeverityRank(b.severity);
+    if (ScoreKey(a.score) != ScoreKey(b.score)) return ScoreKey(a.score) > ScoreKey(b.score);
     return TieOrder(a.id) < TieOrder(b.id);
   });
   d.primary = d.findings.front().id;

@@ -84,9 +84,13 @@ struct DiagnosisThresholds {
 
   // kernel_bound
   double kernel_bound_min_busy_pct = 80;
-  double kernel_bound_min_kernel_pct = 30;       // one kernel, of kernel time
-  double kernel_bound_min_subcategory_pct = 40;  // one sub-category
-  double kernel_bound_min_category_pct = 50;     // one category
+  // The usual share of kernel time per category in LLM inference; the time beyond it is the stake.
+  double usual_gemm_pct = 85;       // matmul, moe
+  double usual_attention_pct = 40;  // attention
+  double usual_glue_pct = 15;       // each other category (norms, activations, casts, ...)
+  // Share of a known-slow kernel's time a known faster one saves (FA2 -> FA3 on Hopper: 1.5x).
+  double slow_kernel_recoverable_share = 0.33;
+  double kernel_bound_min_score = 0.05;  // smaller stakes are run-to-run noise
 
   // hardware_saturated (GPM counters, never utilization alone)
   double saturated_min_busy_pct = 80;
@@ -113,6 +117,7 @@ struct DiagnosisThresholds {
   double prefill_min_kernel_share = 0.15;  // attention.prefill of kernel time
   double prefill_min_decode_share = 0.02;  // attention.decode of kernel time (decode is running)
   double prefill_min_host_share = 0.30;    // mean prefill / (mean prefill + mean decode)
+  double prefill_min_delay_share = 0.05;   // prefill steps' excess over a regular step, of span
 };
 
 // Parses "key = value" lines ('#' starts a comment, blank lines are fine) into thresholds, starting

@@ -94,6 +94,59 @@ struct IdleGapStats {
   bool operator==(const IdleGapStats&) const = default;
 };
 
+// Why the device was idle: every idle interval of the device (no kernel, copy or memset running on
+// any stream) between its first and last activity in the window, attributed to what the host
+// thread that launched the work ending the interval was doing during it. Each idle nanosecond goes
+// to exactly one cause, so the causes sum to the window's idle time (docs/diagnosis.md).
+enum class IdleCause : uint8_t {
+  kAllocation = 0,  // the launching thread was inside cudaMalloc/cudaFree (or cuMem*) calls
+  kSync,            // it was blocked in a sync, or processing what a sync returned (short pause)
+  kLaunch,          // it was issuing work: launch calls and the short pauses between them
+  kHostIdle,        // the thread issued nothing for a long pause (no work, or host-side work)
+  kDependency,      // the work was queued before the device went idle and started late
+                    // (waiting on another stream, an event, a collective peer)
+  kQueued,          // queued work started within the GPU's turnaround (< the kernel-wait gap)
+  kUnattributed,    // no launch record joins the work that ended the interval
+  kCount,
+};
+inline constexpr size_t kIdleCauseCount = static_cast<size_t>(IdleCause::kCount);
+// The first kHostIdleCauses causes are what a host thread does (its calls and pauses).
+inline constexpr size_t kHostIdleCauses = 4;
+inline constexpr const char* kIdleCauseNames[] = {
+    "allocation", "sync", "launch", "host_idle", "dependency", "queued", "unattributed"};
+static_assert(sizeof(kIdleCauseNames) / sizeof(kIdleCauseNames[0]) == kIdleCauseCount);
+
+struct IdleCauseStats {
+  std::array<int64_t, kIdleCauseCount> ns{};  // idle time per cause
+  uint64_t intervals = 0;                     // device idle intervals attributed
+
+  int64_t total_ns() const {
+    int64_t t = 0;
+    for (int64_t v : ns) t += v;
+    return t;
+  }
+  void Merge(const IdleCauseStats& other) {
+    for (size_t i = 0; i < kIdleCauseCount; ++i) ns[i] += other.ns[i];
+    intervals += other.intervals;
+  }
+  bool operator==(const IdleCauseStats&) const = default;
+};
+
+// Steps as the GPU sees them: stretches of activity between idle intervals where the host stopped
+// issuing work (an interval attributed mostly to sync, host_idle, allocation or no launch record:
+// the serving loop's turn between steps). A step that ran prefill attention is a prefill step;
+// the others are decode (or other) steps. Steps cut by a window edge are not counted.
+struct StepStats {
+  DurationStats plain;    // steps without prefill attention
+  DurationStats prefill;  // steps with prefill attention kernels
+
+  void Merge(const StepStats& other) {
+    plain.Merge(other.plain);
+    prefill.Merge(other.prefill);
+  }
+  bool operator==(const StepStats&) const = default;
+};
+
 // How kernels were launched: CPU cost of the launch call and the delay from the call to the start
 // of the kernel on the GPU.
 struct LaunchStats {
@@ -207,6 +260,8 @@ struct DeviceProfile {
 
   Timeline timeline;
   IdleGapStats idle_gaps;
+  IdleCauseStats idle_causes;
+  StepStats steps;
   LaunchStats launch;
   std::array<SyncStats, static_cast<size_t>(SyncType::kCount)> syncs{};
   std::array<TransferStats, static_cast<size_t>(MemcpyKind::kCount)> memcpy{};

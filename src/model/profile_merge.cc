@@ -216,6 +216,8 @@ void MergeDeviceProfile(const DeviceProfile& in, DeviceProfile* into, const Merg
   into->idle_gaps.host_wait.Merge(in.idle_gaps.host_wait);
   into->idle_gaps.kernel_wait.Merge(in.idle_gaps.kernel_wait);
   into->idle_gaps.other.Merge(in.idle_gaps.other);
+  into->idle_causes.Merge(in.idle_causes);
+  into->steps.Merge(in.steps);
   into->launch.cpu_launch.Merge(in.launch.cpu_launch);
   into->launch.launch_delay.Merge(in.launch.launch_delay);
   into->launch.short_kernels += in.launch.short_kernels;

@@ -227,6 +227,8 @@ TEST(ProfileMergeTraceTest, MergedOneSecondWindowsMatchWholeTrace) {
           EXPECT_EQ(md->allocations, wd.allocations);
           EXPECT_EQ(md->launch, wd.launch);
           EXPECT_EQ(md->idle_gaps, wd.idle_gaps);
+          // In one window every idle nanosecond between first and last activity has one cause.
+          EXPECT_EQ(wd.idle_causes.total_ns(), wd.idle_ns());
           for (size_t s = 0; s < wd.syncs.size(); ++s)
             EXPECT_EQ(md->syncs[s].wait, wd.syncs[s].wait) << kSyncTypeNames[s];
           EXPECT_EQ(md->first_start_ns, wd.first_start_ns);

@@ -206,6 +206,36 @@ Section IdleGaps(const Analysis& a) {
   return s;
 }
 
+// The causal split (docs/diagnosis.md): what the launching host thread did while the GPU idled.
+Section IdleCauses(const Analysis& a) {
+  Section s{"Why the GPU was idle", {}};
+  Table t;
+  // Short headers so the table fits the terminal; the JSON keys are the full cause names.
+  t.columns = {Right("rank"),   Right("gpu"),    Right("idle"),   Right("intervals"),
+               Right("alloc"),  Right("sync"),   Right("launch"), Right("host_idle"),
+               Right("depend"), Right("queued"), Right("unattr")};
+  static_assert(model::kIdleCauseCount == 7);
+  for (const RankAnalysis& r : a.ranks) {
+    std::vector<std::string> row = {RankLabel(r), std::to_string(r.device),
+                                    FormatDuration(r.temporal.idle_ns),
+                                    std::to_string(r.idle_intervals)};
+    for (const analyze::IdleCauseRow& c : r.idle_causes)
+      row.push_back(c.total_ns ? FormatPct(c.pct) : "-");
+    t.rows.push_back(std::move(row));
+  }
+  s.blocks.push_back(TableBlock(std::move(t)));
+  s.blocks.push_back(Paragraph(
+      {"% of the idle time, by what the thread that launched the work ending each idle interval "
+       "was doing:",
+       "alloc: in cudaMalloc/cudaFree; sync: blocked in a sync or handling its result; launch: "
+       "issuing work (launch calls and the short pauses between them);",
+       "depend: the work was queued before the GPU ran dry and waited (another stream, an event, "
+       "a peer); queued: queued work starting within the GPU's turnaround;",
+       "host_idle: no CUDA call for over 1 ms (no work, or host-side work); unattr: no launch "
+       "record."}));
+  return s;
+}
+
 Section Launch(const Analysis& a) {
   Section s{"Kernel launch", {}};
   Table t;
@@ -528,6 +558,7 @@ Document BuildDocument(const Analysis& a, int width) {
   if (Section g = CudaGraphs(a); !g.blocks.empty()) doc.sections.push_back(std::move(g));
   doc.sections.push_back(TopKernels(a));
   doc.sections.push_back(IdleGaps(a));
+  doc.sections.push_back(IdleCauses(a));
   doc.sections.push_back(Launch(a));
   doc.sections.push_back(Syncs(a));
   doc.sections.push_back(Transfers(a));

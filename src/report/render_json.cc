@@ -87,6 +87,30 @@ void WriteIdleGaps(JsonWriter& w, const std::vector<analyze::IdleGapRow>& rows) 
   w.EndObject();
 }
 
+void WriteIdleCauses(JsonWriter& w, const std::vector<analyze::IdleCauseRow>& rows,
+                     uint64_t intervals) {
+  w.BeginObject();
+  w.Key("intervals").UInt(intervals);
+  for (const analyze::IdleCauseRow& c : rows) {
+    w.Key(c.cause).BeginObject();
+    w.Key("total_ns").Int(c.total_ns);
+    w.Key("pct").Double(c.pct);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteSteps(JsonWriter& w, const analyze::StepSummary& s) {
+  w.BeginObject();
+  w.Key("plain_count").UInt(s.plain_count);
+  w.Key("plain_total_ns").Int(s.plain_total_ns);
+  w.Key("plain_mean_ns").Int(s.plain_mean_ns);
+  w.Key("prefill_count").UInt(s.prefill_count);
+  w.Key("prefill_total_ns").Int(s.prefill_total_ns);
+  w.Key("prefill_mean_ns").Int(s.prefill_mean_ns);
+  w.EndObject();
+}
+
 void WriteDataQuality(JsonWriter& w, const std::vector<std::pair<std::string, uint64_t>>& rows) {
   w.BeginObject();
   for (const auto& [name, count] : rows) w.Key(name).UInt(count);
@@ -119,6 +143,10 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
   WriteOther(w, r.other_kernels);
   w.Key("idle_gaps");
   WriteIdleGaps(w, r.idle_gaps);
+  w.Key("idle_causes");
+  WriteIdleCauses(w, r.idle_causes, r.idle_intervals);
+  w.Key("steps");
+  WriteSteps(w, r.steps);
 
   const analyze::LaunchSummary& l = r.launch;
   w.Key("launch").BeginObject();
@@ -334,6 +362,10 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   WriteOther(w, s.other_kernels);
   w.Key("idle_gaps");
   WriteIdleGaps(w, s.idle_gaps);
+  w.Key("idle_causes");
+  WriteIdleCauses(w, s.idle_causes, s.idle_intervals);
+  w.Key("steps");
+  WriteSteps(w, s.steps);
   w.Key("communication_ns").Int(s.communication_ns);
   w.Key("communication_overlap_ns").Int(s.communication_overlap_ns);
   w.Key("comm_compute_overlap_pct").Double(s.comm_compute_overlap_pct);

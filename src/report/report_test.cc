@@ -55,9 +55,10 @@ void ExpectLinesFit(const std::string& text, size_t width) {
 TEST(TextReportTest, OneRankHasAllSectionsAndFits100Columns) {
   const std::string text = RenderText(OneRank());
   ExpectLinesFit(text, 100);
-  for (const char* s : {"Temporal breakdown", "GPU time by category", "Top kernels", "Idle gaps",
-                        "Kernel launch", "Host synchronization", "Memory transfers", "Allocations",
-                        "Communication", "Timeline", "Data quality"})
+  for (const char* s :
+       {"Temporal breakdown", "GPU time by category", "Top kernels", "Idle gaps",
+        "Why the GPU was idle", "Kernel launch", "Host synchronization", "Memory transfers",
+        "Allocations", "Communication", "Timeline", "Data quality"})
     EXPECT_NE(text.find(s), std::string::npos) << s;
   EXPECT_EQ(text.find("Rank comparison"), std::string::npos);
   EXPECT_NE(text.find("flashinfer::BatchDecodeKernel"), std::string::npos);
@@ -144,6 +145,10 @@ TEST(JsonReportTest, ParsesAndHasDocumentedKeys) {
     EXPECT_EQ(k[key].error(), simdjson::SUCCESS) << key;
   EXPECT_EQ(uint64_t(r["other_kernels"]["distinct_names"]), 2u);
   EXPECT_EQ(int64_t(r["idle_gaps"]["host_wait"]["total_ns"]), 300);
+  for (const char* cause : model::kIdleCauseNames)
+    EXPECT_EQ(r["idle_causes"][cause]["pct"].error(), simdjson::SUCCESS) << cause;
+  EXPECT_EQ(r["idle_causes"]["intervals"].error(), simdjson::SUCCESS);
+  EXPECT_EQ(r["steps"]["prefill_count"].error(), simdjson::SUCCESS);
   EXPECT_EQ(int64_t(r["launch"]["cpu_launch_mean_ns"]), 5);
   EXPECT_EQ(uint64_t(r["sync_waits"]["stream"]["count"]), 2u);
   EXPECT_EQ(uint64_t(r["sync_waits"]["stream"]["waited_on"].at(0)["count"]), 2u);

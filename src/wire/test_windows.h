@@ -86,6 +86,11 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       d.idle_gaps.host_wait = duration();
       d.idle_gaps.kernel_wait = duration();
       d.idle_gaps.other = duration();
+      for (size_t c = 0; c < d.idle_causes.ns.size(); ++c)
+        d.idle_causes.ns[c] = c == 2 ? 0 : next();
+      d.idle_causes.intervals = 41;
+      d.steps.plain = duration();
+      d.steps.prefill = duration();
       d.launch.cpu_launch = duration();
       d.launch.launch_delay = duration();
       d.launch.short_kernels = 17;
@@ -162,6 +167,8 @@ inline std::string FirstDifference(const model::ProfileWindow& a, const model::P
       INFERSCOPE_CMP(dp + "timeline.category_ns", x.timeline.category_ns, y.timeline.category_ns);
       INFERSCOPE_CMP(dp + "timeline", x.timeline, y.timeline);
       INFERSCOPE_CMP(dp + "idle_gaps", x.idle_gaps, y.idle_gaps);
+      INFERSCOPE_CMP(dp + "idle_causes", x.idle_causes, y.idle_causes);
+      INFERSCOPE_CMP(dp + "steps", x.steps, y.steps);
       INFERSCOPE_CMP(dp + "launch", x.launch, y.launch);
       for (size_t s = 0; s < x.syncs.size(); ++s)
         INFERSCOPE_CMP(dp + "syncs[" + std::to_string(s) + "]", x.syncs[s], y.syncs[s]);

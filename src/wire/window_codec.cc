@@ -169,6 +169,17 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
           PutDuration(g, fields::kGapKernel, d.idle_gaps.kernel_wait);
           PutDuration(g, fields::kGapOther, d.idle_gaps.other);
         });
+        m.Message(fields::kIdleCauses, [&](WireWriter& c) {
+          UDefault(c, fields::kCauseIntervals, d.idle_causes.intervals, 0);
+          for (size_t i = 0; i < d.idle_causes.ns.size(); ++i)
+            PutIndexed(c, fields::kCause, i, [&](WireWriter& e) {
+              SDefault(e, fields::kStatTime, d.idle_causes.ns[i], 0);
+            });
+        });
+        m.Message(fields::kSteps, [&](WireWriter& st) {
+          if (d.steps.plain.count) PutDuration(st, fields::kStepPlain, d.steps.plain);
+          if (d.steps.prefill.count) PutDuration(st, fields::kStepPrefill, d.steps.prefill);
+        });
         m.Message(fields::kLaunch, [&](WireWriter& l) {
           PutDuration(l, fields::kLCpu, d.launch.cpu_launch);
           PutDuration(l, fields::kLDelay, d.launch.launch_delay);

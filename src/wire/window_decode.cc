@@ -399,6 +399,28 @@ class Decoder {
                    g.Skip(gt);
                    return g.ok();
                  });
+        case fields::kIdleCauses:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "idle causes", [&](WireReader& c, uint32_t cf, WireType ct) {
+                   if (cf == fields::kCauseIntervals) return U(c, ct, &d->idle_causes.intervals);
+                   if (cf == fields::kCause)
+                     return Indexed(c, ct, &d->idle_causes.ns, "idle cause",
+                                    [](WireReader& e, uint32_t ef, WireType et, int64_t* v) {
+                                      if (ef == fields::kStatTime) return S(e, et, v);
+                                      e.Skip(et);
+                                      return e.ok();
+                                    });
+                   c.Skip(ct);
+                   return c.ok();
+                 });
+        case fields::kSteps:
+          return Msg(m, t, &inner) &&
+                 Fields(inner, "steps", [&](WireReader& st, uint32_t sf, WireType stt) {
+                   if (sf == fields::kStepPlain) return Duration(st, stt, &d->steps.plain);
+                   if (sf == fields::kStepPrefill) return Duration(st, stt, &d->steps.prefill);
+                   st.Skip(stt);
+                   return st.ok();
+                 });
         case fields::kLaunch:
           return Msg(m, t, &inner) &&
                  Fields(inner, "launch", [&](WireReader& l, uint32_t lf, WireType lt) {
