@@ -11,6 +11,7 @@
 
 #include "src/analyze/analysis.h"
 #include "src/base/file.h"
+#include "src/model/taxonomy.h"
 
 namespace inferscope::analyze {
 namespace {
@@ -385,14 +386,16 @@ std::optional<Finding> KernelBound(const Analysis& a, const Job& j, const Diagno
   auto graph_launch = [](const KernelRow& k) { return k.name.starts_with("[cuda graph "); };
   bool graphs = false;
   for (const KernelRow& k : a.summary.top_kernels) graphs = graphs || graph_launch(k);
-  // Communication and copies have their own verdicts.
-  auto own_verdict = [graphs](std::string_view c) {
+  // Communication and copies have their own verdicts; a copy *kernel* (memory.kernel.*) runs on
+  // the SMs like any compute kernel, so at kernel and sub-category level it can be the culprit.
+  auto own_verdict = [graphs](std::string_view c, std::string_view sub = {}) {
+    if (c == "memory" && sub.starts_with(model::kMemoryKernelPrefix)) return false;
     return c == "communication" || c == "memory" || (graphs && c == "other");
   };
   std::string name, category, level;
   double pct = 0;
   for (const KernelRow& k : a.summary.top_kernels) {
-    if (own_verdict(k.category) || graph_launch(k)) continue;
+    if (own_verdict(k.category, k.subcategory) || graph_launch(k)) continue;
     if (k.pct >= t.kernel_bound_min_kernel_pct) {
       name = k.display_name.empty() ? k.name : k.display_name, category = k.category;
       level = "kernel", pct = k.pct;
@@ -402,7 +405,7 @@ std::optional<Finding> KernelBound(const Analysis& a, const Job& j, const Diagno
   if (name.empty())
     for (const CategoryRow& s : a.summary.subcategories) {
       const std::string c = s.name.substr(0, s.name.find('.'));
-      if (own_verdict(c)) continue;
+      if (own_verdict(c, s.name)) continue;
       if (s.pct >= t.kernel_bound_min_subcategory_pct) name = s.name, category = c, pct = s.pct;
       level = "subcategory";
       break;

@@ -112,8 +112,80 @@ bool MatchesPattern(MatchKind kind, std::string_view name, std::string_view patt
       return name == pattern;
     case MatchKind::kRegex:
       return false;  // regexes are compiled per user rule; see UserRule
+    case MatchKind::kInductorDataMovement:
+      return IsInductorDataMovement(name);
   }
   return false;
+}
+
+bool IsInductorDataMovement(std::string_view name) {
+  // Inductor names its kernels after the aten ops it fused, in order: triton_poi_fused_cat_2,
+  // triton_poi_fused__unsafe_view_clone_transpose_3. Templates (triton_tem_) are GEMMs.
+  std::string_view ops;
+  for (std::string_view prefix : {"triton_poi_fused_", "triton_red_fused_", "triton_per_fused_"}) {
+    if (name.substr(0, prefix.size()) == prefix) ops = name.substr(prefix.size());
+  }
+  if (ops.empty()) return false;
+  // Drop the trailing "_<n>" kernel counter.
+  size_t end = ops.size();
+  while (end > 0 && ops[end - 1] >= '0' && ops[end - 1] <= '9') --end;
+  if (end == ops.size() || end == 0 || ops[end - 1] != '_') return false;
+  ops = ops.substr(0, end - 1);
+  // Ops that only move or re-lay-out data (longest first where one is a prefix of another).
+  static constexpr std::string_view kMovementOps[] = {"split_with_sizes",
+                                                      "constant_pad_nd",
+                                                      "select_scatter",
+                                                      "slice_scatter",
+                                                      "index_select",
+                                                      "as_strided",
+                                                      "lift_fresh",
+                                                      "unsafe_view",
+                                                      "index_put",
+                                                      "new_zeros",
+                                                      "unsqueeze",
+                                                      "transpose",
+                                                      "to_copy",
+                                                      "squeeze",
+                                                      "permute",
+                                                      "reshape",
+                                                      "scatter",
+                                                      "diagonal",
+                                                      "narrow",
+                                                      "gather",
+                                                      "expand",
+                                                      "select",
+                                                      "detach",
+                                                      "unbind",
+                                                      "repeat",
+                                                      "alias",
+                                                      "clone",
+                                                      "index",
+                                                      "slice",
+                                                      "split",
+                                                      "stack",
+                                                      "zeros",
+                                                      "empty",
+                                                      "full",
+                                                      "fill",
+                                                      "view",
+                                                      "copy",
+                                                      "flip",
+                                                      "roll",
+                                                      "cat",
+                                                      "t"};
+  for (int matched_ops = 0;; ++matched_ops) {
+    while (!ops.empty() && ops.front() == '_') ops.remove_prefix(1);
+    if (ops.empty()) return matched_ops > 0;
+    bool matched = false;
+    for (std::string_view op : kMovementOps) {
+      if (ops.substr(0, op.size()) == op && (ops.size() == op.size() || ops[op.size()] == '_')) {
+        ops.remove_prefix(op.size());
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) return false;
+  }
 }
 
 std::string_view CategoryName(Category category) {
