@@ -64,22 +64,29 @@ BigramSet NameBigrams(std::string_view s) {
   for (size_t i = 1; i < s.size(); ++i) set.set(BigramHash(s[i - 1], s[i]));
   return set;
 }
+// Up to six bigram hashes spread over a rule's pattern (first, last and evenly between): kernel
+// names share many bigrams ("ke", "er", "el"), so three probes let too many rows through to a
+// substring scan once the table grew past 500 rows.
 struct RuleFilter {
-  bool enabled = false;
-  size_t h[3] = {0, 0, 0};
+  uint8_t count = 0;  // 0: no filter (pattern shorter than 2)
+  uint16_t h[6] = {0, 0, 0, 0, 0, 0};
 };
 RuleFilter MakeFilter(std::string_view pattern) {
   RuleFilter f;
   if (pattern.size() < 2) return f;
-  f.enabled = true;
-  const size_t mid = pattern.size() / 2;
-  f.h[0] = BigramHash(pattern[0], pattern[1]);
-  f.h[1] = BigramHash(pattern[mid - 1], pattern[mid]);
-  f.h[2] = BigramHash(pattern[pattern.size() - 2], pattern[pattern.size() - 1]);
+  const size_t bigrams = pattern.size() - 1;  // bigram i = pattern[i], pattern[i + 1]
+  const size_t n = std::min<size_t>(6, bigrams);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = n == 1 ? 0 : k * (bigrams - 1) / (n - 1);
+    f.h[f.count++] = static_cast<uint16_t>(BigramHash(pattern[i], pattern[i + 1]));
+  }
   return f;
 }
 bool MayMatch(const RuleFilter& f, const BigramSet& set) {
-  return !f.enabled || (set.test(f.h[0]) && set.test(f.h[1]) && set.test(f.h[2]));
+  for (uint8_t k = 0; k < f.count; ++k) {
+    if (!set.test(f.h[k])) return false;
+  }
+  return true;
 }
 
 // See Classify(): how much of the demangled name the built-in rules look at.
