@@ -88,9 +88,10 @@ TEST(Taxonomy, DevSetExact) {
   }
 }
 
-TEST(Taxonomy, HeldOutAccuracy) {
-  const std::vector<LabelledName> rows = ReadCorpus("heldout_kernels.tsv");
-  ASSERT_GT(rows.size(), 200u);
+// Top-level accuracy on a labelled file the rules were not written from; prints the misses and a
+// per-category table (the figures in docs/taxonomy.md come from this output).
+double HeldOutAccuracy(const std::string& file, std::map<std::string, double>* per_category_out) {
+  const std::vector<LabelledName> rows = ReadCorpus(file);
   KernelClassifier classifier;
   int correct = 0, sub_checked = 0, sub_correct = 0;
   std::map<std::string, std::pair<int, int>> per_category;  // category -> (right, total)
@@ -109,14 +110,31 @@ TEST(Taxonomy, HeldOutAccuracy) {
       if (got.subcategory == row.subcategory) ++sub_correct;
     }
   }
-  const double accuracy = static_cast<double>(correct) / static_cast<double>(rows.size());
-  std::printf("held-out top-level accuracy: %d/%zu = %.2f%%; subcategory %d/%d\n", correct,
+  const double accuracy =
+      rows.empty() ? 0 : static_cast<double>(correct) / static_cast<double>(rows.size());
+  std::printf("%s top-level accuracy: %d/%zu = %.2f%%; subcategory %d/%d\n", file.c_str(), correct,
               rows.size(), 100.0 * accuracy, sub_correct, sub_checked);
   for (const auto& [category, counts] : per_category) {
+    const double share = static_cast<double>(counts.first) / counts.second;
     std::printf("  %-14s %3d/%3d = %.1f%%\n", category.c_str(), counts.first, counts.second,
-                100.0 * counts.first / counts.second);
+                100.0 * share);
+    (*per_category_out)[category] = share;
   }
-  EXPECT_GE(accuracy, 0.97);
+  return accuracy;
+}
+
+// Held-out batch 1: split from the corpus before the issue-11 rules were written. Its misses were
+// looked at after its one measurement, so it is no longer unseen; it stays as a regression guard.
+TEST(Taxonomy, HeldOutAccuracy) {
+  std::map<std::string, double> per_category;
+  EXPECT_GE(HeldOutAccuracy("heldout_kernels.tsv", &per_category), 0.97);
+  for (const auto& [category, share] : per_category) EXPECT_GE(share, 0.90) << category;
+}
+
+// Held-out batch 2: labelled after batch 1 was measured and before the last rule change.
+TEST(Taxonomy, HeldOut2Accuracy) {
+  std::map<std::string, double> per_category;
+  EXPECT_GE(HeldOutAccuracy("heldout2_kernels.tsv", &per_category), 0.90);
 }
 
 TEST(Taxonomy, MangledEqualsDemangled) {
@@ -443,22 +461,22 @@ TEST(Taxonomy, DeviceDataMovementIsMemoryKernel) {
 
 TEST(Taxonomy, UserRulesOverrideBuiltins) {
   KernelClassifier c;
-  EXPECT_EQ(Sub(c, "my_fused_attn_kernel"), "other");
+  EXPECT_EQ(Sub(c, "my_custom_op_kernel"), "other");
   EXPECT_EQ(Sub(c, "void vllm::rms_norm_kernel<c10::Half>()"), "normalization.rms_norm");
   const std::string text =
       "# comment\n"
       "\n"
-      "contains My_Fused_Attn attention.prefill\n"
+      "contains My_Custom_Op attention.prefill\n"
       "token rms_norm_kernel elementwise.custom_norm   # trailing text is not a comment\n";
   // The trailing '#...' makes the last field "comment", an invalid category -> error.
   EXPECT_FALSE(c.LoadRuleText(text, "inline").ok());
-  ASSERT_TRUE(c.LoadRuleText("contains My_Fused_Attn attention.prefill\n"
+  ASSERT_TRUE(c.LoadRuleText("contains My_Custom_Op attention.prefill\n"
                              "prefix void vllm::rms_norm elementwise.custom_norm\n"
                              "regex ^mystery_[0-9]+$ other.mystery\n"
                              "exact foo moe\n",
                              "inline")
                   .ok());
-  EXPECT_EQ(Sub(c, "my_fused_attn_kernel"), "attention.prefill");
+  EXPECT_EQ(Sub(c, "my_custom_op_kernel"), "attention.prefill");
   EXPECT_EQ(Sub(c, "void vllm::rms_norm_kernel<c10::Half>()"), "elementwise.custom_norm");
   EXPECT_EQ(Sub(c, "MYSTERY_42"), "other.mystery");
   EXPECT_EQ(Sub(c, "foo"), "moe");
