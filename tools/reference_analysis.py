@@ -445,9 +445,11 @@ def analyze(trace, categories):
                 cats[cat]["count"] += 1
                 subs[sub]["time_ns"] += d
                 subs[sub]["count"] += 1
+                # Compute = every kernel except communication and copy-engine style memory;
+                # data-movement kernels on the SMs (memory.kernel.*) are compute (docs/taxonomy.md).
                 if cat == "communication":
                     comm_iv.append((k.start, k.end))
-                elif cat != "memory":
+                elif cat != "memory" or sub.startswith("memory.kernel"):
                     compute_iv.append((k.start, k.end))
             # Copy-engine activity is the `memory` category (DESIGN.md), sub-category by direction.
             for o in ops:

@@ -591,8 +591,13 @@ class Aggregator::Impl {
     uint32_t& slot = d.slot_of_name[e.name];
     if (slot == 0) {
       const model::Classification& c = classifier_.Classify(e.name);
-      d.kernels.push_back(KernelAccum{
-          e.name, c.category, c.subcategory, {}, {}, c.subcategory == "attention.prefill"});
+      d.kernels.push_back(KernelAccum{e.name,
+                                      c.category,
+                                      model::IsComputeKernel(c.category, c.subcategory),
+                                      c.subcategory,
+                                      {},
+                                      {},
+                                      c.subcategory == "attention.prefill"});
       slot = static_cast<uint32_t>(d.kernels.size());
     }
     KernelAccum& k = d.kernels[slot - 1];
@@ -603,7 +608,7 @@ class Aggregator::Impl {
                  [&d, cat](size_t bin, int64_t ns) { d.timeline.category_ns[bin][cat] += ns; });
 
     const bool is_comm = k.category == Category::kCommunication;
-    const bool is_compute = model::IsComputeCategory(k.category);
+    const bool is_compute = k.compute;
     if (is_comm) d.communication.Add(e.start_ns, e.end_ns);
     if (is_compute) d.compute.Add(e.start_ns, e.end_ns);
     if (is_comm || is_compute) d.compute_or_communication.Add(e.start_ns, e.end_ns);

@@ -93,6 +93,7 @@ struct SyncAccum {
 struct KernelAccum {
   model::NameId name = model::kNoName;
   model::Category category = model::Category::kOther;
+  bool compute = true;  // model::IsComputeKernel(category, subcategory), once per name
   std::string_view subcategory;
   model::DurationStats duration;
   model::LogHistogram histogram;

@@ -64,22 +64,29 @@ BigramSet NameBigrams(std::string_view s) {
   for (size_t i = 1; i < s.size(); ++i) set.set(BigramHash(s[i - 1], s[i]));
   return set;
 }
+// Up to six bigram hashes spread over a rule's pattern (first, last and evenly between): kernel
+// names share many bigrams ("ke", "er", "el"), so three probes let too many rows through to a
+// substring scan once the table grew past 500 rows.
 struct RuleFilter {
-  bool enabled = false;
-  size_t h[3] = {0, 0, 0};
+  uint8_t count = 0;  // 0: no filter (pattern shorter than 2)
+  uint16_t h[6] = {0, 0, 0, 0, 0, 0};
 };
 RuleFilter MakeFilter(std::string_view pattern) {
   RuleFilter f;
   if (pattern.size() < 2) return f;
-  f.enabled = true;
-  const size_t mid = pattern.size() / 2;
-  f.h[0] = BigramHash(pattern[0], pattern[1]);
-  f.h[1] = BigramHash(pattern[mid - 1], pattern[mid]);
-  f.h[2] = BigramHash(pattern[pattern.size() - 2], pattern[pattern.size() - 1]);
+  const size_t bigrams = pattern.size() - 1;  // bigram i = pattern[i], pattern[i + 1]
+  const size_t n = std::min<size_t>(6, bigrams);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = n == 1 ? 0 : k * (bigrams - 1) / (n - 1);
+    f.h[f.count++] = static_cast<uint16_t>(BigramHash(pattern[i], pattern[i + 1]));
+  }
   return f;
 }
 bool MayMatch(const RuleFilter& f, const BigramSet& set) {
-  return !f.enabled || (set.test(f.h[0]) && set.test(f.h[1]) && set.test(f.h[2]));
+  for (uint8_t k = 0; k < f.count; ++k) {
+    if (!set.test(f.h[k])) return false;
+  }
+  return true;
 }
 
 // See Classify(): how much of the demangled name the built-in rules look at.
@@ -112,8 +119,80 @@ bool MatchesPattern(MatchKind kind, std::string_view name, std::string_view patt
       return name == pattern;
     case MatchKind::kRegex:
       return false;  // regexes are compiled per user rule; see UserRule
+    case MatchKind::kInductorDataMovement:
+      return IsInductorDataMovement(name);
   }
   return false;
+}
+
+bool IsInductorDataMovement(std::string_view name) {
+  // Inductor names its kernels after the aten ops it fused, in order: triton_poi_fused_cat_2,
+  // triton_poi_fused__unsafe_view_clone_transpose_3. Templates (triton_tem_) are GEMMs.
+  std::string_view ops;
+  for (std::string_view prefix : {"triton_poi_fused_", "triton_red_fused_", "triton_per_fused_"}) {
+    if (name.substr(0, prefix.size()) == prefix) ops = name.substr(prefix.size());
+  }
+  if (ops.empty()) return false;
+  // Drop the trailing "_<n>" kernel counter.
+  size_t end = ops.size();
+  while (end > 0 && ops[end - 1] >= '0' && ops[end - 1] <= '9') --end;
+  if (end == ops.size() || end == 0 || ops[end - 1] != '_') return false;
+  ops = ops.substr(0, end - 1);
+  // Ops that only move or re-lay-out data (longest first where one is a prefix of another).
+  static constexpr std::string_view kMovementOps[] = {"split_with_sizes",
+                                                      "constant_pad_nd",
+                                                      "select_scatter",
+                                                      "slice_scatter",
+                                                      "index_select",
+                                                      "as_strided",
+                                                      "lift_fresh",
+                                                      "unsafe_view",
+                                                      "index_put",
+                                                      "new_zeros",
+                                                      "unsqueeze",
+                                                      "transpose",
+                                                      "to_copy",
+                                                      "squeeze",
+                                                      "permute",
+                                                      "reshape",
+                                                      "scatter",
+                                                      "diagonal",
+                                                      "narrow",
+                                                      "gather",
+                                                      "expand",
+                                                      "select",
+                                                      "detach",
+                                                      "unbind",
+                                                      "repeat",
+                                                      "alias",
+                                                      "clone",
+                                                      "index",
+                                                      "slice",
+                                                      "split",
+                                                      "stack",
+                                                      "zeros",
+                                                      "empty",
+                                                      "full",
+                                                      "fill",
+                                                      "view",
+                                                      "copy",
+                                                      "flip",
+                                                      "roll",
+                                                      "cat",
+                                                      "t"};
+  for (int matched_ops = 0;; ++matched_ops) {
+    while (!ops.empty() && ops.front() == '_') ops.remove_prefix(1);
+    if (ops.empty()) return matched_ops > 0;
+    bool matched = false;
+    for (std::string_view op : kMovementOps) {
+      if (ops.substr(0, op.size()) == op && (ops.size() == op.size() || ops[op.size()] == '_')) {
+        ops.remove_prefix(op.size());
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) return false;
+  }
 }
 
 std::string_view CategoryName(Category category) {

@@ -42,10 +42,26 @@ std::string_view CategoryName(Category category);
 // Parses a category name; returns false when `name` is not one of kCategoryNames.
 bool ParseCategory(std::string_view name, Category* category);
 
-// HTA's three-way kernel split used by the temporal breakdown: communication and memory kernels are
-// "non-compute", everything else is "compute".
+// HTA's three-way split at the category level: communication and memory are "non-compute",
+// everything else is "compute". For one classified kernel use IsComputeKernel(), which also knows
+// the memory sub-categories.
 inline bool IsComputeCategory(Category c) {
   return c != Category::kCommunication && c != Category::kMemory;
+}
+
+// Sub-category prefix of device-side data movement: copy/cast/cat/gather/scatter/index/fill/
+// transpose kernels that run on the SMs ("memory.kernel.copy"), as opposed to copy-engine and
+// memset activity ("memory.memcpy_htod", "memory.memset").
+inline constexpr std::string_view kMemoryKernelPrefix = "memory.kernel";
+
+// Whether time in this kernel counts as compute in the temporal breakdown. A memory.kernel.* copy
+// occupies SMs like any other kernel and competes with compute for them (HTA, which classifies by
+// name, also counts such kernels as computation), so it is compute; copy-engine memcpy/memset
+// activity and communication kernels are not.
+inline bool IsComputeKernel(Category c, std::string_view subcategory) {
+  if (c == Category::kMemory)
+    return subcategory.substr(0, kMemoryKernelPrefix.size()) == kMemoryKernelPrefix;
+  return c != Category::kCommunication;
 }
 
 // The result of classifying one name. `subcategory` is a dotted refinement of the category

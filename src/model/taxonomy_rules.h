@@ -17,6 +17,9 @@ enum class MatchKind : uint8_t {
   kPrefix,    // the name starts with the pattern
   kExact,     // the whole name equals the pattern
   kRegex,     // ECMAScript regex search (user rules only; never in the built-in table)
+  // An Inductor kernel (triton_{poi,red,per}_fused_<ops>_<n>) whose ops are all data movement
+  // (cat, clone, _to_copy, index, view, ...). Built-in only; the pattern is unused.
+  kInductorDataMovement,
 };
 
 // One row of the built-in table. Patterns are lower-case. `also`, when not empty, is a token that
@@ -36,5 +39,7 @@ std::span<const BuiltinRule> BuiltinRules();
 // Case-sensitive matching helpers over an already lower-cased name (exposed for tests).
 bool ContainsToken(std::string_view haystack, std::string_view token);
 bool MatchesPattern(MatchKind kind, std::string_view lowered_name, std::string_view pattern);
+// True for a lower-cased Inductor name whose fused op list is made only of data-movement ops.
+bool IsInductorDataMovement(std::string_view lowered_name);
 
 }  // namespace inferscope::model

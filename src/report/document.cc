@@ -105,8 +105,8 @@ Section Temporal(const Analysis& a) {
   s.blocks.push_back(TableBlock(std::move(t)));
   s.blocks.push_back(Paragraph(
       {"span: first to last GPU activity; busy: union of GPU activity; idle = span - busy;",
-       "compute: union of compute kernels (not communication or memory); non-compute = busy - "
-       "compute."}));
+       "compute: union of compute kernels (all but communication and copy-engine memory; SM copy",
+       "kernels, memory.kernel.*, count); non-compute = busy - compute."}));
   return s;
 }
 
