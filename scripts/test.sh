@@ -44,10 +44,11 @@ python3 tests/live/live_load.py --inferscope build/asan-ubsan/src/cli/inferscope
 echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, buffer pool, fake CUPTI; the live path) =="
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test \
-  inject_tests fake_cupti_test inferscope inferscope_inject replay_engine agent_tests \
+  inject_tests inject_session_test cupti_binding_test fake_cupti_test inferscope inferscope_inject \
+  replay_engine agent_tests \
   agent_http_tests agent_otlp_tests agent_nvml_tests agent_scrape_tests fake_nvml
 ctest --test-dir build/tsan --output-on-failure -j"$JOBS" \
-  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest'
+  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest|SessionTest|GraphAttribution'
 # The live path across processes (injection drain thread, fake CUPTI worker, agent event loop and
 # writer, fork after CUDA init): a subset of the replay identity traces and the fault cases on a
 # light trace (pool exhaustion needs the heavy default one). Every TSan report of any process goes
@@ -66,7 +67,8 @@ live_tsan tests/live/replay_identity.py --cupti-versions 130001,22 \
 Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz,sampled_rank-1.json.gz,mfu_2gpu_after.sqlite,\
 perlmutter-cloverleaf-cuda.sqlite
 live_tsan tests/live/live_faults.py --trace Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz \
-  --cases no_agent,agent_restart,other_subscriber,fork_child,killed,bad_timestamps,cupti_errors
+  --cases no_agent,agent_restart,other_subscriber,fork_child,killed,bad_timestamps,cupti_errors,\
+version_gate,stub_driver,cuda12_status,dead_agent
 live_tsan tests/live/live_faults.py --cases pool_exhaustion
 rm -rf "$tsan_logs"
 

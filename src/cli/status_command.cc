@@ -550,10 +550,10 @@ std::string RenderText(const Gathered& g, int64_t now_ns) {
     std::vector<std::vector<std::string>> rows = {
         {"PID", "RANK", "HOST", "PROFILING", "WINDOWS", "LAST SEEN"}};
     for (const StatusProcess& p : g.processes) {
-      const std::string profiling =
-          !p.profiling_off.empty()   ? "off"
-          : p.cupti_release.empty() ? "on"
-                                    : "on, CUPTI " + Printable(p.cupti_release);
+      const std::string profiling = !p.profiling_off.empty() ? "off"
+                                    : p.cupti_release.empty()
+                                        ? "on"
+                                        : "on, CUPTI " + Printable(p.cupti_release);
       rows.push_back({std::to_string(p.pid), p.rank < 0 ? "-" : std::to_string(p.rank),
                       Printable(p.hostname), profiling, std::to_string(p.windows),
                       FormatSpan(now_ns - p.last_seen_unix_ns) + " ago" +

@@ -31,11 +31,11 @@ constexpr const char* kSupported =
     "supported: CUDA 12.0-12.9 (CUPTI API 19-28) and 13.0-13.1 (CUPTI API 130000-130199)";
 
 bool IsFile(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 bool IsDir(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -149,7 +149,7 @@ CuptiLayout LayoutForVersion(uint32_t api_version, std::string* why) {
   if (api_version >= 19 && api_version <= 24) layout = CuptiLayout::kCuda12_0;
   if (api_version >= 26 && api_version <= 28) layout = CuptiLayout::kCuda12_8;
   if (api_version >= kFirst13 && api_version <= kLast13Supported) layout = CuptiLayout::kCuda13_0;
-  // A layout this build's headers cannot describe is as unknown as a future one.
+    // A layout this build's headers cannot describe is as unknown as a future one.
 #if CUPTI_API_VERSION < 26
   if (layout == CuptiLayout::kCuda12_8 || layout == CuptiLayout::kCuda13_0) {
     *why = "CUPTI " + CuptiReleaseName(api_version) +
@@ -173,9 +173,9 @@ std::string CuptiReleaseName(uint32_t api_version) {
 
 std::vector<std::string> CuptiCandidates(const CuptiSearch& search) {
   const bool prefer12 = search.preferred_major == 12;
-  const std::vector<std::string> names = prefer12
-                                             ? std::vector<std::string>{"libcupti.so.12", "libcupti.so.13"}
-                                             : std::vector<std::string>{"libcupti.so.13", "libcupti.so.12"};
+  const std::vector<std::string> names =
+      prefer12 ? std::vector<std::string>{"libcupti.so.12", "libcupti.so.13"}
+               : std::vector<std::string>{"libcupti.so.13", "libcupti.so.12"};
   std::vector<std::string> out;
   auto add = [&](const std::string& path) {
     if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
@@ -192,7 +192,8 @@ std::vector<std::string> CuptiCandidates(const CuptiSearch& search) {
       add(search.explicit_path);
   }
   // Python CUDA wheels beside whatever the process loaded from a site-packages directory (torch,
-  // the nvidia runtime wheels): cu12 wheels put CUPTI in nvidia/cuda_cupti/lib, cu13 in nvidia/cu13/lib.
+  // the nvidia runtime wheels): cu12 wheels put CUPTI in nvidia/cuda_cupti/lib, cu13 in
+  // nvidia/cu13/lib.
   std::vector<std::string> wheel_libs;
   for (const std::string& object : search.loaded_objects) {
     for (const char* marker : {"/site-packages/", "/dist-packages/"}) {
@@ -201,8 +202,8 @@ std::vector<std::string> CuptiCandidates(const CuptiSearch& search) {
       const std::string prefix = object.substr(0, at + std::char_traits<char>::length(marker));
       const std::string cu12 = prefix + "nvidia/cuda_cupti/lib/libcupti.so.12";
       const std::string cu13 = prefix + "nvidia/cu13/lib/libcupti.so.13";
-      for (const std::string& p : prefer12 ? std::vector<std::string>{cu12, cu13}
-                                           : std::vector<std::string>{cu13, cu12})
+      for (const std::string& p :
+           prefer12 ? std::vector<std::string>{cu12, cu13} : std::vector<std::string>{cu13, cu12})
         if (std::find(wheel_libs.begin(), wheel_libs.end(), p) == wheel_libs.end())
           wheel_libs.push_back(p);
     }
@@ -214,7 +215,8 @@ std::vector<std::string> CuptiCandidates(const CuptiSearch& search) {
   }
   add_dir("/usr/local/cuda/extras/CUPTI/lib64");
   add_dir("/usr/local/cuda/lib64");
-  for (const std::string& n : names) add(n);  // the loader's search path (LD_LIBRARY_PATH, ld.so.cache)
+  for (const std::string& n : names)
+    add(n);  // the loader's search path (LD_LIBRARY_PATH, ld.so.cache)
   return out;
 }
 

@@ -80,7 +80,7 @@ struct CuptiSearch {
   std::string explicit_path;                // INFERSCOPE_CUPTI_PATH (a file or a directory)
   std::string cuda_home;                    // CUDA_HOME / CUDA_PATH
   std::vector<std::string> loaded_objects;  // paths of the shared objects in the process
-  int preferred_major = 0;  // the major of the process's libcudart, 0 when unknown
+  int preferred_major = 0;                  // the major of the process's libcudart, 0 when unknown
 };
 
 // The libraries to try, in order, after any libcupti already loaded in the process: the explicit

@@ -96,6 +96,8 @@ void ExpectRealBinding(const std::string& path, const std::string& release, Cupt
                        bool optional_13_apis) {
   if (path.empty() || access(path.c_str(), R_OK) != 0)
     GTEST_SKIP() << "no " << release << " libcupti here (scripts/install-deps.sh fetches 12.4)";
+  // Re-exec for the child (not a bare fork): sanitizers and CUPTI threads need a clean process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         const CuptiBinding ok = BindCuptiFrom({path}, false, release[1] == '3' ? 13000 : 12040, "");
@@ -129,6 +131,8 @@ TEST(BindRealCuptiTest, Cuda12_4FromDebian) {
 TEST(BindRealCuptiTest, ACuda13CuptiNeedsACuda13Driver) {
   const std::string path = REAL_CUPTI13_PATH;
   if (path.empty()) GTEST_SKIP() << "no CUDA 13 libcupti";
+  // Re-exec for the child (not a bare fork): sanitizers and CUPTI threads need a clean process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         const CuptiBinding b = BindCuptiFrom({path}, false, 12040, "");

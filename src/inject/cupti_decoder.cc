@@ -228,10 +228,9 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.end_ns = Signed(r->end);
       e.pid = pid_;
       e.device = DeviceOfContext(r->contextId);
-      e.stream =
-          r->streamId == static_cast<uint32_t>(CUPTI_SYNCHRONIZATION_INVALID_VALUE)
-              ? model::kUnknownStream
-              : r->streamId;
+      e.stream = r->streamId == static_cast<uint32_t>(CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+                     ? model::kUnknownStream
+                     : r->streamId;
       e.correlation_id = r->correlationId;
       e.type = SyncTypeOf(r->type);
       sink->OnSync(e);

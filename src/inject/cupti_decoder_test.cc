@@ -24,10 +24,10 @@ size_t Stride(uint32_t kind) {
       return v13 ? sizeof(CUpti_ActivityKernel10) : sizeof(CUpti_ActivityKernel9);
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       return g_layout == CuptiLayout::kCuda12_0 ? sizeof(CUpti_ActivityMemcpy5)
-                                                 : sizeof(CUpti_ActivityMemcpy6);
+                                                : sizeof(CUpti_ActivityMemcpy6);
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       return g_layout == CuptiLayout::kCuda12_0 ? sizeof(CUpti_ActivitySynchronization)
-                                                 : sizeof(CUpti_ActivitySynchronization2);
+                                                : sizeof(CUpti_ActivitySynchronization2);
     case CUPTI_ACTIVITY_KIND_CONTEXT:
       return v13 ? sizeof(CUpti_ActivityContext3) : sizeof(CUpti_ActivityContext2);
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
@@ -42,8 +42,8 @@ size_t Stride(uint32_t kind) {
 CUptiResult CUPTIAPI NextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
   size_t offset = 0;
   if (*record != nullptr)
-    offset = static_cast<size_t>(reinterpret_cast<uint8_t*>(*record) - buffer) +
-             Stride((*record)->kind);
+    offset =
+        static_cast<size_t>(reinterpret_cast<uint8_t*>(*record) - buffer) + Stride((*record)->kind);
   if (offset >= valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
   *record = reinterpret_cast<CUpti_Activity*>(buffer + offset);
   return CUPTI_SUCCESS;
@@ -185,9 +185,8 @@ void ExpectLayoutDecodes(CuptiLayout layout) {
 }
 
 TEST(CuptiDecoderTest, Cuda13Layout) {
-  ExpectLayoutDecodes<CUpti_ActivityKernel10, CUpti_ActivityMemcpy6,
-                      CUpti_ActivitySynchronization2, CUpti_ActivityContext3>(
-      CuptiLayout::kCuda13_0);
+  ExpectLayoutDecodes<CUpti_ActivityKernel10, CUpti_ActivityMemcpy6, CUpti_ActivitySynchronization2,
+                      CUpti_ActivityContext3>(CuptiLayout::kCuda13_0);
 }
 
 TEST(CuptiDecoderTest, Cuda12_0Layout) {
@@ -196,9 +195,8 @@ TEST(CuptiDecoderTest, Cuda12_0Layout) {
 }
 
 TEST(CuptiDecoderTest, Cuda12_8Layout) {
-  ExpectLayoutDecodes<CUpti_ActivityKernel9, CUpti_ActivityMemcpy6,
-                      CUpti_ActivitySynchronization2, CUpti_ActivityContext2>(
-      CuptiLayout::kCuda12_8);
+  ExpectLayoutDecodes<CUpti_ActivityKernel9, CUpti_ActivityMemcpy6, CUpti_ActivitySynchronization2,
+                      CUpti_ActivityContext2>(CuptiLayout::kCuda12_8);
 }
 
 TEST(CuptiDecoderTest, GraphLaunchesFromTheHostAndUnknownKindsAreCountedNotMisread) {

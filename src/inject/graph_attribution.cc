@@ -153,8 +153,8 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
   // kernel lies inside the launch, so busy time is the launch's at most.
   int64_t cursor = launch.start_ns;
   for (const KernelShare& k : shares.kernels) {
-    const int64_t d =
-        std::min<int64_t>(span, static_cast<int64_t>(std::llround(k.share * static_cast<double>(span))));
+    const int64_t d = std::min<int64_t>(
+        span, static_cast<int64_t>(std::llround(k.share * static_cast<double>(span))));
     if (d <= 0) continue;
     if (cursor + d > launch.end_ns) cursor = launch.start_ns;
     model::KernelEvent e = launch;

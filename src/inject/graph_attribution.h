@@ -98,10 +98,10 @@ class GraphAttribution {
   model::CachedClassifier classify_;
   bool sampling_ = false;
   int64_t sample_begin_ns_ = 0;
-  std::unordered_map<uint32_t, SampledLaunch> sample_;          // by correlation id
-  std::unordered_set<uint32_t> sampled_correlations_;           // of the last sample
-  std::unordered_map<uint32_t, Shares> shares_;                 // by graph id
-  std::unordered_map<uint32_t, std::vector<model::NameId>> composition_;  // by graph id
+  std::unordered_map<uint32_t, SampledLaunch> sample_;                     // by correlation id
+  std::unordered_set<uint32_t> sampled_correlations_;                      // of the last sample
+  std::unordered_map<uint32_t, Shares> shares_;                            // by graph id
+  std::unordered_map<uint32_t, std::vector<model::NameId>> composition_;   // by graph id
   std::map<std::pair<int64_t, uint32_t>, model::CudaGraphStats> windows_;  // (window, device)
 };
 

@@ -18,13 +18,13 @@ struct Node {
   const char* name;
   int64_t duration_ns;
 };
-const std::vector<Node> kGraph = {{"void vllm::rms_norm_kernel<c10::BFloat16, 8>(...)", 10 * kUs},
-                                  {"nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNT", 50 * kUs},
-                                  {"void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<"
-                                   "128, 64, 128, 4, false>, true>(Flash_fwd_params)",
-                                   30 * kUs},
-                                  {"void vllm::cross_device_reduce_1stage<c10::BFloat16, 2>(...)",
-                                   8 * kUs}};
+const std::vector<Node> kGraph = {
+    {"void vllm::rms_norm_kernel<c10::BFloat16, 8>(...)", 10 * kUs},
+    {"nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNT", 50 * kUs},
+    {"void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<"
+     "128, 64, 128, 4, false>, true>(Flash_fwd_params)",
+     30 * kUs},
+    {"void vllm::cross_device_reduce_1stage<c10::BFloat16, 2>(...)", 8 * kUs}};
 constexpr int64_t kGap = 2 * kUs;
 
 class GraphAttributionTest : public testing::Test {

@@ -54,7 +54,8 @@ void OnExit() noexcept {
     if (WindowSender* sender = g_sender.load()) {
       const int64_t started = inferscope::inject::AgentClient::MonotonicNs();
       sender->Finish(kExitDeliveryNs);
-      const int64_t took_ms = (inferscope::inject::AgentClient::MonotonicNs() - started) / 1'000'000;
+      const int64_t took_ms =
+          (inferscope::inject::AgentClient::MonotonicNs() - started) / 1'000'000;
       Log(g_log_level, LogLevel::kInfo,
           "at exit: " + std::to_string(sender->client().sent_frames()) + " frames delivered, " +
               std::to_string(sender->client().queued_frames()) + " left undelivered, in " +

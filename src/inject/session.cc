@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <iterator>
 #include <cstdlib>
 #include <exception>
+#include <iterator>
 
 #include "src/import/cuda_api.h"
 #include "src/inject/log.h"
@@ -54,10 +54,11 @@ constexpr size_t kRuntimeCaptureBegins = 4, kDriverCaptureBegins = 6;
 
 // Kernel launches whose callbacks are enabled while a stream capture runs (and only then): their
 // symbol name is the name of the graph kernel node the capture creates inside the call.
-constexpr uint32_t kRuntimeLaunchCbids[] = {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-                                            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-                                            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-                                            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060};
+constexpr uint32_t kRuntimeLaunchCbids[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060};
 constexpr uint32_t kDriverLaunchCbids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
@@ -170,8 +171,8 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
   aggregator_->OnProcess(process);
 }
 
-Session* Session::Start(const Config& config, const CuptiBinding& binding,
-                        WindowCallback on_window, TickCallback on_tick, std::string* why) {
+Session* Session::Start(const Config& config, const CuptiBinding& binding, WindowCallback on_window,
+                        TickCallback on_tick, std::string* why) {
   if (Instance() != nullptr) return Instance();
   if (!binding.ok || binding.layout == CuptiLayout::kNone) {
     *why = binding.ok ? "no known CUPTI record layout" : binding.why;
@@ -289,8 +290,8 @@ void Session::SetLaunchCallbacks(bool enable) {
 // On an application thread, inside a graph API call: record, copy what is needed, never call the
 // driver (CUPTI's graph id getters only).
 void Session::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) {
-  const auto* g = data != nullptr ? static_cast<const CUpti_GraphData*>(data->resourceDescriptor)
-                                  : nullptr;
+  const auto* g =
+      data != nullptr ? static_cast<const CUpti_GraphData*>(data->resourceDescriptor) : nullptr;
   if (g == nullptr) return;
   std::lock_guard<std::mutex> lock(captures_.mu);
   switch (cbid) {
@@ -393,11 +394,10 @@ bool Session::EnableActivity(std::string* why) {
       CUptiResult(CUPTIAPI* enable)(CUpti_CallbackId, uint8_t);
       std::vector<uint32_t>* enabled;
     };
-    const Domain domains[] = {
-        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, api_.ActivityEnableRuntimeApi,
-         &enabled_runtime_cbids_},
-        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, api_.ActivityEnableDriverApi,
-         &enabled_driver_cbids_}};
+    const Domain domains[] = {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+                               api_.ActivityEnableRuntimeApi, &enabled_runtime_cbids_},
+                              {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+                               api_.ActivityEnableDriverApi, &enabled_driver_cbids_}};
     for (const Domain& d : domains) {
       for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
         const char* name = nullptr;
@@ -470,8 +470,8 @@ int64_t Session::NextWakeNs() const {
   const int64_t period = config_.graph_sample_period_ns;
   const int64_t phase = RealtimeNs() % period;
   // Sampling: wake at the window's end; idle: at the next window's start.
-  const int64_t to_boundary = phase < config_.graph_sample_ns ? config_.graph_sample_ns - phase
-                                                              : period - phase;
+  const int64_t to_boundary =
+      phase < config_.graph_sample_ns ? config_.graph_sample_ns - phase : period - phase;
   return std::max<int64_t>(1'000'000, std::min(flush, to_boundary));
 }
 
@@ -539,8 +539,8 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
   try {
     // Records this context's queue lost for want of a buffer (the count resets on every call).
     size_t dropped = 0;
-    if (context != nullptr && s->api_.ActivityGetNumDroppedRecords(context, stream_id, &dropped) ==
-                                  CUPTI_SUCCESS)
+    if (context != nullptr &&
+        s->api_.ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS)
       s->dropped_pending_.fetch_add(dropped, std::memory_order_relaxed);
     if (s->active_.load(std::memory_order_acquire)) s->Complete(buffer, valid_size);
   } catch (...) {

@@ -43,8 +43,8 @@ class Session {
   // of CUPTI is left enabled then). At most one Session per process. `on_window` and `on_tick` (the
   // drain thread, after every drain cycle) both run under the aggregator lock, so they are never
   // concurrent with each other.
-  static Session* Start(const Config& config, const CuptiBinding& binding,
-                        WindowCallback on_window, TickCallback on_tick, std::string* why);
+  static Session* Start(const Config& config, const CuptiBinding& binding, WindowCallback on_window,
+                        TickCallback on_tick, std::string* why);
   static Session* Instance() { return instance_.load(std::memory_order_acquire); }
 
   // Flushes CUPTI, emits the final windows and stops the drain thread. Idempotent.

@@ -77,12 +77,14 @@ FakeCuptiEmitResult EmitApi(CUpti_ActivityKind kind, uint32_t cbid, uint64_t t) 
 }
 
 constexpr CUpti_ActivityKind kSessionKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONTEXT,          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-    CUPTI_ACTIVITY_KIND_MEMCPY,           CUPTI_ACTIVITY_KIND_MEMCPY2,
-    CUPTI_ACTIVITY_KIND_MEMSET,           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_CONTEXT,    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,     CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET,     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
     CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
 
 TEST(SessionTest, Cuda13IsSetUpForAServingProcess) {
+  // Re-exec for the child (not a bare fork): sanitizers and CUPTI threads need a clean process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         Session* s = StartOrExit(130001, [](model::ProfileWindow&&) {});
@@ -103,8 +105,8 @@ TEST(SessionTest, Cuda13IsSetUpForAServingProcess) {
         CHECK_OR_EXIT(EmitApi(CUPTI_ACTIVITY_KIND_RUNTIME,
                               CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
                               1) == FAKE_CUPTI_WRITTEN);
-        CHECK_OR_EXIT(EmitApi(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
-                              2) == FAKE_CUPTI_WRITTEN);
+        CHECK_OR_EXIT(EmitApi(CUPTI_ACTIVITY_KIND_RUNTIME,
+                              CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 2) == FAKE_CUPTI_WRITTEN);
         CHECK_OR_EXIT(EmitApi(CUPTI_ACTIVITY_KIND_RUNTIME,
                               CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
                               3) == FAKE_CUPTI_FILTERED);
@@ -126,6 +128,8 @@ TEST(SessionTest, Cuda13IsSetUpForAServingProcess) {
 }
 
 TEST(SessionTest, Cuda12RecordsEveryApiCallAndNeverCallsThe13OnlyFunctions) {
+  // Re-exec for the child (not a bare fork): sanitizers and CUPTI threads need a clean process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         Session* s = StartOrExit(22, [](model::ProfileWindow&&) {});
@@ -145,6 +149,8 @@ TEST(SessionTest, Cuda12RecordsEveryApiCallAndNeverCallsThe13OnlyFunctions) {
 // A failure on one of our threads (here: the window consumer throws, as a bad_alloc would) stops
 // profiling with one line and disables everything; the process lives on.
 TEST(SessionTest, AnExceptionOnOurThreadStopsProfilingNotTheProcess) {
+  // Re-exec for the child (not a bare fork): sanitizers and CUPTI threads need a clean process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         StartOrExit(130001, [](model::ProfileWindow&&) { throw std::bad_alloc(); });
@@ -171,6 +177,8 @@ TEST(SessionTest, AnExceptionOnOurThreadStopsProfilingNotTheProcess) {
 
 // Our threads block every signal: the application's handlers run on its own threads.
 TEST(SessionTest, TheDrainThreadBlocksSignals) {
+  // Re-exec for the child (not a bare fork): sanitizers and CUPTI threads need a clean process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         StartOrExit(130001, [](model::ProfileWindow&&) {});

@@ -139,9 +139,9 @@ enum class DataQuality : uint8_t {
   kCount,
 };
 inline constexpr const char* kDataQualityNames[] = {
-    "records_dropped",       "zero_timestamp",           "reversed_timestamp",
-    "late_record",           "malformed_event",          "unmatched_correlation",
-    "buffer_requests_refused", "unknown_records",        "clock_skew"};
+    "records_dropped", "zero_timestamp",        "reversed_timestamp",      "late_record",
+    "malformed_event", "unmatched_correlation", "buffer_requests_refused", "unknown_records",
+    "clock_skew"};
 static_assert(sizeof(kDataQualityNames) / sizeof(kDataQualityNames[0]) ==
               static_cast<size_t>(DataQuality::kCount));
 

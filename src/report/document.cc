@@ -330,9 +330,9 @@ Section Allocations(const Analysis& a) {
 Section CudaGraphs(const Analysis& a) {
   Section s{"CUDA graphs", {}};
   Table t;
-  t.columns = {Right("rank"),       Right("launches"),  Right("graph time"),
-               Right("measured"),   Right("estimated"), Right("from capture"),
-               Right("unattrib."),  Right("shares age"), Right("max error")};
+  t.columns = {Right("rank"),      Right("launches"),   Right("graph time"),
+               Right("measured"),  Right("estimated"),  Right("from capture"),
+               Right("unattrib."), Right("shares age"), Right("max error")};
   bool unattributed = false;
   for (const RankAnalysis& r : a.ranks) {
     const model::CudaGraphStats& g = r.graphs;

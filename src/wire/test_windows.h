@@ -112,6 +112,18 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       d.allocations.malloc_bytes = uint64_t{80} << 30;
       d.allocations.slow_calls = 2;
       d.allocations.slow_total_ns = 5'000'000;
+      // CUDA graph attribution (live path): every field distinct and non-zero.
+      d.graphs.launches = 1200;
+      d.graphs.measured_ns = next();
+      d.graphs.estimated_ns = next();
+      d.graphs.composition_ns = next();
+      d.graphs.unattributed_ns = next();
+      d.graphs.deduplicated_ns = 4'000;
+      d.graphs.launch_ns = d.graphs.measured_ns + d.graphs.estimated_ns +
+                           d.graphs.composition_ns + d.graphs.unattributed_ns;
+      d.graphs.max_share_age_ns = 59'000'000'000;
+      d.graphs.checks = 3;
+      d.graphs.max_error_bp = 137;
     }
   }
   // An empty device and an empty process keep their place too.

@@ -3,13 +3,12 @@
 
 #include "tests/fakes/fake_cupti/fake_cupti_state.h"
 
-#include <algorithm>
-#include <cstdlib>
-
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 namespace inferscope::fakes {

@@ -161,10 +161,10 @@ class FakeCupti {
   FakeCupti() = default;
   const char* CopyName(const char* name, Buffer* buffer);
   void FixNames(uint8_t* record, uint32_t kind, Buffer* buffer);
-  void QueueFullLocked();                       // buf_mu_ held
-  void ZeroOrCheckLocked(uint8_t* data, size_t size);  // buf_mu_ held (takes mu_)
+  void QueueFullLocked();                                            // buf_mu_ held
+  void ZeroOrCheckLocked(uint8_t* data, size_t size);                // buf_mu_ held (takes mu_)
   uint64_t AttributeLocked(uint32_t attr, uint64_t fallback) const;  // mu_ held
-  void Complete(std::vector<Buffer>* buffers);  // completion_mu_ held
+  void Complete(std::vector<Buffer>* buffers);                       // completion_mu_ held
   void WorkerLoop();
   void StartWorkerIfNeeded();
   void StopWorker();

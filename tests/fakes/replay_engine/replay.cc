@@ -109,8 +109,8 @@ std::vector<GraphLaunch> FindGraphLaunches(const ProcessTrace& t, const model::N
   std::map<std::pair<uint32_t, uint32_t>, GraphLaunch> by_key;  // (correlation, graph id)
   for (uint32_t i = 0; i < t.kernels.size(); ++i) {
     const model::KernelEvent& k = t.kernels[i];
-    const bool tied = k.graph_id != 0 || (k.correlation_id != 0 &&
-                                          graph_launch_correlations.count(k.correlation_id));
+    const bool tied = k.graph_id != 0 ||
+                      (k.correlation_id != 0 && graph_launch_correlations.count(k.correlation_id));
     if (!tied) continue;
     GraphLaunch& g = by_key[{k.correlation_id, k.graph_id}];
     if (g.kernels.empty()) {
@@ -335,7 +335,8 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
           const GraphLaunch& g = launches[item.index];
           if (!fake_cupti_kind_enabled(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) {
             // Node-level: the graph's kernels, sharing the launch's correlation id.
-            for (uint32_t n = 0; n < g.kernels.size(); ++n) emit_kernel(g.kernels[n], g.graph_id, n + 1);
+            for (uint32_t n = 0; n < g.kernels.size(); ++n)
+              emit_kernel(g.kernels[n], g.graph_id, n + 1);
             ++counts.graph_node_launches;
             break;
           }

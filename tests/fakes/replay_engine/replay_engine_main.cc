@@ -107,27 +107,25 @@ int RunRank(const Rank& r, const std::string& inject, const model::NameTable& na
       r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.kernels),
       static_cast<unsigned long long>(c.graph_launches),
       static_cast<unsigned long long>(c.graph_node_launches),
-      static_cast<unsigned long long>(c.memcpys),
-      static_cast<unsigned long long>(c.memsets), static_cast<unsigned long long>(c.syncs),
-      static_cast<unsigned long long>(c.api_calls), static_cast<unsigned long long>(c.allocations),
-      static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.filtered),
-      static_cast<unsigned long long>(c.dropped), static_cast<unsigned long long>(c.zeroed),
-      static_cast<unsigned long long>(c.reversed), ms);
+      static_cast<unsigned long long>(c.memcpys), static_cast<unsigned long long>(c.memsets),
+      static_cast<unsigned long long>(c.syncs), static_cast<unsigned long long>(c.api_calls),
+      static_cast<unsigned long long>(c.allocations), static_cast<unsigned long long>(c.written),
+      static_cast<unsigned long long>(c.filtered), static_cast<unsigned long long>(c.dropped),
+      static_cast<unsigned long long>(c.zeroed), static_cast<unsigned long long>(c.reversed), ms);
   // The same for scripts, one JSON object per rank ("kernels_written": kernel records the tool
   // received, which is what its stored windows must add up to).
-  std::fprintf(stderr,
-               "replay_engine_summary {\"rank\": %d, \"pid\": %d, \"loops\": %llu, "
-               "\"kernels\": %llu, \"kernels_written\": %llu, \"records_written\": %llu, "
-               "\"records_filtered\": %llu, \"records_dropped\": %llu, \"graph_launches\": %llu, "
-               "\"graph_node_launches\": %llu, \"elapsed_ms\": %.1f}\n",
-               r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.loops),
-               static_cast<unsigned long long>(c.kernels),
-               static_cast<unsigned long long>(c.kernels_written),
-               static_cast<unsigned long long>(c.written),
-               static_cast<unsigned long long>(c.filtered),
-               static_cast<unsigned long long>(c.dropped),
-               static_cast<unsigned long long>(c.graph_launches),
-               static_cast<unsigned long long>(c.graph_node_launches), ms);
+  std::fprintf(
+      stderr,
+      "replay_engine_summary {\"rank\": %d, \"pid\": %d, \"loops\": %llu, "
+      "\"kernels\": %llu, \"kernels_written\": %llu, \"records_written\": %llu, "
+      "\"records_filtered\": %llu, \"records_dropped\": %llu, \"graph_launches\": %llu, "
+      "\"graph_node_launches\": %llu, \"elapsed_ms\": %.1f}\n",
+      r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.loops),
+      static_cast<unsigned long long>(c.kernels),
+      static_cast<unsigned long long>(c.kernels_written),
+      static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.filtered),
+      static_cast<unsigned long long>(c.dropped), static_cast<unsigned long long>(c.graph_launches),
+      static_cast<unsigned long long>(c.graph_node_launches), ms);
   return 0;
 }
 
