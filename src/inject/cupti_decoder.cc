@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "src/import/cuda_api.h"
+#include "src/model/cuda_api.h"
 
 namespace inferscope::inject {
 
@@ -169,8 +169,8 @@ const model::ApiCallEvent& CuptiDecoder::ApiTemplate(CUpti_ActivityKind kind, ui
               std::to_string(cbid);
     // One classifier for every source: the same call is a launch (or a sync...) whether it came
     // from CUPTI, a Kineto trace or an Nsight export.
-    const import::CudaApiClass c = import::ClassifyCudaApi(label);
-    it->second.name = names_->Intern(import::StripApiSuffixes(label));
+    const model::CudaApiClass c = model::ClassifyCudaApi(label);
+    it->second.name = names_->Intern(model::StripApiSuffixes(label));
     it->second.kind = c.kind;
     it->second.sync_type = c.sync;
   }

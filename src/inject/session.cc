@@ -13,8 +13,8 @@
 #include <exception>
 #include <iterator>
 
-#include "src/import/cuda_api.h"
 #include "src/inject/log.h"
+#include "src/model/cuda_api.h"
 
 namespace inferscope::inject {
 
@@ -403,7 +403,7 @@ bool Session::EnableActivity(std::string* why) {
         const char* name = nullptr;
         if (api_.GetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr)
           continue;
-        if (import::ClassifyCudaApi(name).kind == model::ApiKind::kOther) continue;
+        if (model::ClassifyCudaApi(name).kind == model::ApiKind::kOther) continue;
         if (const CUptiResult r = d.enable(cbid, 1); r != CUPTI_SUCCESS) {
           *why = CuptiError("cuptiActivityEnableRuntimeApi/DriverApi", r) + " for " + name;
           return false;

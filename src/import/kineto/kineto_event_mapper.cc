@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "src/import/cuda_api.h"
+#include "src/model/cuda_api.h"
 
 namespace inferscope::import::kineto {
 namespace {
@@ -428,7 +428,7 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
       if (e.name >= api_kind_cache_.size()) api_kind_cache_.resize(e.name + 1, 0xff);
       uint8_t& cached = api_kind_cache_[e.name];
       if (cached == 0xff) {
-        const CudaApiClass api = ClassifyCudaApi(f.name);
+        const model::CudaApiClass api = model::ClassifyCudaApi(f.name);
         cached = static_cast<uint8_t>(static_cast<uint8_t>(api.kind) |
                                       (static_cast<uint8_t>(api.sync) << 4));
       }

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "src/import/cuda_api.h"
 #include "src/import/kineto/kineto_event_mapper.h"
+#include "src/model/cuda_api.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::import {
@@ -304,22 +304,22 @@ TEST(KinetoImporterTest, TimestampsAreExactToTheNanosecond) {
 }
 
 TEST(KinetoImporterTest, ApiNameClassification) {
-  EXPECT_EQ(ClassifyCudaApi("cudaLaunchCooperativeKernel").kind, ApiKind::kKernelLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cudaLaunchHostFunc").kind, ApiKind::kOther);
-  EXPECT_EQ(ClassifyCudaApi("cuGraphLaunch").kind, ApiKind::kGraphLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cuMemAlloc_v2").kind, ApiKind::kMalloc);
-  EXPECT_EQ(ClassifyCudaApi("cudaMallocAsync").kind, ApiKind::kMalloc);
-  EXPECT_EQ(ClassifyCudaApi("cuMemCreate").kind, ApiKind::kMalloc);
-  EXPECT_EQ(ClassifyCudaApi("cudaFreeHost").kind, ApiKind::kFree);
-  EXPECT_EQ(ClassifyCudaApi("cuMemRelease").kind, ApiKind::kFree);
-  EXPECT_EQ(ClassifyCudaApi("cudaMemcpyAsync").kind, ApiKind::kMemcpy);
-  EXPECT_EQ(ClassifyCudaApi("cudaMemsetAsync").kind, ApiKind::kMemset);
-  EXPECT_EQ(ClassifyCudaApi("cuCtxSynchronize").kind, ApiKind::kSync);
-  EXPECT_EQ(ClassifyCudaApi("cuCtxSynchronize").sync, SyncType::kDevice);
-  EXPECT_EQ(ClassifyCudaApi("cudaEventSynchronize").sync, SyncType::kEvent);
-  EXPECT_EQ(ClassifyCudaApi("cudaStreamWaitEvent").sync, SyncType::kStreamWaitEvent);
-  EXPECT_EQ(ClassifyCudaApi("cudaEventQuery").kind, ApiKind::kQuery);
-  EXPECT_EQ(ClassifyCudaApi("cudaHostAlloc").kind, ApiKind::kMalloc);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaLaunchCooperativeKernel").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaLaunchHostFunc").kind, ApiKind::kOther);
+  EXPECT_EQ(model::ClassifyCudaApi("cuGraphLaunch").kind, ApiKind::kGraphLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cuMemAlloc_v2").kind, ApiKind::kMalloc);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaMallocAsync").kind, ApiKind::kMalloc);
+  EXPECT_EQ(model::ClassifyCudaApi("cuMemCreate").kind, ApiKind::kMalloc);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaFreeHost").kind, ApiKind::kFree);
+  EXPECT_EQ(model::ClassifyCudaApi("cuMemRelease").kind, ApiKind::kFree);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaMemcpyAsync").kind, ApiKind::kMemcpy);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaMemsetAsync").kind, ApiKind::kMemset);
+  EXPECT_EQ(model::ClassifyCudaApi("cuCtxSynchronize").kind, ApiKind::kSync);
+  EXPECT_EQ(model::ClassifyCudaApi("cuCtxSynchronize").sync, SyncType::kDevice);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaEventSynchronize").sync, SyncType::kEvent);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaStreamWaitEvent").sync, SyncType::kStreamWaitEvent);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaEventQuery").kind, ApiKind::kQuery);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaHostAlloc").kind, ApiKind::kMalloc);
   bool pageable = false;
   EXPECT_EQ(kineto::ClassifyMemcpyName("Memcpy PtoP (Device -> Device)", &pageable),
             MemcpyKind::kPtoP);

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "src/import/cuda_api.h"
 #include "src/import/nsys/nsys_mapping.h"
 #include "src/import/nsys/nsys_schema.h"
 #include "src/import/nsys/nsys_split_scan.h"
+#include "src/model/cuda_api.h"
 
 namespace inferscope::import {
 namespace {
@@ -178,12 +178,12 @@ class Importer {
     return name;
   }
 
-  CudaApiClass ClassOf(NameId name) {
+  model::CudaApiClass ClassOf(NameId name) {
     if (name == model::kNoName) return {};
     if (name >= api_classes_.size()) api_classes_.resize(name + 1, kUnclassified);
     uint8_t& slot = api_classes_[name];
     if (slot == kUnclassified) {
-      const CudaApiClass c = ClassifyCudaApi(names_->Get(name));
+      const model::CudaApiClass c = model::ClassifyCudaApi(names_->Get(name));
       slot =
           static_cast<uint8_t>(static_cast<uint8_t>(c.kind) | (static_cast<uint8_t>(c.sync) << 4));
     }
@@ -375,7 +375,7 @@ class Importer {
       e.tid = static_cast<uint32_t>(gtid & kLow24);
       e.correlation_id = static_cast<uint32_t>(r.Int(3));
       if (!r.IsNull(4)) e.name = by_id ? NameOfStringId(r.Int(4)) : names_->Intern(r.Text(4));
-      const CudaApiClass c = ClassOf(e.name);
+      const model::CudaApiClass c = ClassOf(e.name);
       e.kind = c.kind;
       e.sync_type = c.sync;
       // Launches and copies (the bulk of the rows) never own a synchronization row.

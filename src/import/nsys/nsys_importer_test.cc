@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "src/import/cuda_api.h"
 #include "src/import/nsys/nsys_mapping.h"
+#include "src/model/cuda_api.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::import {
@@ -560,34 +560,34 @@ TEST_F(SyntheticTest, MissingFileIsNotFound) {
 // ---- mapping ------------------------------------------------------------------------------------
 
 TEST(NsysMappingTest, ApiNames) {
-  EXPECT_EQ(StripApiSuffixes("cudaMemcpyAsync_ptsz_v7000"), "cudaMemcpyAsync");
-  EXPECT_EQ(StripApiSuffixes("cudaMalloc_v3020"), "cudaMalloc");
-  EXPECT_EQ(StripApiSuffixes("_v1"), "_v1");
-  EXPECT_EQ(ClassifyCudaApi("cudaLaunchKernel_v7000").kind, ApiKind::kKernelLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cudaLaunchKernelExC_v11060").kind, ApiKind::kKernelLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cuLaunchKernelEx").kind, ApiKind::kKernelLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cudaLaunchCooperativeKernel").kind, ApiKind::kKernelLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cudaGraphLaunch_v10000").kind, ApiKind::kGraphLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cuGraphLaunch").kind, ApiKind::kGraphLaunch);
-  EXPECT_EQ(ClassifyCudaApi("cudaMallocAsync_v11020").kind, ApiKind::kMalloc);
-  EXPECT_EQ(ClassifyCudaApi("cuMemAlloc_v2").kind, ApiKind::kMalloc);
-  EXPECT_EQ(ClassifyCudaApi("cuMemCreate").kind, ApiKind::kMalloc);
-  EXPECT_EQ(ClassifyCudaApi("cudaFreeAsync").kind, ApiKind::kFree);
-  EXPECT_EQ(ClassifyCudaApi("cuMemFree_v2").kind, ApiKind::kFree);
-  EXPECT_EQ(ClassifyCudaApi("cudaMemcpyAsync_v3020").kind, ApiKind::kMemcpy);
-  EXPECT_EQ(ClassifyCudaApi("cudaMemsetAsync").kind, ApiKind::kMemset);
-  const auto sync = [](std::string_view n) { return ClassifyCudaApi(n).sync; };
+  EXPECT_EQ(model::StripApiSuffixes("cudaMemcpyAsync_ptsz_v7000"), "cudaMemcpyAsync");
+  EXPECT_EQ(model::StripApiSuffixes("cudaMalloc_v3020"), "cudaMalloc");
+  EXPECT_EQ(model::StripApiSuffixes("_v1"), "_v1");
+  EXPECT_EQ(model::ClassifyCudaApi("cudaLaunchKernel_v7000").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaLaunchKernelExC_v11060").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cuLaunchKernelEx").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaLaunchCooperativeKernel").kind, ApiKind::kKernelLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaGraphLaunch_v10000").kind, ApiKind::kGraphLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cuGraphLaunch").kind, ApiKind::kGraphLaunch);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaMallocAsync_v11020").kind, ApiKind::kMalloc);
+  EXPECT_EQ(model::ClassifyCudaApi("cuMemAlloc_v2").kind, ApiKind::kMalloc);
+  EXPECT_EQ(model::ClassifyCudaApi("cuMemCreate").kind, ApiKind::kMalloc);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaFreeAsync").kind, ApiKind::kFree);
+  EXPECT_EQ(model::ClassifyCudaApi("cuMemFree_v2").kind, ApiKind::kFree);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaMemcpyAsync_v3020").kind, ApiKind::kMemcpy);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaMemsetAsync").kind, ApiKind::kMemset);
+  const auto sync = [](std::string_view n) { return model::ClassifyCudaApi(n).sync; };
   EXPECT_EQ(sync("cudaDeviceSynchronize_v3020"), SyncType::kDevice);
   EXPECT_EQ(sync("cuCtxSynchronize"), SyncType::kDevice);
   EXPECT_EQ(sync("cudaStreamSynchronize_ptsz_v7000"), SyncType::kStream);
   EXPECT_EQ(sync("cudaEventSynchronize"), SyncType::kEvent);
   EXPECT_EQ(sync("cudaStreamWaitEvent_v3020"), SyncType::kStreamWaitEvent);
-  EXPECT_EQ(ClassifyCudaApi("cudaStreamWaitEvent").kind, ApiKind::kSync);
-  EXPECT_EQ(ClassifyCudaApi("cudaEventQuery").kind, ApiKind::kQuery);
-  EXPECT_EQ(ClassifyCudaApi("cudaStreamQuery_v3020").kind, ApiKind::kQuery);
-  EXPECT_EQ(ClassifyCudaApi("cudaEventRecord").kind, ApiKind::kOther);
-  EXPECT_EQ(ClassifyCudaApi("cudaLaunchHostFunc").kind, ApiKind::kOther);
-  EXPECT_EQ(ClassifyCudaApi("").kind, ApiKind::kOther);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaStreamWaitEvent").kind, ApiKind::kSync);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaEventQuery").kind, ApiKind::kQuery);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaStreamQuery_v3020").kind, ApiKind::kQuery);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaEventRecord").kind, ApiKind::kOther);
+  EXPECT_EQ(model::ClassifyCudaApi("cudaLaunchHostFunc").kind, ApiKind::kOther);
+  EXPECT_EQ(model::ClassifyCudaApi("").kind, ApiKind::kOther);
 }
 
 TEST(NsysMappingTest, EnumNames) {

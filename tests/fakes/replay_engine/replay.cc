@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-#include "src/import/cuda_api.h"
+#include "src/model/cuda_api.h"
 #include "tests/fakes/fake_cupti/callback_names.h"
 #include "tests/fakes/fake_cupti/fake_cupti_control.h"
 
@@ -145,9 +145,9 @@ std::vector<GraphLaunch> FindGraphLaunches(const ProcessTrace& t, const model::N
 }
 
 ApiCbid CbidForApi(std::string_view name, ApiKind kind, SyncType sync) {
-  const std::string_view base = import::StripApiSuffixes(name);
+  const std::string_view base = model::StripApiSuffixes(name);
   for (const CbidName& c : kCbids)
-    if (import::StripApiSuffixes(c.full) == base) return {c.driver, c.cbid};
+    if (model::StripApiSuffixes(c.full) == base) return {c.driver, c.cbid};
   const bool driver = name.starts_with("cu") && !name.starts_with("cuda");
   if (!driver) return {false, DefaultRuntimeCbid(kind, sync)};
   return {true, kind == ApiKind::kKernelLaunch ? uint32_t{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel}

@@ -9,11 +9,11 @@
 
 #include "src/model/events.h"
 
-namespace inferscope::import {
+namespace inferscope::model {
 
 struct CudaApiClass {
-  model::ApiKind kind = model::ApiKind::kOther;
-  model::SyncType sync = model::SyncType::kUnknown;  // for kSync
+  ApiKind kind = ApiKind::kOther;
+  SyncType sync = SyncType::kUnknown;  // for kSync
 };
 
 // Strips version and per-thread-stream suffixes: "cudaMalloc_v3020" -> "cudaMalloc",
@@ -23,4 +23,4 @@ std::string_view StripApiSuffixes(std::string_view name);
 // Classifies an API name (suffixes allowed).
 CudaApiClass ClassifyCudaApi(std::string_view name);
 
-}  // namespace inferscope::import
+}  // namespace inferscope::model

@@ -1,13 +1,10 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/import/cuda_api.h"
+#include "src/model/cuda_api.h"
 
 #include <initializer_list>
 
-namespace inferscope::import {
+namespace inferscope::model {
 namespace {
-
-using model::ApiKind;
-using model::SyncType;
 
 // Removes one trailing "_v<digits>", "_ptsz" or "_ptds"; false when there is none.
 bool StripOneSuffix(std::string_view* name) {
@@ -82,4 +79,4 @@ CudaApiClass ClassifyCudaApi(std::string_view raw) {
   return {};
 }
 
-}  // namespace inferscope::import
+}  // namespace inferscope::model
