@@ -25,7 +25,20 @@ if [[ "${CI:-}" == "true" ]]; then export INFERSCOPE_REQUIRE_OTEL=1; fi
 echo "== build (ci preset: -Werror) and test =="
 cmake --preset ci >/dev/null
 cmake --build build/ci -j"$JOBS"
-ctest --test-dir build/ci --output-on-failure -j"$JOBS"
+ctest --test-dir build/ci --output-on-failure -j"$JOBS" --output-junit junit.xml
+# Skipped tests, each with its reason (the test's SKIP/note line): a skip is never a silent pass.
+python3 - build/ci/junit.xml <<'PY'
+import sys, xml.etree.ElementTree as ET
+skipped = []
+for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    if tc.find("skipped") is None and tc.get("status") not in ("notrun", "disabled"):
+        continue
+    out = tc.findtext("system-out") or ""
+    why = next((l.strip() for l in out.splitlines() if "SKIP" in l or "skip" in l), "no reason given")
+    skipped.append("  %s: %s" % (tc.get("name"), why[:160]))
+print("%d tests skipped%s" % (len(skipped), ":" if skipped else ""))
+print("\n".join(skipped))
+PY
 
 [[ "${1:-}" == "--full" ]] || exit 0
 
