@@ -29,7 +29,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from live_common import shared_trace, shared_traces, wait_for_socket
+from live_common import REPO, shared_trace, shared_traces, wait_for_socket
 
 # Two ranks (two processes) over several 1 s windows; any shared trace works (--trace).
 DEFAULT_TRACE = "h100_2gpu_1s.sqlite"
@@ -288,9 +288,12 @@ def main():
     trace = args.trace if os.path.isfile(args.trace) else None
     if trace is None:
         if not shared_traces():
-            print("SKIP: ../shared/traces not found (set INFERSCOPE_SHARED_TRACES)")
-            return 77
-        trace = shared_trace(args.trace)
+            # A fresh clone: the bundled example (2-GPU vLLM decode the project generates).
+            trace = os.path.join(REPO, "examples", "vllm_tp2_decode", "rank0.json.gz")
+            print("note: ../shared/traces not found: scraping a replay of the bundled %s" %
+                  os.path.relpath(trace, REPO))
+        else:
+            trace = shared_trace(args.trace)
         if trace is None:
             print("FAIL: no shared trace called %s" % args.trace)
             return 1

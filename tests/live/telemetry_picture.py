@@ -48,7 +48,7 @@ import urllib.request
 import zlib
 
 from fake_engine_metrics import FakeEngineMetrics
-from live_common import shared_trace, shared_traces_root, wait_for_socket
+from live_common import REPO, shared_trace, shared_traces_root, wait_for_socket
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -522,8 +522,10 @@ def main():
     args = p.parse_args()
     args.trace = shared_trace(TRACE)
     if args.trace is None:
-        print("SKIP: ../shared/traces/**/%s not found (set INFERSCOPE_SHARED_TRACES)" % TRACE)
-        return 77
+        # A fresh clone: the bundled example (2-GPU vLLM decode the project generates).
+        args.trace = os.path.join(REPO, "examples", "vllm_tp2_decode", "rank0.json.gz")
+        print("note: ../shared/traces/**/%s not found: replaying the bundled %s" %
+              (TRACE, os.path.relpath(args.trace, REPO)))
     if not os.path.isfile(args.fake_nvml):
         print("SKIP: fake NVML %s not built (target fake_nvml)" % args.fake_nvml)
         return 77
