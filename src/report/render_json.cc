@@ -430,7 +430,9 @@ std::string Render(const Analysis& analysis, ReportFormat format) {
 }
 
 std::string Render(const Analysis& analysis, ReportFormat format, const ReportExtras& extras) {
-  if (format == ReportFormat::kJson) return RenderJson(analysis, extras.json);
+  // Without host telemetry (a trace) the telemetry keys are still there, null: one schema.
+  if (format == ReportFormat::kJson)
+    return extras.json ? RenderJson(analysis, extras.json) : RenderJson(analysis);
   constexpr int kWidth = 100;
   Document doc = BuildDocument(analysis, kWidth);
   if (!extras.input_lines.empty()) {

@@ -118,6 +118,24 @@ TEST(MarkdownReportTest, GithubTables) {
   }
 }
 
+// What `analyze --format json` renders (Render without extras) has the same top-level keys as a
+// live report: the telemetry ones null (docs/report-schema.md: "always present").
+TEST(JsonReportTest, TraceReportsHaveTheTelemetryKeysAsNull) {
+  const std::string json = Render(OneRank(), ReportFormat::kJson);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json.substr(0, 2000);
+  for (const char* key : {"range", "gpu_metrics", "engine", "requests", "cost"}) {
+    simdjson::dom::element v;
+    ASSERT_EQ(doc[key].get(v), simdjson::SUCCESS) << key << " missing";
+    EXPECT_TRUE(v.is_null()) << key;
+  }
+  simdjson::dom::element r = doc["ranks"].at(0);
+  simdjson::dom::element g;
+  ASSERT_EQ(r["cuda_graphs"].get(g), simdjson::SUCCESS);
+  EXPECT_TRUE(g.is_null());
+}
+
 TEST(JsonReportTest, ParsesAndHasDocumentedKeys) {
   const std::string json = RenderJson(OneRank());
   simdjson::dom::parser parser;
