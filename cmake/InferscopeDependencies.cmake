@@ -6,7 +6,6 @@ find_package(ZLIB REQUIRED)       # zlib1g-dev
 find_package(CLI11 REQUIRED)      # libcli11-dev
 find_package(fmt REQUIRED)        # libfmt-dev
 find_package(PkgConfig REQUIRED)
-pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)  # libdeflate-dev
 if(INFERSCOPE_BUILD_TESTS)
   find_package(GTest REQUIRED)    # libgtest-dev libgmock-dev
   include(GoogleTest)

@@ -9,6 +9,7 @@
 
 #include "src/agent/otlp/otlp_test_util.h"
 #include "src/agent/otlp/span_window.h"
+#include "tests/compress.h"
 
 namespace inferscope::agent::otlp {
 namespace {
@@ -344,24 +345,10 @@ TEST(OtlpJsonDecodeTest, ErrorsAndEdgeCases) {
   EXPECT_EQ(bad_time->counters.spans_bad_timestamps, 1u);
 }
 
-std::string Compress(std::string_view in, int window_bits) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 TEST(GunzipTest, InflatesGzipAndZlib) {
   std::string body = RequestBytes({VllmSpan(), VllmSpan()});
   for (int bits : {15 + 16, 15}) {
-    auto out = Gunzip(Compress(body, bits), 1 << 20);
+    auto out = Gunzip(::inferscope::testing::Compress(body, bits), 1 << 20);
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_EQ(*out, body);
   }
@@ -369,7 +356,7 @@ TEST(GunzipTest, InflatesGzipAndZlib) {
 
 TEST(GunzipTest, RefusesBombsAndCorruption) {
   std::string zeros(4 << 20, '\0');
-  std::string gz = Compress(zeros, 31);
+  std::string gz = ::inferscope::testing::Gzip(zeros);
   EXPECT_LT(gz.size(), 10000u);
   auto bomb = Gunzip(gz, 1 << 20);
   ASSERT_FALSE(bomb.ok());

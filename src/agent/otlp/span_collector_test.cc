@@ -11,6 +11,7 @@
 #include "src/agent/otlp/otlp_test_server.h"
 #include "src/agent/otlp/otlp_test_util.h"
 #include "src/agent/otlp/proto_reader.h"
+#include "tests/compress.h"
 
 namespace inferscope::agent::otlp {
 namespace {
@@ -33,22 +34,10 @@ TestSpan SpanEndingAt(uint64_t end_ns, double e2e_s) {
   return s;
 }
 
+using ::inferscope::testing::Gzip;
+
 SpanCollector MakeCollector(SpanCollectorOptions o = {}) {
   return SpanCollector(o, RequestIdHasher(1, 2));
-}
-
-std::string Gzip(std::string_view in) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
 }
 
 TEST(SpanCollectorTest, AnswersPerOtlpHttpSpec) {

@@ -13,6 +13,7 @@
 
 #include "src/import/kineto/kineto_event_mapper.h"
 #include "src/model/cuda_api.h"
+#include "tests/compress.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::import {
@@ -363,20 +364,6 @@ std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/kineto_test_" + std::to_string(::getpid()) + "_" + name;
 }
 
-std::string Gzip(const std::string& data) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, data.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream(path, std::ios::binary) << data;
 }
@@ -386,7 +373,7 @@ TEST(KinetoImporterTest, FilesPlainGzipAndErrors) {
   const std::string gz = TempPath("t.json.gz");
   const std::string cut = TempPath("cut.json.gz");
   const std::string bad = TempPath("bad.json.gz");
-  const std::string zipped = Gzip(kSmallTrace);
+  const std::string zipped = ::inferscope::testing::Gzip(kSmallTrace);
   WriteFile(plain, kSmallTrace);
   WriteFile(gz, zipped);
   WriteFile(cut, zipped.substr(0, zipped.size() / 2));
@@ -405,7 +392,8 @@ TEST(KinetoImporterTest, FilesPlainGzipAndErrors) {
   // Two concatenated gzip members are one stream.
   const std::string two = TempPath("two.json.gz");
   const std::string text = kSmallTrace;
-  WriteFile(two, Gzip(text.substr(0, 100)) + Gzip(text.substr(100)));
+  WriteFile(two, ::inferscope::testing::Gzip(text.substr(0, 100)) +
+                     ::inferscope::testing::Gzip(text.substr(100)));
   {
     model::NameTable names;
     RecordingSink sink;
