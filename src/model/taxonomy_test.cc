@@ -264,7 +264,7 @@ TEST(Taxonomy, GenericSubstringTraps) {
             "elementwise");
 }
 
-// The traps of a public first-match-wins substring table (../shared/reference/prior-art.md, §1.5):
+// The traps of a public first-match-wins substring table (a prior-art profiler's categorizer):
 // each row below would be misfiled by that table's order or by a library-level pattern; the
 // comment names the row of that table that would catch it first.
 TEST(Taxonomy, PriorArtTraps) {

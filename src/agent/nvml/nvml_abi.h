@@ -3,10 +3,10 @@
 
 // The subset of the NVML C ABI the GPU sampler uses, declared here because no nvml.h exists on
 // build machines (the library ships with the driver, not the toolkit). Every value and layout
-// below is a fact taken from /work/shared/reference/nvml-abi.md (itself from NVIDIA's public
-// nvml.h, NVML 13.3) or, for the events API, PCI info and architecture ids, from the same public
-// header. Names keep NVML's spelling so they can be grepped against the real header. The fake
-// library in tests/fakes/fake_nvml implements these same signatures.
+// below is a fact from NVIDIA's public nvml.h (NVML 13.3; the NVML API reference at
+// docs.nvidia.com/deploy/nvml-api), the events API, PCI info and architecture ids included. Names
+// keep NVML's spelling so they can be grepped against the real header. The fake library in
+// tests/fakes/fake_nvml implements these same signatures.
 
 #include <cstddef>
 #include <cstdint>
