@@ -126,6 +126,10 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
   }
   ++s.launches;
   s.launch_ns += std::max<int64_t>(span, 0);
+  if (unstable_.count(launch.graph_id)) {  // conditional nodes: last sample's split may not hold
+    s.unattributed_ns += std::max<int64_t>(span, 0);
+    return true;
+  }
   auto it = shares_.find(launch.graph_id);
   if (it == shares_.end() || span <= 0) {
     auto c = composition_.find(launch.graph_id);
@@ -167,13 +171,19 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
   return true;
 }
 
-void GraphAttribution::SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels) {
+void GraphAttribution::SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels,
+                                      bool unstable) {
   composition_[graph_id] = std::move(kernels);
+  if (unstable)
+    unstable_.insert(graph_id);
+  else
+    unstable_.erase(graph_id);
 }
 
 void GraphAttribution::Forget(uint32_t graph_id) {
   shares_.erase(graph_id);
   composition_.erase(graph_id);
+  unstable_.erase(graph_id);
 }
 
 void GraphAttribution::FillWindow(model::ProfileWindow* window) {

@@ -60,7 +60,9 @@ class GraphAttribution {
 
   // What a graph's capture recorded: its kernel nodes' names in order (no durations). A launch of
   // a graph not sampled yet is split evenly over them, counted as from capture.
-  void SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels);
+  // `unstable`: the graph has conditional nodes, so its launches run different nodes: no estimate
+  // from old samples nor from the capture, only what a sample measures (else unattributed).
+  void SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels, bool unstable = false);
   // A graph exec was destroyed or its nodes changed: its shares and composition no longer hold.
   void Forget(uint32_t graph_id);
 
@@ -98,10 +100,11 @@ class GraphAttribution {
   model::CachedClassifier classify_;
   bool sampling_ = false;
   int64_t sample_begin_ns_ = 0;
-  std::unordered_map<uint32_t, SampledLaunch> sample_;                     // by correlation id
-  std::unordered_set<uint32_t> sampled_correlations_;                      // of the last sample
-  std::unordered_map<uint32_t, Shares> shares_;                            // by graph id
-  std::unordered_map<uint32_t, std::vector<model::NameId>> composition_;   // by graph id
+  std::unordered_map<uint32_t, SampledLaunch> sample_;                    // by correlation id
+  std::unordered_set<uint32_t> sampled_correlations_;                     // of the last sample
+  std::unordered_map<uint32_t, Shares> shares_;                           // by graph id
+  std::unordered_map<uint32_t, std::vector<model::NameId>> composition_;  // by graph id
+  std::unordered_set<uint32_t> unstable_;  // graphs with conditional nodes
   std::map<std::pair<int64_t, uint32_t>, model::CudaGraphStats> windows_;  // (window, device)
 };
 

@@ -219,3 +219,43 @@ TEST(GraphAttributionRecurringTest, RecurringNamesAreOneEstimatedKernelWithAllTh
 
 }  // namespace
 }  // namespace inferscope::inject
+
+namespace inferscope::inject {
+namespace {
+
+// A graph with conditional nodes runs different bodies per launch: neither an old sample's shares
+// nor its capture may be used; only samples measure it.
+TEST(GraphAttributionUnstableTest, ConditionalGraphsAreNotEstimated) {
+  model::NameTable names;
+  model::KernelClassifier classifier;
+  GraphAttribution graphs(1, 1'000'000'000, &names, &classifier);
+  graphs.SetComposition(4, {names.Intern("nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT")},
+                        /*unstable=*/true);
+  graphs.BeginSample(0);
+  model::KernelEvent k;
+  k.pid = 1;
+  k.correlation_id = 1;
+  k.graph_id = 4;
+  k.name = names.Intern("nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT");
+  k.start_ns = 100;
+  k.end_ns = 900;
+  graphs.OnNodeKernel(k);
+  graphs.EndSample(1000);
+  model::KernelEvent launch = k;
+  launch.correlation_id = 2;
+  launch.start_ns = 5000;
+  launch.end_ns = 6000;
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs.OnGraphLaunch(launch, &est));
+  EXPECT_TRUE(est.empty());  // the pseudo-kernel: unattributed
+  model::ProfileWindow w;
+  w.processes.resize(1);
+  w.processes[0].pid = 1;
+  w.processes[0].devices.resize(1);
+  graphs.FillWindow(&w);
+  EXPECT_EQ(w.processes[0].devices[0].graphs.unattributed_ns, 1000);
+  EXPECT_EQ(w.processes[0].devices[0].graphs.measured_ns, 800);
+}
+
+}  // namespace
+}  // namespace inferscope::inject

@@ -304,10 +304,14 @@ void Session::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) 
       else if (g->nodeType == CU_GRAPH_NODE_TYPE_MEMSET)
         name = "[graph memset node]";
       t_capture_symbol.clear();
-      if (!name.empty() && captures_.graph_nodes.size() < 4096) {
-        std::vector<std::string>& nodes = captures_.graph_nodes[g->graph];
-        if (nodes.size() < 100'000) nodes.push_back(std::move(name));
-      }
+      if (captures_.graph_nodes.size() >= 4096) return;
+      CaptureRecorder::Graph& graph = captures_.graph_nodes[g->graph];
+      // Conditional nodes (CUDA 12.3+) run different bodies per launch: an old sample's split
+      // may not describe the next launch.
+#if CUDA_VERSION >= 12030  // conditional nodes exist from CUDA 12.3's headers on
+      if (g->nodeType == CU_GRAPH_NODE_TYPE_CONDITIONAL) graph.conditional = true;
+#endif
+      if (!name.empty() && graph.nodes.size() < 100'000) graph.nodes.push_back(std::move(name));
       return;
     }
     case CUPTI_CBID_RESOURCE_GRAPH_CLONED: {
@@ -326,9 +330,9 @@ void Session::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) 
       // the composition is filed under both.
       uint32_t exec_id = 0, graph_id = 0;
       if (api_.GetGraphExecId(g->graphExec, &exec_id) == CUPTI_SUCCESS)
-        captures_.compositions.emplace_back(exec_id, it->second);
+        captures_.compositions.push_back({exec_id, it->second});
       if (api_.GetGraphId(g->graph, &graph_id) == CUPTI_SUCCESS && graph_id != exec_id)
-        captures_.compositions.emplace_back(graph_id, it->second);
+        captures_.compositions.push_back({graph_id, it->second});
       return;
     }
     case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING:
@@ -345,7 +349,7 @@ void Session::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data) 
 }
 
 void Session::TakeCaptures() {
-  std::vector<std::pair<uint32_t, std::vector<std::string>>> compositions;
+  std::vector<CaptureRecorder::Composition> compositions;
   std::vector<uint32_t> forgotten;
   {
     std::lock_guard<std::mutex> lock(captures_.mu);
@@ -355,11 +359,11 @@ void Session::TakeCaptures() {
   if (compositions.empty() && forgotten.empty()) return;
   std::lock_guard<std::mutex> lock(aggregator_mu_);
   for (uint32_t id : forgotten) graphs_.Forget(id);
-  for (auto& [id, nodes] : compositions) {
+  for (const CaptureRecorder::Composition& c : compositions) {
     std::vector<model::NameId> kernels;
-    kernels.reserve(nodes.size());
-    for (const std::string& n : nodes) kernels.push_back(names_.Intern(n));
-    graphs_.SetComposition(id, std::move(kernels));
+    kernels.reserve(c.graph.nodes.size());
+    for (const std::string& n : c.graph.nodes) kernels.push_back(names_.Intern(n));
+    graphs_.SetComposition(c.id, std::move(kernels), c.graph.conditional);
   }
 }
 

@@ -147,8 +147,16 @@ class Session {
   // no longer hold (destroyed, or nodes updated).
   struct CaptureRecorder {
     std::mutex mu;
-    std::unordered_map<CUgraph, std::vector<std::string>> graph_nodes;
-    std::vector<std::pair<uint32_t, std::vector<std::string>>> compositions;
+    struct Graph {
+      std::vector<std::string> nodes;
+      bool conditional = false;  // has conditional nodes: launches vary
+    };
+    std::unordered_map<CUgraph, Graph> graph_nodes;
+    struct Composition {
+      uint32_t id = 0;
+      Graph graph;
+    };
+    std::vector<Composition> compositions;
     std::vector<uint32_t> forgotten;
   } captures_;
   void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData* data);
