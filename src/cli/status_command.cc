@@ -23,6 +23,7 @@
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
+#include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 
 namespace inferscope::cli {
@@ -550,10 +551,10 @@ std::string RenderText(const Gathered& g, int64_t now_ns) {
     std::vector<std::vector<std::string>> rows = {
         {"PID", "RANK", "HOST", "PROFILING", "WINDOWS", "LAST SEEN"}};
     for (const StatusProcess& p : g.processes) {
-      const std::string profiling =
-          !p.profiling_off.empty()   ? "off"
-          : p.cupti_release.empty() ? "on"
-                                    : "on, CUPTI " + Printable(p.cupti_release);
+      const std::string profiling = !p.profiling_off.empty() ? "off"
+                                    : p.cupti_release.empty()
+                                        ? "on"
+                                        : "on, CUPTI " + Printable(p.cupti_release);
       rows.push_back({std::to_string(p.pid), p.rank < 0 ? "-" : std::to_string(p.rank),
                       Printable(p.hostname), profiling, std::to_string(p.windows),
                       FormatSpan(now_ns - p.last_seen_unix_ns) + " ago" +
@@ -725,10 +726,12 @@ StatusCommand::StatusCommand(CLI::App* app) {
       "  inferscope status --format json | jq .endpoints.otlp_http\n");
   cmd_->add_option("--state-dir", state_dir_,
                    "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR, else\n"
-                   "$XDG_STATE_HOME/inferscope, else ~/.local/state/inferscope)");
+                   "$XDG_STATE_HOME/inferscope, else ~/.local/state/inferscope)")
+      ->type_name("DIR");
   cmd_->add_option("-f,--format", format_, "Output format: text or json")
       ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json"}));
+      ->type_name("FORMAT")
+      ->check(OneOf({"text", "json"}));
 }
 
 std::optional<int> StatusCommand::RunIfParsed() {
