@@ -199,6 +199,20 @@ TEST_F(DiagnoseTest, BatchingFromLongIdleGaps) {
   a_.ranks[0].launch.cpu_launch_count = 1000;
   SetGaps(120, 600 * kMs, 0, 0, 0, 0);
 
+  // Issue 19: no fix that contradicts the evidence. Idle gaps alone, or an engine whose queue is
+  // empty, do not call for higher batch limits ("so waiting requests join" when none wait).
+  auto offers_batch_limits = [](const Finding& finding) {
+    for (const std::string& fix : finding.fixes)
+      if (fix.find("waiting requests join") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(offers_batch_limits(*Find(Run(), "batching")));
+  host_.waiting_requests_mean = 0;
+  EXPECT_FALSE(offers_batch_limits(*Find(Run(), "batching")));
+  host_.waiting_requests_mean = 12;
+  EXPECT_TRUE(offers_batch_limits(*Find(Run(), "batching")));
+  host_.waiting_requests_mean.reset();
+
   // Known light load: requests do not queue, so the idle GPU is not a batching problem.
   host_.queue_share_of_e2e = 0.02;
   d = Run();
@@ -508,9 +522,15 @@ TEST_F(DiagnoseTest, HostSyncNamesTypeAndKernel) {
   EXPECT_DOUBLE_EQ(EvidenceValue(f, "stream_sync_wait_ms"), 250);
   EXPECT_NEAR(f.score, 0.25, 1e-9);  // under the 30% idle time
 
-  // On a busy GPU the wait costs at most the idle time.
+  EXPECT_EQ(f.summary.rfind("GPU idle 25% of the time for host syncs", 0), 0u) << f.summary;
+
+  // On a busy GPU the wait costs at most the idle time, and the headline says so first (issue
+  // 19: headline and stake never disagree).
   SetBusy(95);
   EXPECT_NEAR(Find(Run(), "host_sync")->score, 0.05, 1e-9);
+  EXPECT_EQ(Find(Run(), "host_sync")->summary.rfind("GPU idle 5% of the time for host syncs", 0),
+            0u)
+      << Find(Run(), "host_sync")->summary;
 
   stream.total_ns = 99 * kMs;
   EXPECT_EQ(Find(Run(), "host_sync"), nullptr);
