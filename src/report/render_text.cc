@@ -63,6 +63,35 @@ void AppendWrappedRaw(const std::string& text, size_t width, std::string* out) {
   *out += line + "\n";
 }
 
+// A preformatted line (a table a section renders itself) that is too wide wraps at a space,
+// continuation lines indented, rather than losing its end: nothing important is cut to fit.
+void AppendPreformatted(const std::string& line, size_t width, std::string* out) {
+  if (line.size() <= width) {
+    *out += line + "\n";
+    return;
+  }
+  size_t lead = line.find_first_not_of(' ');
+  if (lead == std::string::npos) lead = 0;
+  const std::string indent(std::min(lead + 4, width / 2), ' ');
+  std::string rest = line;
+  std::string prefix;
+  while (prefix.size() + rest.size() > width) {
+    const size_t room = width - prefix.size();
+    size_t cut = rest.rfind(' ', room);
+    if (cut == std::string::npos || cut <= lead) {
+      cut = room;  // one long word: a hard break, at a UTF-8 character boundary
+      while (cut > 1 && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80) --cut;
+    }
+    *out += prefix + rest.substr(0, cut) + "\n";
+    rest = rest.substr(rest.find_first_not_of(' ', cut) == std::string::npos
+                           ? rest.size()
+                           : rest.find_first_not_of(' ', cut));
+    prefix = indent;
+    lead = 0;
+  }
+  *out += prefix + rest + "\n";
+}
+
 void AppendPadded(const std::string& cell, size_t width, bool right, std::string* out) {
   const size_t pad = cell.size() < width ? width - cell.size() : 0;
   if (right) out->append(pad, ' ');
@@ -176,7 +205,7 @@ std::string RenderDocumentText(const Document& doc, int width_in) {
           for (const std::string& line : b.lines) AppendWrapped(line, width, &out);
           break;
         case Block::Kind::kPreformatted:
-          for (const std::string& line : b.lines) out += Ellipsize(line, width) + "\n";
+          for (const std::string& line : b.lines) AppendPreformatted(line, width, &out);
           break;
         case Block::Kind::kTable:
           AppendTextTable(b.table, width, &out);

@@ -249,6 +249,22 @@ TEST(TextReportTest, DiagnosisWrapsIndentedAndOffersNoFixesForNothing) {
   EXPECT_NE(text.find("- no fix suggested: under 0.5% of the time is at stake"), std::string::npos);
 }
 
+// Issue 19: a section's own lines (GPU metrics, engine load) wrap when too wide; no value is cut.
+TEST(TextReportTest, ExtraSectionLinesWrapInsteadOfBeingCut) {
+  ReportExtras extras;
+  std::string wide = "missing on GPU 0, 1, 2, 3 (GPM needs Hopper or newer):";
+  for (int i = 0; i < 12; ++i) wide += " metric_number_" + std::to_string(i) + ",";
+  wide += " last_metric";
+  extras.sections.push_back({"GPU metrics", {wide}});
+  const std::string text = Render(OneRank(), ReportFormat::kText, extras);
+  ExpectLinesFit(text, 100);
+  const size_t at = text.find("missing on GPU 0");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("last_metric", at), std::string::npos) << text.substr(at);
+  EXPECT_NE(text.find("\n    metric_number_"), std::string::npos) << text.substr(at);
+  EXPECT_EQ(text.find("...", at), std::string::npos) << text.substr(at);
+}
+
 TEST(TextReportTest, AnalyzeAlwaysHasADiagnosis) {
   const std::string text = RenderText(analyze::Analyze({}, analyze::AnalysisOptions{}));
   EXPECT_NE(text.find("primary verdict: healthy"), std::string::npos);

@@ -101,7 +101,9 @@ struct GpuMetricsWindow {
 const std::vector<std::string>& ClockEventReasonNames();
 
 // A few terminal lines: one row per device (utilization, memory, power, temperature, SM clock, GPM
-// SM active/occupancy/tensor, throttle reasons), then XID errors, lost devices and missing metrics.
+// SM active/occupancy/tensor; the table fits 100 columns), full names too long for the table, each
+// device's clock-event (throttle) reasons with their share of samples, then XID errors, lost
+// devices and missing metrics.
 void RenderGpuMetricsText(const GpuMetricsWindow& window, std::string* out);
 
 }  // namespace inferscope::agent
