@@ -616,6 +616,31 @@ TEST_F(DiagnoseTest, PrefillInterferenceFromHostSignalsOnly) {
   EXPECT_EQ(Find(Run(), "prefill_interference"), nullptr);
 }
 
+// Issue 19: a 25% hardware slowdown (NVML clock-event reasons) is a finding, not a silent column.
+TEST_F(DiagnoseTest, ThrottlingFromClockEventReasons) {
+  SetBusy(85);
+  EXPECT_EQ(Find(Run(), "throttling"), nullptr);
+  host_.slowdown_share = {{"hw_slowdown", 0.25}, {"sw_power_cap", 0.02}};
+  Diagnosis d = Run();
+  const Finding* f = Find(d, "throttling");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->score, 0.25, 1e-9);
+  EXPECT_EQ(f->severity, "warning");
+  EXPECT_EQ(d.primary, "throttling");
+  EXPECT_NE(f->summary.find("hardware slowdown 25%"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->summary.find("power cap"), std::string::npos) << f->summary;  // under 5%
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "hw_slowdown_pct"), 25);
+  ASSERT_EQ(f->fixes.size(), 1u);
+  // Most of the time at its power cap: still a warning (NVML does not say how much slower).
+  host_.slowdown_share = {{"sw_power_cap", 0.9}};
+  f = Find(Run(), "throttling");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, "warning");
+  // Reasons that are no slowdown (an idle GPU clocks down) are no finding.
+  host_.slowdown_share = {{"gpu_idle", 0.9}};
+  EXPECT_EQ(Find(Run(), "throttling"), nullptr);
+}
+
 TEST_F(DiagnoseTest, RankingByScoreThenSeverity) {
   // memory_transfer 10%, allocation_stalls 6%, host_sync 25%.
   a_.ranks[0].transfers[1] = {"htod", 20, 2'000'000'000, 100 * kMs, 0, 0};
@@ -702,12 +727,13 @@ TEST(ParseThresholdsTest, Errors) {
 
 TEST(ParseThresholdsTest, EveryNameParses) {
   const std::vector<std::string> names = ThresholdNames();
-  EXPECT_EQ(names.size(), 32u);
+  EXPECT_EQ(names.size(), 33u);
   std::string text;
   for (const std::string& n : names) text += n + " = 0.5\n";
   auto t = ParseThresholds(text);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_DOUBLE_EQ(t->prefill_min_host_share, 0.5);
+  EXPECT_DOUBLE_EQ(t->throttle_min_share, 0.5);
   EXPECT_DOUBLE_EQ(t->critical_score, 0.5);
 }
 

@@ -407,6 +407,19 @@ base::StatusOr<GpuMetricsWindow> GpuMetricsWindow::FromJson(std::string_view jso
   return window;
 }
 
+std::map<std::string, double> SlowdownShares(const GpuMetricsWindow& window) {
+  std::map<std::string, double> shares;
+  for (const GpuDeviceWindow& d : window.devices) {
+    if (d.throttle_samples == 0) continue;
+    for (const char* reason : {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown",
+                               "hw_thermal_slowdown", "hw_power_brake"}) {
+      double& share = shares[reason];
+      share = std::max(share, d.ThrottleFraction(reason));
+    }
+  }
+  return shares;
+}
+
 void RenderGpuMetricsText(const GpuMetricsWindow& window, std::string* out) {
   if (window.devices.empty()) {
     *out += "GPU metrics: " +
