@@ -201,6 +201,32 @@ TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
   }
 }
 
+// Issue 19, item 10: the timeline is worth looking at. Without --bin the bin comes from the span
+// (a 350 us trace had one 100 ms bin: a one-character sparkline); a --bin that would cut the
+// timeline short is a usage error naming the smallest that fits (the timeline spans from the
+// trace's first event, a launch 10 us before the first kernel).
+TEST_F(CliTest, TimelineBinFollowsTheSpan) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  Result r = Run("analyze --format json " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"bin_ns\": 1000,"), std::string::npos) << r.out.substr(0, 400);
+  r = Run("analyze " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t line = r.out.find("rank  0 gpu  0 |");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  const size_t open = r.out.find('|', line), close = r.out.find('|', open + 1);
+  EXPECT_GE(close - open - 1, 60u) << r.out.substr(line, 120);  // of 72 cells in 100 columns
+  EXPECT_LE(r.out.find('\n', line) - line, 100u);
+
+  r = Run("analyze --bin 1ns " + t);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("--bin 1 ns: too small for the 350 us span of"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("use at least --bin 4ns"), std::string::npos) << r.err;
+  EXPECT_EQ(Run("analyze --bin 4ns --format json " + t).exit_code, 0);
+}
+
 TEST_F(CliTest, MissingFile) {
   const Result r = Run("analyze '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(r.exit_code, 3);

@@ -1,9 +1,11 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The `inferscope` binary: argument parsing (CLI11, whose exceptions stop here) and dispatch.
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <optional>
@@ -59,6 +61,16 @@ constexpr const char* kAnalyzeFooter =
 
 constexpr int64_t kMaxKernelWaitNs = 1'000'000'000;
 
+// The text report's width: the terminal's when the report goes to one (the timeline uses it),
+// else 100 columns. Narrow terminals get their width too (the report wraps to fit).
+int TerminalWidth(bool to_stdout) {
+  struct winsize ws {};
+  if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+      ws.ws_col > 0)
+    return std::clamp<int>(ws.ws_col, 60, 300);
+  return 100;
+}
+
 int UsageError(const std::string& message, const std::string& help_command) {
   std::cerr << "inferscope: error: " << message << "\n"
             << "Run '" << help_command << " --help' for usage.\n";
@@ -79,7 +91,7 @@ int Main(int argc, char** argv) {
 
   AnalyzeOptions analyze;
   std::string format = "text";
-  std::string bin = "100ms";
+  std::string bin;  // empty: chosen from the span
   std::string kernel_wait = "30us";
   CLI::App* analyze_cmd = app.add_subcommand("analyze", "Analyze trace files and print a report");
   analyze_cmd->footer(std::string("\n") + kAnalyzeFooter + kExitCodeHelp);
@@ -94,8 +106,9 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->type_name("N")
       ->check(IntIn(1, 100000));
-  analyze_cmd->add_option("--bin", bin, "Timeline bin width")
-      ->capture_default_str()
+  analyze_cmd
+      ->add_option("--bin", bin,
+                   "Timeline bin width (default: from the trace's span, a few hundred bins)")
       ->type_name("DURATION");
   analyze_cmd
       ->add_option("--kernel-wait-threshold", kernel_wait,
@@ -212,11 +225,14 @@ int Main(int argc, char** argv) {
     if (!report::ParseReportFormat(format, &analyze.format))
       return UsageError("--format: unknown format '" + format + "'", "inferscope analyze");
     // Durations parse the same in every command: long units too (`--bin 10m` for a long trace).
-    auto bin_ns = base::ParseDuration(bin, base::DurationUnits::kWithLongUnits);
-    if (!bin_ns.ok())
-      return UsageError("--bin: " + bin_ns.status().message(), "inferscope analyze");
-    if (*bin_ns <= 0) return UsageError("--bin: must be greater than 0", "inferscope analyze");
-    analyze.bin_ns = *bin_ns;
+    analyze.bin_ns = 0;  // automatic
+    if (!bin.empty()) {
+      auto bin_ns = base::ParseDuration(bin, base::DurationUnits::kWithLongUnits);
+      if (!bin_ns.ok())
+        return UsageError("--bin: " + bin_ns.status().message(), "inferscope analyze");
+      if (*bin_ns <= 0) return UsageError("--bin: must be greater than 0", "inferscope analyze");
+      analyze.bin_ns = *bin_ns;
+    }
     auto wait_ns = base::ParseDuration(kernel_wait, base::DurationUnits::kWithLongUnits);
     if (!wait_ns.ok())
       return UsageError("--kernel-wait-threshold: " + wait_ns.status().message(),
@@ -231,6 +247,7 @@ int Main(int argc, char** argv) {
           "inferscope analyze");
     analyze.kernel_wait_threshold_ns = *wait_ns;
     analyze.progress = isatty(STDERR_FILENO) != 0;
+    analyze.text_width = TerminalWidth(analyze.output_path.empty());
     return RunAnalyze(analyze, std::cout, std::cerr);
   }
   if (classify_cmd->parsed()) {
