@@ -300,6 +300,17 @@ class Aggregator::Impl {
   }
 
   void Finish() {
+    // In whole-trace mode nothing was processed yet (no lateness horizon): the buffered events'
+    // span picks the bin before any device lays out its timeline.
+    if (options_.auto_bins > 0 && options_.window_ns <= 0 && !processed_any_ && !pending_.empty()) {
+      int64_t min_start = pending_[0].start_ns;
+      for (size_t i = 1; i < pending_.size(); ++i)
+        min_start = std::min(min_start, pending_[i].start_ns);
+      const int64_t end = std::max(max_start_ns_, unbuffered_end_ns_);
+      // 10% headroom: the last events end after they start.
+      options_.bin_ns = AutoBinNs(end > min_start ? end - min_start : 0,
+                                  std::max(1, options_.auto_bins * 9 / 10));
+    }
     Drain(std::numeric_limits<int64_t>::max());
     NoteEnd(unbuffered_end_ns_);
     if (window_open_) CloseWindow(window_end_ns_);
@@ -909,6 +920,15 @@ void Aggregator::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_
 }
 void Aggregator::AdvanceTo(int64_t now_ns) { impl_->AdvanceTo(now_ns); }
 void Aggregator::Finish() { impl_->Finish(); }
+
+int64_t AutoBinNs(int64_t span_ns, int64_t bins) {
+  if (bins <= 0) bins = 1;
+  const int64_t want = span_ns / bins + (span_ns % bins != 0);  // ceil
+  int64_t bin = 1'000;                                          // 1 us
+  // 1, 2, 10, 20, 100, ...: x2 then x5; stop before overflow (a span of centuries is corrupt).
+  for (bool two = false; bin < want && bin < (int64_t{1} << 60); two = !two) bin *= two ? 5 : 2;
+  return bin;
+}
 
 model::ProfileWindow AggregateWholeTrace(const AggregatorOptions& options,
                                          const model::NameTable* names,

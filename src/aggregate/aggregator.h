@@ -17,6 +17,10 @@ struct AggregatorOptions {
   int64_t window_ns = 0;
   // Timeline bin width (the report's --bin).
   int64_t bin_ns = 100'000'000;
+  // Whole-trace mode only: when > 0, bin_ns is chosen from the trace's span instead, the smallest
+  // of 1, 2, 10, 20, 100, ... ns (at least 1 us; each divides every larger one, so timelines of
+  // several traces can be brought to one width) giving at most this many bins.
+  int auto_bins = 0;
   // Events may arrive out of order by up to this much and still be placed exactly. Later ones are
   // counted as late and folded in as well as possible. In whole-trace mode the horizon is unbounded
   // unless set: the Aggregator keeps compact events (~100 B each, far smaller than the trace).
@@ -71,6 +75,10 @@ class Aggregator final : public model::EventSink {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// The smallest bin of 1, 2, 10, 20, 100, 200, ... ns (at least 1 us) that cuts `span_ns` into at
+// most `bins` bins: --bin's default for a trace, and the minimum a too small --bin is told.
+int64_t AutoBinNs(int64_t span_ns, int64_t bins);
 
 // Convenience for offline analysis: aggregates everything `feed` delivers in whole-trace mode and
 // returns the single window.

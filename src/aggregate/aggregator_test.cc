@@ -359,6 +359,28 @@ TEST_F(AggregatorTest, TimelineBinsClipKernelsAtBinEdges) {
   EXPECT_EQ(t.category_ns[1][static_cast<size_t>(Category::kNormalization)], 60);
 }
 
+// Issue 19: without --bin the timeline's bin comes from the span, so a 300 ms trace gets a
+// timeline worth looking at (not three 100 ms bins) and a long one is never cut.
+TEST_F(AggregatorTest, AutoBinFollowsTheSpan) {
+  EXPECT_EQ(AutoBinNs(300'000'000, 450), 1'000'000);             // 667 us -> 1 ms
+  EXPECT_EQ(AutoBinNs(3'600'000'000'000, 450), 10'000'000'000);  // 8 s -> 10 s
+  EXPECT_EQ(AutoBinNs(5'000, 450), 1'000);                       // never under 1 us
+  EXPECT_EQ(AutoBinNs(9'000'000, 450), 20'000);                  // exactly 20 us
+  AggregatorOptions options;
+  options.auto_bins = 500;
+  auto w = Whole(
+      [&](model::EventSink* s) {
+        for (int i = 0; i < 300; ++i)  // 300 ms of 0.5 ms kernels every 1 ms
+          s->OnKernel(Kernel(kGemm, 1'000'000'000 + i * 1'000'000, 1'000'500'000 + i * 1'000'000));
+      },
+      options);
+  const auto& t = OnlyDevice(w).timeline;
+  EXPECT_EQ(t.bin_ns, 1'000'000);
+  EXPECT_EQ(t.busy_ns.size(), 300u);
+  EXPECT_FALSE(t.truncated);
+  EXPECT_EQ(t.busy_ns[7], 500'000);
+}
+
 TEST_F(AggregatorTest, WindowedModeEmitsOneWindowPerIntervalAndCountsLateRecords) {
   AggregatorOptions options;
   options.window_ns = 1'000'000;

@@ -161,6 +161,7 @@ constexpr ThresholdSpec kThresholdSpecs[] = {
     {"prefill_min_decode_share", &DiagnosisThresholds::prefill_min_decode_share, 1},
     {"prefill_min_host_share", &DiagnosisThresholds::prefill_min_host_share, 1},
     {"prefill_min_delay_share", &DiagnosisThresholds::prefill_min_delay_share, 1},
+    {"throttle_min_share", &DiagnosisThresholds::throttle_min_share, 1},
 };
 
 std::string_view Trim(std::string_view s) {
@@ -527,6 +528,55 @@ base::StatusOr<DiagnosisThresholds> ParseThresholds(std::string_view text) {
   return t;
 }
 
+// NVML says why the clocks are below their maximum. The slowdown reasons mean the GPU ran slower
+// than it can while they were active; how much slower NVML does not say, so the stake is the time
+// they were active (an upper bound) and the severity stops at a warning.
+static std::optional<Finding> Throttling(const HostSignals& h, const DiagnosisThresholds& t) {
+  struct Reason {
+    const char* key;
+    const char* human;
+    const char* fix;
+  };
+  static const Reason kReasons[] = {
+      {"hw_slowdown", "hardware slowdown",
+       "Hardware slowdown (power brake or overheating signalled by the board): check power "
+       "supply and cooling (nvidia-smi -q -d PERFORMANCE,TEMPERATURE; dmesg for XIDs)"},
+      {"hw_thermal_slowdown", "hardware thermal slowdown",
+       "Thermal slowdown: the GPU is too hot; check airflow, fans and the inlet temperature"},
+      {"sw_thermal_slowdown", "software thermal slowdown",
+       "Thermal slowdown: the GPU is too hot; check airflow, fans and the inlet temperature"},
+      {"hw_power_brake", "power brake",
+       "Power brake: the power supply asserted it; check the PSU and the system's power budget"},
+      {"sw_power_cap", "power cap",
+       "At its power limit: raise it if the board allows (nvidia-smi -q -d POWER shows the limits; "
+       "nvidia-smi -pl), or expect lower clocks under full load"},
+  };
+  std::vector<std::pair<double, const Reason*>> active;
+  for (const Reason& r : kReasons) {
+    auto it = h.slowdown_share.find(r.key);
+    if (it != h.slowdown_share.end() && it->second >= t.throttle_min_share)
+      active.emplace_back(std::min(it->second, 1.0), &r);
+  }
+  if (active.empty()) return std::nullopt;
+  std::stable_sort(active.begin(), active.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  FindingBuilder f("throttling", active.front().first, 0.7);
+  std::string what;
+  for (const auto& [share, r] : active)
+    what += fmt::format("{}{} {}", what.empty() ? "" : ", ", r->human, Pct(share));
+  f.Summary(
+      fmt::format("GPU clocks slowed {} of the time ({} of samples): the GPU ran below "
+                  "its speed",
+                  Pct(active.front().first), what));
+  std::vector<std::string> fixes;
+  for (const auto& [share, r] : active) {
+    f.Ev(std::string(r->key) + "_pct", share * 100, "%");
+    if (std::find(fixes.begin(), fixes.end(), r->fix) == fixes.end()) fixes.push_back(r->fix);
+  }
+  for (std::string& fix : fixes) f.Fix(std::move(fix));
+  return f.Build(t, "warning");
+}
+
 Diagnosis Diagnose(const Analysis& analysis, const HostSignals& host,
                    const DiagnosisThresholds& thresholds) {
   const Job job = Summarize(analysis);
@@ -536,7 +586,7 @@ Diagnosis Diagnose(const Analysis& analysis, const HostSignals& host,
        {Batching(analysis, job, host, t), LaunchOverhead(job, t), KernelBound(analysis, job, t),
         HardwareSaturated(job, host, t), Communication(analysis, job, t), HostSync(job, t),
         MemoryTransfer(job, t), AllocationStalls(job, t),
-        PrefillInterference(analysis, job, host, t)})
+        PrefillInterference(analysis, job, host, t), Throttling(host, t)})
     if (f) d.findings.push_back(std::move(*f));
   if (d.findings.empty()) d.findings.push_back(Healthy(analysis, job, host, t));
   std::stable_sort(d.findings.begin(), d.findings.end(), [](const Finding& a, const Finding& b) {

@@ -5,6 +5,7 @@
 // the same range) into a ranked list of findings, each with a fixed identifier, the numbers that
 // triggered it and what the field does about it. Rules and thresholds: docs/diagnosis.md.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,7 +46,8 @@ struct Diagnosis {
 
 inline constexpr const char* kFindingIds[] = {
     "batching",  "launch_overhead", "kernel_bound",      "hardware_saturated",   "communication",
-    "host_sync", "memory_transfer", "allocation_stalls", "prefill_interference", "healthy"};
+    "host_sync", "memory_transfer", "allocation_stalls", "prefill_interference", "throttling",
+    "healthy"};
 
 // Host telemetry of the same range (the agent fills it from engine metrics, request spans and
 // NVML/GPM; traces have none). Every field is optional: a rule that needs a missing one is skipped.
@@ -56,6 +58,10 @@ struct HostSignals {
   std::optional<double> gpm_sm_active_pct, gpm_sm_occupancy_pct, gpm_tensor_active_pct,
       gpm_dram_bw_util_pct;  // max over GPUs of the range means
   std::optional<double> gpu_util_pct_mean;
+  // NVML clock-event reasons that slow the GPU down (sw_power_cap, hw_slowdown,
+  // sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake): the share of samples each was
+  // active, 0..1, the most throttled GPU's. Empty when NVML did not sample them.
+  std::map<std::string, double> slowdown_share;
   std::optional<double> requests_per_s, generation_tokens_per_s;
 };
 
@@ -118,6 +124,9 @@ struct DiagnosisThresholds {
   double prefill_min_decode_share = 0.02;  // attention.decode of kernel time (decode is running)
   double prefill_min_host_share = 0.30;    // mean prefill / (mean prefill + mean decode)
   double prefill_min_delay_share = 0.05;   // prefill steps' excess over a regular step, of span
+
+  // throttling (NVML clock-event reasons)
+  double throttle_min_share = 0.05;  // of samples with a power/thermal/hardware slowdown active
 };
 
 // Parses "key = value" lines ('#' starts a comment, blank lines are fine) into thresholds, starting

@@ -86,9 +86,13 @@ std::optional<Finding> Batching(const Analysis& a, const Job& j, const HostSigna
   }
   if (small_gemm >= 0) f.Ev("small_gemm_pct", small_gemm * 100, "%");
 
-  f.Fix(
-      "Raise the engine's batch limits so waiting requests join the running batch (vLLM "
-      "--max-num-seqs / --max-num-batched-tokens, SGLang --max-running-requests)");
+  // Raising batch limits only helps when requests wait: never offered when the engine says none
+  // do (the fix would contradict the evidence next to it), nor on idle gaps alone.
+  const bool requests_wait = h.waiting_requests_mean ? *h.waiting_requests_mean >= 0.5 : by_queue;
+  if (requests_wait)
+    f.Fix(
+        "Raise the engine's batch limits so waiting requests join the running batch (vLLM "
+        "--max-num-seqs / --max-num-batched-tokens, SGLang --max-running-requests)");
   if (h.kv_cache_usage_max && *h.kv_cache_usage_max >= 0.9)
     f.Fix(
         "The KV cache is full, which caps the batch: give it more memory "
@@ -194,10 +198,13 @@ std::optional<Finding> HostSync(const Job& j, const DiagnosisThresholds& t) {
     if (name.rfind("[no GPU work", 0) != 0 && cw.second > target_ns)
       target = name, target_ns = cw.second;
   FindingBuilder f("host_sync", stake, 0.75);
-  f.Summary(fmt::format("host blocked in {} synchronization {} of the time ({} call{}){}",
-                        top->type, Pct(j.Share(top->wait_ns)), top->count,
-                        top->count == 1 ? "" : "s",
-                        target.empty() ? "" : ", waiting on " + target));
+  // The headline leads with the stake: "blocked 64% of the time" above "26% at stake" reads as a
+  // contradiction unless it says which part of the blocking cost GPU time.
+  f.Summary(fmt::format(
+      "GPU idle {} of the time for host syncs: the host blocked in {} synchronization {} of the "
+      "time ({} call{}){}",
+      Pct(stake), top->type, Pct(j.Share(top->wait_ns)), top->count, top->count == 1 ? "" : "s",
+      target.empty() ? "" : ", waiting on " + target));
   f.Ev("sync_wait_pct", share * 100, "%")
       .Ev("sync_calls", static_cast<double>(calls), "count")
       .Ev(top->type + "_sync_wait_ms", top->wait_ns / 1e6, "ms")

@@ -199,6 +199,20 @@ TEST_F(DiagnoseTest, BatchingFromLongIdleGaps) {
   a_.ranks[0].launch.cpu_launch_count = 1000;
   SetGaps(120, 600 * kMs, 0, 0, 0, 0);
 
+  // Issue 19: no fix that contradicts the evidence. Idle gaps alone, or an engine whose queue is
+  // empty, do not call for higher batch limits ("so waiting requests join" when none wait).
+  auto offers_batch_limits = [](const Finding& finding) {
+    for (const std::string& fix : finding.fixes)
+      if (fix.find("waiting requests join") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(offers_batch_limits(*Find(Run(), "batching")));
+  host_.waiting_requests_mean = 0;
+  EXPECT_FALSE(offers_batch_limits(*Find(Run(), "batching")));
+  host_.waiting_requests_mean = 12;
+  EXPECT_TRUE(offers_batch_limits(*Find(Run(), "batching")));
+  host_.waiting_requests_mean.reset();
+
   // Known light load: requests do not queue, so the idle GPU is not a batching problem.
   host_.queue_share_of_e2e = 0.02;
   d = Run();
@@ -508,9 +522,15 @@ TEST_F(DiagnoseTest, HostSyncNamesTypeAndKernel) {
   EXPECT_DOUBLE_EQ(EvidenceValue(f, "stream_sync_wait_ms"), 250);
   EXPECT_NEAR(f.score, 0.25, 1e-9);  // under the 30% idle time
 
-  // On a busy GPU the wait costs at most the idle time.
+  EXPECT_EQ(f.summary.rfind("GPU idle 25% of the time for host syncs", 0), 0u) << f.summary;
+
+  // On a busy GPU the wait costs at most the idle time, and the headline says so first (issue
+  // 19: headline and stake never disagree).
   SetBusy(95);
   EXPECT_NEAR(Find(Run(), "host_sync")->score, 0.05, 1e-9);
+  EXPECT_EQ(Find(Run(), "host_sync")->summary.rfind("GPU idle 5% of the time for host syncs", 0),
+            0u)
+      << Find(Run(), "host_sync")->summary;
 
   stream.total_ns = 99 * kMs;
   EXPECT_EQ(Find(Run(), "host_sync"), nullptr);
@@ -594,6 +614,31 @@ TEST_F(DiagnoseTest, PrefillInterferenceFromHostSignalsOnly) {
   EXPECT_NEAR(f->score, 0.2, 1e-9);  // prefill / e2e
   host_.prefill_mean_s = 0.2;
   EXPECT_EQ(Find(Run(), "prefill_interference"), nullptr);
+}
+
+// Issue 19: a 25% hardware slowdown (NVML clock-event reasons) is a finding, not a silent column.
+TEST_F(DiagnoseTest, ThrottlingFromClockEventReasons) {
+  SetBusy(85);
+  EXPECT_EQ(Find(Run(), "throttling"), nullptr);
+  host_.slowdown_share = {{"hw_slowdown", 0.25}, {"sw_power_cap", 0.02}};
+  Diagnosis d = Run();
+  const Finding* f = Find(d, "throttling");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->score, 0.25, 1e-9);
+  EXPECT_EQ(f->severity, "warning");
+  EXPECT_EQ(d.primary, "throttling");
+  EXPECT_NE(f->summary.find("hardware slowdown 25%"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->summary.find("power cap"), std::string::npos) << f->summary;  // under 5%
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "hw_slowdown_pct"), 25);
+  ASSERT_EQ(f->fixes.size(), 1u);
+  // Most of the time at its power cap: still a warning (NVML does not say how much slower).
+  host_.slowdown_share = {{"sw_power_cap", 0.9}};
+  f = Find(Run(), "throttling");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, "warning");
+  // Reasons that are no slowdown (an idle GPU clocks down) are no finding.
+  host_.slowdown_share = {{"gpu_idle", 0.9}};
+  EXPECT_EQ(Find(Run(), "throttling"), nullptr);
 }
 
 TEST_F(DiagnoseTest, RankingByScoreThenSeverity) {
@@ -682,12 +727,13 @@ TEST(ParseThresholdsTest, Errors) {
 
 TEST(ParseThresholdsTest, EveryNameParses) {
   const std::vector<std::string> names = ThresholdNames();
-  EXPECT_EQ(names.size(), 32u);
+  EXPECT_EQ(names.size(), 33u);
   std::string text;
   for (const std::string& n : names) text += n + " = 0.5\n";
   auto t = ParseThresholds(text);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_DOUBLE_EQ(t->prefill_min_host_share, 0.5);
+  EXPECT_DOUBLE_EQ(t->throttle_min_share, 0.5);
   EXPECT_DOUBLE_EQ(t->critical_score, 0.5);
 }
 

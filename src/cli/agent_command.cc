@@ -11,6 +11,7 @@
 
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
+#include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 
 namespace inferscope::cli {
@@ -83,43 +84,57 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "Examples:\n"
       "  inferscope agent\n"
       "  inferscope agent --state-dir /var/tmp/prof --retention 2d --max-store 5GiB\n");
-  agent_cmd_->add_option("--state-dir", state_dir_, kStateDirHelp);
+  agent_cmd_->add_option("--state-dir", state_dir_, kStateDirHelp)->type_name("DIR");
   agent_cmd_->add_option("--retention", retention_, "Delete windows older than this (e.g. 7d, 12h)")
+      ->type_name("DURATION")
       ->capture_default_str();
   agent_cmd_
       ->add_option("--max-store", max_store_,
                    "Keep the stored windows under this size, deleting the oldest")
+      ->type_name("SIZE")
       ->capture_default_str();
-  agent_cmd_->add_option("--exit-when-idle", exit_when_idle_,
-                         "Exit once no process has been connected (and no --watch-pid process\n"
-                         "has been alive) for this long (e.g. 30s)");
-  agent_cmd_->add_option("--watch-pid", watch_pids_,
-                         "With --exit-when-idle: stay while this process lives (repeatable)");
+  agent_cmd_
+      ->add_option("--exit-when-idle", exit_when_idle_,
+                   "Exit once no process has been connected (and no --watch-pid process\n"
+                   "has been alive) for this long (e.g. 30s)")
+      ->type_name("DURATION");
+  agent_cmd_
+      ->add_option("--watch-pid", watch_pids_,
+                   "With --exit-when-idle: stay while this process lives (repeatable)")
+      ->type_name("PID");
   agent_cmd_
       ->add_option("--http-port", http_port_,
                    "Loopback port of the HTTP API (JSON API, /metrics, OTLP); 0 = any free\n"
                    "port, -1 = none. The default falls back to a free port when taken; the\n"
                    "bound endpoints are written to <state-dir>/agent.json")
+      ->type_name("PORT")
       ->capture_default_str()
-      ->check(CLI::Range(-1, 65535));
+      ->check(IntIn(-1, 65535));
   agent_cmd_
       ->add_option("--window", window_,
                    "Telemetry window (GPU metrics, engine metrics, spans); match the processes'\n"
                    "INFERSCOPE_WINDOW (inferscope run --window)")
+      ->type_name("DURATION")
       ->capture_default_str();
   agent_cmd_->add_option("--gpu-sample-interval", gpu_sample_interval_, "NVML sampling period")
+      ->type_name("DURATION")
       ->capture_default_str();
   agent_cmd_->add_option("--scrape-interval", scrape_interval_, "Engine /metrics scrape period")
+      ->type_name("DURATION")
       ->capture_default_str();
   agent_cmd_
       ->add_option("--span-grace", span_grace_,
                    "How long a window stays open for late OTLP spans (the SDKs' batch\n"
                    "processors export every 5 s); spans arriving later are dropped and logged")
+      ->type_name("DURATION")
       ->capture_default_str();
-  agent_cmd_->add_option("--metrics-url", metrics_url_,
-                         "The engine's Prometheus endpoint (default: found from the listening\n"
-                         "sockets of the profiled processes)");
+  agent_cmd_
+      ->add_option("--metrics-url", metrics_url_,
+                   "The engine's Prometheus endpoint (default: found from the listening\n"
+                   "sockets of the profiled processes)")
+      ->type_name("URL");
   agent_cmd_->add_option("--nvml-library", nvml_library_, "NVML to load (tests use a fake)")
+      ->type_name("FILE")
       ->capture_default_str();
   agent_cmd_->add_flag("--no-nvml", no_nvml_, "Do not sample GPU metrics");
   agent_cmd_->add_flag("--no-scrape", no_scrape_, "Do not scrape the engine's metrics");
@@ -139,29 +154,45 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "  inferscope report\n"
       "  inferscope report --last 1h --rank 0 --format markdown\n"
       "  inferscope report --from 2026-01-02T15:00 --to 2026-01-02T15:10 --format json\n");
-  report_cmd_->add_option("--state-dir", report_state_dir_, kStateDirHelp);
-  auto* last = report_cmd_->add_option("--last", last_, "Report the last DURATION (default 5m)");
-  auto* from = report_cmd_->add_option("--from", report_.from, "Start of the range");
-  auto* to = report_cmd_->add_option("--to", report_.to, "End of the range (default now)");
+  report_cmd_->add_option("--state-dir", report_state_dir_, kStateDirHelp)->type_name("DIR");
+  auto* last = report_cmd_->add_option("--last", last_, "Report the last DURATION (default 5m)")
+                   ->type_name("DURATION");
+  auto* from =
+      report_cmd_->add_option("--from", report_.from, "Start of the range")->type_name("TIME");
+  auto* to = report_cmd_->add_option("--to", report_.to, "End of the range (default now)")
+                 ->type_name("TIME");
   last->excludes(from)->excludes(to);
-  report_cmd_->add_option("--pid", pid_, "Only this process id");
-  report_cmd_->add_option("--rank", rank_, "Only this rank");
-  report_cmd_->add_option("--device", device_, "Only this GPU (device index)");
+  report_cmd_->add_option("--pid", pid_, "Only this process id")
+      ->type_name("PID")
+      ->check(IntIn(0, UINT32_MAX));
+  report_cmd_->add_option("--rank", rank_, "Only this rank")
+      ->type_name("N")
+      ->check(IntIn(INT32_MIN, INT32_MAX));
+  report_cmd_->add_option("--device", device_, "Only this GPU (device index)")
+      ->type_name("N")
+      ->check(IntIn(0, UINT32_MAX));
   report_cmd_
       ->add_option("--gpu-hourly-cost", report_.gpu_hourly_usd,
                    "GPU price in USD per hour (each GPU): adds cost per request and per million\n"
                    "generated tokens, split by category and stage (docs/cost.md)")
-      ->check(CLI::PositiveNumber);
-  report_cmd_->add_option("--gpu-prices", report_.gpu_prices_path,
-                          "GPU price table, `MODEL = USD_PER_HOUR` lines (docs/cost.md)");
-  report_cmd_->add_option("--diagnosis-thresholds", report_.thresholds_path,
-                          "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)");
+      ->type_name("USD")
+      ->check(PositiveNumber());
+  report_cmd_
+      ->add_option("--gpu-prices", report_.gpu_prices_path,
+                   "GPU price table, `MODEL = USD_PER_HOUR` lines (docs/cost.md)")
+      ->type_name("FILE");
+  report_cmd_
+      ->add_option("--diagnosis-thresholds", report_.thresholds_path,
+                   "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)")
+      ->type_name("FILE");
   report_cmd_->add_option("-f,--format", format_, "Report format: text, markdown (md) or json")
       ->capture_default_str()
-      ->check(CLI::IsMember({"text", "markdown", "md", "json"}));
+      ->type_name("FORMAT")
+      ->check(OneOf({"text", "markdown", "md", "json"}));
   report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->type_name("N")
+      ->check(IntIn(1, 100000));
 }
 
 std::optional<int> AgentAndReportCommands::RunIfParsed() {

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -13,12 +15,14 @@
 #include <limits>
 
 #include "src/aggregate/aggregator.h"
+#include "src/aggregate/device_state.h"
 #include "src/analyze/analysis.h"
 #include "src/cli/exit_codes.h"
 #include "src/import/pipelined_sink.h"
 #include "src/import/trace_importer.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
+#include "src/report/format.h"
 
 namespace inferscope::cli {
 namespace {
@@ -80,6 +84,71 @@ base::Status ImportOne(const std::string& path, const AnalyzeOptions& options,
   return base::OkStatus();
 }
 
+// Automatic bins differ per trace (each from its own span) but each divides every larger one
+// (AutoBinNs): bring every timeline to the widest, so the ranks' timelines line up. Returns it.
+int64_t CommonTimelineBin(std::vector<ImportedWindow>* imported) {
+  int64_t common = 0;
+  for (const ImportedWindow& w : *imported)
+    for (const model::ProcessProfile& p : w.window.processes)
+      for (const model::DeviceProfile& d : p.devices) common = std::max(common, d.timeline.bin_ns);
+  if (common <= 0) return 100'000'000;
+  for (ImportedWindow& w : *imported) {
+    for (model::ProcessProfile& p : w.window.processes) {
+      for (model::DeviceProfile& d : p.devices) {
+        model::Timeline& t = d.timeline;
+        if (t.bin_ns <= 0 || t.bin_ns == common || common % t.bin_ns != 0) continue;
+        const auto factor = static_cast<size_t>(common / t.bin_ns);
+        const size_t n = (t.busy_ns.size() + factor - 1) / factor;
+        std::vector<int64_t> busy(n, 0);
+        std::vector<std::array<int64_t, model::kCategoryCount>> category(n);
+        for (size_t i = 0; i < t.busy_ns.size(); ++i) {
+          busy[i / factor] += t.busy_ns[i];
+          for (size_t c = 0; c < model::kCategoryCount; ++c)
+            category[i / factor][c] += t.category_ns[i][c];
+        }
+        t.busy_ns = std::move(busy);
+        t.category_ns = std::move(category);
+        t.bin_ns = common;
+      }
+    }
+  }
+  return common;
+}
+
+// "4ns", "2.6ms": the smallest --bin that holds `span_ns`, rounded up to two digits.
+std::string MinimumBinText(int64_t span_ns) {
+  const int64_t min_ns = span_ns / aggregate::kMaxTimelineBins + 1;
+  const std::pair<int64_t, const char*> kUnits[] = {
+      {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+  for (const auto& [scale, unit] : kUnits) {
+    if (min_ns < scale && scale > 1) continue;
+    const double tenths = std::ceil(static_cast<double>(min_ns) * 10 / static_cast<double>(scale));
+    return fmt::format("{:g}{}", tenths / 10, unit);
+  }
+  return std::to_string(min_ns) + "ns";
+}
+
+static_assert(aggregate::kMaxTimelineBins == 100'000, "the message below names the limit");
+
+// A --bin that cuts a trace's timeline short is a usage error naming the smallest that does not
+// (the report would otherwise miss the end of the trace); "" when every timeline fits.
+std::string BinTooSmall(const std::vector<ImportedWindow>& imported, int64_t bin_ns) {
+  for (const ImportedWindow& w : imported) {
+    for (const model::ProcessProfile& p : w.window.processes) {
+      for (const model::DeviceProfile& d : p.devices) {
+        if (!d.timeline.truncated) continue;
+        const int64_t span = d.last_end_ns - d.timeline.origin_ns;
+        return fmt::format(
+            "--bin {}: too small for the {} span of {}: use at least --bin {} (a timeline holds "
+            "at most 100,000 bins)",
+            report::FormatDuration(bin_ns), report::FormatDuration(span), w.path,
+            MinimumBinText(span));
+      }
+    }
+  }
+  return "";
+}
+
 int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   if (options.paths.empty()) {
     err << "inferscope: error: analyze: no input files (run 'inferscope analyze --help')\n";
@@ -102,9 +171,17 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
     if (!status.ok()) return Fail(err, status, files[i]);
   }
 
+  int64_t bin_ns = options.bin_ns;
+  if (bin_ns <= 0) {
+    bin_ns = CommonTimelineBin(&imported);
+  } else if (std::string problem = BinTooSmall(imported, bin_ns); !problem.empty()) {
+    err << "inferscope: error: " << problem << "\nRun 'inferscope analyze --help' for usage.\n";
+    return kExitUsage;
+  }
+
   analyze::AnalysisOptions analysis_options;
   analysis_options.top = options.top;
-  analysis_options.bin_ns = options.bin_ns;
+  analysis_options.bin_ns = bin_ns;
   analysis_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
   analysis_options.rules_path = options.rules_path;
   std::vector<analyze::AnalysisInput> inputs;
@@ -130,7 +207,9 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
     if (!thresholds.ok()) return Fail(err, thresholds.status(), options.thresholds_path);
     analysis.diagnosis = analyze::Diagnose(analysis, {}, *thresholds);
   }
-  const std::string rendered = report::Render(analysis, options.format);
+  const std::string rendered = options.format == report::ReportFormat::kText
+                                   ? report::RenderText(analysis, options.text_width)
+                                   : report::Render(analysis, options.format);
 
   if (options.output_path.empty()) {
     out << rendered;
@@ -221,6 +300,7 @@ base::Status ImportTraceFile(const std::string& path, const AnalyzeOptions& opti
   // (as whole-trace mode does) so that no event is late.
   if (window_ns > 0) agg_options.lateness_ns = std::numeric_limits<int64_t>::max() / 4;
   agg_options.bin_ns = options.bin_ns;
+  if (options.bin_ns <= 0 && window_ns == 0) agg_options.auto_bins = kAutoTimelineBins;
   agg_options.top_k = std::max(options.top, 1);
   agg_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
   model::NameTable names;

@@ -20,14 +20,19 @@ struct AnalyzeOptions {
   std::vector<std::string> paths;  // files or directories (non-recursive)
   report::ReportFormat format = report::ReportFormat::kText;
   int top = 15;
-  int64_t bin_ns = 100'000'000;
+  int64_t bin_ns = 100'000'000;  // 0: chosen from each trace's span (at most kAutoTimelineBins)
   int64_t kernel_wait_threshold_ns = 30'000;
   std::string rules_path;
   std::string thresholds_path;  // --diagnosis-thresholds
   std::string output_path;      // empty: `out`
   bool verbose = false;         // progress lines on `err` even when it is not a terminal
   bool progress = false;        // progress lines on `err` (set by the caller for a terminal)
+  int text_width = 100;         // columns of the text report (the terminal's, when it is one)
 };
+
+// Bins a timeline gets when --bin is not given: a terminal-wide sparkline at full resolution,
+// and a JSON timeline of a few hundred bins whatever the trace's length.
+inline constexpr int kAutoTimelineBins = 500;
 
 // Runs the command. The report goes to `out` (or the output file); progress, skipped files and the
 // single error line ("inferscope: error: <path>: <problem>") go to `err`. Returns the exit code.

@@ -131,6 +131,102 @@ TEST_F(CliTest, BadFlagsAreUsageErrors) {
   }
 }
 
+// Issue 19, item 8: one voice. A usage error names the flag in inferscope's words, suggests the
+// closest flag, and points at the subcommand's help; durations take the same units everywhere;
+// `help [COMMAND]` and -V work; help shows metavariables, not C++ types.
+TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  struct Case {
+    std::string args, message, help;
+  } cases[] = {
+      {"report --lats 5m", "unknown flag --lats (did you mean --last?)", "inferscope report"},
+      {"analyze " + t + " --kernel-wait 5us",
+       "unknown flag --kernel-wait (did you mean --kernel-wait-threshold?)", "inferscope analyze"},
+      {"analyse " + t, "unknown command 'analyse' (did you mean analyze?)", "inferscope"},
+      {"analyze " + t + " --top", "--top: missing value (N)", "inferscope analyze"},
+      {"analyze " + t + " --top 0", "--top: must be between 1 and 100000, got 0",
+       "inferscope analyze"},
+      {"analyze " + t + " --format html",
+       "--format: unknown value 'html' (one of text, markdown, md, json)", "inferscope analyze"},
+      {"report --pid x", "--pid: 'x' is not a whole number", "inferscope report"},
+      {"status --bogus", "unknown flag --bogus", "inferscope status"},
+      {"agent --http-port 99999", "--http-port: must be between -1 and 65535, got 99999",
+       "inferscope agent"},
+      {"help nope", "unknown command 'nope'", "inferscope"},
+  };
+  for (const Case& c : cases) {
+    const Result r = Run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_EQ(r.err,
+              "inferscope: error: " + c.message + "\nRun '" + c.help + " --help' for usage.\n")
+        << c.args;
+  }
+  // Durations parse the same everywhere: minutes for a timeline bin too.
+  Result r = Run("analyze --format json --bin 10m " + t);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"bin_ns\": 600000000000"), std::string::npos);
+
+  // ... and for the profile window, which the injection library gets in units it reads.
+  r = Run("run --no-agent --state-dir '" + (dir_ / "s").string() +
+          "' --window 1m -- sh -c 'echo $INFERSCOPE_WINDOW'");
+  if (r.err.find("cannot find libinferscope_inject.so") == std::string::npos) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "60s\n");
+  }
+
+  r = Run("help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Subcommands:"), std::string::npos) << r.out;
+  r = Run("help analyze");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: inferscope analyze [OPTIONS] PATH..."), std::string::npos) << r.out;
+  r = Run("-V");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("inferscope ", 0), 0u) << r.out;
+  r = Run("run --help");
+  EXPECT_NE(r.out.find("Usage: inferscope run [OPTIONS] -- CMD [ARGS...]"), std::string::npos)
+      << r.out;
+  r = Run("analyze --help");
+  for (const char* shown : {"--top N", "--bin DURATION", "--kernel-wait-threshold DURATION",
+                            "--rules FILE", "--output FILE"})
+    EXPECT_NE(r.out.find(shown), std::string::npos) << shown << "\n" << r.out;
+  // No C++ types or validator wording in any help.
+  for (const char* command : {"analyze", "classify", "run", "agent", "report", "status", "diff"}) {
+    r = Run(std::string(command) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command;
+    for (const char* library : {" TEXT", " INT", " UINT", "FLOAT", " in [", ":{"})
+      EXPECT_EQ(r.out.find(library), std::string::npos) << command << ": " << library << "\n"
+                                                        << r.out;
+  }
+}
+
+// Issue 19, item 10: the timeline is worth looking at. Without --bin the bin comes from the span
+// (a 350 us trace had one 100 ms bin: a one-character sparkline); a --bin that would cut the
+// timeline short is a usage error naming the smallest that fits (the timeline spans from the
+// trace's first event, a launch 10 us before the first kernel).
+TEST_F(CliTest, TimelineBinFollowsTheSpan) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  Result r = Run("analyze --format json " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"bin_ns\": 1000,"), std::string::npos) << r.out.substr(0, 400);
+  r = Run("analyze " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t line = r.out.find("rank  0 gpu  0 |");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  const size_t open = r.out.find('|', line), close = r.out.find('|', open + 1);
+  EXPECT_GE(close - open - 1, 60u) << r.out.substr(line, 120);  // of 72 cells in 100 columns
+  EXPECT_LE(r.out.find('\n', line) - line, 100u);
+
+  r = Run("analyze --bin 1ns " + t);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("--bin 1 ns: too small for the 350 us span of"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("use at least --bin 4ns"), std::string::npos) << r.err;
+  EXPECT_EQ(Run("analyze --bin 4ns --format json " + t).exit_code, 0);
+}
+
 TEST_F(CliTest, MissingFile) {
   const Result r = Run("analyze '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(r.exit_code, 3);

@@ -21,6 +21,7 @@
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
 #include "src/cli/analyze_command.h"
+#include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
@@ -461,22 +462,29 @@ DiffCommand::DiffCommand(CLI::App* app) {
       "  inferscope diff --baseline-range -2h..-1h --candidate-range -1h..now\n");
   cmd_->add_option("INPUTS", positional_,
                    "Baseline then candidate: trace files, directories or saved JSON reports")
-      ->expected(0, 2);
+      ->expected(0, 2)
+      ->type_name("BASELINE CANDIDATE");
   cmd_->add_option("--baseline-range", options_.baseline_range,
-                   "Baseline = this time range of the store: FROM..TO (-2h..-1h, ISO times)");
+                   "Baseline = this time range of the store: FROM..TO (-2h..-1h, ISO times)")
+      ->type_name("FROM..TO");
   cmd_->add_option("--candidate-range", options_.candidate_range,
-                   "Candidate = this time range of the store");
+                   "Candidate = this time range of the store")
+      ->type_name("FROM..TO");
   cmd_->add_option("--state-dir", state_dir_,
-                   "The store for the ranges (default: as `inferscope report`)");
+                   "The store for the ranges (default: as `inferscope report`)")
+      ->type_name("DIR");
   cmd_->add_option("-f,--format", format_, "Output format: text, markdown (md) or json")
       ->capture_default_str()
-      ->check(CLI::IsMember({"text", "markdown", "md", "json"}));
+      ->type_name("FORMAT")
+      ->check(OneOf({"text", "markdown", "md", "json"}));
   cmd_->add_option("--min-change", min_change_pct_,
                    "Smallest relative change (percent) that can count as significant")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1000.0));
+      ->type_name("PCT")
+      ->check(NumberIn(0.0, 1000.0));
   cmd_->add_flag("--all", options_.all, "List every compared quantity");
-  cmd_->add_option("--rules", options_.rules_path, "Extra kernel classification rules (traces)");
+  cmd_->add_option("--rules", options_.rules_path, "Extra kernel classification rules (traces)")
+      ->type_name("FILE");
   cmd_->add_flag("-v,--verbose", options_.verbose, "Progress on stderr");
 }
 

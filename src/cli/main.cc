@@ -1,9 +1,11 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The `inferscope` binary: argument parsing (CLI11, whose exceptions stop here) and dispatch.
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "src/cli/agent_command.h"
 #include "src/cli/analyze_command.h"
 #include "src/cli/classify_command.h"
+#include "src/cli/cli_voice.h"
 #include "src/cli/diff_command.h"
 #include "src/cli/exit_codes.h"
 #include "src/cli/run_command.h"
@@ -48,13 +51,25 @@ constexpr const char* kAnalyzeFooter =
     "  quality counters; with several ranks a job summary and a rank comparison (imbalance,\n"
     "  straggler). JSON keys are documented in docs/report-schema.md.\n"
     "\n"
-    "Durations take a unit: 250ns, 30us, 100ms, 1.5s.\n"
+    "Durations take a unit: 250ns, 30us, 100ms, 1.5s, 10m, 2h.\n"
     "\n"
     "Examples:\n"
     "  inferscope analyze trace.json.gz\n"
     "  inferscope analyze traces/ --format json -o report.json\n"
     "  inferscope analyze rank0.json rank1.json --top 30 --bin 10ms --format markdown\n"
     "\n";
+
+constexpr int64_t kMaxKernelWaitNs = 1'000'000'000;
+
+// The text report's width: the terminal's when the report goes to one (the timeline uses it),
+// else 100 columns. Narrow terminals get their width too (the report wraps to fit).
+int TerminalWidth(bool to_stdout) {
+  struct winsize ws {};
+  if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+      ws.ws_col > 0)
+    return std::clamp<int>(ws.ws_col, 60, 300);
+  return 100;
+}
 
 int UsageError(const std::string& message, const std::string& help_command) {
   std::cerr << "inferscope: error: " << message << "\n"
@@ -69,36 +84,49 @@ int Main(int argc, char** argv) {
       "matmul, communication, ...), idle time and its causes, host waits, launch overhead, and\n"
       "rank imbalance.",
       "inferscope");
+  app.formatter(MakeFormatter());  // before the subcommands: they inherit it
   app.footer(std::string("\n") + kExitCodeHelp);
-  app.set_version_flag("--version", std::string("inferscope ") + report::ToolVersion());
+  app.set_version_flag("-V,--version", std::string("inferscope ") + report::ToolVersion());
   app.require_subcommand(0, 1);
 
   AnalyzeOptions analyze;
   std::string format = "text";
-  std::string bin = "100ms";
+  std::string bin;  // empty: chosen from the span
   std::string kernel_wait = "30us";
   CLI::App* analyze_cmd = app.add_subcommand("analyze", "Analyze trace files and print a report");
   analyze_cmd->footer(std::string("\n") + kAnalyzeFooter + kExitCodeHelp);
   analyze_cmd->add_option("PATH", analyze.paths, "Trace files or directories of trace files")
-      ->required();
+      ->required()
+      ->type_name("PATH...");
   analyze_cmd->add_option("-f,--format", format, "Report format: text, markdown (md) or json")
       ->capture_default_str()
-      ->check(CLI::IsMember({"text", "markdown", "md", "json"}));
+      ->type_name("FORMAT")
+      ->check(OneOf({"text", "markdown", "md", "json"}));
   analyze_cmd->add_option("--top", analyze.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
-  analyze_cmd->add_option("--bin", bin, "Timeline bin width")->capture_default_str();
+      ->type_name("N")
+      ->check(IntIn(1, 100000));
+  analyze_cmd
+      ->add_option("--bin", bin,
+                   "Timeline bin width (default: from the trace's span, a few hundred bins)")
+      ->type_name("DURATION");
   analyze_cmd
       ->add_option("--kernel-wait-threshold", kernel_wait,
                    "Idle gaps shorter than this between back-to-back GPU operations count as\n"
                    "kernel wait, not host wait")
-      ->capture_default_str();
-  analyze_cmd->add_option("--rules", analyze.rules_path,
-                          "Extra kernel classification rules (docs/taxonomy.md); they take\n"
-                          "precedence over the built-in ones");
-  analyze_cmd->add_option("-o,--output", analyze.output_path, "Write the report to FILE");
-  analyze_cmd->add_option("--diagnosis-thresholds", analyze.thresholds_path,
-                          "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)");
+      ->capture_default_str()
+      ->type_name("DURATION");
+  analyze_cmd
+      ->add_option("--rules", analyze.rules_path,
+                   "Extra kernel classification rules (docs/taxonomy.md); they take\n"
+                   "precedence over the built-in ones")
+      ->type_name("FILE");
+  analyze_cmd->add_option("-o,--output", analyze.output_path, "Write the report to FILE")
+      ->type_name("FILE");
+  analyze_cmd
+      ->add_option("--diagnosis-thresholds", analyze.thresholds_path,
+                   "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)")
+      ->type_name("FILE");
   analyze_cmd->add_flag("-v,--verbose", analyze.verbose,
                         "Progress on stderr even when it is not a terminal");
 
@@ -112,9 +140,11 @@ int Main(int argc, char** argv) {
       "Examples:\n"
       "  inferscope classify 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL'\n"
       "  inferscope classify - --rules my_rules.txt < kernel_names.txt\n");
-  classify_cmd->add_option("NAME", classify_names, "Kernel names ('-' = read names from stdin)");
-  classify_cmd->add_option("--rules", classify_rules,
-                           "Extra classification rules (docs/taxonomy.md)");
+  classify_cmd->add_option("NAME", classify_names, "Kernel names ('-' = read names from stdin)")
+      ->type_name("NAME...");
+  classify_cmd
+      ->add_option("--rules", classify_rules, "Extra classification rules (docs/taxonomy.md)")
+      ->type_name("FILE");
 
   RunOptions run;
   CLI::App* run_cmd = app.add_subcommand(
@@ -130,24 +160,33 @@ int Main(int argc, char** argv) {
       "  inferscope run -- vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n"
       "  inferscope run --state-dir /tmp/prof --window 5s -- python bench.py\n"
       "  inferscope run --enable-otel -- python -m sglang.launch_server --model-path M\n");
-  run_cmd->add_option("--state-dir", run.state_dir,
-                      "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR or\n"
-                      "$XDG_STATE_HOME/inferscope or ~/.local/state/inferscope)");
-  run_cmd->add_option("--window", run.window, "Profile window length (default 10s)");
-  run_cmd->add_option("--inject-lib", run.inject_lib,
-                      "The injection library (default: found beside this binary)");
-  run_cmd->add_option("--cupti-path,--cupti-dir", run.cupti_path,
-                      "The libcupti to use (a file or its directory; sets INFERSCOPE_CUPTI_PATH).\n"
-                      "Default: the one already in the process, else the Python CUDA wheels',\n"
-                      "$CUDA_HOME's, /usr/local/cuda's, then the loader's (CUDA 12 or 13)");
+  run_cmd
+      ->add_option("--state-dir", run.state_dir,
+                   "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR or\n"
+                   "$XDG_STATE_HOME/inferscope or ~/.local/state/inferscope)")
+      ->type_name("DIR");
+  run_cmd->add_option("--window", run.window, "Profile window length (default 10s)")
+      ->type_name("DURATION");
+  run_cmd
+      ->add_option("--inject-lib", run.inject_lib,
+                   "The injection library (default: found beside this binary)")
+      ->type_name("FILE");
+  run_cmd
+      ->add_option("--cupti-path,--cupti-dir", run.cupti_path,
+                   "The libcupti to use (a file or its directory; sets INFERSCOPE_CUPTI_PATH).\n"
+                   "Default: the one already in the process, else the Python CUDA wheels',\n"
+                   "$CUDA_HOME's, /usr/local/cuda's, then the loader's (CUDA 12 or 13)")
+      ->type_name("PATH");
   bool no_agent = false;
   run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
   run_cmd->add_flag("--enable-otel", run.enable_otel,
                     "Send the engine's request spans to the agent (adds vLLM's, SGLang's or\n"
                     "TensorRT-LLM's OTLP flags; docs/request-spans.md)");
-  run_cmd->add_option("--metrics-url", run.metrics_url,
-                      "The engine's Prometheus /metrics URL, for the agent this starts\n"
-                      "(default: found from the command's listening sockets)");
+  run_cmd
+      ->add_option("--metrics-url", run.metrics_url,
+                   "The engine's Prometheus /metrics URL, for the agent this starts\n"
+                   "(default: found from the command's listening sockets)")
+      ->type_name("URL");
 
   AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
   StatusCommand status(&app);
@@ -166,6 +205,10 @@ int Main(int argc, char** argv) {
     }
   }
 
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  // `inferscope help [COMMAND]`, as git and cargo have it.
+  if (!args.empty() && args[0] == "help") return RunHelpCommand(app, args, std::cout, std::cerr);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -175,24 +218,36 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e, std::cout, std::cerr);
   } catch (const CLI::ParseError& e) {
-    const bool in_analyze = analyze_cmd->parsed();
-    return UsageError(e.what(), in_analyze ? "inferscope analyze" : "inferscope");
+    return ReportParseError(app, e, args, std::cerr);
   }
 
   if (analyze_cmd->parsed()) {
     if (!report::ParseReportFormat(format, &analyze.format))
       return UsageError("--format: unknown format '" + format + "'", "inferscope analyze");
-    auto bin_ns = base::ParseDuration(bin);
-    if (!bin_ns.ok())
-      return UsageError("--bin: " + bin_ns.status().message(), "inferscope analyze");
-    if (*bin_ns <= 0) return UsageError("--bin: must be greater than 0", "inferscope analyze");
-    analyze.bin_ns = *bin_ns;
-    auto wait_ns = base::ParseDuration(kernel_wait);
+    // Durations parse the same in every command: long units too (`--bin 10m` for a long trace).
+    analyze.bin_ns = 0;  // automatic
+    if (!bin.empty()) {
+      auto bin_ns = base::ParseDuration(bin, base::DurationUnits::kWithLongUnits);
+      if (!bin_ns.ok())
+        return UsageError("--bin: " + bin_ns.status().message(), "inferscope analyze");
+      if (*bin_ns <= 0) return UsageError("--bin: must be greater than 0", "inferscope analyze");
+      analyze.bin_ns = *bin_ns;
+    }
+    auto wait_ns = base::ParseDuration(kernel_wait, base::DurationUnits::kWithLongUnits);
     if (!wait_ns.ok())
       return UsageError("--kernel-wait-threshold: " + wait_ns.status().message(),
                         "inferscope analyze");
+    // The threshold tells back-to-back GPU work from host waits; a gap of a second is never the
+    // former, so a larger value is a mistake (likely a missing "u" or "m").
+    if (*wait_ns > kMaxKernelWaitNs)
+      return UsageError(
+          "--kernel-wait-threshold: at most 1s (it separates back-to-back GPU work "
+          "from host waits), got " +
+              kernel_wait,
+          "inferscope analyze");
     analyze.kernel_wait_threshold_ns = *wait_ns;
     analyze.progress = isatty(STDERR_FILENO) != 0;
+    analyze.text_width = TerminalWidth(analyze.output_path.empty());
     return RunAnalyze(analyze, std::cout, std::cerr);
   }
   if (classify_cmd->parsed()) {

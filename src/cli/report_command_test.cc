@@ -69,7 +69,7 @@ class ReportCommandTest : public ::testing::Test {
     }
   }
   // GPU metrics of GPUs 0..3 over [start, start + 10 s): what a live agent's store also holds.
-  void AddGpuMetrics(int64_t start_ns) {
+  void AddGpuMetrics(int64_t start_ns, double hw_slowdown_share = 0) {
     auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok());
     agent::GpuMetricsWindow g;
@@ -81,6 +81,10 @@ class ReportCommandTest : public ::testing::Test {
       d.uuid = "GPU-" + std::to_string(i);
       d.name = "NVIDIA H100 80GB HBM3";
       d.samples = 10;
+      if (hw_slowdown_share > 0) {
+        d.throttle_samples = 100;
+        d.throttle_active["hw_slowdown"] = static_cast<uint64_t>(hw_slowdown_share * 100);
+      }
     }
     base::JsonWriter w;
     g.WriteJson(w);
@@ -429,6 +433,38 @@ TEST_F(ReportCommandTest, TelemetryDiagnosisAndCostOfTheRange) {
   err.str("");
   EXPECT_EQ(RunReport(options, out, err), 2);
   EXPECT_NE(err.str().find("prices.txt: line 1"), std::string::npos) << err.str();
+}
+
+// Issue 19: a 25% hardware slowdown NVML reported for the range is a `throttling` finding, and
+// the GPU metrics show the reason in full (it was cut to "sw..." in a 100-column table).
+TEST_F(ReportCommandTest, HardwareSlowdownIsAThrottlingFinding) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 6);
+  AddGpuMetrics(now - 120 * kSec, 0.25);
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  options.format = report::ReportFormat::kJson;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"id\": \"throttling\""), std::string::npos)
+      << out.str().substr(0, 3000);
+  EXPECT_NE(out.str().find("\"name\": \"hw_slowdown_pct\""), std::string::npos);
+  options.format = report::ReportFormat::kText;
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("throttling (warning"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("hardware slowdown 25%"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("hw_slowdown 25%"), std::string::npos) << out.str();
+  // Without a slowdown there is no such finding.
+  for (const auto& entry : std::filesystem::directory_iterator(dir_))
+    std::filesystem::remove_all(entry.path());
+  Populate(now - 120 * kSec, 6);
+  AddGpuMetrics(now - 120 * kSec);
+  options.format = report::ReportFormat::kJson;
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_EQ(out.str().find("\"id\": \"throttling\""), std::string::npos);
 }
 
 }  // namespace

@@ -191,10 +191,15 @@ base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_
   plan.set_env.emplace_back("INFERSCOPE_STATE_DIR", plan.state_dir);
   plan.set_env.emplace_back("INFERSCOPE_SOCKET", plan.socket_path);
   if (!options.window.empty()) {
-    auto w = base::ParseDuration(options.window);
+    // Long units like every other duration flag ("1m"); the injection library reads sub-minute
+    // units only, so it gets the window in seconds (or ms, or ns).
+    auto w = base::ParseDuration(options.window, base::DurationUnits::kWithLongUnits);
     if (!w.ok() || *w < 100'000'000)
       return base::InvalidArgumentError("--window: want a duration of at least 100ms, like 10s");
-    plan.set_env.emplace_back("INFERSCOPE_WINDOW", options.window);
+    const std::string window = *w % 1'000'000'000 == 0 ? std::to_string(*w / 1'000'000'000) + "s"
+                               : *w % 1'000'000 == 0   ? std::to_string(*w / 1'000'000) + "ms"
+                                                       : std::to_string(*w) + "ns";
+    plan.set_env.emplace_back("INFERSCOPE_WINDOW", window);
   }
   const std::string existing = Env(getenv_fn, "CUDA_INJECTION64_PATH");
   if (!existing.empty()) {

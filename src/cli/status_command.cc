@@ -23,6 +23,7 @@
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
+#include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 
 namespace inferscope::cli {
@@ -455,7 +456,24 @@ std::string FormatLocalTime(int64_t unix_ns) {
   return buf;
 }
 
-// Rows of cells, each column padded to its widest cell; indented by two spaces.
+constexpr size_t kWidth = 100;  // the status fits a 100-column terminal
+
+// Appends `line`, wrapped at spaces to kWidth with continuation lines indented by `indent` (a word
+// longer than the room left is broken): a GPU list or a path is never cut off.
+void AppendWrapped(std::string line, size_t indent, std::string* out) {
+  indent = std::min(indent, kWidth / 2);
+  while (line.size() > kWidth) {
+    size_t cut = line.rfind(' ', kWidth);
+    if (cut == std::string::npos || cut <= indent) cut = kWidth;
+    *out += line.substr(0, cut) + "\n";
+    const size_t next = line.find_first_not_of(' ', cut);
+    line = std::string(indent, ' ') + (next == std::string::npos ? "" : line.substr(next));
+  }
+  *out += line + "\n";
+}
+
+// Rows of cells, each column padded to its widest cell; indented by two spaces. A last cell too
+// wide for the terminal wraps under itself.
 void RenderTable(const std::vector<std::vector<std::string>>& rows, std::string* out) {
   std::vector<size_t> widths;
   for (const auto& row : rows) {
@@ -464,17 +482,19 @@ void RenderTable(const std::vector<std::vector<std::string>>& rows, std::string*
   }
   for (const auto& row : rows) {
     std::string line = " ";
+    size_t last_start = 0;
     for (size_t i = 0; i < row.size(); ++i) {
       line += ' ';
+      last_start = line.size();
       line += row[i];
       if (i + 1 < row.size()) line.append(widths[i] - row[i].size() + 1, ' ');
     }
-    *out += line + "\n";
+    AppendWrapped(std::move(line), last_start, out);
   }
 }
 
 void Field(const char* label, const std::string& value, std::string* out) {
-  *out += fmt::format("{:<12}{}\n", label, value);
+  AppendWrapped(fmt::format("{:<12}{}", label, value), 12, out);
 }
 
 std::string CollectorLine(const char* kind, const CollectorStatus& c) {
@@ -563,7 +583,8 @@ std::string RenderText(const Gathered& g, int64_t now_ns) {
     // The whole line per process (library path, reason), which does not fit a table column.
     for (const StatusProcess& p : g.processes)
       if (!p.profiling_off.empty() || !p.cupti_path.empty())
-        out += fmt::format("  pid {} profiling: {}\n", p.pid, Printable(DescribeProfiling(p)));
+        AppendWrapped(fmt::format("  pid {} profiling: {}", p.pid, Printable(DescribeProfiling(p))),
+                      4, &out);
   }
   if (g.agent) {
     out += fmt::format("GPUs with work in the last 5 minutes: {}\n", g.devices.size());
@@ -594,7 +615,7 @@ std::string RenderText(const Gathered& g, int64_t now_ns) {
 
   if (!g.notes.empty()) {
     out += "\nNotes\n";
-    for (const std::string& note : g.notes) out += "  - " + Printable(note) + "\n";
+    for (const std::string& note : g.notes) AppendWrapped("  - " + Printable(note), 4, &out);
   }
   return out;
 }
@@ -725,10 +746,12 @@ StatusCommand::StatusCommand(CLI::App* app) {
       "  inferscope status --format json | jq .endpoints.otlp_http\n");
   cmd_->add_option("--state-dir", state_dir_,
                    "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR, else\n"
-                   "$XDG_STATE_HOME/inferscope, else ~/.local/state/inferscope)");
+                   "$XDG_STATE_HOME/inferscope, else ~/.local/state/inferscope)")
+      ->type_name("DIR");
   cmd_->add_option("-f,--format", format_, "Output format: text or json")
       ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json"}));
+      ->type_name("FORMAT")
+      ->check(OneOf({"text", "json"}));
 }
 
 std::optional<int> StatusCommand::RunIfParsed() {

@@ -449,6 +449,28 @@ TEST(StatusCommandTest, ShowsCollectorsTheAgentReports) {
     EXPECT_NE(text.out.find(want), std::string::npos) << "want '" << want << "' in\n" << text.out;
 }
 
+// Issue 19: `status` fits 100 columns; a long GPU list wraps under its column, nothing is cut.
+TEST(StatusCommandTest, FitsOneHundredColumnsWithoutCuttingValues) {
+  TempDir dir;
+  std::string devices;
+  for (int i = 0; i < 8; ++i)
+    devices += std::string(i ? ", " : "") + "{\"index\": " + std::to_string(i) +
+               ", \"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": "
+               "\"GPU-5f1c4a7e-0000-4000-8000-00000000000" +
+               std::to_string(i) + "\"}";
+  FakeApi api(dir.path(), FakeStatus(R"(, "collectors": {"nvml": {"state": "on", "reason": "",)"
+                                     R"( "devices": [)" +
+                                     devices + R"(]}})"));
+  const Result text = Status(dir.path(), false, kNow);
+  EXPECT_EQ(text.code, kExitOk);
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  for (int i = 0; i < 8; ++i)
+    EXPECT_NE(text.out.find("GPU-5f1c4a7e-0000-4000-8000-00000000000" + std::to_string(i)),
+              std::string::npos)
+        << text.out;
+}
+
 TEST(StatusCommandTest, OlderAgentWithoutCollectors) {
   TempDir dir;
   FakeApi api(dir.path(), FakeStatus(""));

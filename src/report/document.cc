@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
 
 #include "src/report/format.h"
@@ -45,10 +47,83 @@ std::string RankLabel(const RankAnalysis& r) { return std::to_string(r.rank); }
 
 bool Multi(const Analysis& a) { return a.ranks.size() > 1; }
 
+// Evidence as an engineer would write it: "host-wait gap mean 759 µs", not
+// "host_wait_gap_mean_us 759 us". The JSON keeps the documented keys; only the text changes: the
+// unit suffix goes (the value carries the unit), underscores become spaces, and the usual terms
+// get their usual spelling.
+std::string EvidenceName(const std::string& key) {
+  // Keys whose generic reading (suffix off, underscores to spaces) would be ambiguous or cryptic.
+  static const std::map<std::string, std::string> kNames = {
+      {"category_pct", "category share of kernel time"},
+      {"kernel_pct", "heaviest kernel share of kernel time"},
+      {"usual_category_pct", "usual category share"},
+      {"recoverable_pct", "recoverable"},
+      {"slow_alloc_calls", "allocation calls over 1 ms"},
+      {"slow_alloc_ms", "time in slow allocation calls"},
+      {"slow_alloc_pct", "slow allocation share"},
+      {"alloc_idle_pct", "GPU idle in allocations"},
+      {"alloc_max_ms", "slowest allocation call"},
+      {"host_copy_gb", "host copies"},
+      {"host_copy_pct", "host copy time"},
+      {"short_kernel_pct", "kernels under 10 µs"},
+      {"idle_pct", "GPU idle"},
+      {"busy_pct", "GPU busy"},
+      {"sync_wait_pct", "host blocked in syncs"},
+      {"sync_idle_pct", "GPU idle for syncs"},
+      {"waited_on_top_ms", "wait on the top kernel"},
+      {"launch_idle_pct", "GPU idle waiting for launches"},
+      {"host_wait_idle_pct", "host-wait share of idle"},
+      {"long_gap_idle_pct", "GPU idle in gaps over 1 ms"},
+      {"host_idle_pct", "GPU idle while the host was idle"},
+      {"dependency_idle_pct", "GPU idle on dependencies"},
+      {"decode_delay_pct", "decode delayed by prefill"},
+      {"straggler_rank", "straggler rank"},
+      {"straggler_excess_compute_ms", "straggler extra compute"},
+      {"straggler_wait_pct", "others waiting on the straggler"},
+      {"kv_cache_usage_max_pct", "KV cache usage max"},
+      {"queue_share_pct", "queue share of latency"},
+      {"prefill_share_of_request_pct", "prefill share of request time"},
+  };
+  if (auto it = kNames.find(key); it != kNames.end()) return it->second;
+  std::string name = key;
+  for (const char* suffix : {"_pct", "_us", "_ms", "_ns", "_s", "_share"}) {
+    const size_t n = std::strlen(suffix);
+    if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) {
+      name.resize(name.size() - n);
+      break;
+    }
+  }
+  std::replace(name.begin(), name.end(), '_', ' ');
+  static const std::pair<const char*, const char*> kTerms[] = {{"host wait", "host-wait"},
+                                                               {"kernel wait", "kernel-wait"},
+                                                               {"cpu ", "CPU "},
+                                                               {"gpm ", "GPM "},
+                                                               {"dram ", "DRAM "},
+                                                               {"kv cache", "KV cache"},
+                                                               {"e2e", "end-to-end"},
+                                                               {"sm ", "SM "},
+                                                               {"gemm", "GEMM"}};
+  for (const auto& [from, to] : kTerms) {
+    const std::string f = from;
+    for (size_t pos = 0; (pos = name.find(f, pos)) != std::string::npos; pos += std::strlen(to))
+      if (pos == 0 || name[pos - 1] == ' ') name.replace(pos, f.size(), to);
+  }
+  return name;
+}
+
+// Three significant digits below 100, whole numbers above (no "1.23e+03").
+std::string EvidenceNumber(double v) {
+  if (std::fabs(v) >= 100 || v == std::floor(v)) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
 std::string FormatEvidence(const analyze::Evidence& e) {
-  if (e.unit == "count") return fmt::format("{} {:.0f}", e.name, e.value);
-  if (e.unit == "%") return fmt::format("{} {:.1f}%", e.name, e.value);
-  return fmt::format("{} {:.3g} {}", e.name, e.value, e.unit);
+  const std::string name = EvidenceName(e.name);
+  if (e.unit == "count") return fmt::format("{} {:.0f}", name, e.value);
+  if (e.unit == "%") return fmt::format("{} {:.1f}%", name, e.value);
+  // A no-break space keeps "6.62 µs" on one line when the text wraps.
+  return fmt::format("{} {}{}{}", name, EvidenceNumber(e.value), kNoBreakSpace,
+                     e.unit == "us" ? "µs" : e.unit);
 }
 
 // The verdicts, most important first: one paragraph per finding (headline, evidence, fixes), so
@@ -64,17 +139,27 @@ Section DiagnosisSection(const Analysis& a) {
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const analyze::Finding& f = d.findings[i];
     std::vector<std::string> lines;
-    lines.push_back(fmt::format("{}. {} ({}, {}confidence {:.2f}, {:.0f}% of time at stake): {}",
-                                i + 1, f.id, f.severity,
-                                f.rank >= 0 ? fmt::format("rank {}, ", f.rank) : "", f.confidence,
-                                f.score * 100, f.summary));
+    // "healthy" has nothing at stake by definition; "0% of time at stake" would only distract.
+    lines.push_back(fmt::format(
+        "{}. {} ({}, {}confidence {:.2f}{}): {}", i + 1, f.id, f.severity,
+        f.rank >= 0 ? fmt::format("rank {}, ", f.rank) : "", f.confidence,
+        f.id == "healthy" ? "" : fmt::format(", {:.0f}% of time at stake", f.score * 100),
+        f.summary));
+    // Evidence and fixes nest under their finding (a sub-list in markdown too).
+    const std::string sub(fmt::format("{}. ", i + 1).size(), ' ');
     if (!f.evidence.empty()) {
       std::string ev;
       for (const analyze::Evidence& e : f.evidence)
         ev += (ev.empty() ? "" : ", ") + FormatEvidence(e);
-      lines.push_back("- evidence: " + ev);
+      lines.push_back(sub + "- evidence: " + ev);
     }
-    for (const std::string& fix : f.fixes) lines.push_back("- fix: " + fix);
+    // A finding with next to nothing at stake is a note, not a to-do list: four fixes under
+    // "0% of time at stake" would send people after nothing.
+    if (f.score * 100 < 0.5 && !f.fixes.empty()) {
+      lines.push_back(sub + "- no fix suggested: under 0.5% of the time is at stake");
+    } else {
+      for (const std::string& fix : f.fixes) lines.push_back(sub + "- fix: " + fix);
+    }
     if (i + 1 < d.findings.size()) lines.emplace_back();  // a blank line between findings
     s.blocks.push_back(Paragraph(std::move(lines)));
   }

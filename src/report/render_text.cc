@@ -15,24 +15,81 @@ constexpr size_t kMinFlexibleWidth = 12;
 constexpr size_t kMarkdownMaxCell = 80;
 constexpr size_t kGap = 2;  // spaces between text columns
 
-// Greedy word wrap; a word longer than the width is cut with an ellipsis.
+// How far continuation lines of a list item indent: under the text after "- " or "12. ", so a
+// wrapped finding or evidence line reads as one item (0 for plain text).
+size_t HangingIndent(const std::string& text) {
+  size_t lead = 0;
+  while (lead < text.size() && text[lead] == ' ') ++lead;
+  if (text.compare(lead, 2, "- ") == 0) return lead + 2;
+  size_t digits = lead;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits > lead && text.compare(digits, 2, ". ") == 0) return digits + 2;
+  return 0;
+}
+
+// Greedy word wrap with a hanging indent for list items; a word longer than the width is cut
+// with an ellipsis.
+void AppendWrappedRaw(const std::string& text, size_t width, std::string* out);
+
 void AppendWrapped(const std::string& text, size_t width, std::string* out) {
-  std::string line;
-  size_t pos = 0;
+  std::string wrapped;
+  AppendWrappedRaw(text, width, &wrapped);
+  const std::string nbsp = kNoBreakSpace;
+  for (size_t pos = 0; (pos = wrapped.find(nbsp, pos)) != std::string::npos;)
+    wrapped.replace(pos, nbsp.size(), " ");
+  *out += wrapped;
+}
+
+void AppendWrappedRaw(const std::string& text, size_t width, std::string* out) {
+  const std::string indent(HangingIndent(text), ' ');
+  // Leading spaces (a nested item) are kept, not taken for empty words.
+  size_t pos = text.find_first_not_of(' ');
+  if (pos == std::string::npos) pos = text.size();
+  std::string line(pos, ' ');
+  const std::string lead = line;
   while (pos < text.size()) {
     size_t end = text.find(' ', pos);
     if (end == std::string::npos) end = text.size();
     std::string word = text.substr(pos, end - pos);
     pos = end + 1;
-    if (word.size() > width) word = Ellipsize(word, width);
+    if (word.size() + indent.size() > width) word = Ellipsize(word, width - indent.size());
     if (!line.empty() && line.size() + 1 + word.size() > width) {
       *out += line + "\n";
-      line.clear();
+      line = indent;
     }
-    if (!line.empty()) line += ' ';
+    if (line != lead && line != indent) line += ' ';
     line += word;
   }
   *out += line + "\n";
+}
+
+// A preformatted line (a table a section renders itself) that is too wide wraps at a space,
+// continuation lines indented, rather than losing its end: nothing important is cut to fit.
+void AppendPreformatted(const std::string& line, size_t width, std::string* out) {
+  if (line.size() <= width) {
+    *out += line + "\n";
+    return;
+  }
+  size_t lead = line.find_first_not_of(' ');
+  if (lead == std::string::npos) lead = 0;
+  const std::string indent(std::min(lead + 4, width / 2), ' ');
+  std::string rest = line;
+  std::string prefix;
+  while (prefix.size() + rest.size() > width) {
+    const size_t room = width - prefix.size();
+    size_t cut = rest.rfind(' ', room);
+    if (cut == std::string::npos || cut <= lead) {
+      cut = room;  // one long word: a hard break, at a UTF-8 character boundary
+      while (cut > 1 && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80) --cut;
+    }
+    *out += prefix + rest.substr(0, cut) + "\n";
+    rest = rest.substr(rest.find_first_not_of(' ', cut) == std::string::npos
+                           ? rest.size()
+                           : rest.find_first_not_of(' ', cut));
+    prefix = indent;
+    lead = 0;
+  }
+  *out += prefix + rest + "\n";
 }
 
 void AppendPadded(const std::string& cell, size_t width, bool right, std::string* out) {
@@ -148,7 +205,7 @@ std::string RenderDocumentText(const Document& doc, int width_in) {
           for (const std::string& line : b.lines) AppendWrapped(line, width, &out);
           break;
         case Block::Kind::kPreformatted:
-          for (const std::string& line : b.lines) out += Ellipsize(line, width) + "\n";
+          for (const std::string& line : b.lines) AppendPreformatted(line, width, &out);
           break;
         case Block::Kind::kTable:
           AppendTextTable(b.table, width, &out);

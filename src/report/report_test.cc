@@ -231,9 +231,12 @@ TEST(TextReportTest, DiagnosisSectionComesFirst) {
                       "idle 84%"),
             std::string::npos)
       << text.substr(0, 1500);
-  EXPECT_NE(
-      text.find("- evidence: busy_pct 13.7%, host_wait_gaps 662, host_wait_gap_mean_us 108 us"),
-      std::string::npos);
+  // Issue 19: evidence with human names and one unit (the JSON keeps the documented keys).
+  EXPECT_NE(text.find("- evidence: GPU busy 13.7%, host-wait gaps 662, host-wait gap mean 108 µs"),
+            std::string::npos)
+      << text.substr(0, 1500);
+  EXPECT_EQ(text.find("host_wait_gap_mean_us"), std::string::npos);
+  EXPECT_NE(RenderJson(WithDiagnosis()).find("\"host_wait_gap_mean_us\""), std::string::npos);
   EXPECT_NE(text.find("- fix: Capture the step in CUDA graphs"), std::string::npos);
   EXPECT_NE(text.find("2. communication (info, rank 3, confidence 0.60"), std::string::npos);
   EXPECT_LT(text.find("1. launch_overhead"), text.find("2. communication"));
@@ -241,7 +244,43 @@ TEST(TextReportTest, DiagnosisSectionComesFirst) {
   const std::string md = RenderMarkdown(WithDiagnosis());
   ASSERT_NE(md.find("## Diagnosis"), std::string::npos);
   EXPECT_LT(md.find("## Diagnosis"), md.find("## Temporal breakdown"));
-  EXPECT_NE(md.find("\n- fix: torch.compile the model\n"), std::string::npos);
+  EXPECT_NE(md.find("\n   - fix: torch.compile the model\n"), std::string::npos) << md;
+}
+
+// Issue 19: wrapped lines of a finding indent under its text, and a finding with nothing at
+// stake offers no fixes.
+TEST(TextReportTest, DiagnosisWrapsIndentedAndOffersNoFixesForNothing) {
+  analyze::Analysis a = WithDiagnosis();
+  a.diagnosis.findings[0].summary =
+      "GPU idle 84% of the time waiting for the host to launch work: the queue ran empty while the "
+      "launching thread issued calls (mean launch call 7 us; 76% of kernels shorter than 10 us)";
+  a.diagnosis.findings[1].score = 0.001;
+  a.diagnosis.findings[1].fixes = {"Rebalance the ranks", "Overlap the collectives", "Use NVLink",
+                                   "Check the interconnect"};
+  const std::string text = RenderText(a);
+  ExpectLinesFit(text, 100);
+  const size_t first = text.find("1. launch_overhead");
+  ASSERT_NE(first, std::string::npos);
+  const size_t second_line = text.find('\n', first) + 1;
+  EXPECT_EQ(text.compare(second_line, 3, "   "), 0) << text.substr(first, 400);
+  EXPECT_EQ(text.find("Rebalance the ranks"), std::string::npos) << text.substr(first, 1200);
+  EXPECT_NE(text.find("- no fix suggested: under 0.5% of the time is at stake"), std::string::npos);
+}
+
+// Issue 19: a section's own lines (GPU metrics, engine load) wrap when too wide; no value is cut.
+TEST(TextReportTest, ExtraSectionLinesWrapInsteadOfBeingCut) {
+  ReportExtras extras;
+  std::string wide = "missing on GPU 0, 1, 2, 3 (GPM needs Hopper or newer):";
+  for (int i = 0; i < 12; ++i) wide += " metric_number_" + std::to_string(i) + ",";
+  wide += " last_metric";
+  extras.sections.push_back({"GPU metrics", {wide}});
+  const std::string text = Render(OneRank(), ReportFormat::kText, extras);
+  ExpectLinesFit(text, 100);
+  const size_t at = text.find("missing on GPU 0");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("last_metric", at), std::string::npos) << text.substr(at);
+  EXPECT_NE(text.find("\n    metric_number_"), std::string::npos) << text.substr(at);
+  EXPECT_EQ(text.find("...", at), std::string::npos) << text.substr(at);
 }
 
 TEST(TextReportTest, AnalyzeAlwaysHasADiagnosis) {

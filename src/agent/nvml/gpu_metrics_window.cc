@@ -407,6 +407,19 @@ base::StatusOr<GpuMetricsWindow> GpuMetricsWindow::FromJson(std::string_view jso
   return window;
 }
 
+std::map<std::string, double> SlowdownShares(const GpuMetricsWindow& window) {
+  std::map<std::string, double> shares;
+  for (const GpuDeviceWindow& d : window.devices) {
+    if (d.throttle_samples == 0) continue;
+    for (const char* reason : {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown",
+                               "hw_thermal_slowdown", "hw_power_brake"}) {
+      double& share = shares[reason];
+      share = std::max(share, d.ThrottleFraction(reason));
+    }
+  }
+  return shares;
+}
+
 void RenderGpuMetricsText(const GpuMetricsWindow& window, std::string* out) {
   if (window.devices.empty()) {
     *out += "GPU metrics: " +
@@ -414,14 +427,30 @@ void RenderGpuMetricsText(const GpuMetricsWindow& window, std::string* out) {
             "\n";
     return;
   }
-  *out += fmt::format("{:<4} {:<24} {:>15} {:>11} {:>7} {:>6} {:>7} {:>12}  {}\n", "GPU", "name",
-                      "util% (min-max)", "mem GiB", "power W", "temp C", "SM MHz", "act/occ/tc %",
-                      "throttle");
+  // The table fits 100 columns; what does not fit a column gets its own line below instead of
+  // being cut (a throttle reason cut to "sw..." hid a 25% hardware slowdown).
+  constexpr size_t kNameWidth = 24;
+  *out += fmt::format("{:<4} {:<24} {:>15} {:>11} {:>7} {:>6} {:>7} {:>12}\n", "GPU", "name",
+                      "util% (min-max)", "mem GiB", "power W", "temp C", "SM MHz", "act/occ/tc %");
+  bool long_names = false;
   for (const GpuDeviceWindow& d : window.devices) {
-    std::string name = d.name.size() > 24 ? d.name.substr(0, 24) : d.name;
-    *out += fmt::format("{:<4} {:<24} {:>15} {:>11} {:>7} {:>6} {:>7} {:>12}  {}\n", d.index, name,
+    std::string name = d.name;
+    if (name.size() > kNameWidth) {
+      name = name.substr(0, kNameWidth - 1) + "*";  // the full name follows the table
+      long_names = true;
+    }
+    *out += fmt::format("{:<4} {:<24} {:>15} {:>11} {:>7} {:>6} {:>7} {:>12}\n", d.index, name,
                         UtilCell(d), MemCell(d), MeanOf(d, kPowerW), MeanOf(d, kTemperatureC),
-                        MeanOf(d, kSmClockMhz), GpmCell(d), ThrottleCell(d));
+                        MeanOf(d, kSmClockMhz), GpmCell(d));
+  }
+  if (long_names) {
+    for (const GpuDeviceWindow& d : window.devices)
+      if (d.name.size() > kNameWidth) *out += fmt::format("* GPU {}: {}\n", d.index, d.name);
+  }
+  // Clock-event (throttle) reasons: the share of samples each was active, every reason shown.
+  for (const GpuDeviceWindow& d : window.devices) {
+    if (d.throttle_samples == 0) continue;
+    *out += fmt::format("GPU {} clock events (share of samples): {}\n", d.index, ThrottleCell(d));
   }
   for (const GpuDeviceWindow& d : window.devices) {
     if (d.lost)

@@ -100,8 +100,15 @@ struct GpuMetricsWindow {
 // The clock-event reason names, in bit order (bit 0 = gpu_idle).
 const std::vector<std::string>& ClockEventReasonNames();
 
+// Per slowdown reason (sw_power_cap, hw_slowdown, sw_thermal_slowdown, hw_thermal_slowdown,
+// hw_power_brake), the share of samples it was active on the GPU where it was most active; reasons
+// never sampled are absent. What the diagnosis's `throttling` rule reads (HostSignals).
+std::map<std::string, double> SlowdownShares(const GpuMetricsWindow& window);
+
 // A few terminal lines: one row per device (utilization, memory, power, temperature, SM clock, GPM
-// SM active/occupancy/tensor, throttle reasons), then XID errors, lost devices and missing metrics.
+// SM active/occupancy/tensor; the table fits 100 columns), full names too long for the table, each
+// device's clock-event (throttle) reasons with their share of samples, then XID errors, lost
+// devices and missing metrics.
 void RenderGpuMetricsText(const GpuMetricsWindow& window, std::string* out);
 
 }  // namespace inferscope::agent

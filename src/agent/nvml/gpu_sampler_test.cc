@@ -200,8 +200,26 @@ TEST(GpuSamplerTest, HopperAndAmpereExactValues) {
   RenderGpuMetricsText(w, &text);
   EXPECT_NE(text.find("35 (20-50)"), std::string::npos) << text;
   EXPECT_NE(text.find("50/25/40"), std::string::npos) << text;
-  EXPECT_NE(text.find("sw_power_cap 50%, gpu_idle 25%, hw_slowdown 25%"), std::string::npos)
+  // Issue 19: every reason with its share, on its own line, never cut to fit the table.
+  EXPECT_NE(text.find("clock events (share of samples): sw_power_cap 50%, gpu_idle 25%, "
+                      "hw_slowdown 25%\n"),
+            std::string::npos)
       << text;
+  {
+    // The table fits 100 columns even with a long GPU name, whose full text follows it.
+    GpuMetricsWindow named = w;
+    named.devices[0].name = "NVIDIA GeForce RTX 4090 Laptop GPU";
+    std::string t;
+    RenderGpuMetricsText(named, &t);
+    const std::string table = t.substr(0, t.find("* GPU"));
+    for (size_t start = 0, end; (end = table.find('\n', start)) != std::string::npos;
+         start = end + 1)
+      EXPECT_LE(end - start, 100u) << table.substr(start, end - start);
+    EXPECT_NE(t.find("* GPU " + std::to_string(named.devices[0].index) +
+                     ": NVIDIA GeForce RTX 4090 Laptop GPU\n"),
+              std::string::npos)
+        << t;
+  }
   EXPECT_NE(text.find("missing on GPU 1 (GPM needs Hopper or newer): gpm_dram_bw_util_pct, "
                       "gpm_sm_active_pct, gpm_sm_occupancy_pct, gpm_tensor_active_pct"),
             std::string::npos)
