@@ -77,8 +77,8 @@ void OnForkChild() noexcept {
 
 // Profiling is off: tell the agent why (hello + goodbye) from a short-lived thread with every
 // signal blocked, so that `inferscope status` shows the reason; never from the thread that called
-// InitializeInjection (it is inside cuInit). The sender is leaked on purpose: the process may
-// exit while the thread runs.
+// InitializeInjection (it is inside cuInit). The thread owns the sender and frees it when done; if
+// the process exits first, the heap object simply goes with it.
 void ReportOffToAgent(const Config& config, const ProfilingStatus& status) {
   auto* sender = new WindowSender(config, static_cast<uint32_t>(::getpid()), RealtimeNs(), status);
   sigset_t all, old;
@@ -90,8 +90,10 @@ void ReportOffToAgent(const Config& config, const ProfilingStatus& status) {
         sender->Finish(kOffReportNs);
       } catch (...) {
       }
+      delete sender;
     }).detach();
   } catch (...) {
+    delete sender;  // no thread: nobody will send
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
