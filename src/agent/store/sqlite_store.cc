@@ -350,7 +350,7 @@ base::Status SqliteStore::AppendWindow(const PendingWindow& window,
   sqlite3_bind_int64(u, 1, window.process_id);
   sqlite3_bind_int64(u, 2, window.received_ns);
   if (sqlite3_step(u) != SQLITE_DONE) return Error("cannot update process");
-  if (!rollups_) return base::OkStatus();
+  if (!rollups_ || !rollups_enabled_) return base::OkStatus();
   if (decoded) return FoldIntoRollups(window.process_id, *decoded, /*rebuilding=*/false);
   ASSIGN_OR_RETURN(model::ProfileWindow w, wire::DecodeWindow(window.encoded));
   return FoldIntoRollups(window.process_id, w, /*rebuilding=*/false);

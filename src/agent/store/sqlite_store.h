@@ -155,6 +155,10 @@ class SqliteStore {
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   const std::string& path() const { return path_; }
+  // Off: windows are stored without folding them into rollups (store_query_benchmark measures
+  // their cost this way). The tiers' sealed point then stays put, so queries keep reading raw
+  // windows there: never wrong, only slower.
+  void set_rollups_enabled(bool on) { rollups_enabled_ = on; }
   int schema_version() const { return schema_version_; }
 
   // Transactions around batches of the calls below (the agent's writer commits once per batch).
@@ -237,7 +241,8 @@ class SqliteStore {
   std::string path_;
   int schema_version_ = 0;
   std::map<const char*, sqlite3_stmt*> statements_;  // keyed by the SQL literal's address
-  std::unique_ptr<RollupState> rollups_;             // read-write stores only
+  std::unique_ptr<RollupState> rollups_;  // read-write stores only
+  bool rollups_enabled_ = true;
   std::unique_ptr<RollupState> rollups_saved_;       // as at Begin(), restored by Rollback()
 };
 
