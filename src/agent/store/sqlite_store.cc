@@ -97,17 +97,51 @@ int SqliteStore::LatestSchemaVersion() { return kSchemaVersion; }
 
 // The writer's rollup buckets still open, per (tier, process): the newest bucket that has windows
 // and is not sealed yet. Written out (merged into any row already there) when sealed or when the
-// process moves on to a later bucket.
+// process moves on to a later bucket. Windows enter the finest tier; a bucket that closes is
+// folded into the next tier's bucket, so a window costs one fold, not one per tier.
 struct SqliteStore::RollupState {
   struct Open {
     int64_t start_ns = 0;
     uint64_t windows = 0;
     model::ProfileWindow merged;
   };
-  std::map<std::pair<int64_t, int64_t>, Open> open;  // by (tier_ns, process_id)
-  int64_t from_ns = 0;                               // store_meta rollups_from_ns
-  int64_t sealed_ns = 0;                             // store_meta rollups_sealed_ns
-  int64_t newest_start_ns = INT64_MIN;               // window time the writer has reached
+  using Key = std::pair<size_t, int64_t>;  // (tier index, process_id)
+  std::map<Key, Open> open;
+  int64_t from_ns = 0;                  // store_meta rollups_from_ns
+  int64_t sealed_ns = 0;                // store_meta rollups_sealed_ns
+  int64_t newest_start_ns = INT64_MIN;  // window time the writer has reached
+
+  // Undo log of the open transaction: each bucket as it was before its first change (nullopt:
+  // absent), so Rollback() restores the buckets without copying all of them at every Begin().
+  bool in_transaction = false;
+  std::map<Key, std::optional<Open>> undo;
+  int64_t undo_sealed_ns = 0, undo_newest_start_ns = 0;
+
+  void Touch(const Key& key) {
+    if (!in_transaction || undo.count(key)) return;
+    auto it = open.find(key);
+    undo.emplace(key, it == open.end() ? std::nullopt : std::optional<Open>(it->second));
+  }
+  void BeginTransaction() {
+    in_transaction = true;
+    undo.clear();
+    undo_sealed_ns = sealed_ns;
+    undo_newest_start_ns = newest_start_ns;
+  }
+  void EndTransaction(bool commit) {
+    if (!commit && in_transaction) {
+      for (auto& [key, value] : undo) {
+        if (value)
+          open[key] = std::move(*value);
+        else
+          open.erase(key);
+      }
+      sealed_ns = undo_sealed_ns;
+      newest_start_ns = undo_newest_start_ns;
+    }
+    in_transaction = false;
+    undo.clear();
+  }
 };
 
 SqliteStore::SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -247,17 +281,17 @@ base::Status SqliteStore::Migrate() {
 
 base::Status SqliteStore::Begin() {
   RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  // The open rollup buckets change with the rows of this transaction: keep a copy to undo them.
-  if (rollups_) rollups_saved_ = std::make_unique<RollupState>(*rollups_);
+  // The open rollup buckets change with the rows of this transaction: log how to undo them.
+  if (rollups_) rollups_->BeginTransaction();
   return base::OkStatus();
 }
 base::Status SqliteStore::Commit() {
   RETURN_IF_ERROR(Exec("COMMIT"));
-  rollups_saved_.reset();
+  if (rollups_) rollups_->EndTransaction(/*commit=*/true);
   return base::OkStatus();
 }
 base::Status SqliteStore::Rollback() {
-  if (rollups_saved_) rollups_ = std::move(rollups_saved_);
+  if (rollups_) rollups_->EndTransaction(/*commit=*/false);
   return Exec("ROLLBACK");
 }
 
@@ -561,8 +595,26 @@ base::Status SqliteStore::LoadRollups() {
     if (sqlite3_step(d) != SQLITE_DONE) status = Error("cannot drop unsealed rollups");
     sqlite3_reset(d);
   }
+  // A coarser bucket that is not sealed may have finer children that are: fold their rows in.
+  for (size_t tier = 1; status.ok() && tier < kRollupTierNs.size(); ++tier) {
+    const int64_t finer_ns = kRollupTierNs[tier - 1];
+    WindowQuery children;
+    children.from_ns = std::max(FloorTo(c.sealed_ns, kRollupTierNs[tier]), c.from_ns);
+    children.to_ns = FloorTo(c.sealed_ns, finer_ns);
+    if (children.from_ns >= children.to_ns) continue;
+    ScanStats stats;
+    base::Status scan = ScanRollups(
+        finer_ns, children,
+        [&](int64_t process_id, uint64_t windows, model::ProfileWindow& row) {
+          base::Status st = FoldIntoTier(tier, process_id, row, FloorTo(row.start_ns, finer_ns),
+                                         windows, /*rebuilding=*/true);
+          if (!st.ok() && status.ok()) status = st;
+        },
+        &stats);
+    if (!scan.ok() && status.ok()) status = scan;
+  }
   WindowQuery rebuild;
-  rebuild.from_ns = std::max(FloorTo(c.sealed_ns, kRollupTierNs.back()), c.from_ns) - 1;
+  rebuild.from_ns = std::max(FloorTo(c.sealed_ns, kRollupTierNs.front()), c.from_ns) - 1;
   ScanStats stats;
   if (status.ok()) {
     // Windows are folded in start order here (arrival order is not kept apart from the id);
@@ -637,35 +689,61 @@ base::Status SqliteStore::FoldIntoRollups(int64_t process_id, const model::Profi
   RollupState& st = *rollups_;
   if (window.start_ns < st.from_ns) return base::OkStatus();  // before the tiers' coverage
   st.newest_start_ns = std::max(st.newest_start_ns, window.start_ns);
-  for (int64_t tier_ns : kRollupTierNs) {
-    const int64_t bucket = FloorTo(window.start_ns, tier_ns);
-    const int64_t bin_ns = RollupBinNs(tier_ns);
-    const bool sealed = bucket + tier_ns <= st.sealed_ns;
-    if (sealed && rebuilding) continue;  // its row already holds this window
-    auto it = st.open.find({tier_ns, process_id});
-    if (it != st.open.end() && it->second.start_ns == bucket) {
-      FoldWindow(window, bin_ns, RollupMergeOptions(), &it->second.merged);
-      ++it->second.windows;
-      continue;
-    }
-    if (sealed || (it != st.open.end() && bucket < it->second.start_ns)) {
-      // Late: its bucket was written already (or is behind the open one). Merge into the row.
-      model::ProfileWindow one;
-      FoldWindow(window, bin_ns, RollupMergeOptions(), &one);
-      RETURN_IF_ERROR(WriteRollupRow(tier_ns, process_id, bucket, 1, one));
-      continue;
-    }
-    if (it != st.open.end()) {  // the process moved on to a later bucket
-      RETURN_IF_ERROR(WriteRollupRow(tier_ns, process_id, it->second.start_ns, it->second.windows,
-                                     it->second.merged));
-      st.open.erase(it);
-    }
-    RollupState::Open& open = st.open[{tier_ns, process_id}];
-    open.start_ns = bucket;
-    FoldWindow(window, bin_ns, RollupMergeOptions(), &open.merged);
-    open.windows = 1;
-  }
+  RETURN_IF_ERROR(FoldIntoTier(0, process_id, window, window.start_ns, 1, rebuilding));
   return SealRollups();
+}
+
+base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
+                                       const model::ProfileWindow& part, int64_t start_ns,
+                                       uint64_t windows, bool rebuilding) {
+  RollupState& st = *rollups_;
+  const int64_t tier_ns = kRollupTierNs[tier];
+  const int64_t bucket = FloorTo(start_ns, tier_ns);
+  const int64_t bin_ns = RollupBinNs(tier_ns);
+  const bool sealed = bucket + tier_ns <= st.sealed_ns;
+  if (sealed && rebuilding) return base::OkStatus();  // its row already holds this part
+  const RollupState::Key key{tier, process_id};
+  auto it = st.open.find(key);
+  if (it != st.open.end() && it->second.start_ns == bucket) {
+    st.Touch(key);
+    FoldWindow(part, bin_ns, RollupMergeOptions(), &it->second.merged);
+    it->second.windows += windows;
+    return base::OkStatus();
+  }
+  if (sealed || (it != st.open.end() && bucket < it->second.start_ns)) {
+    // Late: this bucket was written already (or is behind the open one). Merge into its row, and
+    // pass the part on: the coarser bucket did not get it either.
+    model::ProfileWindow one;
+    FoldWindow(part, bin_ns, RollupMergeOptions(), &one);
+    RETURN_IF_ERROR(WriteRollupRow(tier_ns, process_id, bucket, windows, one));
+    if (tier + 1 < kRollupTierNs.size())
+      return FoldIntoTier(tier + 1, process_id, one, bucket, windows, rebuilding);
+    return base::OkStatus();
+  }
+  if (it != st.open.end()) RETURN_IF_ERROR(CloseBucket(tier, process_id));  // moved on
+  st.Touch(key);
+  RollupState::Open& open = st.open[key];
+  open.start_ns = bucket;
+  open.windows = windows;
+  open.merged = model::ProfileWindow();
+  FoldWindow(part, bin_ns, RollupMergeOptions(), &open.merged);
+  return base::OkStatus();
+}
+
+base::Status SqliteStore::CloseBucket(size_t tier, int64_t process_id) {
+  RollupState& st = *rollups_;
+  const RollupState::Key key{tier, process_id};
+  auto it = st.open.find(key);
+  if (it == st.open.end()) return base::OkStatus();
+  st.Touch(key);
+  RollupState::Open closed = std::move(it->second);
+  st.open.erase(it);
+  RETURN_IF_ERROR(WriteRollupRow(kRollupTierNs[tier], process_id, closed.start_ns, closed.windows,
+                                 closed.merged));
+  if (tier + 1 < kRollupTierNs.size())
+    return FoldIntoTier(tier + 1, process_id, closed.merged, closed.start_ns, closed.windows,
+                        /*rebuilding=*/false);
+  return base::OkStatus();
 }
 
 base::Status SqliteStore::SealRollups() {
@@ -673,15 +751,13 @@ base::Status SqliteStore::SealRollups() {
   // Sealed up to a whole minute behind the newest window, so store_meta changes once a minute.
   const int64_t seal_ns = FloorTo(st.newest_start_ns - kRollupSealGraceNs, kRollupTierNs.front());
   if (st.newest_start_ns == INT64_MIN || seal_ns <= st.sealed_ns) return base::OkStatus();
-  for (auto it = st.open.begin(); it != st.open.end();) {
-    const auto [tier_ns, process_id] = it->first;
-    if (it->second.start_ns + tier_ns > seal_ns) {
-      ++it;
-      continue;
-    }
-    RETURN_IF_ERROR(WriteRollupRow(tier_ns, process_id, it->second.start_ns, it->second.windows,
-                                   it->second.merged));
-    it = st.open.erase(it);
+  // Finest first: a closing bucket is folded into the next tier's, which may then close too.
+  for (size_t tier = 0; tier < kRollupTierNs.size(); ++tier) {
+    std::vector<int64_t> closing;
+    for (const auto& [key, open] : st.open)
+      if (key.first == tier && open.start_ns + kRollupTierNs[tier] <= seal_ns)
+        closing.push_back(key.second);
+    for (int64_t process_id : closing) RETURN_IF_ERROR(CloseBucket(tier, process_id));
   }
   ASSIGN_OR_RETURN(sqlite3_stmt * u,
                    Prepare("UPDATE store_meta SET value = ?1 WHERE key = 'rollups_sealed_ns'"));

@@ -228,6 +228,9 @@ class SqliteStore {
   base::Status LoadRollups();
   base::Status FoldIntoRollups(int64_t process_id, const model::ProfileWindow& window,
                                bool rebuilding);
+  base::Status FoldIntoTier(size_t tier, int64_t process_id, const model::ProfileWindow& part,
+                            int64_t start_ns, uint64_t windows, bool rebuilding);
+  base::Status CloseBucket(size_t tier, int64_t process_id);
   base::Status WriteRollupRow(int64_t tier_ns, int64_t process_id, int64_t start_ns,
                               uint64_t windows, const model::ProfileWindow& merged);
   base::Status SealRollups();
@@ -241,9 +244,8 @@ class SqliteStore {
   std::string path_;
   int schema_version_ = 0;
   std::map<const char*, sqlite3_stmt*> statements_;  // keyed by the SQL literal's address
-  std::unique_ptr<RollupState> rollups_;  // read-write stores only
+  std::unique_ptr<RollupState> rollups_;             // read-write stores only
   bool rollups_enabled_ = true;
-  std::unique_ptr<RollupState> rollups_saved_;       // as at Begin(), restored by Rollback()
 };
 
 }  // namespace inferscope::agent
