@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "src/aggregate/aggregator.h"
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/aggregate/aggregator.h"
 #include "src/base/time_point.h"
 #include "src/import/trace_importer.h"
 #include "src/model/taxonomy.h"
@@ -60,10 +60,18 @@ bool ParseDuration(const std::string& s, int64_t* ns) {
   if (s.size() < 2) return false;
   const int64_t n = std::atoll(s.substr(0, s.size() - 1).c_str());
   switch (s.back()) {
-    case 's': *ns = n * kSec; return true;
-    case 'm': *ns = n * 60 * kSec; return true;
-    case 'h': *ns = n * 3600 * kSec; return true;
-    case 'd': *ns = n * 86400 * kSec; return true;
+    case 's':
+      *ns = n * kSec;
+      return true;
+    case 'm':
+      *ns = n * 60 * kSec;
+      return true;
+    case 'h':
+      *ns = n * 3600 * kSec;
+      return true;
+    case 'd':
+      *ns = n * 86400 * kSec;
+      return true;
   }
   return false;
 }
@@ -241,15 +249,24 @@ int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--gpus") gpus = std::atoi(next().c_str());
-    else if (a == "--days") days = std::atoi(next().c_str());
-    else if (a == "--dir") dir = next();
-    else if (a == "--ranges") ranges = next();
-    else if (a == "--no-fill") fill = false;
-    else if (a == "--no-rollups") rollups = false;
-    else if (a == "--raw") raw = true;
-    else if (a == "--query") query = next();  // internal: one range in a child process
-    else if (a == "--now") now_ns = std::atoll(next().c_str());
+    if (a == "--gpus")
+      gpus = std::atoi(next().c_str());
+    else if (a == "--days")
+      days = std::atoi(next().c_str());
+    else if (a == "--dir")
+      dir = next();
+    else if (a == "--ranges")
+      ranges = next();
+    else if (a == "--no-fill")
+      fill = false;
+    else if (a == "--no-rollups")
+      rollups = false;
+    else if (a == "--raw")
+      raw = true;
+    else if (a == "--query")
+      query = next();  // internal: one range in a child process
+    else if (a == "--now")
+      now_ns = std::atoll(next().c_str());
     else {
       std::fprintf(stderr,
                    "usage: store_query_benchmark --gpus N --days D --dir DIR [--ranges 5m,1h,"
@@ -294,9 +311,9 @@ int Main(int argc, char** argv) {
     std::fflush(stdout);
     const pid_t child = fork();
     if (child == 0) {
-      std::vector<std::string> args = {"/proc/self/exe", "--dir",  dir, "--gpus",
-                                       std::to_string(gpus), "--days", std::to_string(days),
-                                       "--query", range, "--now", std::to_string(now_ns)};
+      std::vector<std::string> args = {
+          "/proc/self/exe",     "--dir",   dir,   "--gpus", std::to_string(gpus),  "--days",
+          std::to_string(days), "--query", range, "--now",  std::to_string(now_ns)};
       if (raw) args.push_back("--raw");
       std::vector<char*> av;
       for (std::string& s : args) av.push_back(s.data());

@@ -175,6 +175,31 @@ TEST(RollupTest, LateWindowIsMergedIntoItsSealedRow) {
   EXPECT_GT(ExpectRowsEqualMerges(**store, appended), 2 * (85 + 8 + 1));
 }
 
+TEST(RollupTest, ScanFindsALongWindowThatStartedBeforeTheRange) {
+  // Scans walk the start index from `from - longest window`: a window longer than all before it
+  // must still be found by a range that begins in its middle.
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  const auto ids = TwoProcesses(**store);
+  std::vector<Appended> appended;
+  Fill(**store, ids, kT0, kT0 + 10 * 60 * kSec, 10 * kSec, &appended);
+  model::ProfileWindow long_window = RollupTestWindow(100, 0, kT0 + 20 * 60 * kSec, 7);
+  long_window.end_ns = long_window.start_ns + 2 * kHour;
+  ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[0], long_window, kT0), &long_window).ok());
+  WindowQuery q;
+  q.from_ns = kT0 + 80 * 60 * kSec;  // an hour into the long window; open-ended
+  auto found = (*store)->QueryWindows(q);
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->windows.size(), 1u);
+  EXPECT_EQ(found->windows[0].window.end_ns, long_window.end_ns);
+  q.from_ns = kT0 + 5 * 60 * kSec;
+  q.to_ns = kT0 + 6 * 60 * kSec;
+  found = (*store)->QueryWindows(q);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->windows.size(), 2u * 6);  // starts 5:00 through 5:50 (4:50 ends at 5:00)
+}
+
 // The schema of version 4 as it shipped (migrations 1-4), to write a store the way the previous
 // release did.
 constexpr const char* kVersion4Schema =

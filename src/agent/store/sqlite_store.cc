@@ -76,7 +76,9 @@ constexpr const char* kMigrations[] = {
     "CREATE TABLE store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
     "INSERT INTO store_meta VALUES ('rollups_from_ns',"
     "  coalesce((SELECT max(end_ns) FROM windows), 0));"
-    "INSERT INTO store_meta VALUES ('rollups_sealed_ns', 0);",
+    "INSERT INTO store_meta VALUES ('rollups_sealed_ns', 0);"
+    "INSERT INTO store_meta VALUES ('max_window_ns',"
+    "  coalesce((SELECT max(end_ns - start_ns) FROM windows), 0));",
 };
 constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
@@ -384,6 +386,16 @@ base::Status SqliteStore::AppendWindow(const PendingWindow& window,
   sqlite3_bind_int64(u, 1, window.process_id);
   sqlite3_bind_int64(u, 2, window.received_ns);
   if (sqlite3_step(u) != SQLITE_DONE) return Error("cannot update process");
+  if (window.end_ns - window.start_ns > max_window_ns_) {
+    // Rare (the first window, or a longer --window): keeps ScanWindows' bound true.
+    ASSIGN_OR_RETURN(sqlite3_stmt * m,
+                     Prepare("UPDATE store_meta SET value = max(value, ?1) WHERE key = "
+                             "'max_window_ns' RETURNING value"));
+    sqlite3_bind_int64(m, 1, window.end_ns - window.start_ns);
+    if (sqlite3_step(m) != SQLITE_ROW) return Error("cannot update store_meta");
+    max_window_ns_ = sqlite3_column_int64(m, 0);
+    sqlite3_reset(m);
+  }
   if (!rollups_ || !rollups_enabled_) return base::OkStatus();
   if (decoded) return FoldIntoRollups(window.process_id, *decoded, /*rebuilding=*/false);
   ASSIGN_OR_RETURN(model::ProfileWindow w, wire::DecodeWindow(window.encoded));
@@ -468,24 +480,37 @@ base::Status SqliteStore::ScanPayloads(sqlite3_stmt* s, const WindowVisitor& vis
 
 base::Status SqliteStore::ScanWindows(const WindowQuery& query, const WindowVisitor& visit,
                                       ScanStats* stats) {
-  // Overlap with [from, to): a window that started before `from` but ends after it counts.
-  std::string sql = "SELECT w.process_id, 1, w.payload, " INFERSCOPE_PROCESS_COLUMNS
-                    " FROM windows w JOIN processes p ON p.id = w.process_id"
-                    " WHERE w.start_ns < ?2 AND w.end_ns > ?1" +
-                    FilterSql(query);
-  if (query.skip_from_ns < query.skip_to_ns)
-    sql += " AND NOT (w.start_ns >= ?6 AND w.start_ns < ?7)";
-  sql += " ORDER BY w.start_ns, w.id";
+  ASSIGN_OR_RETURN(RollupCoverage meta, Coverage());
+  // Overlap with [from, to): a window that started before `from` but ends after it counts. It
+  // started at most max_window_ns before `from`, so the start index bounds both ends of the walk.
+  const int64_t lowest_start = query.from_ns > INT64_MIN + meta.max_window_ns
+                                   ? query.from_ns - meta.max_window_ns
+                                   : INT64_MIN;
+  std::string sql =
+      "SELECT w.process_id, 1, w.payload, " INFERSCOPE_PROCESS_COLUMNS
+      " FROM windows w JOIN processes p ON p.id = w.process_id"
+      " WHERE w.start_ns < ?2 AND w.end_ns > ?1 AND w.start_ns >= ?6 AND w.start_ns < ?7" +
+      FilterSql(query) + " ORDER BY w.start_ns, w.id";
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK)
     return Error("cannot query windows");
   OwnedStatement s(raw);
-  BindQuery(raw, query);
+  // Rows starting in the skipped span are left out by walking the index on either side of it.
+  std::vector<std::pair<int64_t, int64_t>> spans;
   if (query.skip_from_ns < query.skip_to_ns) {
-    sqlite3_bind_int64(raw, 6, query.skip_from_ns);
-    sqlite3_bind_int64(raw, 7, query.skip_to_ns);
+    spans = {{lowest_start, query.skip_from_ns}, {query.skip_to_ns, INT64_MAX}};
+  } else {
+    spans = {{lowest_start, INT64_MAX}};
   }
-  return ScanPayloads(raw, visit, stats);
+  for (const auto& [lo, hi] : spans) {
+    if (lo >= hi) continue;
+    sqlite3_reset(raw);
+    BindQuery(raw, query);
+    sqlite3_bind_int64(raw, 6, lo);
+    sqlite3_bind_int64(raw, 7, hi);
+    RETURN_IF_ERROR(ScanPayloads(raw, visit, stats));
+  }
+  return base::OkStatus();
 }
 
 base::Status SqliteStore::ScanRollups(int64_t tier_ns, const WindowQuery& query,
@@ -526,6 +551,7 @@ base::StatusOr<RollupCoverage> SqliteStore::Coverage() {
     const std::string_view k(key ? key : "");
     if (k == "rollups_from_ns") c.from_ns = sqlite3_column_int64(s, 1);
     if (k == "rollups_sealed_ns") c.sealed_ns = sqlite3_column_int64(s, 1);
+    if (k == "max_window_ns") c.max_window_ns = sqlite3_column_int64(s, 1);
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) return Error("cannot read store_meta");
@@ -582,6 +608,7 @@ base::Status SqliteStore::LoadRollups() {
   ASSIGN_OR_RETURN(RollupCoverage c, Coverage());
   rollups_->from_ns = c.from_ns;
   rollups_->sealed_ns = c.sealed_ns;
+  max_window_ns_ = c.max_window_ns;
   // Buckets not sealed yet were open in the last writer's memory, which a crash loses (and a clean
   // stop does not write either): rebuild them from their windows. Their rows are dropped first so
   // no window is counted twice.

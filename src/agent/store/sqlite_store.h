@@ -72,6 +72,9 @@ struct ScanStats {
 struct RollupCoverage {
   int64_t from_ns = 0;
   int64_t sealed_ns = 0;
+  // The longest window stored: windows overlapping [from, to) start after from - this, which
+  // bounds the index range a query walks (an open-ended range does not scan the whole table).
+  int64_t max_window_ns = 0;
 };
 
 struct StoredWindow {
@@ -246,6 +249,7 @@ class SqliteStore {
   std::map<const char*, sqlite3_stmt*> statements_;  // keyed by the SQL literal's address
   std::unique_ptr<RollupState> rollups_;             // read-write stores only
   bool rollups_enabled_ = true;
+  int64_t max_window_ns_ = -1;  // store_meta max_window_ns as this writer knows it (-1: unread)
 };
 
 }  // namespace inferscope::agent
