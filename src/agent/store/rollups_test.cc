@@ -120,6 +120,34 @@ std::vector<int64_t> TwoProcesses(SqliteStore& store) {
   return ids;
 }
 
+TEST(RollupTest, RebinningNestedBinsEqualsMergeTimeline) {
+  // RebinTimelines adds nested bins directly; it must give what MergeTimeline's proportional
+  // split gives on a seeded grid (trailing empty bins aside), for aligned and offset origins.
+  for (int64_t offset_bins : {0, 3, 17}) {
+    for (int64_t bin_ns : {kSec, 10 * kSec, 60 * kSec}) {
+      model::ProfileWindow w = RollupTestWindow(100, 0, kT0 + offset_bins * 100'000'000, 5);
+      model::ProfileWindow fast = w;
+      RebinTimelines(bin_ns, &fast);
+      for (size_t d = 0; d < w.processes[0].devices.size(); ++d) {
+        const model::Timeline& in = w.processes[0].devices[d].timeline;
+        model::Timeline want;
+        want.bin_ns = bin_ns;
+        want.origin_ns = FloorTo(in.origin_ns, bin_ns);
+        want.busy_ns.assign(1, 0);
+        want.category_ns.assign(1, {});
+        model::MergeTimeline(in, &want, 100'000);
+        while (want.busy_ns.size() > 1 && want.busy_ns.back() == 0 &&
+               want.category_ns.back() == std::array<int64_t, model::kCategoryCount>{}) {
+          want.busy_ns.pop_back();
+          want.category_ns.pop_back();
+        }
+        EXPECT_EQ(fast.processes[0].devices[d].timeline, want)
+            << "offset " << offset_bins << " bin " << bin_ns << " device " << d;
+      }
+    }
+  }
+}
+
 TEST(RollupTest, RowsEqualTheMergeOfTheirWindows) {
   TempDir dir;
   auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);

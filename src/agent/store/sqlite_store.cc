@@ -399,7 +399,7 @@ base::Status SqliteStore::AppendWindow(const PendingWindow& window,
   if (!rollups_ || !rollups_enabled_) return base::OkStatus();
   if (decoded) return FoldIntoRollups(window.process_id, *decoded, /*rebuilding=*/false);
   ASSIGN_OR_RETURN(model::ProfileWindow w, wire::DecodeWindow(window.encoded));
-  return FoldIntoRollups(window.process_id, w, /*rebuilding=*/false);
+  return FoldIntoRollups(window.process_id, std::move(w), /*rebuilding=*/false);
 }
 
 namespace {
@@ -633,8 +633,9 @@ base::Status SqliteStore::LoadRollups() {
     base::Status scan = ScanRollups(
         finer_ns, children,
         [&](int64_t process_id, uint64_t windows, model::ProfileWindow& row) {
-          base::Status st = FoldIntoTier(tier, process_id, row, FloorTo(row.start_ns, finer_ns),
-                                         windows, /*rebuilding=*/true);
+          const int64_t bucket = FloorTo(row.start_ns, finer_ns);
+          base::Status st =
+              FoldIntoTier(tier, process_id, std::move(row), bucket, windows, /*rebuilding=*/true);
           if (!st.ok() && status.ok()) status = st;
         },
         &stats);
@@ -650,7 +651,7 @@ base::Status SqliteStore::LoadRollups() {
         rebuild,
         [&](int64_t process_id, uint64_t, model::ProfileWindow& w) {
           if (w.start_ns < c.from_ns) return;
-          base::Status st = FoldIntoRollups(process_id, w, /*rebuilding=*/true);
+          base::Status st = FoldIntoRollups(process_id, std::move(w), /*rebuilding=*/true);
           if (!st.ok() && status.ok()) status = st;
         },
         &stats);
@@ -711,18 +712,18 @@ base::Status SqliteStore::WriteRollupRow(int64_t tier_ns, int64_t process_id, in
   return base::OkStatus();
 }
 
-base::Status SqliteStore::FoldIntoRollups(int64_t process_id, const model::ProfileWindow& window,
+base::Status SqliteStore::FoldIntoRollups(int64_t process_id, model::ProfileWindow window,
                                           bool rebuilding) {
   RollupState& st = *rollups_;
   if (window.start_ns < st.from_ns) return base::OkStatus();  // before the tiers' coverage
   st.newest_start_ns = std::max(st.newest_start_ns, window.start_ns);
-  RETURN_IF_ERROR(FoldIntoTier(0, process_id, window, window.start_ns, 1, rebuilding));
+  const int64_t start_ns = window.start_ns;
+  RETURN_IF_ERROR(FoldIntoTier(0, process_id, std::move(window), start_ns, 1, rebuilding));
   return SealRollups();
 }
 
-base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
-                                       const model::ProfileWindow& part, int64_t start_ns,
-                                       uint64_t windows, bool rebuilding) {
+base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id, model::ProfileWindow part,
+                                       int64_t start_ns, uint64_t windows, bool rebuilding) {
   RollupState& st = *rollups_;
   const int64_t tier_ns = kRollupTierNs[tier];
   const int64_t bucket = FloorTo(start_ns, tier_ns);
@@ -733,7 +734,7 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
   auto it = st.open.find(key);
   if (it != st.open.end() && it->second.start_ns == bucket) {
     st.Touch(key);
-    FoldWindow(part, bin_ns, RollupMergeOptions(), &it->second.merged);
+    FoldWindow(std::move(part), bin_ns, RollupMergeOptions(), &it->second.merged);
     it->second.windows += windows;
     return base::OkStatus();
   }
@@ -741,10 +742,10 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
     // Late: this bucket was written already (or is behind the open one). Merge into its row, and
     // pass the part on: the coarser bucket did not get it either.
     model::ProfileWindow one;
-    FoldWindow(part, bin_ns, RollupMergeOptions(), &one);
+    FoldWindow(std::move(part), bin_ns, RollupMergeOptions(), &one);
     RETURN_IF_ERROR(WriteRollupRow(tier_ns, process_id, bucket, windows, one));
     if (tier + 1 < kRollupTierNs.size())
-      return FoldIntoTier(tier + 1, process_id, one, bucket, windows, rebuilding);
+      return FoldIntoTier(tier + 1, process_id, std::move(one), bucket, windows, rebuilding);
     return base::OkStatus();
   }
   if (it != st.open.end()) RETURN_IF_ERROR(CloseBucket(tier, process_id));  // moved on
@@ -753,7 +754,7 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
   open.start_ns = bucket;
   open.windows = windows;
   open.merged = model::ProfileWindow();
-  FoldWindow(part, bin_ns, RollupMergeOptions(), &open.merged);
+  FoldWindow(std::move(part), bin_ns, RollupMergeOptions(), &open.merged);
   return base::OkStatus();
 }
 
@@ -768,8 +769,8 @@ base::Status SqliteStore::CloseBucket(size_t tier, int64_t process_id) {
   RETURN_IF_ERROR(WriteRollupRow(kRollupTierNs[tier], process_id, closed.start_ns, closed.windows,
                                  closed.merged));
   if (tier + 1 < kRollupTierNs.size())
-    return FoldIntoTier(tier + 1, process_id, closed.merged, closed.start_ns, closed.windows,
-                        /*rebuilding=*/false);
+    return FoldIntoTier(tier + 1, process_id, std::move(closed.merged), closed.start_ns,
+                        closed.windows, /*rebuilding=*/false);
   return base::OkStatus();
 }
 

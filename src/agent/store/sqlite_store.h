@@ -229,9 +229,9 @@ class SqliteStore {
   base::Status Migrate();
   // Rollup writing.
   base::Status LoadRollups();
-  base::Status FoldIntoRollups(int64_t process_id, const model::ProfileWindow& window,
-                               bool rebuilding);
-  base::Status FoldIntoTier(size_t tier, int64_t process_id, const model::ProfileWindow& part,
+  // Both take the window by value: it is re-binned in place, so callers move what they own.
+  base::Status FoldIntoRollups(int64_t process_id, model::ProfileWindow window, bool rebuilding);
+  base::Status FoldIntoTier(size_t tier, int64_t process_id, model::ProfileWindow part,
                             int64_t start_ns, uint64_t windows, bool rebuilding);
   base::Status CloseBucket(size_t tier, int64_t process_id);
   base::Status WriteRollupRow(int64_t tier_ns, int64_t process_id, int64_t start_ns,
