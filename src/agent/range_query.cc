@@ -152,6 +152,24 @@ RollupPlan PlanRollups(int64_t from_ns, int64_t to_ns, const RollupCoverage& cov
   return plan;
 }
 
+base::Status ScanRange(SqliteStore& store, const WindowQuery& range, int64_t bin_ns,
+                       bool use_rollups, const WindowVisitor& visit, ScanStats* stats) {
+  WindowQuery raw = range;
+  if (use_rollups) {
+    ASSIGN_OR_RETURN(RollupCoverage coverage, store.Coverage());
+    const RollupPlan plan = PlanRollups(range.from_ns, range.to_ns, coverage, bin_ns);
+    for (const RollupPlan::Segment& seg : plan.segments) {
+      WindowQuery rows = range;
+      rows.from_ns = seg.from_ns;
+      rows.to_ns = seg.to_ns;
+      RETURN_IF_ERROR(store.ScanRollups(seg.tier_ns, rows, visit, stats));
+    }
+    raw.skip_from_ns = plan.covered_from_ns;
+    raw.skip_to_ns = plan.covered_to_ns;
+  }
+  return store.ScanWindows(raw, visit, stats);
+}
+
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
                                                const std::string& source) {
   RangeProfile out;
@@ -184,21 +202,10 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
     out.windows += windows;
   };
   ScanStats stats;
-  WindowQuery raw = query.Windows();
   // Tier rows were merged with the default top-K: a bigger --top reads raw windows.
-  if (query.use_rollups && merge.top_k == RollupMergeOptions().top_k) {
-    ASSIGN_OR_RETURN(RollupCoverage coverage, store.Coverage());
-    const RollupPlan plan = PlanRollups(query.from_ns, query.to_ns, coverage, bin_ns);
-    for (const RollupPlan::Segment& seg : plan.segments) {
-      WindowQuery rows = query.Windows();
-      rows.from_ns = seg.from_ns;
-      rows.to_ns = seg.to_ns;
-      RETURN_IF_ERROR(store.ScanRollups(seg.tier_ns, rows, add, &stats));
-    }
-    raw.skip_from_ns = plan.covered_from_ns;
-    raw.skip_to_ns = plan.covered_to_ns;
-  }
-  RETURN_IF_ERROR(store.ScanWindows(raw, add, &stats));
+  RETURN_IF_ERROR(ScanRange(store, query.Windows(), bin_ns,
+                            query.use_rollups && merge.top_k == RollupMergeOptions().top_k, add,
+                            &stats));
   out.corrupt_windows = stats.corrupt_rows;
   out.rows_read = stats.rows;
   if (bin_ns >= RollupBinNs(kRollupTierNs.front()))
@@ -266,12 +273,13 @@ base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store,
     uint64_t windows = 0, kernels = 0;
   };
   std::map<int64_t, Seen> seen;  // by process row
-  ScanStats result;              // streamed: a long range costs time, not memory
-  RETURN_IF_ERROR(store.ScanWindows(
-      all,
-      [&](int64_t process_id, uint64_t, model::ProfileWindow& w) {
+  ScanStats result;              // streamed: a long range costs neither memory nor every window
+  // Any resolution will do (no timeline is shown): the coarsest lets every tier answer.
+  RETURN_IF_ERROR(ScanRange(
+      store, all, RangeBinNs(INT64_MAX), /*use_rollups=*/true,
+      [&](int64_t process_id, uint64_t windows, model::ProfileWindow& w) {
         Seen& s = seen[process_id];
-        ++s.windows;
+        s.windows += windows;
         for (const model::ProcessProfile& p : w.processes)
           for (const model::DeviceProfile& d : p.devices) {
             s.devices.insert(d.device);

@@ -81,6 +81,12 @@ struct RollupPlan {
 RollupPlan PlanRollups(int64_t from_ns, int64_t to_ns, const RollupCoverage& coverage,
                        int64_t bin_ns);
 
+// Streams the range's data to `visit` as whole rollup rows where the plan for resolution `bin_ns`
+// allows and raw windows elsewhere (each stored window exactly once; `windows` says how many a row
+// stands for). Memory does not grow with the range. `use_rollups` false: raw windows only.
+base::Status ScanRange(SqliteStore& store, const WindowQuery& range, int64_t bin_ns,
+                       bool use_rollups, const WindowVisitor& visit, ScanStats* stats);
+
 // Loads the windows of the range, merges them per process (a range reads like one long window)
 // and analyzes them; the diagnosis uses the range's host telemetry too (HostSignalsOf). `source`
 // names where they came from in the report ("store:DIR"). `windows == 0` when nothing matched (not
