@@ -228,6 +228,21 @@ TEST(RollupTest, ScanFindsALongWindowThatStartedBeforeTheRange) {
   EXPECT_EQ(found->windows.size(), 2u * 6);  // starts 5:00 through 5:50 (4:50 ends at 5:00)
 }
 
+TEST(RollupTest, ParsesRollupRetention) {
+  auto r = ParseRollupRetention("10m=90d,1h=730d");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->max_age_ns[0], RollupRetention().max_age_ns[0]);  // not named: default
+  EXPECT_EQ(r->max_age_ns[1], 90 * 24 * kHour);
+  EXPECT_EQ(r->max_age_ns[2], 730 * 24 * kHour);
+  r = ParseRollupRetention("1m=0");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->max_age_ns[0], 0);
+  EXPECT_EQ(ParseRollupRetention("2h=1d").status().message(),
+            "unknown rollup tier '2h' (tiers: 1m, 10m, 1h)");
+  EXPECT_FALSE(ParseRollupRetention("1h").ok());
+  EXPECT_FALSE(ParseRollupRetention("1h=forever").ok());
+}
+
 // The schema of version 4 as it shipped (migrations 1-4), to write a store the way the previous
 // release did.
 constexpr const char* kVersion4Schema =

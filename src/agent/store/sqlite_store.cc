@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "src/agent/store/rollups.h"
+#include "src/base/duration.h"
 #include "src/model/profile_merge.h"
 #include "src/wire/window_codec.h"
 
@@ -876,6 +877,32 @@ base::StatusOr<StoreSummary> SqliteStore::Summary() {
   summary.processes = static_cast<uint64_t>(sqlite3_column_int64(s, 4));
   sqlite3_reset(s);
   return summary;
+}
+
+base::StatusOr<RollupRetention> ParseRollupRetention(std::string_view text) {
+  RollupRetention out;
+  static constexpr const char* kTierNames[] = {"1m", "10m", "1h"};
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      return base::InvalidArgumentError("expected TIER=AGE (tiers 1m, 10m, 1h), got '" +
+                                        std::string(item) + "'");
+    const std::string_view tier = item.substr(0, eq);
+    size_t index = std::size(kTierNames);
+    for (size_t i = 0; i < std::size(kTierNames); ++i)
+      if (tier == kTierNames[i]) index = i;
+    if (index == std::size(kTierNames))
+      return base::InvalidArgumentError("unknown rollup tier '" + std::string(tier) +
+                                        "' (tiers: 1m, 10m, 1h)");
+    ASSIGN_OR_RETURN(const int64_t age,
+                     base::ParseDuration(item.substr(eq + 1), base::DurationUnits::kWithLongUnits));
+    if (age < 0) return base::InvalidArgumentError("rollup retention must not be negative");
+    out.max_age_ns[index] = age;
+  }
+  return out;
 }
 
 base::StatusOr<RetentionResult> SqliteStore::ApplyRetention(int64_t max_age_ns, uint64_t max_bytes,

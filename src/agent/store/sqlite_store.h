@@ -131,6 +131,11 @@ struct RollupRetention {
                                        365LL * 86400 * 1'000'000'000};
 };
 
+// Parses `--rollup-retention`: comma-separated TIER=AGE with TIER one of 1m, 10m, 1h and AGE a
+// duration up to days (`10m=90d,1h=730d`; 0 = as long as raw windows); tiers not named keep their
+// defaults. A clear one-line error otherwise.
+base::StatusOr<RollupRetention> ParseRollupRetention(std::string_view text);
+
 struct RetentionResult {
   uint64_t deleted_rollups = 0;
   uint64_t deleted_windows = 0;
