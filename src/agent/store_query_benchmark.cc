@@ -6,7 +6,7 @@
 // range in a fresh process so its peak RSS is its own, as a `report` run's would be.
 //
 //   store_query_benchmark --gpus 8 --days 1 --dir /tmp/sqb [--ranges 5m,1h,24h,7d] [--no-fill]
-//                         [--no-rollups] [--raw]
+//                         [--no-rollups] [--raw] [--pass-decoded]
 //
 // Windows are the Aggregator's 10 s windows of the bundled example trace
 // (examples/vllm_tp2_decode, real vLLM TP=2 decode kernels), timelines tiled to 100 bins (a GPU
@@ -139,7 +139,8 @@ model::ProfileWindow StampWindow(const model::ProcessProfile& tmpl, uint32_t gpu
   return w;
 }
 
-int Fill(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollups) {
+int Fill(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollups,
+         bool pass_decoded) {
   auto store = SqliteStore::Open(dir, SqliteStore::Mode::kReadWrite);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().message().c_str());
@@ -199,7 +200,8 @@ int Fill(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollup
       p.end_ns = w.end_ns;
       p.received_ns = w.end_ns + kSec;
       wire::EncodeWindow(w, &p.encoded);  // what arrives on the socket
-      status = (*store)->AppendWindow(p);
+      // --pass-decoded: what it would cost if the agent queued its decoded window too.
+      status = (*store)->AppendWindow(p, pass_decoded ? &w : nullptr);
       ++n;
       if (++in_batch == 256 && status.ok()) {  // the agent's max_batch
         status = (*store)->Commit();
@@ -263,7 +265,7 @@ int QueryOne(const std::string& dir, const std::string& range, int64_t now_ns, b
 int Main(int argc, char** argv) {
   int gpus = 8, days = 1;
   std::string dir, ranges = "5m,1h,24h,7d", query;
-  bool fill = true, rollups = true, raw = false;
+  bool fill = true, rollups = true, raw = false, pass_decoded = false;
   int64_t now_ns = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -282,6 +284,8 @@ int Main(int argc, char** argv) {
       rollups = false;
     else if (a == "--raw")
       raw = true;
+    else if (a == "--pass-decoded")
+      pass_decoded = true;
     else if (a == "--query")
       query = next();  // internal: one range in a child process
     else if (a == "--now")
@@ -289,7 +293,7 @@ int Main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: store_query_benchmark --gpus N --days D --dir DIR [--ranges 5m,1h,"
-                   "24h,7d] [--no-fill] [--no-rollups] [--raw]\n");
+                   "24h,7d] [--no-fill] [--no-rollups] [--raw] [--pass-decoded]\n");
       return 2;
     }
   }
@@ -306,7 +310,7 @@ int Main(int argc, char** argv) {
     std::filesystem::remove_all(dir, ec);
     std::filesystem::create_directories(dir, ec);
     now_ns = base::UnixNowNs() / kWindowNs * kWindowNs;
-    if (int rc = Fill(dir, gpus, days, now_ns, rollups); rc != 0) return rc;
+    if (int rc = Fill(dir, gpus, days, now_ns, rollups, pass_decoded); rc != 0) return rc;
     if (FILE* f = std::fopen(end_file.c_str(), "w")) {
       std::fprintf(f, "%lld\n", static_cast<long long>(now_ns));
       std::fclose(f);
