@@ -115,4 +115,10 @@ for b in build/ci/src/aggregate/aggregator_benchmark \
     --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze|Drain|Decode|Parse|Scrape)' \
     2>&1 | tail -n 3
 done
+# Range queries over a small store filled through the write path (rollups on); full-size figures
+# in docs/benchmarks.md.
+sqb_dir=$(mktemp -d)
+build/ci/src/agent/store_query_benchmark --gpus 2 --days 1 --dir "$sqb_dir/store" \
+  --ranges 5m,1h,24h
+rm -rf "$sqb_dir"
 echo "scripts/test.sh --full: all stages passed"

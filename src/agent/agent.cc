@@ -554,6 +554,8 @@ void Agent::WriterLoop() {
           return base::InternalError("window of a session whose hello was not stored");
         PendingWindow w = item.window;
         w.process_id = it->second;
+        // The store decodes it again to fold it into the rollup tiers: the queue keeps only the
+        // compact encoding (up to 4096 items), and decoding costs a fraction of compressing.
         return store_->AppendWindow(w);
       }
       case WriteItem::Kind::kEnd: {
@@ -612,7 +614,8 @@ void Agent::WriterLoop() {
       windows_stored_ += stored;
     }
     if (MonotonicNs() >= next_retention_ns) {
-      auto r = store_->ApplyRetention(options_.retention_ns, options_.max_store_bytes, UnixNowNs());
+      auto r = store_->ApplyRetention(options_.retention_ns, options_.max_store_bytes, UnixNowNs(),
+                                      options_.rollup_retention);
       if (!r.ok()) {
         fail(r.status());
       } else if (r->deleted_windows > 0 && options_.verbose) {

@@ -30,6 +30,7 @@ struct AgentOptions {
   int64_t retention_ns = 7LL * 86400 * 1'000'000'000;  // windows older than this are deleted
   uint64_t max_store_bytes = 1ull << 30;               // stored window bytes beyond this: oldest go
   int64_t retention_period_ns = 600'000'000'000;       // how often retention runs (also at start)
+  RollupRetention rollup_retention;  // per rollup tier (1 min, 10 min, 1 h); >= retention_ns
   // > 0: stop once no process has been connected, and no watched pid has been alive, for this
   // long (since the last disconnect or watched exit, or since start when none ever connected).
   // `inferscope run` starts its agent this way, watching its own pid (which becomes the command).

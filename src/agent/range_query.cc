@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "src/agent/store/rollups.h"
 #include "src/base/time_point.h"
 #include "src/model/profile_merge.h"
 
@@ -93,27 +94,122 @@ std::vector<std::string> Lines(const std::string& text) {
 
 }  // namespace
 
+int64_t RangeBinNs(int64_t span_ns) {
+  static constexpr int64_t kLadderNs[] = {1'000'000,       10'000'000,        100'000'000,
+                                          1'000'000'000,   10'000'000'000,    60'000'000'000,
+                                          600'000'000'000, 3'600'000'000'000, 86'400'000'000'000};
+  for (int64_t bin : kLadderNs)
+    if (span_ns <= bin * kMaxRangeBins) return bin;
+  return kLadderNs[std::size(kLadderNs) - 1];
+}
+
+namespace {
+
+void PlanTiers(int64_t lo, int64_t hi, const std::vector<int64_t>& tiers, size_t n,
+               RollupPlan* plan) {
+  if (n == 0 || lo >= hi) return;
+  const int64_t tier = tiers[n - 1];  // coarsest left
+  const int64_t a = CeilTo(lo, tier), b = FloorTo(hi, tier);
+  if (a >= b) return PlanTiers(lo, hi, tiers, n - 1, plan);
+  plan->segments.push_back({tier, a, b});
+  PlanTiers(lo, a, tiers, n - 1, plan);
+  PlanTiers(b, hi, tiers, n - 1, plan);
+}
+
+// Drops the empty bins after the last busy one (the two ways of answering a range lay idle
+// windows' seed bins differently; the bins that hold time are the same).
+void TrimTimelines(model::ProfileWindow* w) {
+  for (model::ProcessProfile& p : w->processes)
+    for (model::DeviceProfile& d : p.devices) {
+      model::Timeline& t = d.timeline;
+      while (t.busy_ns.size() > 1 && t.busy_ns.back() == 0 &&
+             (t.category_ns.empty() ||
+              t.category_ns.back() == std::array<int64_t, model::kCategoryCount>{})) {
+        t.busy_ns.pop_back();
+        if (!t.category_ns.empty()) t.category_ns.pop_back();
+      }
+    }
+}
+
+}  // namespace
+
+RollupPlan PlanRollups(int64_t from_ns, int64_t to_ns, const RollupCoverage& coverage,
+                       int64_t bin_ns) {
+  RollupPlan plan;
+  std::vector<int64_t> tiers;  // finest first
+  for (int64_t tier : kRollupTierNs)
+    if (bin_ns >= RollupBinNs(tier) && bin_ns % RollupBinNs(tier) == 0) tiers.push_back(tier);
+  const int64_t lo = std::max(from_ns, coverage.from_ns);
+  const int64_t hi = std::min(to_ns, coverage.sealed_ns);
+  PlanTiers(lo, hi, tiers, tiers.size(), &plan);
+  if (plan.segments.empty()) return plan;
+  plan.covered_from_ns = INT64_MAX;
+  plan.covered_to_ns = INT64_MIN;
+  for (const RollupPlan::Segment& s : plan.segments) {
+    plan.covered_from_ns = std::min(plan.covered_from_ns, s.from_ns);
+    plan.covered_to_ns = std::max(plan.covered_to_ns, s.to_ns);
+  }
+  return plan;
+}
+
+base::Status ScanRange(SqliteStore& store, const WindowQuery& range, int64_t bin_ns,
+                       bool use_rollups, const WindowVisitor& visit, ScanStats* stats) {
+  WindowQuery raw = range;
+  if (use_rollups) {
+    ASSIGN_OR_RETURN(RollupCoverage coverage, store.Coverage());
+    const RollupPlan plan = PlanRollups(range.from_ns, range.to_ns, coverage, bin_ns);
+    for (const RollupPlan::Segment& seg : plan.segments) {
+      WindowQuery rows = range;
+      rows.from_ns = seg.from_ns;
+      rows.to_ns = seg.to_ns;
+      RETURN_IF_ERROR(store.ScanRollups(seg.tier_ns, rows, visit, stats));
+    }
+    raw.skip_from_ns = plan.covered_from_ns;
+    raw.skip_to_ns = plan.covered_to_ns;
+  }
+  return store.ScanWindows(raw, visit, stats);
+}
+
 base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQuery& query,
                                                const std::string& source) {
-  ASSIGN_OR_RETURN(QueryResult result, store.QueryWindows(query.Windows()));
-
   RangeProfile out;
   out.source = source;
   out.from_ns = query.from_ns;
   out.open_ended = query.to_ns == std::numeric_limits<int64_t>::max();
   out.to_ns = out.open_ended ? (query.now_ns ? query.now_ns : base::UnixNowNs()) : query.to_ns;
-  out.corrupt_windows = result.corrupt_windows;
   model::MergeOptions merge;
   merge.top_k = std::max(query.top, merge.top_k);
+
+  // The resolution comes from the data the range holds (an open range of "everything" must not
+  // be laid on a grid spanning decades), the same however the range is then read.
+  ASSIGN_OR_RETURN(auto span, store.DataSpan(query.from_ns, query.to_ns));
+  int64_t bin_ns = RangeBinNs(0);
+  if (span) {
+    const int64_t lo = std::max(query.from_ns, span->first);
+    const int64_t hi = std::min(query.to_ns, span->second);
+    bin_ns = RangeBinNs(std::max<int64_t>(0, hi - lo));
+  }
+  out.timeline_bin_ns = bin_ns;
+
+  // Memory stays bounded by the processes, not the range: every row is folded as it is decoded.
   std::map<int64_t, model::ProfileWindow> merged;  // by process row
   std::map<int64_t, size_t> window_counts;
-  for (StoredWindow& stored : result.windows) {
-    if (query.device) KeepDevice(*query.device, &stored.window);
-    if (stored.window.processes.empty()) continue;
-    model::MergeWindow(stored.window, &merged[stored.process_id], merge);
-    ++window_counts[stored.process_id];
-    ++out.windows;
-  }
+  auto add = [&](int64_t process_id, uint64_t windows, model::ProfileWindow& w) {
+    if (query.device) KeepDevice(*query.device, &w);
+    if (w.processes.empty()) return;
+    FoldWindow(std::move(w), bin_ns, merge, &merged[process_id]);
+    window_counts[process_id] += windows;
+    out.windows += windows;
+  };
+  ScanStats stats;
+  // Tier rows were merged with the default top-K: a bigger --top reads raw windows.
+  RETURN_IF_ERROR(ScanRange(store, query.Windows(), bin_ns,
+                            query.use_rollups && merge.top_k == RollupMergeOptions().top_k, add,
+                            &stats));
+  out.corrupt_windows = stats.corrupt_rows;
+  out.rows_read = stats.rows;
+  if (bin_ns >= RollupBinNs(kRollupTierNs.front()))
+    for (auto& [id, w] : merged) TrimTimelines(&w);
   out.processes = merged.size();
   RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kGpu, query, &out.gpu, &out));
   FilterGpuMetrics(query, merged, &out.gpu);
@@ -172,21 +268,25 @@ base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store,
                                                        const RangeQuery& query) {
   constexpr size_t kMaxProcesses = 20;
   WindowQuery all{query.from_ns, query.to_ns, std::nullopt, std::nullopt};
-  ASSIGN_OR_RETURN(QueryResult result, store.QueryWindows(all));
   struct Seen {
     std::set<uint32_t> devices;
     uint64_t windows = 0, kernels = 0;
   };
   std::map<int64_t, Seen> seen;  // by process row
-  for (const StoredWindow& w : result.windows) {
-    Seen& s = seen[w.process_id];
-    ++s.windows;
-    for (const model::ProcessProfile& p : w.window.processes)
-      for (const model::DeviceProfile& d : p.devices) {
-        s.devices.insert(d.device);
-        s.kernels += d.kernel_count;
-      }
-  }
+  ScanStats result;              // streamed: a long range costs neither memory nor every window
+  // Any resolution will do (no timeline is shown): the coarsest lets every tier answer.
+  RETURN_IF_ERROR(ScanRange(
+      store, all, RangeBinNs(INT64_MAX), /*use_rollups=*/true,
+      [&](int64_t process_id, uint64_t windows, model::ProfileWindow& w) {
+        Seen& s = seen[process_id];
+        s.windows += windows;
+        for (const model::ProcessProfile& p : w.processes)
+          for (const model::DeviceProfile& d : p.devices) {
+            s.devices.insert(d.device);
+            s.kernels += d.kernel_count;
+          }
+      },
+      &result));
   std::vector<std::string> lines;
   for (const auto& [id, s] : seen) {
     if (lines.size() == kMaxProcesses) {

@@ -35,6 +35,9 @@ struct RangeQuery {
   // GPU prices (--gpu-hourly-cost, --gpu-prices); no cost section without one.
   std::optional<double> gpu_hourly_usd;
   std::optional<analyze::GpuPriceTable> gpu_prices;
+  // Read whole rollup-tier rows for the middle of the range (raw windows at its edges). Off = raw
+  // windows only: the same answer (tested), slower.
+  bool use_rollups = true;
 
   // The store's window filter for the same range, pid and rank.
   WindowQuery Windows() const { return {from_ns, to_ns, pid, rank}; }
@@ -45,7 +48,9 @@ struct RangeProfile {
   int64_t from_ns = 0, to_ns = 0;  // the range asked for (to = now when open-ended)
   bool open_ended = false;         // no --to: windows stamped after "now" count too
   analyze::Analysis analysis;      // one rank per (process, device), like a trace's
-  size_t windows = 0;              // stored windows merged into it
+  size_t windows = 0;              // stored windows merged into it (directly or via rollups)
+  size_t rows_read = 0;            // window and rollup rows decoded to answer it
+  int64_t timeline_bin_ns = 0;     // the resolution the timelines were laid on (RangeBinNs)
   size_t processes = 0;
   uint64_t corrupt_windows = 0;  // stored windows that did not decode (skipped)
   // The host telemetry of the same range, merged; absent when nothing was collected.
@@ -56,6 +61,31 @@ struct RangeProfile {
   std::optional<analyze::Cost> cost;  // when a price was given
   uint64_t corrupt_telemetry = 0;     // records that did not parse (skipped)
 };
+
+// The timeline resolution of a range `span_ns` long: the finest of 1/10/100 ms, 1/10/60/600 s,
+// 1 h, 1 d that keeps it within kMaxRangeBins bins, so a week is not 60,000 windows x 100 bins.
+inline constexpr int64_t kMaxRangeBins = 3000;
+int64_t RangeBinNs(int64_t span_ns);
+
+// Which rollup rows answer [from_ns, to_ns) at resolution `bin_ns`: whole buckets of the coarsest
+// tier inside the range, then finer tiers towards the ragged edges; raw windows starting outside
+// [covered_from_ns, covered_to_ns) do the rest. Only buckets the tiers cover exactly (`coverage`)
+// and tiers whose timeline bins nest in bin_ns are used, so the answer equals the raw merge.
+struct RollupPlan {
+  struct Segment {
+    int64_t tier_ns = 0, from_ns = 0, to_ns = 0;  // bucket starts in [from, to)
+  };
+  std::vector<Segment> segments;
+  int64_t covered_from_ns = 0, covered_to_ns = 0;  // empty when equal
+};
+RollupPlan PlanRollups(int64_t from_ns, int64_t to_ns, const RollupCoverage& coverage,
+                       int64_t bin_ns);
+
+// Streams the range's data to `visit` as whole rollup rows where the plan for resolution `bin_ns`
+// allows and raw windows elsewhere (each stored window exactly once; `windows` says how many a row
+// stands for). Memory does not grow with the range. `use_rollups` false: raw windows only.
+base::Status ScanRange(SqliteStore& store, const WindowQuery& range, int64_t bin_ns,
+                       bool use_rollups, const WindowVisitor& visit, ScanStats* stats);
 
 // Loads the windows of the range, merges them per process (a range reads like one long window)
 // and analyzes them; the diagnosis uses the range's host telemetry too (HostSignalsOf). `source`

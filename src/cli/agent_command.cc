@@ -94,6 +94,11 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->type_name("SIZE")
       ->capture_default_str();
   agent_cmd_
+      ->add_option("--rollup-retention", rollup_retention_,
+                   "Keep rollup tiers this long, e.g. 10m=90d,1h=730d (defaults 1m: as\n"
+                   "--retention, 10m=30d, 1h=365d; never shorter than --retention)")
+      ->type_name("TIER=AGE,...");
+  agent_cmd_
       ->add_option("--exit-when-idle", exit_when_idle_,
                    "Exit once no process has been connected (and no --watch-pid process\n"
                    "has been alive) for this long (e.g. 30s)")
@@ -205,6 +210,11 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     auto max_store = ParseBytes(max_store_);
     if (!max_store.ok()) return Usage("--max-store: " + max_store.status().message(), "agent");
     options.max_store_bytes = *max_store;
+    if (!rollup_retention_.empty()) {
+      auto tiers = agent::ParseRollupRetention(rollup_retention_);
+      if (!tiers.ok()) return Usage("--rollup-retention: " + tiers.status().message(), "agent");
+      options.rollup_retention = *tiers;
+    }
     if (!exit_when_idle_.empty()) {
       auto idle = base::ParseDuration(exit_when_idle_, base::DurationUnits::kWithLongUnits);
       if (!idle.ok()) return Usage("--exit-when-idle: " + idle.status().message(), "agent");

@@ -37,6 +37,7 @@ class AgentAndReportCommands {
   CLI::App* agent_cmd_ = nullptr;
   CLI::App* report_cmd_ = nullptr;
   std::string state_dir_, retention_ = "7d", max_store_ = "1GiB", exit_when_idle_;
+  std::string rollup_retention_;
   bool verbose_ = false;
   int http_port_ = agent::AgentOptions::kDefaultHttpPort;
   bool no_nvml_ = false, no_scrape_ = false, no_otlp_ = false;

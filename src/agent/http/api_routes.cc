@@ -276,22 +276,29 @@ HttpResponse Processes(SqliteStore& store, const Query& q) {
 
 // Devices come from the windows themselves (the GPUs each process ran work on).
 HttpResponse Devices(SqliteStore& store, const Query& q) {
-  auto result = store.QueryWindows(q.range.Windows());
-  if (!result.ok()) return JsonError(500, result.status().message());
   struct Device {
     uint64_t windows = 0, kernels = 0;
     int64_t busy_ns = 0;
   };
   std::map<std::pair<int64_t, uint32_t>, Device> devices;  // (process row, device)
-  for (const StoredWindow& sw : result->windows)
-    for (const model::ProcessProfile& p : sw.window.processes)
-      for (const model::DeviceProfile& d : p.devices) {
-        if (q.range.device && d.device != *q.range.device) continue;
-        Device& dev = devices[{sw.process_id, d.device}];
-        ++dev.windows;
-        dev.kernels += d.kernel_count;
-        dev.busy_ns += d.busy_ns;
-      }
+  // Streamed over rollup rows and the raw windows at the edges: a week costs neither a week of
+  // windows in memory nor decoding each of them. Any resolution will do (no timeline here).
+  ScanStats scan;
+  const base::Status status = ScanRange(
+      store, q.range.Windows(), RangeBinNs(INT64_MAX), /*use_rollups=*/true,
+      [&](int64_t process_id, uint64_t windows, model::ProfileWindow& window) {
+        for (const model::ProcessProfile& p : window.processes)
+          for (const model::DeviceProfile& d : p.devices) {
+            if (q.range.device && d.device != *q.range.device) continue;
+            Device& dev = devices[{process_id, d.device}];
+            dev.windows += windows;
+            dev.kernels += d.kernel_count;
+            dev.busy_ns += d.busy_ns;
+          }
+      },
+      &scan);
+  if (!status.ok()) return JsonError(500, status.message());
+  const ScanStats* result = &scan;
   JsonWriter w;
   w.BeginObject();
   WriteRange(w, q.range);

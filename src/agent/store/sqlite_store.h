@@ -6,7 +6,9 @@
 // window, the wire encoding compressed with zlib). Never per-kernel rows. Schema and payload
 // format: docs/agent.md.
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,6 +49,32 @@ struct WindowQuery {
   int64_t to_ns = INT64_MAX;
   std::optional<uint32_t> pid;
   std::optional<int32_t> rank;
+  // Windows STARTING in [skip_from_ns, skip_to_ns) are left out (ScanWindows only): the range
+  // query reads them from rollup rows instead. Empty by default.
+  int64_t skip_from_ns = 0, skip_to_ns = 0;
+};
+
+// Receives one decoded window (or rollup row) of a scan: its process row, how many stored windows
+// it stands for (1 for a window) and the window itself (the callee may take it).
+using WindowVisitor =
+    std::function<void(int64_t process_id, uint64_t windows, model::ProfileWindow& window)>;
+
+// What a scan saw besides the windows it handed out.
+struct ScanStats {
+  std::map<int64_t, StoredProcess> processes;  // every process that had a row
+  uint64_t rows = 0;
+  uint64_t corrupt_rows = 0;  // rows that did not decode (skipped)
+};
+
+// Which part of time the rollup tiers answer exactly: buckets starting at or after from_ns
+// (windows before it were stored by a build without rollups) and ending at or before sealed_ns
+// (every window of those buckets is in their rows; later ones are still being folded).
+struct RollupCoverage {
+  int64_t from_ns = 0;
+  int64_t sealed_ns = 0;
+  // The longest window stored: windows overlapping [from, to) start after from - this, which
+  // bounds the index range a query walks (an open-ended range does not scan the whole table).
+  int64_t max_window_ns = 0;
 };
 
 struct StoredWindow {
@@ -95,7 +123,21 @@ struct TelemetryRecord {
   std::string json;
 };
 
+// How long each rollup tier (finest first, kRollupTierNs) is kept; 0 = as long as raw windows.
+// A tier is never kept shorter than raw windows: the query planner reads the middle of a range
+// from tiers, so a tier row must outlive the windows it stands for.
+struct RollupRetention {
+  std::array<int64_t, 3> max_age_ns = {0, 30LL * 86400 * 1'000'000'000,
+                                       365LL * 86400 * 1'000'000'000};
+};
+
+// Parses `--rollup-retention`: comma-separated TIER=AGE with TIER one of 1m, 10m, 1h and AGE a
+// duration up to days (`10m=90d,1h=730d`; 0 = as long as raw windows); tiers not named keep their
+// defaults. A clear one-line error otherwise.
+base::StatusOr<RollupRetention> ParseRollupRetention(std::string_view text);
+
 struct RetentionResult {
+  uint64_t deleted_rollups = 0;
   uint64_t deleted_windows = 0;
   uint64_t deleted_telemetry = 0;
   uint64_t deleted_processes = 0;
@@ -121,6 +163,10 @@ class SqliteStore {
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   const std::string& path() const { return path_; }
+  // Off: windows are stored without folding them into rollups (store_query_benchmark measures
+  // their cost this way). The tiers' sealed point then stays put, so queries keep reading raw
+  // windows there: never wrong, only slower.
+  void set_rollups_enabled(bool on) { rollups_enabled_ = on; }
   int schema_version() const { return schema_version_; }
 
   // Transactions around batches of the calls below (the agent's writer commits once per batch).
@@ -132,8 +178,11 @@ class SqliteStore {
   // (a reconnect). Returns its id.
   base::StatusOr<int64_t> UpsertProcess(const wire::Hello& hello, int64_t now_ns);
   base::Status MarkProcessEnded(int64_t process_id, int64_t now_ns);
-  // Compresses and appends one window; updates the process's last_seen_ns.
-  base::Status AppendWindow(const PendingWindow& window);
+  // Compresses and appends one window; updates the process's last_seen_ns. A read-write store also
+  // folds it into the rollup tiers (decoding `encoded` unless `decoded` is given); the fold is
+  // part of the caller's transaction, and Rollback() undoes its in-memory part too.
+  base::Status AppendWindow(const PendingWindow& window,
+                            const model::ProfileWindow* decoded = nullptr);
 
   base::Status AppendTelemetry(const TelemetryRecord& record);
   // Records of `kind` overlapping [from_ns, to_ns), by start time (rows that fail to decompress
@@ -141,8 +190,22 @@ class SqliteStore {
   base::StatusOr<std::vector<TelemetryRecord>> QueryTelemetry(const std::string& kind,
                                                               int64_t from_ns, int64_t to_ns);
 
-  // Windows overlapping the query's range, decoded, with their processes.
+  // Windows overlapping the query's range, decoded, with their processes. Holds every window in
+  // memory: long ranges use ScanWindows / ScanRollups.
   base::StatusOr<QueryResult> QueryWindows(const WindowQuery& query);
+  // Streams the windows of the query's range to `visit`, by start time, one decoded at a time.
+  base::Status ScanWindows(const WindowQuery& query, const WindowVisitor& visit, ScanStats* stats);
+  // Streams the rows of tier `tier_ns` whose buckets START in [query.from_ns, query.to_ns)
+  // (pid/rank filters apply), by bucket start.
+  base::Status ScanRollups(int64_t tier_ns, const WindowQuery& query, const WindowVisitor& visit,
+                           ScanStats* stats);
+  base::StatusOr<RollupCoverage> Coverage();
+  // The first window start at or after from_ns and the last window end before to_ns (windows, else
+  // the coarsest tier's rows); nullopt when the range holds neither. Index lookups only.
+  base::StatusOr<std::optional<std::pair<int64_t, int64_t>>> DataSpan(int64_t from_ns,
+                                                                      int64_t to_ns);
+  // Payload bytes of the rollup rows (all tiers).
+  base::StatusOr<uint64_t> RollupBytes();
   base::StatusOr<StoreSummary> Summary();
   // Processes with a window overlapping [query.from_ns, query.to_ns) (pid/rank filters apply), or
   // when `include_idle`, also those last seen in the range without windows; ordered by id.
@@ -154,8 +217,10 @@ class SqliteStore {
   // Deletes windows (and telemetry) received before now - max_age_ns, then the oldest windows
   // until the payload bytes are at most max_bytes, then processes left without windows that were
   // last seen before now - max_age_ns. 0 disables a limit.
+  // Rollup rows are deleted by bucket end, each tier after its own age (`tiers`, never shorter
+  // than max_age_ns). Freed pages are then given back to the file system (incremental vacuum).
   base::StatusOr<RetentionResult> ApplyRetention(int64_t max_age_ns, uint64_t max_bytes,
-                                                 int64_t now_ns);
+                                                 int64_t now_ns, const RollupRetention& tiers = {});
 
   // Payload codec (public for tests and size measurements): byte 0 = codec (1 = zlib), bytes 1-4 =
   // uncompressed size (u32 LE), then the zlib stream.
@@ -163,8 +228,21 @@ class SqliteStore {
   static base::StatusOr<std::string> DecompressPayload(std::string_view stored);
 
  private:
-  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  struct RollupState;  // the writer's open (not yet written) rollup buckets
+
+  SqliteStore(sqlite3* db, std::string path);
   base::Status Migrate();
+  // Rollup writing.
+  base::Status LoadRollups();
+  // Both take the window by value: it is re-binned in place, so callers move what they own.
+  base::Status FoldIntoRollups(int64_t process_id, model::ProfileWindow window, bool rebuilding);
+  base::Status FoldIntoTier(size_t tier, int64_t process_id, model::ProfileWindow part,
+                            int64_t start_ns, uint64_t windows, bool rebuilding);
+  base::Status CloseBucket(size_t tier, int64_t process_id);
+  base::Status WriteRollupRow(int64_t tier_ns, int64_t process_id, int64_t start_ns,
+                              uint64_t windows, const model::ProfileWindow& merged);
+  base::Status SealRollups();
+  base::Status ScanPayloads(sqlite3_stmt* s, const WindowVisitor& visit, ScanStats* stats);
   base::Status Exec(const char* sql);
   base::Status Error(const std::string& what) const;
   // A cached prepared statement (reset before reuse).
@@ -174,6 +252,9 @@ class SqliteStore {
   std::string path_;
   int schema_version_ = 0;
   std::map<const char*, sqlite3_stmt*> statements_;  // keyed by the SQL literal's address
+  std::unique_ptr<RollupState> rollups_;             // read-write stores only
+  bool rollups_enabled_ = true;
+  int64_t max_window_ns_ = -1;  // store_meta max_window_ns as this writer knows it (-1: unread)
 };
 
 }  // namespace inferscope::agent

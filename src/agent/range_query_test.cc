@@ -1,0 +1,200 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// Range queries over rollup tiers: the plan (coarsest whole buckets inside, raw at the edges), the
+// resolution ladder, and the answer, which must equal the merge of the raw windows.
+#include "src/agent/range_query.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "src/agent/store/rollups.h"
+#include "src/agent/store/test_rollup_windows.h"
+#include "src/aggregate/aggregator.h"
+#include "src/import/trace_importer.h"
+#include "src/wire/window_codec.h"
+#include "tests/temp_dir.h"
+
+namespace inferscope::agent {
+namespace {
+
+using ::inferscope::agent::testing::kSec;
+using ::inferscope::agent::testing::PendingOf;
+using ::inferscope::agent::testing::RollupTestHello;
+using ::inferscope::agent::testing::RollupTestWindow;
+using ::inferscope::testing::TempDir;
+
+constexpr int64_t kMin = 60 * kSec;
+constexpr int64_t kHour = 60 * kMin;
+const int64_t kT0 = FloorTo(1'700'000'000 * kSec, kHour);
+
+TEST(RangeQueryTest, ResolutionLadder) {
+  EXPECT_EQ(RangeBinNs(5 * kMin), 100'000'000);
+  EXPECT_EQ(RangeBinNs(kHour), 10 * kSec);
+  EXPECT_EQ(RangeBinNs(24 * kHour), 60 * kSec);
+  EXPECT_EQ(RangeBinNs(7 * 24 * kHour), 600 * kSec);
+  EXPECT_EQ(RangeBinNs(0), 1'000'000);
+  // Never more than kMaxRangeBins bins.
+  for (int64_t span : {kSec, 7 * kMin, 5 * kHour, 90 * 24 * kHour})
+    EXPECT_LE(span / RangeBinNs(span), kMaxRangeBins) << span;
+}
+
+TEST(RangeQueryTest, PlanTakesCoarsestWholeBucketsAndLeavesRaggedEdgesRaw) {
+  const RollupCoverage all{0, kT0 + 10 * kHour};
+  const int64_t from = kT0 + 17 * kMin + 30 * kSec, to = kT0 + 3 * kHour + 41 * kMin + 10 * kSec;
+  RollupPlan plan = PlanRollups(from, to, all, 60 * kSec);
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> got;
+  for (const auto& s : plan.segments) got.emplace_back(s.tier_ns, s.from_ns - kT0, s.to_ns - kT0);
+  std::sort(got.begin(), got.end());
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> want = {
+      {kMin, 18 * kMin, 20 * kMin},
+      {kMin, 3 * kHour + 40 * kMin, 3 * kHour + 41 * kMin},
+      {10 * kMin, 20 * kMin, kHour},
+      {10 * kMin, 3 * kHour, 3 * kHour + 40 * kMin},
+      {kHour, kHour, 3 * kHour}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(plan.covered_from_ns, kT0 + 18 * kMin);
+  EXPECT_EQ(plan.covered_to_ns, kT0 + 3 * kHour + 41 * kMin);
+
+  // A 10 s resolution cannot use hour rows (60 s bins); 100 ms uses no tier at all.
+  plan = PlanRollups(from, to, all, 10 * kSec);
+  for (const auto& s : plan.segments) EXPECT_NE(s.tier_ns, kHour);
+  EXPECT_TRUE(PlanRollups(from, to, all, 100'000'000).segments.empty());
+  // Only what the tiers cover: nothing before from_ns, nothing after the sealed point.
+  plan = PlanRollups(from, to, {kT0 + kHour + 5 * kMin, kT0 + 2 * kHour + 30 * kSec}, 60 * kSec);
+  EXPECT_EQ(plan.covered_from_ns, kT0 + kHour + 5 * kMin);
+  EXPECT_EQ(plan.covered_to_ns, kT0 + 2 * kHour);
+}
+
+TEST(RangeQueryTest, RollupBackedAnswerEqualsTheRawMerge) {
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  std::vector<int64_t> ids;
+  for (uint32_t p = 0; p < 2; ++p)
+    ids.push_back(*(*store)->UpsertProcess(RollupTestHello(100 + p, static_cast<int32_t>(p)), kT0));
+  // 10 h of one 10 s window a minute per process (an idle gap between windows), so the whole
+  // range needs 60 s bins and hour rows.
+  const int64_t end = kT0 + 10 * kHour;
+  ASSERT_TRUE((*store)->Begin().ok());
+  int index = 0;
+  for (int64_t t = kT0 + 20 * kSec; t < end; t += kMin) {
+    for (size_t p = 0; p < ids.size(); ++p) {
+      model::ProfileWindow w =
+          RollupTestWindow(100 + static_cast<uint32_t>(p), static_cast<int32_t>(p), t, index++);
+      ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[p], w, t + 11 * kSec), &w).ok());
+    }
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+
+  struct Case {
+    const char* name;
+    int64_t from, to;
+    std::optional<uint32_t> pid;
+    std::optional<uint32_t> device;
+  };
+  const int64_t open = std::numeric_limits<int64_t>::max();
+  const std::vector<Case> cases = {
+      {"ragged 9 h", kT0 + 17 * kMin + 30 * kSec, kT0 + 9 * kHour + 41 * kMin + 10 * kSec, {}, {}},
+      {"everything", 0, open, {}, {}},
+      {"open-ended last 4 h", end - 4 * kHour, open, {}, {}},
+      {"2 h, pid filter", kT0 + 3 * kHour + 5 * kMin, kT0 + 5 * kHour + 7 * kMin, 101, {}},
+      {"9 h, device filter", kT0 + 30 * kSec, kT0 + 9 * kHour + 30 * kSec, {}, 1},
+      {"5 min", kT0 + 2 * kHour, kT0 + 2 * kHour + 5 * kMin, {}, {}},
+  };
+  for (const Case& c : cases) {
+    RangeQuery q;
+    q.from_ns = c.from;
+    q.to_ns = c.to;
+    q.pid = c.pid;
+    q.device = c.device;
+    q.now_ns = end + kMin;
+    q.use_rollups = true;
+    auto tiered = QueryRangeProfile(**store, q, "store:test");
+    q.use_rollups = false;
+    auto raw = QueryRangeProfile(**store, q, "store:test");
+    ASSERT_TRUE(tiered.ok() && raw.ok()) << c.name;
+    EXPECT_GT(raw->windows, 0u) << c.name;
+    EXPECT_EQ(tiered->windows, raw->windows) << c.name;
+    EXPECT_EQ(tiered->timeline_bin_ns, raw->timeline_bin_ns) << c.name;
+    EXPECT_EQ(RenderRangeReport(*tiered, report::ReportFormat::kJson),
+              RenderRangeReport(*raw, report::ReportFormat::kJson))
+        << c.name;
+    if (c.to - c.from >= 2 * kHour) {  // long ranges read a fraction of the rows
+      EXPECT_LT(tiered->rows_read * 4, raw->rows_read) << c.name;
+    }
+  }
+}
+
+// Real windows: the Aggregator's 10 s windows of the bundled vLLM TP=2 decode trace (real kernel
+// names, categories, syncs, timelines), re-stamped over 9 h for 2 processes. The tier-backed answer
+// must equal the raw merge here too.
+TEST(RangeQueryTest, RollupBackedAnswerEqualsTheRawMergeOnRealWindows) {
+  std::vector<model::ProcessProfile> templates;
+  for (const char* rank : {"rank0", "rank1"}) {
+    model::NameTable names;
+    model::KernelClassifier classifier;
+    aggregate::AggregatorOptions options;
+    options.window_ns = 10 * kSec;
+    std::vector<model::ProfileWindow> windows;
+    aggregate::Aggregator aggregator(options, &names, &classifier,
+                                     [&](model::ProfileWindow&& w) { windows.push_back(w); });
+    const std::string path =
+        std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode/" + rank + ".json.gz";
+    ASSERT_TRUE(import::ImportTrace(path, &names, &aggregator).ok()) << path;
+    aggregator.Finish();
+    for (const model::ProfileWindow& w : windows)
+      for (model::ProcessProfile p : w.processes) {
+        for (model::DeviceProfile& d : p.devices) {
+          d.first_start_ns -= w.start_ns;
+          d.last_end_ns -= w.start_ns;
+          d.timeline.origin_ns -= w.start_ns;
+        }
+        templates.push_back(std::move(p));
+      }
+  }
+  ASSERT_FALSE(templates.empty());
+
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  std::vector<int64_t> ids;
+  for (uint32_t p = 0; p < 2; ++p)
+    ids.push_back(*(*store)->UpsertProcess(RollupTestHello(100 + p, static_cast<int32_t>(p)), kT0));
+  const int64_t end = kT0 + 9 * kHour;
+  ASSERT_TRUE((*store)->Begin().ok());
+  size_t n = 0;
+  for (int64_t t = kT0 + 40 * kSec; t < end; t += kMin) {
+    for (uint32_t p = 0; p < 2; ++p, ++n) {
+      model::ProfileWindow w;
+      w.start_ns = t;
+      w.end_ns = t + 10 * kSec;
+      model::ProcessProfile& proc = w.processes.emplace_back(templates[n % templates.size()]);
+      proc.pid = 100 + p;
+      proc.rank = static_cast<int32_t>(p);
+      proc.hostname = "node-a";
+      for (model::DeviceProfile& d : proc.devices) {
+        d.first_start_ns += t;
+        d.last_end_ns += t;
+        d.timeline.origin_ns += t;
+      }
+      ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[p], w, t + 11 * kSec)).ok());
+    }
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+  RangeQuery q;
+  q.from_ns = kT0 + 23 * kMin + 10 * kSec;
+  q.to_ns = kT0 + 8 * kHour + 47 * kMin;
+  q.now_ns = end;
+  auto tiered = QueryRangeProfile(**store, q, "store:test");
+  q.use_rollups = false;
+  auto raw = QueryRangeProfile(**store, q, "store:test");
+  ASSERT_TRUE(tiered.ok() && raw.ok());
+  EXPECT_LT(tiered->rows_read * 4, raw->rows_read);
+  EXPECT_EQ(tiered->windows, raw->windows);
+  EXPECT_EQ(RenderRangeReport(*tiered, report::ReportFormat::kJson),
+            RenderRangeReport(*raw, report::ReportFormat::kJson));
+}
+
+}  // namespace
+}  // namespace inferscope::agent
