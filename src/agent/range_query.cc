@@ -371,6 +371,8 @@ analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
     h.gpm_tensor_active_pct = max_mean(kGpmTensorActivePct);
     h.gpm_dram_bw_util_pct = max_mean(kGpmDramBwUtilPct);
     h.gpu_util_pct_mean = max_mean(kGpuUtilPct);
+    // NVML clock-event reasons and the share of time each was active (the throttling rule).
+    h.slowdown_share = SlowdownShares(*profile.gpu);
   }
   return h;
 }

@@ -113,17 +113,6 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (!store.ok()) return Fail(err, store.status());
   auto result = agent::QueryRangeProfile(**store, query, "store:" + options.state_dir);
   if (!result.ok()) return Fail(err, result.status());
-  // The throttling rule reads NVML's clock-event reasons, which the range query does not pass to
-  // the diagnosis yet (HostSignalsOf): add them here and diagnose again (Diagnose is a pure
-  // function of its inputs, so every other finding stays as it was).
-  if (result->gpu) {
-    analyze::HostSignals host = agent::HostSignalsOf(*result);
-    if (host.slowdown_share.empty()) {
-      host.slowdown_share = agent::SlowdownShares(*result->gpu);
-      if (!host.slowdown_share.empty())
-        result->analysis.diagnosis = analyze::Diagnose(result->analysis, host, query.thresholds);
-    }
-  }
   if (result->corrupt_windows > 0)
     err << "inferscope: note: skipped " << result->corrupt_windows
         << " stored windows that did not decode\n";

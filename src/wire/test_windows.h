@@ -119,8 +119,8 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       d.graphs.composition_ns = next();
       d.graphs.unattributed_ns = next();
       d.graphs.deduplicated_ns = 4'000;
-      d.graphs.launch_ns = d.graphs.measured_ns + d.graphs.estimated_ns +
-                           d.graphs.composition_ns + d.graphs.unattributed_ns;
+      d.graphs.launch_ns = d.graphs.measured_ns + d.graphs.estimated_ns + d.graphs.composition_ns +
+                           d.graphs.unattributed_ns;
       d.graphs.max_share_age_ns = 59'000'000'000;
       d.graphs.checks = 3;
       d.graphs.max_error_bp = 137;
