@@ -197,6 +197,14 @@ def status_processes(c):
     return json.loads(r.stdout)["processes"]
 
 
+def status_text(c):
+    """`inferscope status` as text, its wrapped lines joined (status wraps long values under their
+    column to fit 100 columns)."""
+    out = subprocess.run([c.args.inferscope, "status", "--state-dir", c.state],
+                         stdout=subprocess.PIPE, text=True).stdout
+    return " ".join(out.split())
+
+
 def wait_for_process_status(c, pid, timeout_s=10.0):
     """The status row of `pid` once the agent has it (an off process reports from a thread)."""
     deadline = time.time() + timeout_s
@@ -226,8 +234,7 @@ def version_gate(c, t):
     assert re.search(r"records written 0,", r.stderr), r.stderr
     p = wait_for_process_status(c, replay_pid(r.stderr))
     assert p["profiling"]["on"] is False and "13.2" in p["profiling"]["off_reason"], p
-    text = subprocess.run([c.args.inferscope, "status", "--state-dir", c.state],
-                          stdout=subprocess.PIPE, text=True).stdout
+    text = status_text(c)
     assert "profiling: off: " in text and "CUPTI 13.2 is not supported" in text, text
 
 
@@ -249,8 +256,7 @@ def cuda12_status(c, t):
     assert p["profiling"]["on"] is True, p
     assert p["profiling"]["cupti_release"] == "12.4", p
     assert p["profiling"]["cupti_path"].endswith("libcupti.so.13"), p  # the fake's file name
-    text = subprocess.run([c.args.inferscope, "status", "--state-dir", c.state],
-                          stdout=subprocess.PIPE, text=True).stdout
+    text = status_text(c)
     assert "on, CUPTI 12.4" in text and "profiling: on (CUPTI 12.4, " in text, text
 
 
