@@ -633,7 +633,8 @@ TEST_F(DiagnoseTest, ThrottlingFromClockEventReasons) {
   ASSERT_EQ(f->fixes.size(), 1u);
   // Most of the time at its power cap: still a warning (NVML does not say how much slower).
   host_.slowdown_share = {{"sw_power_cap", 0.9}};
-  f = Find(Run(), "throttling");
+  const Diagnosis capped = Run();  // kept: the finding points into it
+  f = Find(capped, "throttling");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, "warning");
   // Reasons that are no slowdown (an idle GPU clocks down) are no finding.
