@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (README and CI): builds with warnings as errors and runs every test.
-#   scripts/test.sh            format check, then unit + integration + golden tests (ci preset)
+#   scripts/test.sh            format and layering checks, then unit + integration + golden tests
+#                              (ci preset)
 #   scripts/test.sh --full     also ASan/UBSan and TSan runs, short fuzz runs and benchmark smoke
 #                              runs (what CI does)
 set -euo pipefail
@@ -13,6 +14,10 @@ bad=$(git ls-files '*.cc' '*.h' | while read -r f; do
 if [[ -n "$bad" ]]; then
   echo "clang-format would change (run clang-format -i on them):"; echo "$bad"; exit 1
 fi
+
+echo "== layering check =="
+# Dependencies run down the layers only (AGENTS.md); the offline path links no agent code.
+python3 scripts/check_layering.py
 
 # The OpenTelemetry SDK for the span tests (tests/otel, pinned by package-lock.json). Without it
 # those tests skip, except in CI, where INFERSCOPE_REQUIRE_OTEL=1 makes a missing SDK a failure.

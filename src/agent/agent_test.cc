@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/agent/http/agent_endpoints.h"
+#include "src/agent/agent_endpoints.h"
 #include "src/aggregate/aggregator.h"
 #include "src/import/trace_importer.h"
 #include "src/inject/agent_client.h"

@@ -227,9 +227,10 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
   if (options.bin_ns == 0) options.bin_ns = 100'000'000;
   std::vector<analyze::AnalysisInput> inputs;
   for (const auto& [id, w] : merged) inputs.push_back({source, "inferscope_store", &w});
-  out.analysis = analyze::Analyze(inputs, options);
+  // The host signals come from the telemetry merged above (not from the analysis), so the one
+  // diagnosis Analyze() runs already has them.
   const analyze::HostSignals host = HostSignalsOf(out);
-  out.analysis.diagnosis = analyze::Diagnose(out.analysis, host, query.thresholds);
+  out.analysis = analyze::Analyze(inputs, options, host, query.thresholds);
   if (query.gpu_hourly_usd || query.gpu_prices) {
     analyze::CostInputs cost;
     cost.gpu_hourly_usd = query.gpu_hourly_usd;

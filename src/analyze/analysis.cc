@@ -242,7 +242,8 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   return r;
 }
 
-Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions& options) {
+Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions& options,
+                 const HostSignals& host, const DiagnosisThresholds& thresholds) {
   Analysis result;
   result.options = options;
   result.inputs = inputs;
@@ -389,7 +390,7 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
     cmp.straggler_excess_compute_ns =
         cmp.compute.max_ns - static_cast<int64_t>(cmp.compute.mean_ns + 0.5);
   }
-  result.diagnosis = Diagnose(result, HostSignals{}, DiagnosisThresholds{});
+  result.diagnosis = Diagnose(result, host, thresholds);
   return result;
 }
 

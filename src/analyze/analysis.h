@@ -246,13 +246,16 @@ struct Analysis {
   std::vector<RankAnalysis> ranks;    // by rank, then device
   JobSummary summary;
   RankComparison comparison;  // meaningful when ranks.size() > 1
-  // Verdicts from the trace alone (no host signals, default thresholds); the agent's range report
-  // re-runs Diagnose() with the telemetry of the range.
+  // Verdicts, computed once by Analyze() with the host signals and thresholds it was given (a
+  // trace has no host signals; a store range passes its telemetry's).
   Diagnosis diagnosis;
 };
 
-// Analyzes the windows of one or more inputs. Each (process, device) becomes one rank entry.
-Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions& options);
+// Analyzes the windows of one or more inputs. Each (process, device) becomes one rank entry. The
+// diagnosis runs once, at the end, with `host` and `thresholds`: callers pass what they have
+// rather than diagnosing again with other settings.
+Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions& options,
+                 const HostSignals& host = {}, const DiagnosisThresholds& thresholds = {});
 
 // Analyzes one device of one process (exposed for tests).
 RankAnalysis AnalyzeDevice(const model::DeviceProfile& device, const AnalysisOptions& options);

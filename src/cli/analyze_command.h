@@ -2,6 +2,7 @@
 #pragma once
 
 // `inferscope analyze`: import trace files, aggregate each over its whole length, analyze, render.
+// The work is src/pipeline's; this is flags, messages and exit codes.
 
 #include <cstdint>
 #include <functional>
@@ -10,8 +11,10 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/import/trace_importer.h"
 #include "src/model/profile.h"
 #include "src/model/taxonomy.h"
+#include "src/pipeline/trace_pipeline.h"
 #include "src/report/report.h"
 
 namespace inferscope::cli {
@@ -30,31 +33,33 @@ struct AnalyzeOptions {
   int text_width = 100;         // columns of the text report (the terminal's, when it is one)
 };
 
-// Bins a timeline gets when --bin is not given: a terminal-wide sparkline at full resolution,
-// and a JSON timeline of a few hundred bins whatever the trace's length.
-inline constexpr int kAutoTimelineBins = 500;
+// Bins a timeline gets when --bin is not given (pipeline::kAutoTimelineBins).
+inline constexpr int kAutoTimelineBins = pipeline::kAutoTimelineBins;
+
+// The pipeline settings of these options (what `analyze` hands to src/pipeline).
+pipeline::TraceOptions TraceOptionsOf(const AnalyzeOptions& options);
 
 // Runs the command. The report goes to `out` (or the output file); progress, skipped files and the
 // single error line ("inferscope: error: <path>: <problem>") go to `err`. Returns the exit code.
 // Never throws.
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
 
-// The trace loading of `analyze`, shared with `diff`.
-
-// Expands command-line paths: files stay, directories become their trace files (sorted,
-// non-recursive; skipped entries are named on `err`). On failure `*failed_path` names the culprit.
-base::Status ExpandTracePaths(const std::vector<std::string>& paths,
-                              std::vector<std::string>* files, std::string* failed_path,
-                              std::ostream& err);
-
-// Imports one trace file and folds its events into profile windows handed to `on_window` in time
-// order: one window over the whole trace when `window_ns` is 0, else windows aligned to multiples
-// of `window_ns` on the trace clock (events are buffered until the end, as importers deliver them
-// in file order). `*format` is set to "kineto_json" or "nsys_sqlite". Progress goes to `err` when
-// options.verbose or options.progress.
-base::Status ImportTraceFile(const std::string& path, const AnalyzeOptions& options,
-                             const model::KernelClassifier& classifier, int64_t window_ns,
-                             const std::function<void(model::ProfileWindow&&)>& on_window,
-                             std::string* format, std::ostream& err);
+// Forwarders kept for callers written against the CLI (src/context, src/mcp). New code calls
+// src/pipeline/trace_pipeline.h directly: these pull in nothing more, but live in the CLI layer.
+inline base::Status ExpandTracePaths(const std::vector<std::string>& paths,
+                                     std::vector<std::string>* files, std::string* failed_path,
+                                     std::ostream& err) {
+  return pipeline::ExpandTracePaths(paths, files, failed_path, err);
+}
+inline base::Status ImportTraceFile(const std::string& path, const AnalyzeOptions& options,
+                                    const model::KernelClassifier& classifier, int64_t window_ns,
+                                    const std::function<void(model::ProfileWindow&&)>& on_window,
+                                    std::string* format, std::ostream& err) {
+  auto stats = pipeline::ImportTraceFile(path, TraceOptionsOf(options), classifier, window_ns,
+                                         on_window, err);
+  if (!stats.ok()) return stats.status();
+  *format = import::TraceFormatName(stats->format);
+  return base::OkStatus();
+}
 
 }  // namespace inferscope::cli

@@ -20,11 +20,11 @@
 #include "src/analyze/analysis.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
-#include "src/cli/analyze_command.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
+#include "src/pipeline/trace_pipeline.h"
 
 namespace inferscope::cli {
 namespace {
@@ -139,20 +139,20 @@ base::StatusOr<ComparisonSide> LoadTraces(const std::vector<std::string>& files,
     *failed_path = options.rules_path;
     RETURN_IF_ERROR(classifier.LoadRuleFile(options.rules_path));
   }
-  AnalyzeOptions import_options;
+  pipeline::TraceOptions import_options;
   import_options.top = kDiffTopK;
   import_options.bin_ns = options.base_slice_ns;
-  import_options.verbose = options.verbose;
-  import_options.progress = options.progress;
+  import_options.progress = options.verbose || options.progress;
   std::vector<SliceCollector> collectors;
   for (const std::string& file : files) {
     *failed_path = file;
     collectors.emplace_back(options.base_slice_ns, options.max_slices);
     SliceCollector& collector = collectors.back();
-    std::string format;
-    RETURN_IF_ERROR(ImportTraceFile(
-        file, import_options, classifier, options.base_slice_ns,
-        [&collector](model::ProfileWindow&& w) { collector.Add(std::move(w)); }, &format, err));
+    RETURN_IF_ERROR(pipeline::ImportTraceFile(
+                        file, import_options, classifier, options.base_slice_ns,
+                        [&collector](model::ProfileWindow&& w) { collector.Add(std::move(w)); },
+                        err)
+                        .status());
   }
   ComparisonSide side;
   side.label = files.size() == 1 ? "trace " + files[0]
@@ -389,7 +389,7 @@ base::StatusOr<ComparisonSide> LoadSide(const char* which, const std::vector<std
                                       "or " +
                                       flag + ")");
   std::vector<std::string> files;
-  RETURN_IF_ERROR(ExpandTracePaths(paths, &files, failed_path, err));
+  RETURN_IF_ERROR(pipeline::ExpandTracePaths(paths, &files, failed_path, err));
   bool any_report = false;
   for (const std::string& f : files) any_report = any_report || IsSavedReport(f);
   if (any_report) {

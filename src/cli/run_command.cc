@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/agent/http/agent_endpoints.h"
+#include "src/agent/agent_endpoints.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"

@@ -33,6 +33,18 @@ base::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
       "SQLite export)");
 }
 
+const char* TraceFormatName(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kKinetoJson:
+      return "kineto_json";
+    case TraceFormat::kNsysSqlite:
+      return "nsys_sqlite";
+    case TraceFormat::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
 base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,
                                         model::EventSink* sink) {
   ASSIGN_OR_RETURN(TraceFormat format, DetectTraceFormat(path));

@@ -19,6 +19,9 @@ namespace inferscope::import {
 // -> Nsight Systems export. kNotFound for a missing file, kUnsupported for anything else.
 base::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);
 
+// The format's name in reports: "kineto_json", "nsys_sqlite" ("unknown" for kUnknown).
+const char* TraceFormatName(TraceFormat format);
+
 // Imports one trace file of any supported format. Errors are one line naming the file and the
 // problem; kDataLoss for truncated/corrupt input, kUnsupported for a file that is not a trace.
 base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,

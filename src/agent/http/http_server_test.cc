@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "src/agent/http/agent_endpoints.h"
+#include "src/agent/agent_endpoints.h"
 #include "src/agent/http/api_routes.h"
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"

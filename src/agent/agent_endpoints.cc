@@ -1,5 +1,5 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/agent/http/agent_endpoints.h"
+#include "src/agent/agent_endpoints.h"
 
 #include <simdjson.h>
 

@@ -1,0 +1,242 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/pipeline/trace_pipeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <utility>
+
+#include "src/aggregate/aggregator.h"
+#include "src/aggregate/device_state.h"
+#include "src/import/pipelined_sink.h"
+#include "src/import/trace_importer.h"
+#include "src/model/name_table.h"
+#include "src/report/format.h"
+
+namespace inferscope::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string HumanBytes(uint64_t bytes) {
+  if (bytes >= 1'000'000'000) return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
+  if (bytes >= 1'000'000) return fmt::format("{:.0f} MB", static_cast<double>(bytes) / 1e6);
+  if (bytes >= 1'000) return fmt::format("{:.0f} KB", static_cast<double>(bytes) / 1e3);
+  return fmt::format("{} B", bytes);
+}
+
+base::Status ImportWhole(const std::string& path, const TraceOptions& options,
+                         const model::KernelClassifier& classifier, ImportedTrace* result,
+                         std::ostream& err) {
+  result->path = path;
+  std::vector<model::ProfileWindow> windows;
+  ASSIGN_OR_RETURN(
+      result->stats,
+      ImportTraceFile(
+          path, options, classifier, /*window_ns=*/0,
+          [&windows](model::ProfileWindow&& w) { windows.push_back(std::move(w)); }, err));
+  result->format = import::TraceFormatName(result->stats.format);
+  if (!windows.empty()) {
+    result->window = std::move(windows.front());
+    // Whole-trace mode yields one window; should there be more, keep their processes too.
+    for (size_t i = 1; i < windows.size(); ++i)
+      for (model::ProcessProfile& p : windows[i].processes)
+        result->window.processes.push_back(std::move(p));
+  }
+  return base::OkStatus();
+}
+
+// Automatic bins differ per trace (each from its own span) but each divides every larger one
+// (AutoBinNs): bring every timeline to the widest, so the ranks' timelines line up. Returns it.
+int64_t CommonTimelineBin(std::vector<ImportedTrace>* imported) {
+  int64_t common = 0;
+  for (const ImportedTrace& w : *imported)
+    for (const model::ProcessProfile& p : w.window.processes)
+      for (const model::DeviceProfile& d : p.devices) common = std::max(common, d.timeline.bin_ns);
+  if (common <= 0) return 100'000'000;
+  for (ImportedTrace& w : *imported) {
+    for (model::ProcessProfile& p : w.window.processes) {
+      for (model::DeviceProfile& d : p.devices) {
+        model::Timeline& t = d.timeline;
+        if (t.bin_ns <= 0 || t.bin_ns == common || common % t.bin_ns != 0) continue;
+        const auto factor = static_cast<size_t>(common / t.bin_ns);
+        const size_t n = (t.busy_ns.size() + factor - 1) / factor;
+        std::vector<int64_t> busy(n, 0);
+        std::vector<std::array<int64_t, model::kCategoryCount>> category(n);
+        for (size_t i = 0; i < t.busy_ns.size(); ++i) {
+          busy[i / factor] += t.busy_ns[i];
+          for (size_t c = 0; c < model::kCategoryCount; ++c)
+            category[i / factor][c] += t.category_ns[i][c];
+        }
+        t.busy_ns = std::move(busy);
+        t.category_ns = std::move(category);
+        t.bin_ns = common;
+      }
+    }
+  }
+  return common;
+}
+
+// "4ns", "2.6ms": the smallest bin width that holds `span_ns`, rounded up to two digits.
+std::string MinimumBinText(int64_t span_ns) {
+  const int64_t min_ns = span_ns / aggregate::kMaxTimelineBins + 1;
+  const std::pair<int64_t, const char*> kUnits[] = {
+      {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}};
+  for (const auto& [scale, unit] : kUnits) {
+    if (min_ns < scale && scale > 1) continue;
+    const double tenths = std::ceil(static_cast<double>(min_ns) * 10 / static_cast<double>(scale));
+    return fmt::format("{:g}{}", tenths / 10, unit);
+  }
+  return std::to_string(min_ns) + "ns";
+}
+
+static_assert(aggregate::kMaxTimelineBins == 100'000, "the message below names the limit");
+
+}  // namespace
+
+base::Status ExpandTracePaths(const std::vector<std::string>& paths,
+                              std::vector<std::string>* files, std::string* failed_path,
+                              std::ostream& err) {
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+      *failed_path = path;
+      return base::NotFoundError(path + ": no such file or directory");
+    }
+    if (!fs::is_directory(st)) {
+      files->push_back(path);
+      continue;
+    }
+    std::vector<std::string> entries;
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+      entries.push_back(it->path().string());
+    if (ec) {
+      *failed_path = path;
+      return base::NotFoundError(path + ": cannot read directory: " + ec.message());
+    }
+    std::sort(entries.begin(), entries.end());
+    size_t accepted = 0;
+    for (const std::string& entry : entries) {
+      std::error_code entry_ec;
+      if (!fs::is_regular_file(entry, entry_ec)) {
+        err << "inferscope: skipping " << entry << ": not a regular file\n";
+        continue;
+      }
+      auto format = import::DetectTraceFormat(entry);
+      if (!format.ok()) {
+        err << "inferscope: skipping " << entry << ": not a trace file\n";
+        continue;
+      }
+      files->push_back(entry);
+      ++accepted;
+    }
+    if (accepted == 0) {
+      *failed_path = path;
+      return base::UnsupportedError(path + ": directory holds no trace files");
+    }
+  }
+  return base::OkStatus();
+}
+
+base::StatusOr<import::ImportStats> ImportTraceFile(
+    const std::string& path, const TraceOptions& options, const model::KernelClassifier& classifier,
+    int64_t window_ns, const std::function<void(model::ProfileWindow&&)>& on_window,
+    std::ostream& err) {
+  const bool show = options.progress;
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (show)
+    err << "analyzing " << path << " (" << HumanBytes(ec ? 0 : size) << ")..." << std::flush;
+  const auto start = std::chrono::steady_clock::now();
+
+  aggregate::AggregatorOptions agg_options;
+  agg_options.window_ns = window_ns;  // 0: whole-trace mode, one window
+  // Importers deliver events in file order, not time order: with windows, buffer everything
+  // (as whole-trace mode does) so that no event is late.
+  if (window_ns > 0) agg_options.lateness_ns = std::numeric_limits<int64_t>::max() / 4;
+  agg_options.bin_ns = options.bin_ns;
+  if (options.bin_ns <= 0 && window_ns == 0) agg_options.auto_bins = kAutoTimelineBins;
+  agg_options.top_k = std::max(options.top, 1);
+  agg_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
+  model::NameTable names;
+  aggregate::Aggregator aggregator(
+      agg_options, &names, &classifier,
+      [&on_window](model::ProfileWindow&& w) { on_window(std::move(w)); });
+  // The importer and the aggregator run on two threads (the machine's second core is otherwise
+  // idle); PipelinedSink keeps the event order and bounds what is in flight.
+  import::PipelinedSink pipeline(&aggregator);
+  auto stats = import::ImportTrace(path, &names, &pipeline);
+  pipeline.Close();
+  if (!stats.ok()) {
+    if (show) err << " failed\n";
+    return stats.status();
+  }
+  aggregator.Finish();
+  if (show) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    err << " done in " << fmt::format("{:.1f}", seconds) << " s (" << stats->kernels
+        << " kernels)\n";
+  }
+  return *stats;
+}
+
+base::StatusOr<TraceSet> ImportTraces(const std::vector<std::string>& paths,
+                                      const TraceOptions& options,
+                                      const model::KernelClassifier& classifier,
+                                      std::string* failed_path, std::ostream& err) {
+  std::vector<std::string> files;
+  RETURN_IF_ERROR(ExpandTracePaths(paths, &files, failed_path, err));
+  TraceSet set;
+  set.traces.resize(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    *failed_path = files[i];
+    RETURN_IF_ERROR(ImportWhole(files[i], options, classifier, &set.traces[i], err));
+  }
+  failed_path->clear();
+  if (options.bin_ns <= 0) {
+    set.bin_ns = CommonTimelineBin(&set.traces);
+    return set;
+  }
+  // A bin that cuts a trace's timeline short would leave the end of the trace out of the report.
+  for (const ImportedTrace& w : set.traces) {
+    for (const model::ProcessProfile& p : w.window.processes) {
+      for (const model::DeviceProfile& d : p.devices) {
+        if (!d.timeline.truncated) continue;
+        const int64_t span = d.last_end_ns - d.timeline.origin_ns;
+        return base::InvalidArgumentError(fmt::format(
+            "--bin {}: too small for the {} span of {}: use at least --bin {} (a timeline holds "
+            "at most 100,000 bins)",
+            report::FormatDuration(options.bin_ns), report::FormatDuration(span), w.path,
+            MinimumBinText(span)));
+      }
+    }
+  }
+  set.bin_ns = options.bin_ns;
+  return set;
+}
+
+analyze::Analysis AnalyzeTraces(const TraceSet& traces, const TraceOptions& options,
+                                const analyze::DiagnosisThresholds& thresholds) {
+  analyze::AnalysisOptions analysis_options;
+  analysis_options.top = options.top;
+  analysis_options.bin_ns = traces.bin_ns;
+  analysis_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
+  analysis_options.rules_path = options.rules_path;
+  std::vector<analyze::AnalysisInput> inputs;
+  inputs.reserve(traces.traces.size());
+  for (const ImportedTrace& w : traces.traces) inputs.push_back({w.path, w.format, &w.window});
+  return analyze::Analyze(inputs, analysis_options, analyze::HostSignals{}, thresholds);
+}
+
+bool HasGpuActivity(const analyze::Analysis& analysis) {
+  return analysis.summary.kernel_count != 0 || analysis.summary.temporal.busy_ns != 0;
+}
+
+}  // namespace inferscope::pipeline
