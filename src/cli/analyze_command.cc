@@ -52,6 +52,8 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
 
+  if (!traces->job_warning.empty()) err << "inferscope: warning: " << traces->job_warning << "\n";
+
   const analyze::Analysis analysis = pipeline::AnalyzeTraces(
       *traces, trace_options, thresholds.ok() ? *thresholds : analyze::DiagnosisThresholds{});
   // No verdict without evidence: without a kernel, copy or memset every finding would be empty and

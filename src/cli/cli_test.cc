@@ -369,6 +369,41 @@ TEST_F(CliTest, DirectoryInputTextAndOutputFile) {
   EXPECT_EQ(r.exit_code, 4) << r.err;
 }
 
+// Unrelated runs in one directory are not one job: the largest is analyzed, with a warning that
+// names every group (not 4 ranks and an imbalance across two runs).
+TEST_F(CliTest, UnrelatedRunsInADirectoryAreNotOneJob) {
+  fs::create_directories(dir_ / "runs");
+  const std::string one_rank = "\"rank\": 0, \"world_size\": 1";
+  ASSERT_NE(std::string(kTrace).find(one_rank), std::string::npos);
+  for (const std::string run : {"a", "b"}) {
+    for (int rank = 0; rank < 2; ++rank) {
+      std::string trace = kTrace;
+      trace.replace(trace.find(one_rank), one_rank.size(),
+                    "\"rank\": " + std::to_string(rank) + ", \"world_size\": 2");
+      WriteFile(dir_ / "runs" / (run + "_rank" + std::to_string(rank) + ".json"), trace);
+    }
+  }
+  Result r = Run("analyze --format json '" + (dir_ / "runs").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("inferscope: warning: the inputs are 2 separate jobs, not one"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("job 1 = a_rank0.json, a_rank1.json (analyzed); job 2 = b_rank0.json, "
+                       "b_rank1.json (rank 0 again)"),
+            std::string::npos)
+      << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  EXPECT_EQ(uint64_t(doc["summary"]["rank_count"]), 2u);
+
+  // One run on its own: no warning.
+  r = Run("analyze '" + (dir_ / "runs" / "b_rank0.json").string() + "' '" +
+          (dir_ / "runs" / "b_rank1.json").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
 // ---- inferscope run ----
 
 TEST_F(CliTest, RunReplacesItselfWithTheCommandKeepingPidAndExitCode) {

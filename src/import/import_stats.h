@@ -14,6 +14,10 @@ struct ImportStats {
   uint64_t events_read = 0;     // trace events / rows looked at
   uint64_t kernels = 0;         // kernel events delivered
   uint64_t events_skipped = 0;  // well-formed events of kinds we do not use (cpu ops, python, ...)
+  // Added to the trace's timestamps, gives the wall clock (ns since the epoch): Kineto's
+  // baseTimeNanoseconds, an Nsight export's capture start (TARGET_INFO_SESSION_START_TIME). 0 when
+  // the trace does not say.
+  int64_t wall_clock_offset_ns = 0;
 };
 
 }  // namespace inferscope::import

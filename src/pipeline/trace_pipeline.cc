@@ -9,6 +9,8 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "src/aggregate/aggregator.h"
@@ -97,7 +99,117 @@ std::string MinimumBinText(int64_t span_ns) {
 
 static_assert(aggregate::kMaxTimelineBins == 100'000, "the message below names the limit");
 
+// What tells one job from another in a trace (or in a group of traces).
+struct JobKey {
+  std::set<int32_t> ranks;
+  int32_t world_size = -1;
+  std::set<std::pair<std::string, uint32_t>> processes;  // (hostname, pid), named hosts only
+  int64_t first_ns = std::numeric_limits<int64_t>::max(), last_ns = 0;  // GPU activity
+};
+
+// Timestamps from here on are on the wall clock (ns since the epoch, 2001 or later): Kineto's own,
+// or plus its baseTimeNanoseconds. Others count from a boot or a session (Nsight) and say nothing
+// about when runs on different hosts happened.
+constexpr int64_t kWallClockNs = 1'000'000'000'000'000'000;
+
+JobKey KeyOf(const ImportedTrace& trace) {
+  JobKey key;
+  // Timestamps already on the wall clock need no offset; others need the trace's own.
+  const int64_t offset = trace.stats.wall_clock_offset_ns;
+  for (const model::ProcessProfile& p : trace.window.processes) {
+    if (p.rank >= 0) key.ranks.insert(p.rank);
+    if (p.world_size > 0) key.world_size = p.world_size;
+    if (!p.hostname.empty()) key.processes.insert({p.hostname, p.pid});
+    for (const model::DeviceProfile& d : p.devices) {
+      if (d.last_end_ns <= d.first_start_ns) continue;
+      const int64_t to_wall = d.first_start_ns >= kWallClockNs ? 0 : offset;
+      key.first_ns = std::min(key.first_ns, d.first_start_ns + to_wall);
+      key.last_ns = std::max(key.last_ns, d.last_end_ns + to_wall);
+    }
+  }
+  return key;
+}
+
+// "45 min", "3.1 h", "1.8 d": how far apart runs were (FormatDuration stops at seconds).
+std::string Apart(int64_t ns) {
+  const double s = static_cast<double>(ns) / 1e9;
+  if (s >= 2 * 86400) return fmt::format("{:.1f} d", s / 86400);
+  if (s >= 2 * 3600) return fmt::format("{:.1f} h", s / 3600);
+  if (s >= 120) return fmt::format("{:.0f} min", s / 60);
+  return report::FormatDuration(ns);
+}
+
+// Why `trace` is not of the job `group` holds; "" when it may be.
+std::string Conflict(const JobKey& group, const JobKey& trace) {
+  for (int32_t rank : trace.ranks)
+    if (group.ranks.count(rank)) return fmt::format("rank {} again", rank);
+  if (group.world_size > 0 && trace.world_size > 0 && group.world_size != trace.world_size)
+    return fmt::format("world size {}, not {}", trace.world_size, group.world_size);
+  for (const auto& [host, pid] : trace.processes)
+    if (group.processes.count({host, pid})) return fmt::format("pid {} on {} again", pid, host);
+  const bool timed = group.first_ns <= group.last_ns && trace.first_ns <= trace.last_ns;
+  if (timed && group.first_ns >= kWallClockNs && trace.first_ns >= kWallClockNs) {
+    const int64_t gap = std::max(trace.first_ns - group.last_ns, group.first_ns - trace.last_ns);
+    const int64_t longer = std::max(group.last_ns - group.first_ns, trace.last_ns - trace.first_ns);
+    if (gap > longer)
+      return fmt::format("ran {} {}", Apart(gap),
+                         trace.first_ns > group.last_ns ? "later" : "earlier");
+  }
+  return "";
+}
+
+void Join(const JobKey& trace, JobKey* group) {
+  group->ranks.insert(trace.ranks.begin(), trace.ranks.end());
+  if (group->world_size <= 0) group->world_size = trace.world_size;
+  group->processes.insert(trace.processes.begin(), trace.processes.end());
+  group->first_ns = std::min(group->first_ns, trace.first_ns);
+  group->last_ns = std::max(group->last_ns, trace.last_ns);
+}
+
+std::string FileName(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  return name.empty() ? path : name;
+}
+
+// "the inputs are 2 separate jobs, not one: job 1 = a.json, b.json (analyzed); job 2 = c.json
+// (rank 0 again). Only job 1 is analyzed: give each job's files on their own for the others."
+std::string JobWarning(const std::vector<ImportedTrace>& traces,
+                       const std::vector<JobGroup>& groups, size_t kept) {
+  std::string text = fmt::format(
+      "the inputs are {} separate jobs, not one (ranks of different runs would be "
+      "compared as one job's):",
+      groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    text += fmt::format("{} job {} =", g == 0 ? "" : ";", g + 1);
+    for (size_t i = 0; i < groups[g].traces.size(); ++i)
+      text += (i == 0 ? " " : ", ") + FileName(traces[groups[g].traces[i]].path);
+    if (g == kept) text += " (analyzed)";
+    if (!groups[g].why_separate.empty()) text += " (" + groups[g].why_separate + ")";
+  }
+  return text + fmt::format(
+                    ". Only job {} is analyzed: give each job's files on their own for "
+                    "the others.",
+                    kept + 1);
+}
+
 }  // namespace
+
+std::vector<JobGroup> GroupTracesByJob(const std::vector<ImportedTrace>& traces) {
+  std::vector<JobGroup> groups;
+  std::vector<JobKey> keys;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const JobKey key = KeyOf(traces[i]);
+    size_t g = 0;
+    while (g < groups.size() && !Conflict(keys[g], key).empty()) ++g;
+    if (g == groups.size()) {
+      groups.push_back({{}, groups.empty() ? "" : Conflict(keys[0], key)});
+      keys.emplace_back();
+    }
+    groups[g].traces.push_back(i);
+    Join(key, &keys[g]);
+  }
+  return groups;
+}
 
 base::Status ExpandTracePaths(const std::vector<std::string>& paths,
                               std::vector<std::string>* files, std::string* failed_path,
@@ -200,6 +312,19 @@ base::StatusOr<TraceSet> ImportTraces(const std::vector<std::string>& paths,
     RETURN_IF_ERROR(ImportWhole(files[i], options, classifier, &set.traces[i], err));
   }
   failed_path->clear();
+  const std::vector<JobGroup> groups = GroupTracesByJob(set.traces);
+  if (groups.size() > 1) {
+    size_t kept = 0;
+    for (size_t g = 1; g < groups.size(); ++g)
+      if (groups[g].traces.size() > groups[kept].traces.size()) kept = g;
+    set.job_warning = JobWarning(set.traces, groups, kept);
+    std::vector<ImportedTrace> job;
+    for (size_t i : groups[kept].traces) job.push_back(std::move(set.traces[i]));
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (g != kept)
+        for (size_t i : groups[g].traces) set.left_out.push_back(set.traces[i].path);
+    set.traces = std::move(job);
+  }
   if (options.bin_ns <= 0) {
     set.bin_ns = CommonTimelineBin(&set.traces);
     return set;

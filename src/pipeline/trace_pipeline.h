@@ -55,12 +55,32 @@ struct ImportedTrace {
   model::ProfileWindow window;
 };
 
+// Traces of one job, by index into the list GroupTracesByJob was given (in input order).
+struct JobGroup {
+  std::vector<size_t> traces;
+  std::string why_separate;  // why its first trace is not of the first group's job; "" for that one
+};
+
+// Groups traces by the job they come from, so that unrelated runs in one directory are not read
+// as one job's ranks (and their differences as imbalance). A trace joins the first group it fits,
+// in input order; it does not fit a group that already has one of its ranks, has another world
+// size (Kineto distributedInfo), has the same process (hostname and pid, when the trace names its
+// host), or, when both are on the wall clock (Kineto: timestamps plus baseTimeNanoseconds), ran
+// apart from it by more than the longer of the two. Traces that say nothing of the kind stay
+// together.
+std::vector<JobGroup> GroupTracesByJob(const std::vector<ImportedTrace>& traces);
+
 struct TraceSet {
   std::vector<ImportedTrace> traces;  // in input order (directories expanded and sorted)
   int64_t bin_ns = 0;                 // the timeline bin width every trace now has
+  // When the inputs were several jobs (GroupTracesByJob), `traces` holds the largest (the first of
+  // equals) and these the paths of the others; `job_warning` names every group in one line.
+  std::vector<std::string> left_out;
+  std::string job_warning;
 };
 
-// Expands `paths` and imports every trace whole. With automatic bins (options.bin_ns 0) the
+// Expands `paths`, imports every trace whole and keeps one job's (GroupTracesByJob). With
+// automatic bins (options.bin_ns 0) the
 // timelines are brought to the widest trace's bin, so ranks line up; a given bin too small for a
 // trace is kInvalidArgument naming the smallest that fits, with `*failed_path` left empty (a usage
 // error, not a bad file). Any other failure names its file in `*failed_path`.

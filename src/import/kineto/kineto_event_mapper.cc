@@ -455,6 +455,13 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
 }
 
 void KinetoEventMapper::OnTopLevelMember(std::string_view key, const char* begin, size_t size) {
+  if (key == "baseTimeNanoseconds") {
+    // The epoch time of the trace clock's zero: what puts the traces of several hosts (each on
+    // its own monotonic clock) on one wall clock.
+    int64_t v = 0;
+    if (ParseIntToken(std::string_view(begin, size), &v) && v > 0) stats_->wall_clock_offset_ns = v;
+    return;
+  }
   if (key != "distributedInfo" && key != "deviceProperties") return;
   od::document doc;
   if (parser_.iterate(begin, size, static_cast<size_t>(buffer_end_ - begin)).get(doc)) return;

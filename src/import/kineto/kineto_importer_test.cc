@@ -224,6 +224,17 @@ TEST(KinetoImporterTest, GpuEventsBeforeTheHostPidWaitForIt) {
   EXPECT_EQ(r->sink.processes.back().world_size, 2);
 }
 
+TEST(KinetoImporterTest, BaseTimeNanosecondsIsTheWallClockOffset) {
+  auto r = Import(R"js({"baseTimeNanoseconds": 1751410836000000000, "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 2}]})js");
+  ASSERT_TRUE(r->stats.ok());
+  EXPECT_EQ(r->stats->wall_clock_offset_ns, 1'751'410'836'000'000'000);
+  r = Import(R"js({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 2}]})js");
+  ASSERT_TRUE(r->stats.ok());
+  EXPECT_EQ(r->stats->wall_clock_offset_ns, 0);
+}
+
 TEST(KinetoImporterTest, NoHostEventsMeansPidZero) {
   auto r = Import(R"js({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 3, "tid": 7, "ts": 5, "dur": 2}]})js");

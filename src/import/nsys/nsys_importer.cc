@@ -55,6 +55,7 @@ class Importer {
     codes_.LoadFrom(db_, schema_);
     RETURN_IF_ERROR(PrepareStringLookup());
     ReadHostname();
+    ReadSessionStart();
     ReadGpuNames();
     RETURN_IF_ERROR(ImportKernels());
     RETURN_IF_ERROR(ImportMemcpys());
@@ -198,6 +199,15 @@ class Importer {
     if (stmt.ok() && stmt->Step() == SQLITE_ROW && !stmt->IsNull(0)) {
       hostname_ = names_->Intern(stmt->Text(0));
     }
+  }
+
+  // Timestamps count from the capture's start; its UTC time puts them on the wall clock (how
+  // separate runs are told apart, src/pipeline). Exports without the table leave it unknown.
+  void ReadSessionStart() {
+    auto stmt =
+        Statement::Prepare(db_, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1");
+    if (stmt.ok() && stmt->Step() == SQLITE_ROW && !stmt->IsNull(0) && stmt->Int(0) > 0)
+      stats_.wall_clock_offset_ns = stmt->Int(0);
   }
 
   void ReadGpuNames() {

@@ -156,6 +156,8 @@ TEST(NsysImporterRealTest, MfuTwoRanksDevicesSyncsAndNames) {
   auto stats =
       ImportNsysSqlite(testing::SharedTrace("nsys-ai/mfu_2gpu_before.sqlite"), &names, &sink);
   ASSERT_TRUE(stats.ok()) << stats.status().message();
+  // TARGET_INFO_SESSION_START_TIME.utcEpochNs: 2026-05-26T07:58:50 UTC.
+  EXPECT_EQ(stats->wall_clock_offset_ns, 1'779'782'330'176'752'435);
   ASSERT_EQ(sink.processes.size(), 2u);
   for (const auto& p : sink.processes) {
     EXPECT_EQ(p.rank, -1);
