@@ -10,6 +10,7 @@ when:
     test helpers may include anything: nothing links them);
   - the offline path (the trace pipeline, `analyze`, the analyze benchmark) reaches agent code,
     through its link graph or its include graph;
+  - a command's CLI library links another command's (they share through the pipelines);
   - a folder holds more than one library without being listed in SPLIT_FOLDERS;
   - a file's namespace does not follow its folder.
 No build needed (it runs before the build in scripts/test.sh, and as the ctest layering_check).
@@ -63,11 +64,17 @@ SPLIT_FOLDERS = {
     "src/cli": "one library per command family, so `analyze` links no agent code",
 }
 
+# The CLI libraries every command may link (the others are one command family each).
+CLI_SHARED = ["inferscope_cli_voice"]
+CLI_LIBRARY = re.compile(r"^inferscope_cli(_|$)")
+
 # The offline path: none of these may link or include agent code.
 OFFLINE_TARGETS = ["inferscope_pipeline", "inferscope_cli_analyze", "analyze_benchmark"]
-AGENT_LINK_FORBIDDEN = re.compile(r"^inferscope_agent|^inferscope_httplib$|^inferscope_cli_(?!analyze$)")
+AGENT_LINK_FORBIDDEN = re.compile(
+    r"^inferscope_agent|^inferscope_httplib$|^inferscope_cli_(?!analyze$)")
 
-TEST_FILE = re.compile(r"(_test\.cc|_benchmark\.cc|_fuzzer\.cc|/test_[a-z_]+\.h|_test_server\.(h|cc))$")
+TEST_FILE = re.compile(
+    r"(_test\.cc|_benchmark\.cc|_fuzzer\.cc|/test_[a-z_]+\.h|_test_server\.(h|cc))$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(src/[^"]+)"', re.M)
 NAMESPACE = re.compile(r"^namespace (inferscope(?:::[a-z_0-9]+)*) \{", re.M)
 CALL = re.compile(r"\b(inferscope_add_library|inferscope_add_test|inferscope_add_benchmark|"
@@ -113,7 +120,7 @@ def read_targets(root):
                 if name in targets:
                     targets[name].deps += [w for w in words[1:] if w not in KEYWORDS]
                 continue
-            kind = {"inferscope_add_library": "library", "add_library": "library"}.get(call, "executable")
+            kind = "library" if call in ("inferscope_add_library", "add_library") else "executable"
             t = targets.setdefault(name, Target(name, kind, folder))
             section = "SRCS" if call in ("add_library", "add_executable") else None
             for w in words[1:]:
@@ -168,6 +175,16 @@ def check(root):
                 errors.append(f"{t.folder}/CMakeLists.txt: {t.name} ({target_layer[t.name][0]}) "
                               f"links {d} ({target_layer[d][0]}): an upward dependency")
 
+    # Command families share code through the pipelines and cli_voice, never through each other
+    # (`diff` once reached the trace pipeline through `analyze`'s library).
+    for t in targets.values():
+        if t.kind == "library" and CLI_LIBRARY.match(t.name) and t.name not in CLI_SHARED:
+            for d in t.deps:
+                if CLI_LIBRARY.match(d) and d not in CLI_SHARED:
+                    errors.append(f"{t.folder}/CMakeLists.txt: {t.name} links {d}: commands "
+                                  f"share code through src/pipeline, the agent libraries or "
+                                  f"{CLI_SHARED[0]}")
+
     # One library per folder, or a declared split.
     per_folder = {}
     for t in targets.values():
@@ -182,7 +199,8 @@ def check(root):
     for path in sorted(source_files(root)):
         layer = layer_of(path)
         if layer is None:
-            errors.append(f"{path}: no layer (add its folder to LAYERS in scripts/check_layering.py)")
+            errors.append(f"{path}: no layer (add its folder to LAYERS in "
+                          f"scripts/check_layering.py)")
             continue
         if not TEST_FILE.search(path):
             for inc in includes_of(root, path):
@@ -241,10 +259,13 @@ def self_test():
             f.write('\n#include "src/agent/range_query.h"\n')
         with open(os.path.join(tmp, "src/pipeline/CMakeLists.txt"), "a") as f:
             f.write("\ntarget_link_libraries(inferscope_pipeline PUBLIC inferscope_agent_store)\n")
+        with open(os.path.join(tmp, "src/cli/CMakeLists.txt"), "a") as f:
+            f.write("\ntarget_link_libraries(inferscope_cli_diff PUBLIC inferscope_cli_analyze)\n")
         errors = check(tmp)
         want = ["src/analyze/analysis.cc (analyze) includes src/agent/range_query.h",
                 "inferscope_pipeline (pipeline) links inferscope_agent_store",
-                "inferscope_cli_analyze (offline) links inferscope_agent_store"]
+                "inferscope_cli_analyze (offline) links inferscope_agent_store",
+                "inferscope_cli_diff links inferscope_cli_analyze"]
         missing = [w for w in want if not any(w in e for e in errors)]
         if missing:
             print("self-test: not caught:\n  " + "\n  ".join(missing))
@@ -257,7 +278,8 @@ def self_test():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser.add_argument("--root", default=repo)
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
     if args.self_test:
