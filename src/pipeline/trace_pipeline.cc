@@ -314,9 +314,13 @@ base::StatusOr<TraceSet> ImportTraces(const std::vector<std::string>& paths,
   failed_path->clear();
   const std::vector<JobGroup> groups = GroupTracesByJob(set.traces);
   if (groups.size() > 1) {
+    // The largest job by processes (ranks), not files: one Nsight export may hold a whole job.
+    std::vector<size_t> processes(groups.size(), 0);
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t i : groups[g].traces) processes[g] += set.traces[i].window.processes.size();
     size_t kept = 0;
     for (size_t g = 1; g < groups.size(); ++g)
-      if (groups[g].traces.size() > groups[kept].traces.size()) kept = g;
+      if (processes[g] > processes[kept]) kept = g;
     set.job_warning = JobWarning(set.traces, groups, kept);
     std::vector<ImportedTrace> job;
     for (size_t i : groups[kept].traces) job.push_back(std::move(set.traces[i]));

@@ -73,8 +73,9 @@ std::vector<JobGroup> GroupTracesByJob(const std::vector<ImportedTrace>& traces)
 struct TraceSet {
   std::vector<ImportedTrace> traces;  // in input order (directories expanded and sorted)
   int64_t bin_ns = 0;                 // the timeline bin width every trace now has
-  // When the inputs were several jobs (GroupTracesByJob), `traces` holds the largest (the first of
-  // equals) and these the paths of the others; `job_warning` names every group in one line.
+  // When the inputs were several jobs (GroupTracesByJob), `traces` holds the largest (most
+  // processes; the first of equals) and these the paths of the others; `job_warning` names every
+  // group in one line.
   std::vector<std::string> left_out;
   std::string job_warning;
 };
