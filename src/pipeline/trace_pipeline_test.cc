@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/temp_dir.h"
+#include "tests/test_traces.h"
 
 namespace inferscope::pipeline {
 namespace {
@@ -161,6 +162,28 @@ TEST(ImportTracesTest, UnrelatedRunsInADirectoryKeepTheLargestJobAndSaySo) {
   EXPECT_EQ(set->traces.size(), 1u);
   EXPECT_TRUE(set->left_out.empty());
   EXPECT_EQ(set->job_warning, "");
+}
+
+// Real directories: three Nsight captures of separate runs (one 2 days before the others, two 80
+// minutes apart) are three jobs; the two sampled ranks of one Kineto job are one.
+TEST(ImportTracesTest, RealDirectoriesOfSeveralRunsAndOfOneJob) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  model::KernelClassifier classifier;
+  std::string failed_path;
+  std::ostringstream err;
+  auto runs = ImportTraces({testing::SharedTrace("nsys-ai")}, TraceOptions{}, classifier,
+                           &failed_path, err);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  EXPECT_EQ(runs->traces.size(), 1u);
+  EXPECT_EQ(runs->left_out.size(), 2u);
+  EXPECT_NE(runs->job_warning.find("the inputs are 3 separate jobs"), std::string::npos)
+      << runs->job_warning;
+
+  auto job = ImportTraces({testing::SharedTrace("HolisticTraceAnalysis/trace_filter")},
+                          TraceOptions{}, classifier, &failed_path, err);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->traces.size(), 2u);
+  EXPECT_EQ(job->job_warning, "");
 }
 
 }  // namespace
