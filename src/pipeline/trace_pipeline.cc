@@ -111,6 +111,7 @@ struct JobKey {
 // or plus its baseTimeNanoseconds. Others count from a boot or a session (Nsight) and say nothing
 // about when runs on different hosts happened.
 constexpr int64_t kWallClockNs = 1'000'000'000'000'000'000;
+constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max();
 
 JobKey KeyOf(const ImportedTrace& trace) {
   JobKey key;
@@ -122,7 +123,10 @@ JobKey KeyOf(const ImportedTrace& trace) {
     if (!p.hostname.empty()) key.processes.insert({p.hostname, p.pid});
     for (const model::DeviceProfile& d : p.devices) {
       if (d.last_end_ns <= d.first_start_ns) continue;
-      const int64_t to_wall = d.first_start_ns >= kWallClockNs ? 0 : offset;
+      // Saturating: a corrupt trace's timestamps must not overflow the sum.
+      const int64_t to_wall = d.first_start_ns >= kWallClockNs
+                                  ? 0
+                                  : std::min(offset, kMaxNs - std::max<int64_t>(d.last_end_ns, 0));
       key.first_ns = std::min(key.first_ns, d.first_start_ns + to_wall);
       key.last_ns = std::max(key.last_ns, d.last_end_ns + to_wall);
     }
@@ -171,8 +175,9 @@ std::string FileName(const std::string& path) {
   return name.empty() ? path : name;
 }
 
-// "the inputs are 2 separate jobs, not one: job 1 = a.json, b.json (analyzed); job 2 = c.json
-// (rank 0 again). Only job 1 is analyzed: give each job's files on their own for the others."
+// "the inputs are 2 separate jobs, not one (...): job 1 = a.json, b.json (analyzed); job 2 =
+// c.json (rank 0 again). Only job 1 is analyzed: give each job's files on their own for the
+// others."
 std::string JobWarning(const std::vector<ImportedTrace>& traces,
                        const std::vector<JobGroup>& groups, size_t kept) {
   std::string text = fmt::format(
