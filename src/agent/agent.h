@@ -46,6 +46,9 @@ struct AgentOptions {
   std::string http_host = "127.0.0.1";
   int http_port = kDefaultHttpPort;
   static constexpr int kDefaultHttpPort = 9470;
+  // Fold stored windows into the rollup tiers (off only to measure what they cost:
+  // store_query_benchmark --through-agent --no-rollups).
+  bool rollups = true;
   size_t max_queued_windows = 4096;  // writer queue bound; beyond it the agent stops reading
   size_t max_batch = 256;            // windows per SQLite transaction
   bool verbose = false;

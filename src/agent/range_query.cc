@@ -197,7 +197,7 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
   auto add = [&](int64_t process_id, uint64_t windows, model::ProfileWindow& w) {
     if (query.device) KeepDevice(*query.device, &w);
     if (w.processes.empty()) return;
-    FoldWindow(std::move(w), bin_ns, merge, &merged[process_id]);
+    FoldWindow(w, bin_ns, merge, &merged[process_id]);
     window_counts[process_id] += windows;
     out.windows += windows;
   };

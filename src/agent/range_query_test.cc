@@ -47,22 +47,23 @@ TEST(RangeQueryTest, PlanTakesCoarsestWholeBucketsAndLeavesRaggedEdgesRaw) {
   for (const auto& s : plan.segments) got.emplace_back(s.tier_ns, s.from_ns - kT0, s.to_ns - kT0);
   std::sort(got.begin(), got.end());
   const std::vector<std::tuple<int64_t, int64_t, int64_t>> want = {
-      {kMin, 18 * kMin, 20 * kMin},
-      {kMin, 3 * kHour + 40 * kMin, 3 * kHour + 41 * kMin},
       {10 * kMin, 20 * kMin, kHour},
       {10 * kMin, 3 * kHour, 3 * kHour + 40 * kMin},
       {kHour, kHour, 3 * kHour}};
   EXPECT_EQ(got, want);
-  EXPECT_EQ(plan.covered_from_ns, kT0 + 18 * kMin);
-  EXPECT_EQ(plan.covered_to_ns, kT0 + 3 * kHour + 41 * kMin);
+  // The edges (17:30-20:00, 3:40:00-3:41:10) are read from raw windows.
+  EXPECT_EQ(plan.covered_from_ns, kT0 + 20 * kMin);
+  EXPECT_EQ(plan.covered_to_ns, kT0 + 3 * kHour + 40 * kMin);
 
-  // A 10 s resolution cannot use hour rows (60 s bins); 100 ms uses no tier at all.
+  // A 10 s resolution cannot use hour rows (60 s bins); 1 s and 100 ms use no tier at all.
   plan = PlanRollups(from, to, all, 10 * kSec);
+  EXPECT_FALSE(plan.segments.empty());
   for (const auto& s : plan.segments) EXPECT_NE(s.tier_ns, kHour);
+  EXPECT_TRUE(PlanRollups(from, to, all, kSec).segments.empty());
   EXPECT_TRUE(PlanRollups(from, to, all, 100'000'000).segments.empty());
   // Only what the tiers cover: nothing before from_ns, nothing after the sealed point.
   plan = PlanRollups(from, to, {kT0 + kHour + 5 * kMin, kT0 + 2 * kHour + 30 * kSec}, 60 * kSec);
-  EXPECT_EQ(plan.covered_from_ns, kT0 + kHour + 5 * kMin);
+  EXPECT_EQ(plan.covered_from_ns, kT0 + kHour + 10 * kMin);  // the first whole bucket after it
   EXPECT_EQ(plan.covered_to_ns, kT0 + 2 * kHour);
 }
 

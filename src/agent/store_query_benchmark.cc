@@ -6,7 +6,11 @@
 // range in a fresh process so its peak RSS is its own, as a `report` run's would be.
 //
 //   store_query_benchmark --gpus 8 --days 1 --dir /tmp/sqb [--ranges 5m,1h,24h,7d] [--no-fill]
-//                         [--no-rollups] [--raw] [--pass-decoded]
+//                         [--no-rollups] [--raw] [--pass-decoded] [--through-agent]
+//
+// --through-agent fills through a real Agent instead (unix socket, event loop, decode, queue,
+// writer thread) and reports the agent's CPU per window: with and without --no-rollups, what the
+// rollups add to the agent's CPU.
 //
 // Windows are the Aggregator's 10 s windows of the bundled example trace
 // (examples/vllm_tp2_decode, real vLLM TP=2 decode kernels), timelines tiled to 100 bins (a GPU
@@ -14,9 +18,12 @@
 // Prints one line per phase/range: `range=7d seconds=0.84 peak_rss_mb=97 windows=483840 ...`.
 
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,12 +32,14 @@
 #include <string>
 #include <vector>
 
+#include "src/agent/agent.h"
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/aggregate/aggregator.h"
 #include "src/base/time_point.h"
 #include "src/import/trace_importer.h"
 #include "src/model/taxonomy.h"
+#include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
 namespace inferscope::agent {
@@ -234,6 +243,119 @@ int Fill(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollup
   return 0;
 }
 
+// Writes all of `bytes` to a blocking socket.
+bool WriteAll(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// --through-agent: the same windows through a real Agent in this process (its event loop reads
+// them from the unix socket, decodes them for /metrics and queues them; its writer thread stores
+// and folds them), sent by this thread as the injected processes would. The agent's CPU is the
+// process's CPU minus this thread's, which makes, encodes and sends the windows.
+int FillThroughAgent(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollups) {
+  const std::vector<model::ProcessProfile> templates = Templates();
+  if (templates.empty()) return 1;
+  AgentOptions options;
+  options.state_dir = dir;
+  options.retention_ns = static_cast<int64_t>(days + 2) * 86400 * kSec;
+  options.max_store_bytes = 0;
+  options.telemetry_enabled = false;
+  options.http_port = -1;
+  options.rollups = rollups;
+  options.log = [](std::string_view) {};
+  Agent agent(options);
+  if (base::Status st = agent.Start(); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return 1;
+  }
+  std::vector<int> fds;
+  for (int g = 0; g < gpus; ++g) {
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", agent.socket_path().c_str());
+    if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      std::fprintf(stderr, "cannot connect to %s\n", agent.socket_path().c_str());
+      return 1;
+    }
+    wire::Hello h;
+    h.pid = 10'000 + static_cast<uint32_t>(g);
+    h.rank = g;
+    h.local_rank = g;
+    h.world_size = gpus;
+    h.hostname = "bench-node";
+    h.tool_version = "bench";
+    h.process_start_unix_ns = end_ns - days * 86400 * kSec - kSec;
+    std::string payload, frame;
+    wire::EncodeHello(h, &payload);
+    if (!wire::FrameWriter::Append(wire::FrameType::kHello, payload, &frame).ok() ||
+        !WriteAll(fd, frame))
+      return 1;
+    fds.push_back(fd);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = CpuSeconds(), sender0 = ThreadCpuSeconds();
+  const int64_t start_ns = end_ns - static_cast<int64_t>(days) * 86400 * kSec;
+  uint64_t n = 0;
+  std::vector<std::string> pending(static_cast<size_t>(gpus));
+  std::string encoded;
+  for (int64_t t = start_ns; t < end_ns; t += kWindowNs) {
+    for (int g = 0; g < gpus; ++g) {
+      const model::ProfileWindow w =
+          StampWindow(templates[(n + static_cast<uint64_t>(g)) % templates.size()],
+                      static_cast<uint32_t>(g), t, n);
+      encoded.clear();
+      wire::EncodeWindow(w, &encoded);
+      std::string& out = pending[static_cast<size_t>(g)];
+      if (!wire::FrameWriter::Append(wire::FrameType::kWindow, encoded, &out).ok()) return 1;
+      ++n;
+      if (!WriteAll(fds[static_cast<size_t>(g)], out)) return 1;
+      out.clear();
+    }
+    // Live, every process's window of a period arrives within seconds of the others'. Sent as
+    // fast as possible, the socket buffers (~25 windows each) would let the agent read one
+    // process minutes ahead of the rest, and the others' windows would reach rollup buckets
+    // already sealed (the late path, a catch-up case). So the sender waits until the agent has
+    // read the previous period: at most two periods in flight per process.
+    while (agent.stats().windows_received + static_cast<uint64_t>(gpus) < n) usleep(50);
+  }
+  for (size_t g = 0; g < fds.size(); ++g) {
+    std::string& out = pending[g];
+    if (!wire::FrameWriter::Append(wire::FrameType::kGoodbye, "", &out).ok() ||
+        !WriteAll(fds[g], out))
+      return 1;
+    close(fds[g]);
+  }
+  const double sender = ThreadCpuSeconds() - sender0;
+  while (agent.stats().windows_stored < n) usleep(10'000);
+  const double seconds = Since(t0), agent_cpu = CpuSeconds() - cpu0 - sender;
+  agent.Stop();
+  if (base::Status st = agent.Wait(); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return 1;
+  }
+  std::printf(
+      "fill through_agent gpus=%d days=%d windows=%llu seconds=%.1f agent_cpu_seconds=%.1f "
+      "agent_us_per_window=%.0f sender_us_per_window=%.0f rollups=%s\n",
+      gpus, days, static_cast<unsigned long long>(n), seconds, agent_cpu, agent_cpu * 1e6 / n,
+      sender * 1e6 / n, rollups ? "on" : "off");
+  std::fflush(stdout);
+  return 0;
+}
+
 // One range, in this (fresh) process: what `inferscope report --last R --format json` does.
 int QueryOne(const std::string& dir, const std::string& range, int64_t now_ns, bool raw) {
   int64_t range_ns = 0;
@@ -265,7 +387,7 @@ int QueryOne(const std::string& dir, const std::string& range, int64_t now_ns, b
 int Main(int argc, char** argv) {
   int gpus = 8, days = 1;
   std::string dir, ranges = "5m,1h,24h,7d", query;
-  bool fill = true, rollups = true, raw = false, pass_decoded = false;
+  bool fill = true, rollups = true, raw = false, pass_decoded = false, through_agent = false;
   int64_t now_ns = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -286,14 +408,17 @@ int Main(int argc, char** argv) {
       raw = true;
     else if (a == "--pass-decoded")
       pass_decoded = true;
+    else if (a == "--through-agent")
+      through_agent = true;
     else if (a == "--query")
       query = next();  // internal: one range in a child process
     else if (a == "--now")
       now_ns = std::atoll(next().c_str());
     else {
-      std::fprintf(stderr,
-                   "usage: store_query_benchmark --gpus N --days D --dir DIR [--ranges 5m,1h,"
-                   "24h,7d] [--no-fill] [--no-rollups] [--raw] [--pass-decoded]\n");
+      std::fprintf(
+          stderr,
+          "usage: store_query_benchmark --gpus N --days D --dir DIR [--ranges 5m,1h,"
+          "24h,7d] [--no-fill] [--no-rollups] [--raw] [--pass-decoded] [--through-agent]\n");
       return 2;
     }
   }
@@ -310,7 +435,9 @@ int Main(int argc, char** argv) {
     std::filesystem::remove_all(dir, ec);
     std::filesystem::create_directories(dir, ec);
     now_ns = base::UnixNowNs() / kWindowNs * kWindowNs;
-    if (int rc = Fill(dir, gpus, days, now_ns, rollups, pass_decoded); rc != 0) return rc;
+    const int rc = through_agent ? FillThroughAgent(dir, gpus, days, now_ns, rollups)
+                                 : Fill(dir, gpus, days, now_ns, rollups, pass_decoded);
+    if (rc != 0) return rc;
     if (FILE* f = std::fopen(end_file.c_str(), "w")) {
       std::fprintf(f, "%lld\n", static_cast<long long>(now_ns));
       std::fclose(f);

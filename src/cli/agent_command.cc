@@ -95,8 +95,8 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str();
   agent_cmd_
       ->add_option("--rollup-retention", rollup_retention_,
-                   "Keep rollup tiers this long, e.g. 10m=90d,1h=730d (defaults 1m: as\n"
-                   "--retention, 10m=30d, 1h=365d; never shorter than --retention)")
+                   "Keep rollup tiers this long, e.g. 10m=90d,1h=730d (defaults 10m=30d,\n"
+                   "1h=365d; never shorter than --retention)")
       ->type_name("TIER=AGE,...");
   agent_cmd_
       ->add_option("--exit-when-idle", exit_when_idle_,

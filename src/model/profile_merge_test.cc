@@ -154,6 +154,54 @@ TEST(ProfileMergeTest, RebinsProportionallyAndPreservesSums) {
   EXPECT_LE(into.busy_ns.size(), 1000u);
 }
 
+TEST(ProfileMergeTest, NestedBinsAddWholeAsTheProportionalSplitWould) {
+  // Fine bins that nest in the grid take MergeTimeline's direct path; a fine bin is never split,
+  // so each must land whole in bin floor((its start - origin) / width), by an independent count.
+  for (int64_t offset : {-70, 0, 30, 990}) {  // in units of the fine bin (10)
+    Timeline into;
+    into.bin_ns = 100;
+    into.origin_ns = 1000;
+    into.busy_ns = {1, 0, 2};
+    into.category_ns.resize(3);
+    Timeline in;
+    in.bin_ns = 10;
+    in.origin_ns = 1000 + offset * 10;
+    for (int i = 0; i < 37; ++i) {
+      in.busy_ns.push_back(i % 5 == 0 ? 0 : 1000 + i);
+      in.category_ns.push_back({});
+      in.category_ns.back()[static_cast<size_t>(i % kCategoryCount)] = in.busy_ns.back() / 2;
+    }
+    Timeline got = into;
+    MergeTimeline(in, &got, 50);
+    // The reference: the grid extended backwards by whole bins, then each fine bin added whole.
+    const int64_t back = in.origin_ns < 1000 ? (1000 - in.origin_ns + 99) / 100 : 0;
+    std::vector<int64_t> busy(3 + static_cast<size_t>(back), 0);
+    busy[static_cast<size_t>(back)] = 1;
+    busy[static_cast<size_t>(back) + 2] = 2;
+    bool truncated = false;
+    for (size_t i = 0; i < in.busy_ns.size(); ++i) {
+      if (in.busy_ns[i] == 0) continue;
+      const int64_t bin = (in.origin_ns + static_cast<int64_t>(i) * 10 - (1000 - back * 100)) / 100;
+      if (bin >= 50) {
+        truncated = true;
+        continue;
+      }
+      if (static_cast<size_t>(bin) >= busy.size()) busy.resize(static_cast<size_t>(bin) + 1, 0);
+      busy[static_cast<size_t>(bin)] += in.busy_ns[i];
+    }
+    EXPECT_EQ(got.origin_ns, 1000 - back * 100) << offset;
+    EXPECT_EQ(got.busy_ns, busy) << offset;
+    EXPECT_EQ(got.truncated, truncated) << offset;
+    int64_t categories = 0, want_categories = 0;
+    for (const auto& bin : got.category_ns)
+      categories = std::accumulate(bin.begin(), bin.end(), categories);
+    for (size_t i = 0; i < in.busy_ns.size(); ++i)
+      if (!truncated || (in.origin_ns + static_cast<int64_t>(i) * 10 - got.origin_ns) / 100 < 50)
+        want_categories += in.busy_ns[i] / 2;
+    EXPECT_EQ(categories, want_categories) << offset;
+  }
+}
+
 // ---- Real traces: merging 1 s windows reproduces the whole-trace profile ----
 
 std::vector<ProfileWindow> Aggregate(const std::string& path, int64_t window_ns) {

@@ -65,10 +65,10 @@ void RebinTimelines(int64_t bin_ns, model::ProfileWindow* w) {
   }
 }
 
-void FoldWindow(model::ProfileWindow in, int64_t bin_ns, const model::MergeOptions& options,
+void FoldWindow(const model::ProfileWindow& in, int64_t bin_ns, const model::MergeOptions& options,
                 model::ProfileWindow* into) {
-  RebinTimelines(bin_ns, &in);
   model::MergeWindow(in, into, options);
+  RebinTimelines(bin_ns, into);  // what MergeWindow copied in whole; the rest is on the grid
 }
 
 }  // namespace inferscope::agent

@@ -15,10 +15,16 @@
 namespace inferscope::agent {
 
 // Tier widths, finest first; each divides the next (the query planner nests them).
-inline constexpr std::array<int64_t, 3> kRollupTierNs = {60'000'000'000LL, 600'000'000'000LL,
-                                                         3'600'000'000'000LL};
-// A tier row's timeline has 60 bins: 1 s, 10 s and 60 s. Coarse enough that an hour row stays
-// the size of a raw window, fine enough for the resolution a range of that length is shown at.
+//
+// There is no 1 min tier, on purpose. Writing a row costs about what storing a window costs (a
+// row is the size of a window, and zlib's per-call setup dominates at that size), so a 1 min tier
+// (a row per 6 windows) alone added ~30% to the writer's CPU, against a target of 10%. What it
+// bought was little: the only ranges shown at its 1 s resolution are 5 to 50 min long, at most
+// 300 windows per process, which raw windows answer in milliseconds; at the edges of longer
+// ranges, raw windows fill at most 10 min each side (docs/benchmarks.md has the figures).
+inline constexpr std::array<int64_t, 2> kRollupTierNs = {600'000'000'000LL, 3'600'000'000'000LL};
+// A tier row's timeline has 60 bins: 10 s and 60 s. Coarse enough that an hour row stays the size
+// of a raw window, fine enough for the resolution a range of that length is shown at.
 inline constexpr int64_t RollupBinNs(int64_t tier_ns) { return tier_ns / 60; }
 
 // How long after a bucket's end (in window time: the newest window start seen) the writer
@@ -34,9 +40,11 @@ model::MergeOptions RollupMergeOptions();
 // are left alone. Exact (sums per bin preserved) whenever the input bins nest in the new ones.
 void RebinTimelines(int64_t bin_ns, model::ProfileWindow* w);
 
-// Folds `in` (re-binned to bin_ns) into `*into` with model::MergeWindow: the one fold rollups and
-// range queries share.
-void FoldWindow(model::ProfileWindow in, int64_t bin_ns, const model::MergeOptions& options,
+// Folds `in` into `*into` with model::MergeWindow, every timeline of the result laid on the grid
+// of width bin_ns (as RebinTimelines): the one fold rollups and range queries share. `in` is not
+// copied (MergeTimeline adds nested bins straight into the grid); only a device new to `*into`
+// is copied in and then re-binned.
+void FoldWindow(const model::ProfileWindow& in, int64_t bin_ns, const model::MergeOptions& options,
                 model::ProfileWindow* into);
 
 inline int64_t FloorTo(int64_t t, int64_t width) {

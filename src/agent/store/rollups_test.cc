@@ -158,11 +158,12 @@ TEST(RollupTest, RowsEqualTheMergeOfTheirWindows) {
   auto coverage = (*store)->Coverage();
   ASSERT_TRUE(coverage.ok());
   EXPECT_EQ(coverage->from_ns, 0);  // a new store: the tiers cover everything
-  // Sealed up to the last whole minute 2 min behind the newest window.
+  // Sealed up to the last whole 10 min bucket 2 min behind the newest window.
   EXPECT_EQ(coverage->sealed_ns,
-            FloorTo(kT0 + 150 * 60 * kSec - 10 * kSec - 120 * kSec, 60 * kSec));
-  // 2 processes: ~147 one-minute, ~15 ten-minute and 3 hour buckets sealed, each with a row.
-  EXPECT_GT(ExpectRowsEqualMerges(**store, appended), 2 * (140 + 14 + 2));
+            FloorTo(kT0 + 150 * 60 * kSec - 10 * kSec - 120 * kSec, 600 * kSec));
+  // 2 processes: 15 ten-minute and 3 hour buckets sealed (the first of each partial), each with
+  // a row.
+  EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 2 * (15 + 3));
 }
 
 TEST(RollupTest, RollbackUndoesTheFoldAndRestartRebuildsOpenBuckets) {
@@ -180,12 +181,13 @@ TEST(RollupTest, RollbackUndoesTheFoldAndRestartRebuildsOpenBuckets) {
     ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[0], lost, kT0), &lost).ok());
     ASSERT_TRUE((*store)->Rollback().ok());
     Fill(**store, ids, kT0 + 30 * 60 * kSec, kT0 + 50 * 60 * kSec, 10 * kSec, &appended);
-    EXPECT_GT(ExpectRowsEqualMerges(**store, appended), 2 * 40);
+    // 10 min buckets up to 1:20 after the first hour's start, the first hour.
+    EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 2 * (5 + 1));
   }  // closed without writing the open buckets (as a crash would)
   auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
   ASSERT_TRUE(store.ok());
   Fill(**store, ids, kT0 + 50 * 60 * kSec, kT0 + 200 * 60 * kSec, 10 * kSec, &appended);
-  EXPECT_GT(ExpectRowsEqualMerges(**store, appended), 2 * (190 + 19 + 3));
+  EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 2 * (20 + 3));
 }
 
 TEST(RollupTest, LateWindowIsMergedIntoItsSealedRow) {
@@ -200,7 +202,7 @@ TEST(RollupTest, LateWindowIsMergedIntoItsSealedRow) {
   model::ProfileWindow late = RollupTestWindow(100, 0, kT0 + 10 * 60 * kSec + 5 * kSec, 4242);
   ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[0], late, kT0), &late).ok());
   appended.push_back({ids[0], late});
-  EXPECT_GT(ExpectRowsEqualMerges(**store, appended), 2 * (85 + 8 + 1));
+  EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 2 * (9 + 2));
 }
 
 TEST(RollupTest, ScanFindsALongWindowThatStartedBeforeTheRange) {
@@ -229,16 +231,19 @@ TEST(RollupTest, ScanFindsALongWindowThatStartedBeforeTheRange) {
 }
 
 TEST(RollupTest, ParsesRollupRetention) {
-  auto r = ParseRollupRetention("10m=90d,1h=730d");
+  auto r = ParseRollupRetention("1h=730d");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->max_age_ns[0], RollupRetention().max_age_ns[0]);  // not named: default
-  EXPECT_EQ(r->max_age_ns[1], 90 * 24 * kHour);
-  EXPECT_EQ(r->max_age_ns[2], 730 * 24 * kHour);
-  r = ParseRollupRetention("1m=0");
+  EXPECT_EQ(r->max_age_ns[1], 730 * 24 * kHour);
+  r = ParseRollupRetention("10m=0,1h=90d");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->max_age_ns[0], 0);
+  EXPECT_EQ(r->max_age_ns[1], 90 * 24 * kHour);
   EXPECT_EQ(ParseRollupRetention("2h=1d").status().message(),
-            "unknown rollup tier '2h' (tiers: 1m, 10m, 1h)");
+            "unknown rollup tier '2h' (tiers: 10m, 1h)");
+  // The 1 min tier of earlier builds: say where its ranges went.
+  EXPECT_NE(ParseRollupRetention("1m=0").status().message().find("no 1m rollup tier"),
+            std::string::npos);
   EXPECT_FALSE(ParseRollupRetention("1h").ok());
   EXPECT_FALSE(ParseRollupRetention("1h=forever").ok());
 }
@@ -303,7 +308,7 @@ TEST(RollupTest, MigratesAVersion4StoreInPlace) {
   EXPECT_FALSE(SqliteStore::Open(dir.path(), Mode::kReadOnly).ok());
   auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  EXPECT_EQ((*store)->schema_version(), 5);
+  EXPECT_EQ((*store)->schema_version(), SqliteStore::LatestSchemaVersion());
   auto coverage = (*store)->Coverage();
   ASSERT_TRUE(coverage.ok());
   // Windows stored before the upgrade are answered raw: the tiers start after them.
@@ -311,6 +316,12 @@ TEST(RollupTest, MigratesAVersion4StoreInPlace) {
   auto all = (*store)->QueryWindows({});
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->windows.size(), old_windows.size());
+  // The counts Summary reads were taken from the old rows by the migration.
+  auto summary = (*store)->Summary();
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->windows, old_windows.size());
+  EXPECT_GT(summary->payload_bytes, 30u * 100);
+  EXPECT_EQ(summary->last_end_ns, old_windows.back().end_ns);
   for (size_t i = 0; i < old_windows.size(); ++i)
     EXPECT_EQ(wire::testing::FirstDifference(old_windows[i], all->windows[i].window), "") << i;
   // Converted to incremental auto-vacuum (so retention can shrink the file).
@@ -327,7 +338,60 @@ TEST(RollupTest, MigratesAVersion4StoreInPlace) {
   // New windows are rolled up; the old ones are not folded into any row.
   std::vector<Appended> appended;
   Fill(**store, {1}, kT0 + 20 * 60 * kSec, kT0 + 100 * 60 * kSec, 10 * kSec, &appended);
-  EXPECT_GT(ExpectRowsEqualMerges(**store, appended), 70);
+  // 10 min buckets from 0:50 of the first hour through 2:00 (sealed to 2:10), two hour rows.
+  EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 8 + 2);
+}
+
+TEST(RollupTest, MigrationDropsTheOneMinuteTier) {
+  // A version 5 store (rollups with a 1 min tier) opened by this build: its 1 min rows go, the
+  // other tiers stay and keep answering.
+  TempDir dir;
+  const std::string path = dir.path() + "/" + SqliteStore::kFileName;
+  std::vector<Appended> appended;
+  {
+    auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    Fill(**store, TwoProcesses(**store), kT0, kT0 + 90 * 60 * kSec, 10 * kSec, &appended);
+  }
+  auto count_rows = [&path](const char* where) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    const std::string sql = std::string("SELECT count(*) FROM rollups WHERE ") + where;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK);
+    EXPECT_EQ(sqlite3_step(s), SQLITE_ROW);
+    const int64_t n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return n;
+  };
+  const int64_t kept = count_rows("tier_ns != 60000000000");
+  ASSERT_GT(kept, 0);
+  {
+    // What a version 5 writer left: a 1 min row (a copy of a 10 min row's payload will do).
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "INSERT INTO rollups (tier_ns, start_ns, process_id, end_ns, windows,"
+                           " payload) SELECT 60000000000, start_ns, process_id, start_ns +"
+                           " 60000000000, 6, payload FROM rollups WHERE tier_ns = 600000000000;"
+                           // ...and what schema 7 added, undone.
+                           "DROP INDEX windows_by_received; DROP INDEX telemetry_by_received;"
+                           "DROP TRIGGER windows_counted_in; DROP TRIGGER windows_counted_out;"
+                           "DELETE FROM store_meta WHERE key IN ('window_count',"
+                           " 'window_payload_bytes');"
+                           "PRAGMA user_version = 5;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ASSERT_GT(count_rows("tier_ns = 60000000000"), 0);
+  auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  EXPECT_EQ((*store)->schema_version(), SqliteStore::LatestSchemaVersion());
+  EXPECT_EQ(count_rows("tier_ns = 60000000000"), 0);
+  EXPECT_EQ(count_rows("tier_ns != 60000000000"), kept);
+  EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 2 * (9 + 2));
 }
 
 TEST(RollupTest, RetentionDeletesTiersByAgeAndShrinksTheFile) {
@@ -349,16 +413,16 @@ TEST(RollupTest, RetentionDeletesTiersByAgeAndShrinksTheFile) {
   {
     auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
     ASSERT_TRUE(store.ok());
-    // Raw windows older than 30 min go; the 1 min tier is kept as long (its age is below raw's);
-    // 10 min rows are kept 1 h, hour rows 1 day.
+    // Raw windows older than 30 min go; 10 min rows are kept as long (0: as raw windows), hour
+    // rows 90 min (longer than raw windows: the first hour's row goes, the others stay).
     RollupRetention tiers;
-    tiers.max_age_ns = {0, kHour, 24 * kHour};
+    tiers.max_age_ns = {0, 90 * 60 * kSec};
     auto r = (*store)->ApplyRetention(30 * 60 * kSec, 0, now, tiers);
     ASSERT_TRUE(r.ok()) << r.status().message();
     EXPECT_GT(r->deleted_windows, 2u * 140);
     EXPECT_GT(r->deleted_rollups, 0u);
     ScanStats stats;
-    int64_t oldest_1m = INT64_MAX, oldest_10m = INT64_MAX, hour_rows = 0;
+    int64_t oldest_10m = INT64_MAX, oldest_hour = INT64_MAX;
     auto oldest = [&](int64_t tier, int64_t* out) {
       ASSERT_TRUE((*store)
                       ->ScanRollups(
@@ -369,17 +433,12 @@ TEST(RollupTest, RetentionDeletesTiersByAgeAndShrinksTheFile) {
                           &stats)
                       .ok());
     };
-    oldest(kRollupTierNs[0], &oldest_1m);
-    oldest(kRollupTierNs[1], &oldest_10m);
-    ASSERT_TRUE((*store)
-                    ->ScanRollups(
-                        kRollupTierNs[2], {},
-                        [&](int64_t, uint64_t, model::ProfileWindow&) { ++hour_rows; }, &stats)
-                    .ok());
-    EXPECT_GE(oldest_1m + kRollupTierNs[0], now - 30 * 60 * kSec);
-    EXPECT_GE(oldest_10m + kRollupTierNs[1], now - kHour);
-    EXPECT_LT(oldest_10m + kRollupTierNs[1], now - 30 * 60 * kSec);  // kept longer than raw
-    EXPECT_EQ(hour_rows, 2 * 3);                                     // all kept
+    oldest(kRollupTierNs[0], &oldest_10m);
+    oldest(kRollupTierNs[1], &oldest_hour);
+    EXPECT_GE(oldest_10m + kRollupTierNs[0], now - 30 * 60 * kSec);
+    EXPECT_LT(oldest_10m, now - 30 * 60 * kSec);           // the bucket the cutoff falls in stays
+    EXPECT_GE(oldest_hour + kHour, now - 90 * 60 * kSec);  // by its own age...
+    EXPECT_LT(oldest_hour + kHour, now - 30 * 60 * kSec);  // ...longer than raw windows
   }
   // Closing checkpoints the WAL; the freed pages were given back.
   const uint64_t after_bytes = fs::file_size(path);

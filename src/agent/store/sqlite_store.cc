@@ -85,6 +85,28 @@ constexpr const char* kMigrations[] = {
     // on 8 GPUs x 7 days).
     "DROP INDEX windows_by_process;"
     "CREATE INDEX windows_by_process ON windows (process_id, start_ns, end_ns);",
+    // 6: the 1 min tier is gone (rollups.h says why): its rows would only take space. The sealed
+    // mark may sit inside a 10 min bucket; the planner reads only whole buckets and the writer
+    // rebuilds the open one from raw windows, so nothing else changes.
+    "DELETE FROM rollups WHERE tier_ns = 60000000000;",
+    // 7: what the writer asks every retention pass without reading the whole table (a week of
+    // 8 GPUs is ~1.4 GB of rows): indexes for retention by age, and the window count and payload
+    // bytes kept in store_meta by triggers (so they hold whatever deletes or rolls back rows).
+    "CREATE INDEX windows_by_received ON windows (received_ns);"
+    "CREATE INDEX telemetry_by_received ON telemetry (received_ns);"
+    "INSERT INTO store_meta VALUES ('window_count', (SELECT count(*) FROM windows));"
+    "INSERT INTO store_meta VALUES ('window_payload_bytes',"
+    "  (SELECT coalesce(sum(length(payload)), 0) FROM windows));"
+    "CREATE TRIGGER windows_counted_in AFTER INSERT ON windows BEGIN"
+    "  UPDATE store_meta SET value = value + 1 WHERE key = 'window_count';"
+    "  UPDATE store_meta SET value = value + length(NEW.payload)"
+    "    WHERE key = 'window_payload_bytes';"
+    "END;"
+    "CREATE TRIGGER windows_counted_out AFTER DELETE ON windows BEGIN"
+    "  UPDATE store_meta SET value = value - 1 WHERE key = 'window_count';"
+    "  UPDATE store_meta SET value = value - length(OLD.payload)"
+    "    WHERE key = 'window_payload_bytes';"
+    "END;",
 };
 constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
@@ -405,7 +427,7 @@ base::Status SqliteStore::AppendWindow(const PendingWindow& window,
   if (!rollups_ || !rollups_enabled_) return base::OkStatus();
   if (decoded) return FoldIntoRollups(window.process_id, *decoded, /*rebuilding=*/false);
   ASSIGN_OR_RETURN(model::ProfileWindow w, wire::DecodeWindow(window.encoded));
-  return FoldIntoRollups(window.process_id, std::move(w), /*rebuilding=*/false);
+  return FoldIntoRollups(window.process_id, w, /*rebuilding=*/false);
 }
 
 namespace {
@@ -641,7 +663,7 @@ base::Status SqliteStore::LoadRollups() {
         [&](int64_t process_id, uint64_t windows, model::ProfileWindow& row) {
           const int64_t bucket = FloorTo(row.start_ns, finer_ns);
           base::Status st =
-              FoldIntoTier(tier, process_id, std::move(row), bucket, windows, /*rebuilding=*/true);
+              FoldIntoTier(tier, process_id, row, bucket, windows, /*rebuilding=*/true);
           if (!st.ok() && status.ok()) status = st;
         },
         &stats);
@@ -657,7 +679,7 @@ base::Status SqliteStore::LoadRollups() {
         rebuild,
         [&](int64_t process_id, uint64_t, model::ProfileWindow& w) {
           if (w.start_ns < c.from_ns) return;
-          base::Status st = FoldIntoRollups(process_id, std::move(w), /*rebuilding=*/true);
+          base::Status st = FoldIntoRollups(process_id, w, /*rebuilding=*/true);
           if (!st.ok() && status.ok()) status = st;
         },
         &stats);
@@ -718,18 +740,19 @@ base::Status SqliteStore::WriteRollupRow(int64_t tier_ns, int64_t process_id, in
   return base::OkStatus();
 }
 
-base::Status SqliteStore::FoldIntoRollups(int64_t process_id, model::ProfileWindow window,
+base::Status SqliteStore::FoldIntoRollups(int64_t process_id, const model::ProfileWindow& window,
                                           bool rebuilding) {
   RollupState& st = *rollups_;
   if (window.start_ns < st.from_ns) return base::OkStatus();  // before the tiers' coverage
   st.newest_start_ns = std::max(st.newest_start_ns, window.start_ns);
   const int64_t start_ns = window.start_ns;
-  RETURN_IF_ERROR(FoldIntoTier(0, process_id, std::move(window), start_ns, 1, rebuilding));
+  RETURN_IF_ERROR(FoldIntoTier(0, process_id, window, start_ns, 1, rebuilding));
   return SealRollups();
 }
 
-base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id, model::ProfileWindow part,
-                                       int64_t start_ns, uint64_t windows, bool rebuilding) {
+base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
+                                       const model::ProfileWindow& part, int64_t start_ns,
+                                       uint64_t windows, bool rebuilding) {
   RollupState& st = *rollups_;
   const int64_t tier_ns = kRollupTierNs[tier];
   const int64_t bucket = FloorTo(start_ns, tier_ns);
@@ -740,7 +763,7 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id, model::P
   auto it = st.open.find(key);
   if (it != st.open.end() && it->second.start_ns == bucket) {
     st.Touch(key);
-    FoldWindow(std::move(part), bin_ns, RollupMergeOptions(), &it->second.merged);
+    FoldWindow(part, bin_ns, RollupMergeOptions(), &it->second.merged);
     it->second.windows += windows;
     return base::OkStatus();
   }
@@ -748,10 +771,10 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id, model::P
     // Late: this bucket was written already (or is behind the open one). Merge into its row, and
     // pass the part on: the coarser bucket did not get it either.
     model::ProfileWindow one;
-    FoldWindow(std::move(part), bin_ns, RollupMergeOptions(), &one);
+    FoldWindow(part, bin_ns, RollupMergeOptions(), &one);
     RETURN_IF_ERROR(WriteRollupRow(tier_ns, process_id, bucket, windows, one));
     if (tier + 1 < kRollupTierNs.size())
-      return FoldIntoTier(tier + 1, process_id, std::move(one), bucket, windows, rebuilding);
+      return FoldIntoTier(tier + 1, process_id, one, bucket, windows, rebuilding);
     return base::OkStatus();
   }
   if (it != st.open.end()) RETURN_IF_ERROR(CloseBucket(tier, process_id));  // moved on
@@ -760,7 +783,7 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id, model::P
   open.start_ns = bucket;
   open.windows = windows;
   open.merged = model::ProfileWindow();
-  FoldWindow(std::move(part), bin_ns, RollupMergeOptions(), &open.merged);
+  FoldWindow(part, bin_ns, RollupMergeOptions(), &open.merged);
   return base::OkStatus();
 }
 
@@ -775,14 +798,15 @@ base::Status SqliteStore::CloseBucket(size_t tier, int64_t process_id) {
   RETURN_IF_ERROR(WriteRollupRow(kRollupTierNs[tier], process_id, closed.start_ns, closed.windows,
                                  closed.merged));
   if (tier + 1 < kRollupTierNs.size())
-    return FoldIntoTier(tier + 1, process_id, std::move(closed.merged), closed.start_ns,
-                        closed.windows, /*rebuilding=*/false);
+    return FoldIntoTier(tier + 1, process_id, closed.merged, closed.start_ns, closed.windows,
+                        /*rebuilding=*/false);
   return base::OkStatus();
 }
 
 base::Status SqliteStore::SealRollups() {
   RollupState& st = *rollups_;
-  // Sealed up to a whole minute behind the newest window, so store_meta changes once a minute.
+  // Sealed in whole buckets of the finest tier behind the newest window (store_meta changes once
+  // per bucket).
   const int64_t seal_ns = FloorTo(st.newest_start_ns - kRollupSealGraceNs, kRollupTierNs.front());
   if (st.newest_start_ns == INT64_MIN || seal_ns <= st.sealed_ns) return base::OkStatus();
   // Finest first: a closing bucket is folded into the next tier's, which may then close too.
@@ -864,10 +888,16 @@ base::StatusOr<std::vector<WindowInfo>> SqliteStore::ListWindows(const WindowQue
 }
 
 base::StatusOr<StoreSummary> SqliteStore::Summary() {
+  // Counts from store_meta (kept by triggers) and both ends from the start_ns index: no scan of
+  // the windows (retention asks this every pass).
   ASSIGN_OR_RETURN(sqlite3_stmt * s,
-                   Prepare("SELECT count(*), coalesce(sum(length(payload)), 0),"
-                           " coalesce(min(start_ns), 0), coalesce(max(end_ns), 0),"
-                           " (SELECT count(*) FROM processes) FROM windows"));
+                   Prepare("SELECT (SELECT value FROM store_meta WHERE key = 'window_count'),"
+                           " (SELECT value FROM store_meta WHERE key = 'window_payload_bytes'),"
+                           " coalesce((SELECT min(start_ns) FROM windows), 0),"
+                           " coalesce((SELECT max(end_ns) FROM windows WHERE start_ns >="
+                           "   (SELECT max(start_ns) FROM windows) -"
+                           "   (SELECT value FROM store_meta WHERE key = 'max_window_ns')), 0),"
+                           " (SELECT count(*) FROM processes)"));
   if (sqlite3_step(s) != SQLITE_ROW) return Error("cannot summarize store");
   StoreSummary summary;
   summary.windows = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
@@ -881,22 +911,27 @@ base::StatusOr<StoreSummary> SqliteStore::Summary() {
 
 base::StatusOr<RollupRetention> ParseRollupRetention(std::string_view text) {
   RollupRetention out;
-  static constexpr const char* kTierNames[] = {"1m", "10m", "1h"};
+  static constexpr const char* kTierNames[] = {"10m", "1h"};
+  static_assert(std::size(kTierNames) == kRollupTierNs.size());
   while (!text.empty()) {
     const size_t comma = text.find(',');
     const std::string_view item = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos)
-      return base::InvalidArgumentError("expected TIER=AGE (tiers 1m, 10m, 1h), got '" +
+      return base::InvalidArgumentError("expected TIER=AGE (tiers 10m, 1h), got '" +
                                         std::string(item) + "'");
     const std::string_view tier = item.substr(0, eq);
     size_t index = std::size(kTierNames);
     for (size_t i = 0; i < std::size(kTierNames); ++i)
       if (tier == kTierNames[i]) index = i;
+    if (tier == "1m")
+      return base::InvalidArgumentError(
+          "there is no 1m rollup tier any more: raw windows answer the ranges it served (tiers: "
+          "10m, 1h)");
     if (index == std::size(kTierNames))
       return base::InvalidArgumentError("unknown rollup tier '" + std::string(tier) +
-                                        "' (tiers: 1m, 10m, 1h)");
+                                        "' (tiers: 10m, 1h)");
     ASSIGN_OR_RETURN(const int64_t age,
                      base::ParseDuration(item.substr(eq + 1), base::DurationUnits::kWithLongUnits));
     if (age < 0) return base::InvalidArgumentError("rollup retention must not be negative");

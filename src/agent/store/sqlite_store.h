@@ -127,11 +127,10 @@ struct TelemetryRecord {
 // A tier is never kept shorter than raw windows: the query planner reads the middle of a range
 // from tiers, so a tier row must outlive the windows it stands for.
 struct RollupRetention {
-  std::array<int64_t, 3> max_age_ns = {0, 30LL * 86400 * 1'000'000'000,
-                                       365LL * 86400 * 1'000'000'000};
+  std::array<int64_t, 2> max_age_ns = {30LL * 86400 * 1'000'000'000, 365LL * 86400 * 1'000'000'000};
 };
 
-// Parses `--rollup-retention`: comma-separated TIER=AGE with TIER one of 1m, 10m, 1h and AGE a
+// Parses `--rollup-retention`: comma-separated TIER=AGE with TIER one of 10m, 1h and AGE a
 // duration up to days (`10m=90d,1h=730d`; 0 = as long as raw windows); tiers not named keep their
 // defaults. A clear one-line error otherwise.
 base::StatusOr<RollupRetention> ParseRollupRetention(std::string_view text);
@@ -235,8 +234,9 @@ class SqliteStore {
   // Rollup writing.
   base::Status LoadRollups();
   // Both take the window by value: it is re-binned in place, so callers move what they own.
-  base::Status FoldIntoRollups(int64_t process_id, model::ProfileWindow window, bool rebuilding);
-  base::Status FoldIntoTier(size_t tier, int64_t process_id, model::ProfileWindow part,
+  base::Status FoldIntoRollups(int64_t process_id, const model::ProfileWindow& window,
+                               bool rebuilding);
+  base::Status FoldIntoTier(size_t tier, int64_t process_id, const model::ProfileWindow& part,
                             int64_t start_ns, uint64_t windows, bool rebuilding);
   base::Status CloseBucket(size_t tier, int64_t process_id);
   base::Status WriteRollupRow(int64_t tier_ns, int64_t process_id, int64_t start_ns,

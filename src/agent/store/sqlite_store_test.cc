@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -180,6 +181,67 @@ TEST(SqliteStoreTest, RetentionByAgeAndSize) {
   r = s.ApplyRetention(0, summary->payload_bytes, 100 * kSec);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->deleted_windows, 0u);
+}
+
+TEST(SqliteStoreTest, SummaryCountsHoldThroughRollbackAndDeletes) {
+  // Summary reads the count and bytes kept by triggers; they must equal what a scan finds after
+  // commits, a rolled-back batch and both kinds of retention.
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  SqliteStore& s = **store;
+  auto a = s.UpsertProcess(MakeHello(10, 0), 0);
+  ASSERT_TRUE(a.ok());
+  auto scanned = [&dir]() {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2((dir.path() + "/" + SqliteStore::kFileName).c_str(), &db,
+                              SQLITE_OPEN_READONLY, nullptr),
+              SQLITE_OK);
+    sqlite3_stmt* q = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT count(*), coalesce(sum(length(payload)), 0),"
+                                 " coalesce(max(end_ns), 0) FROM windows",
+                                 -1, &q, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_step(q), SQLITE_ROW);
+    std::array<int64_t, 3> out = {sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1),
+                                  sqlite3_column_int64(q, 2)};
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return out;
+  };
+  auto expect_summary_matches = [&](const char* when) {
+    auto summary = s.Summary();
+    ASSERT_TRUE(summary.ok());
+    const auto want = scanned();
+    EXPECT_EQ(static_cast<int64_t>(summary->windows), want[0]) << when;
+    EXPECT_EQ(static_cast<int64_t>(summary->payload_bytes), want[1]) << when;
+    EXPECT_EQ(summary->last_end_ns, want[2]) << when;
+  };
+  ASSERT_TRUE(s.Begin().ok());
+  for (int i = 0; i < 6; ++i)
+    ASSERT_TRUE(s.AppendWindow(Pending(*a, MakeWindow(10, 0, i * 10 * kSec), i * kSec)).ok());
+  ASSERT_TRUE(s.Commit().ok());
+  expect_summary_matches("after a commit");
+  EXPECT_EQ(s.Summary()->windows, 6u);
+  ASSERT_TRUE(s.Begin().ok());
+  ASSERT_TRUE(s.AppendWindow(Pending(*a, MakeWindow(10, 0, 60 * kSec), 6 * kSec)).ok());
+  ASSERT_TRUE(s.Rollback().ok());
+  expect_summary_matches("after a rollback");
+  EXPECT_EQ(s.Summary()->windows, 6u);
+  // A longer window that is not the last to start still gives the newest end.
+  model::ProfileWindow long_window = MakeWindow(10, 0, 5 * kSec);
+  long_window.end_ns = 500 * kSec;
+  ASSERT_TRUE(s.AppendWindow(Pending(*a, long_window, 7 * kSec)).ok());
+  expect_summary_matches("after a long window");
+  EXPECT_EQ(s.Summary()->last_end_ns, 500 * kSec);
+  ASSERT_TRUE(s.ApplyRetention(97 * kSec, 0, 100 * kSec).ok());  // received before 3 s
+  expect_summary_matches("after retention by age");
+  auto summary = s.Summary();
+  ASSERT_TRUE(summary.ok());
+  ASSERT_TRUE(s.ApplyRetention(0, summary->payload_bytes / 2, 100 * kSec).ok());
+  expect_summary_matches("after retention by size");
+  EXPECT_LT(s.Summary()->windows, summary->windows);
 }
 
 TEST(SqliteStoreTest, CorruptOrMissingDatabaseIsAClearError) {
