@@ -66,13 +66,21 @@ void MergeTopKernels(const DeviceProfile& in, DeviceProfile* into, int top_k) {
   AddStats(&tail, in.tail);
   tail.distinct_names += in.tail.distinct_names;
 
-  std::sort(rows.begin(), rows.end(), HeavierKernel);
-  const size_t keep = top_k < 0 ? 0 : static_cast<size_t>(top_k);
-  for (size_t i = keep; i < rows.size(); ++i) {
-    AddStats(&tail, rows[i]);
-    tail.distinct_names += rows[i].distinct_names;
+  // Order by index, then move each row once: a KernelStats is ~450 bytes (its histogram), and
+  // sorting the rows themselves moved them dozens of times per merge.
+  std::vector<uint32_t> order(rows.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&rows](uint32_t a, uint32_t b) { return HeavierKernel(rows[a], rows[b]); });
+  const size_t keep = std::min(rows.size(), top_k < 0 ? size_t{0} : static_cast<size_t>(top_k));
+  for (size_t i = keep; i < order.size(); ++i) {
+    AddStats(&tail, rows[order[i]]);
+    tail.distinct_names += rows[order[i]].distinct_names;
   }
-  if (rows.size() > keep) rows.resize(keep);
+  std::vector<KernelStats> kept;
+  kept.reserve(keep);
+  for (size_t i = 0; i < keep; ++i) kept.push_back(std::move(rows[order[i]]));
+  rows = std::move(kept);
 }
 
 void MergeSync(const SyncStats& in, SyncStats* into, int max_targets) {
