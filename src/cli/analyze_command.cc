@@ -17,6 +17,7 @@
 #include "src/aggregate/aggregator.h"
 #include "src/aggregate/device_state.h"
 #include "src/analyze/analysis.h"
+#include "src/base/human_format.h"
 #include "src/cli/exit_codes.h"
 #include "src/import/pipelined_sink.h"
 #include "src/import/trace_importer.h"
@@ -50,13 +51,6 @@ std::string WithPath(const std::string& path, const std::string& message) {
 int Fail(std::ostream& err, const base::Status& status, const std::string& path) {
   err << "inferscope: error: " << WithPath(path, status.message()) << "\n";
   return ExitCodeFor(status);
-}
-
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes >= 1'000'000'000) return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
-  if (bytes >= 1'000'000) return fmt::format("{:.0f} MB", static_cast<double>(bytes) / 1e6);
-  if (bytes >= 1'000) return fmt::format("{:.0f} KB", static_cast<double>(bytes) / 1e3);
-  return fmt::format("{} B", bytes);
 }
 
 struct ImportedWindow {
@@ -291,7 +285,7 @@ base::Status ImportTraceFile(const std::string& path, const AnalyzeOptions& opti
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
   if (show)
-    err << "analyzing " << path << " (" << HumanBytes(ec ? 0 : size) << ")..." << std::flush;
+    err << "analyzing " << path << " (" << base::FormatBytes(ec ? 0 : size) << ")..." << std::flush;
   const auto start = std::chrono::steady_clock::now();
 
   aggregate::AggregatorOptions agg_options;

@@ -20,6 +20,7 @@
 
 #include "src/agent/http/agent_endpoints.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/base/human_format.h"
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
@@ -435,27 +436,6 @@ std::string FormatSpan(int64_t ns) {
   return fmt::format("{}d {:02}h", s / 86400, s % 86400 / 3600);
 }
 
-std::string FormatBytes(uint64_t bytes) {
-  if (bytes < 1000) return fmt::format("{} B", bytes);
-  static const char* kUnits[] = {"kB", "MB", "GB", "TB", "PB"};
-  double v = static_cast<double>(bytes) / 1000;
-  int unit = 0;
-  while (v >= 1000 && unit < 4) {
-    v /= 1000;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", v, kUnits[unit]);
-}
-
-std::string FormatLocalTime(int64_t unix_ns) {
-  const time_t t = static_cast<time_t>(unix_ns / kSecond);
-  tm local{};
-  if (localtime_r(&t, &local) == nullptr) return std::to_string(unix_ns / kSecond);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &local);
-  return buf;
-}
-
 constexpr size_t kWidth = 100;  // the status fits a 100-column terminal
 
 // Appends `line`, wrapped at spaces to kWidth with continuation lines indented by `indent` (a word
@@ -555,10 +535,10 @@ std::string RenderText(const Gathered& g, int64_t now_ns) {
   }
   if (g.store) {
     std::string store = fmt::format("{} windows from {} processes ({})", g.store->windows,
-                                    g.store->processes, FormatBytes(g.store->payload_bytes));
+                                    g.store->processes, base::FormatBytes(g.store->payload_bytes));
     if (g.store->windows > 0)
-      store += fmt::format(", {} to {}", FormatLocalTime(g.store->first_start_ns),
-                           FormatLocalTime(g.store->last_end_ns));
+      store += fmt::format(", {} to {}", base::FormatLocalTime(g.store->first_start_ns),
+                           base::FormatLocalTime(g.store->last_end_ns));
     Field("Store", store, &out);
   } else {
     Field("Store", "none yet (" + g.store_path + " does not exist)", &out);

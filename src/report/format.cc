@@ -7,34 +7,15 @@
 #include <cmath>
 
 namespace inferscope::report {
-namespace {
-
-// Three significant digits of `value` (>= 1) followed by `unit`.
-std::string ThreeDigits(double value, const char* unit) {
-  if (value >= 100) return fmt::format("{:.0f} {}", value, unit);
-  if (value >= 10) return fmt::format("{:.1f} {}", value, unit);
-  return fmt::format("{:.2f} {}", value, unit);
-}
-
-}  // namespace
 
 std::string FormatDuration(int64_t ns) {
   const double v = static_cast<double>(ns);
   const double a = std::fabs(v);
   if (a < 1e3) return fmt::format("{} ns", ns);
   // Switch units slightly early so rounding never prints "1000 us".
-  if (a < 999.5e3) return ThreeDigits(v / 1e3, "us");
-  if (a < 999.5e6) return ThreeDigits(v / 1e6, "ms");
-  return ThreeDigits(v / 1e9, "s");
-}
-
-std::string FormatBytes(uint64_t bytes) {
-  const double v = static_cast<double>(bytes);
-  if (bytes < 1000) return fmt::format("{} B", bytes);
-  if (v < 999.5e3) return ThreeDigits(v / 1e3, "KB");
-  if (v < 999.5e6) return ThreeDigits(v / 1e6, "MB");
-  if (v < 999.5e9) return ThreeDigits(v / 1e9, "GB");
-  return ThreeDigits(v / 1e12, "TB");
+  if (a < 999.5e3) return base::ThreeSignificantDigits(v / 1e3, "us");
+  if (a < 999.5e6) return base::ThreeSignificantDigits(v / 1e6, "ms");
+  return base::ThreeSignificantDigits(v / 1e9, "s");
 }
 
 std::string FormatCount(uint64_t count) {

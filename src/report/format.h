@@ -7,12 +7,14 @@
 #include <string>
 #include <string_view>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::report {
+
+using base::FormatBytes;  // "512 B", "1.50 KB", "3.20 GB": the one byte convention (src/base)
 
 // "0 ns", "850 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
 std::string FormatDuration(int64_t ns);
-// "512 B", "1.50 KB", "3.20 GB" (decimal units, as bandwidth uses GB/s = 1e9 bytes/s).
-std::string FormatBytes(uint64_t bytes);
 // "1,234,567".
 std::string FormatCount(uint64_t count);
 // "45.1%".
