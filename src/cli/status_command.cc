@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fmt/format.h>
-#include <httplib.h>
 #include <signal.h>
 #include <simdjson.h>
 #include <sys/socket.h>
@@ -19,6 +18,7 @@
 #include <memory>
 
 #include "src/agent/http/agent_endpoints.h"
+#include "src/agent/net/http_client.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/human_format.h"
 #include "src/base/json_writer.h"
@@ -115,23 +115,19 @@ std::optional<int64_t> ProbeSocket(const std::string& path) {
 // GET `url` + `suffix` with the timeout; the body of a 200 answer.
 base::StatusOr<std::string> HttpGet(const std::string& url, const std::string& suffix,
                                     int timeout_ms) {
-  std::string origin, path;
-  if (!agent::SplitHttpUrl(url, &origin, &path))
-    return base::InvalidArgumentError("not an http:// URL: '" + url + "'");
-  httplib::Client client(origin);
-  const time_t sec = timeout_ms / 1000;
-  const time_t usec = static_cast<time_t>(timeout_ms % 1000) * 1000;
-  client.set_connection_timeout(sec, usec);
-  client.set_read_timeout(sec, usec);
-  client.set_write_timeout(sec, usec);
-  httplib::Result result = client.Get(path + suffix);
-  if (!result)
-    return base::UnavailableError("GET " + url + suffix + ": " +
-                                  httplib::to_string(result.error()));
-  if (result->status != 200)
+  ASSIGN_OR_RETURN(agent::net::HttpTarget target,
+                   agent::net::ParseHttpUrl(url + suffix, "agent API URL"));
+  agent::net::FetchOptions options;
+  options.connect_timeout_ms = options.read_timeout_ms = timeout_ms;
+  options.accept = "application/json";
+  ASSIGN_OR_RETURN(agent::net::FetchResult result, agent::net::HttpGet(target, options));
+  if (result.status != 200)
     return base::UnavailableError("GET " + url + suffix + ": HTTP " +
-                                  std::to_string(result->status));
-  return std::move(result->body);
+                                  std::to_string(result.status));
+  if (result.truncated)
+    return base::DataLossError("GET " + url + suffix + ": the answer is larger than " +
+                               std::to_string(options.max_body_bytes) + " bytes");
+  return std::move(result.body);
 }
 
 // Everything `status` learned, whichever way it learned it.

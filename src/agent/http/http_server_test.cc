@@ -296,15 +296,8 @@ TEST(ApiRoutesNoStoreTest, MissingStoreIs404) {
   EXPECT_EQ(r->status, 404);
 }
 
-TEST(AgentEndpointsTest, SplitsUrls) {
-  std::string origin, path;
-  ASSERT_TRUE(SplitHttpUrl("http://127.0.0.1:9470/api/v1", &origin, &path));
-  EXPECT_EQ(origin, "http://127.0.0.1:9470");
-  EXPECT_EQ(path, "/api/v1");
-  ASSERT_TRUE(SplitHttpUrl("http://localhost:80", &origin, &path));
-  EXPECT_EQ(path, "/");
-  EXPECT_FALSE(SplitHttpUrl("https://x/y", &origin, &path));
-  EXPECT_FALSE(SplitHttpUrl("http:///y", &origin, &path));
+// URL splitting moved to the shared client: src/agent/net/http_client_test.cc.
+TEST(AgentEndpointsTest, MissingFileIsNotFound) {
   TempDir dir;
   EXPECT_EQ(ReadAgentEndpoints(dir.path()).status().code(), base::StatusCode::kNotFound);
 }
