@@ -27,6 +27,7 @@
 #include "src/import/trace_importer.h"
 #include "src/inject/agent_client.h"
 #include "src/wire/framing.h"
+#include "src/wire/test_frames.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
@@ -34,6 +35,9 @@
 
 namespace inferscope::agent {
 namespace {
+
+using wire::testing::Frame;
+using wire::testing::MakeHello;
 
 namespace fs = std::filesystem;
 
@@ -81,23 +85,6 @@ bool WaitFor(Pred pred, int timeout_ms = 5000) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return pred();
-}
-
-std::string Frame(wire::FrameType type, const std::string& payload) {
-  std::string out;
-  EXPECT_TRUE(wire::FrameWriter::Append(type, payload, &out).ok());
-  return out;
-}
-
-wire::Hello MakeHello(uint32_t pid, int32_t rank) {
-  wire::Hello h;
-  h.pid = pid;
-  h.rank = rank;
-  h.world_size = 2;
-  h.hostname = "node-a";
-  h.tool_version = "test";
-  h.process_start_unix_ns = 123'000 + pid;
-  return h;
 }
 
 std::string HelloFrame(const wire::Hello& h) {

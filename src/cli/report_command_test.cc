@@ -19,6 +19,7 @@
 #include "src/base/time_point.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
+#include "tests/temp_dir.h"
 
 namespace inferscope::cli {
 namespace {
@@ -28,14 +29,6 @@ constexpr int64_t kSec = 1'000'000'000;
 
 class ReportCommandTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/inferscope_report_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   // Two processes (ranks 0 and 1), `n` consecutive 10 s windows each from `start_ns`.
   void Populate(int64_t start_ns, int n) {
     auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
@@ -91,7 +84,8 @@ class ReportCommandTest : public ::testing::Test {
     ASSERT_TRUE(
         (*store)->AppendTelemetry({"gpu", g.start_unix_ns, g.end_unix_ns, start_ns, w.str()}).ok());
   }
-  std::string dir_;
+  inferscope::testing::TempDir temp_;
+  std::string dir_ = temp_.path();
 };
 
 TEST_F(ReportCommandTest, RendersMergedWindowsOfTheRange) {
