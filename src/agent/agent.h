@@ -46,6 +46,8 @@ struct AgentOptions {
   std::string http_host = "127.0.0.1";
   int http_port = kDefaultHttpPort;
   static constexpr int kDefaultHttpPort = 9470;
+  // The user chose http_port (--http-port given): a taken port is an error, 9470 included.
+  bool http_port_chosen = false;
   size_t max_queued_windows = 4096;  // writer queue bound; beyond it the agent stops reading
   size_t max_batch = 256;            // windows per SQLite transaction
   bool verbose = false;

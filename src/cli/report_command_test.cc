@@ -17,6 +17,7 @@
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/json_writer.h"
 #include "src/base/time_point.h"
+#include "src/cli/agent_command.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
@@ -459,6 +460,22 @@ TEST_F(ReportCommandTest, HardwareSlowdownIsAThrottlingFinding) {
   out.str("");
   ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
   EXPECT_EQ(out.str().find("\"id\": \"throttling\""), std::string::npos);
+}
+
+// Exit 6 for a state dir another agent holds: chosen by the error's code (kAlreadyExists), not by
+// searching its message.
+TEST(RunAgentTest, AnotherAgentOnTheStateDirIsExit6) {
+  inferscope::testing::TempDir dir;
+  agent::AgentOptions options;
+  options.state_dir = dir.path();
+  options.http_port = -1;
+  options.telemetry_enabled = false;
+  options.log = [](std::string_view) {};
+  agent::Agent first(options);
+  ASSERT_TRUE(first.Start().ok());
+  EXPECT_EQ(RunAgent(options), kExitAgentAlreadyRunning);
+  first.Stop();
+  EXPECT_TRUE(first.Wait().ok());
 }
 
 }  // namespace
