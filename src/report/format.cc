@@ -33,6 +33,13 @@ std::string FormatPct(double pct) {
   return fmt::format("{:.1f}%", pct);
 }
 
+std::string FormatGbps(double gbps) {
+  if (!std::isfinite(gbps) || gbps <= 0) return "0.0";
+  if (gbps >= 0.05) return fmt::format("{:.1f}", gbps);
+  if (gbps < 0.001) return "<0.001";
+  return fmt::format("{:.2g}", gbps);
+}
+
 std::string Bar(double pct, int width) {
   if (!std::isfinite(pct)) pct = 0;
   const double clamped = std::clamp(pct, 0.0, 100.0);

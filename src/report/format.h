@@ -19,6 +19,9 @@ std::string FormatDuration(int64_t ns);
 std::string FormatCount(uint64_t count);
 // "45.1%".
 std::string FormatPct(double pct);
+// Bandwidth in GB/s: "12.3", "0.8"; below 0.05, two significant digits ("0.012") so real traffic
+// never prints "0.0"; "<0.001" below that; "0.0" only for none.
+std::string FormatGbps(double gbps);
 // A bar of `width` cells, '#' for the filled share of `pct` (0..100).
 std::string Bar(double pct, int width);
 // Cuts `s` to at most `width` bytes, ending in "..." when cut, never inside a UTF-8 sequence.
