@@ -21,7 +21,7 @@ inline std::string Frame(FrameType type, const std::string& payload) {
 }
 
 // A hello from process `pid` of a two-rank job on host node-a; the start time (which tells pid
-// reuse apart) follows the pid.
+// reuse apart) is 1000 + pid (rollups_test's old-schema row for pid 100 says 1100).
 inline Hello MakeHello(uint32_t pid, int32_t rank) {
   Hello h;
   h.pid = pid;
@@ -29,8 +29,8 @@ inline Hello MakeHello(uint32_t pid, int32_t rank) {
   h.local_rank = rank;
   h.world_size = 2;
   h.hostname = "node-a";
-  h.tool_version = "test";
-  h.process_start_unix_ns = 123'000 + pid;
+  h.tool_version = "0.1.0";
+  h.process_start_unix_ns = 1'000 + pid;
   return h;
 }
 
