@@ -16,4 +16,12 @@ std::string ThreeSignificantDigits(double value, const char* unit);
 // bytes/s), three significant digits, switching unit early so rounding never prints "1000 KB".
 std::string FormatBytes(uint64_t bytes);
 
+// "1,234,567": thousands separators, for every count a person reads.
+std::string FormatCount(uint64_t count);
+
+// US dollars with sensible precision: cents from $1 up ("$7.20", "$1,234.50"), three significant
+// digits below ("$0.500", "$0.000123", "$0.0000000456"): a request's cost is often far below a
+// cent and must not print as "$0.000000". "$0" for nothing.
+std::string FormatUsd(double usd);
+
 }  // namespace inferscope::base

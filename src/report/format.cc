@@ -18,16 +18,6 @@ std::string FormatDuration(int64_t ns) {
   return base::ThreeSignificantDigits(v / 1e9, "s");
 }
 
-std::string FormatCount(uint64_t count) {
-  std::string digits = std::to_string(count);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string FormatPct(double pct) {
   if (!std::isfinite(pct)) pct = 0;
   return fmt::format("{:.1f}%", pct);
