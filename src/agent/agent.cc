@@ -25,6 +25,7 @@
 
 #include "src/agent/http/api_routes.h"
 #include "src/base/json_writer.h"
+#include "src/base/state_dir.h"
 #include "src/base/time_point.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
@@ -108,12 +109,7 @@ base::Status Agent::Start() {
   if (started_) return base::InternalError("agent already started");
   const std::string& dir = options_.state_dir;
   if (dir.empty()) return base::InvalidArgumentError("agent: no state directory");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    fs::create_directories(dir, ec);
-    if (ec) return base::UnavailableError(dir + ": cannot create state directory: " + ec.message());
-    ::chmod(dir.c_str(), 0700);
-  }
+  RETURN_IF_ERROR(base::CreateStateDir(dir));
 
   // One agent per state dir: the lock lives as long as the process (or this object) holds the fd,
   // so a crashed agent never leaves a stale lock behind.
@@ -130,8 +126,8 @@ base::Status Agent::Start() {
     if (err == EWOULDBLOCK) {
       std::string owner = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
       while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
-      return base::UnavailableError("an inferscope agent is already running for " + dir +
-                                    (owner.empty() ? "" : " (pid " + owner + ")"));
+      return base::AlreadyExistsError("an inferscope agent is already running for " + dir +
+                                      (owner.empty() ? "" : " (pid " + owner + ")"));
     }
     return base::UnavailableError(lock_path + ": cannot lock: " + std::strerror(err));
   }
@@ -266,7 +262,8 @@ base::Status Agent::StartHttp() {
     r.body = metrics_.Render(Counters());
     return r;
   });
-  const bool default_port = options_.http_port == AgentOptions::kDefaultHttpPort;
+  const bool default_port =
+      !options_.http_port_chosen && options_.http_port == AgentOptions::kDefaultHttpPort;
   auto port = http_->Start(options_.http_host, options_.http_port, default_port);
   if (!port.ok()) {
     http_.reset();

@@ -49,6 +49,8 @@ struct AgentOptions {
   // Fold stored windows into the rollup tiers (off only to measure what they cost:
   // store_query_benchmark --through-agent --no-rollups).
   bool rollups = true;
+  // The user chose http_port (--http-port given): a taken port is an error, 9470 included.
+  bool http_port_chosen = false;
   size_t max_queued_windows = 4096;  // writer queue bound; beyond it the agent stops reading
   size_t max_batch = 256;            // windows per SQLite transaction
   bool verbose = false;

@@ -29,13 +29,4 @@ base::StatusOr<AgentEndpoints> ReadAgentEndpoints(const std::string& state_dir) 
   return e;
 }
 
-bool SplitHttpUrl(const std::string& url, std::string* origin, std::string* path) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.compare(0, kScheme.size(), kScheme) != 0) return false;
-  const size_t slash = url.find('/', kScheme.size());
-  *origin = url.substr(0, slash);
-  *path = slash == std::string::npos ? "/" : url.substr(slash);
-  return origin->size() > kScheme.size();
-}
-
 }  // namespace inferscope::agent

@@ -24,7 +24,4 @@ inline constexpr const char* kAgentEndpointsFile = "agent.json";
 // kNotFound when the file is absent (no agent, or one without HTTP); kDataLoss when unreadable.
 base::StatusOr<AgentEndpoints> ReadAgentEndpoints(const std::string& state_dir);
 
-// Splits "http://host:port/path" into "http://host:port" and "/path" (cpp-httplib wants both).
-bool SplitHttpUrl(const std::string& url, std::string* origin, std::string* path);
-
 }  // namespace inferscope::agent

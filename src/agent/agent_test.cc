@@ -27,6 +27,7 @@
 #include "src/import/trace_importer.h"
 #include "src/inject/agent_client.h"
 #include "src/wire/framing.h"
+#include "src/wire/test_frames.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
@@ -34,6 +35,9 @@
 
 namespace inferscope::agent {
 namespace {
+
+using wire::testing::Frame;
+using wire::testing::MakeHello;
 
 namespace fs = std::filesystem;
 
@@ -81,23 +85,6 @@ bool WaitFor(Pred pred, int timeout_ms = 5000) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return pred();
-}
-
-std::string Frame(wire::FrameType type, const std::string& payload) {
-  std::string out;
-  EXPECT_TRUE(wire::FrameWriter::Append(type, payload, &out).ok());
-  return out;
-}
-
-wire::Hello MakeHello(uint32_t pid, int32_t rank) {
-  wire::Hello h;
-  h.pid = pid;
-  h.rank = rank;
-  h.world_size = 2;
-  h.hostname = "node-a";
-  h.tool_version = "test";
-  h.process_start_unix_ns = 123'000 + pid;
-  return h;
 }
 
 std::string HelloFrame(const wire::Hello& h) {
@@ -265,6 +252,34 @@ TEST(AgentTest, BadFramesDropOnlyThatConnection) {
   EXPECT_EQ(ReadStore(dir.path()).windows.size(), 1u);
 }
 
+// docs/agent.md: an explicitly chosen --http-port that is taken is an error, the default port's
+// number included; only the default falls back to a free port.
+TEST(AgentTest, TakenChosenPortIsAnErrorEvenTheDefaultNumber) {
+  // Hold the default port (or find it held already: taken either way).
+  HttpServer holder;
+  (void)holder.Start("127.0.0.1", AgentOptions::kDefaultHttpPort, false);
+  TempDir dir;
+  LogSink log;
+  AgentOptions chosen = Options(dir.path() + "/chosen", &log);
+  chosen.http_port = AgentOptions::kDefaultHttpPort;
+  chosen.http_port_chosen = true;
+  chosen.telemetry_enabled = false;
+  Agent strict(chosen);
+  const base::Status status = strict.Start();
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("--http-port"), std::string::npos) << status.message();
+
+  AgentOptions by_default = Options(dir.path() + "/default", &log);
+  by_default.http_port = AgentOptions::kDefaultHttpPort;
+  by_default.telemetry_enabled = false;
+  Agent lenient(by_default);
+  ASSERT_TRUE(lenient.Start().ok());
+  EXPECT_NE(lenient.http_port(), AgentOptions::kDefaultHttpPort);
+  EXPECT_GT(lenient.http_port(), 0);
+  lenient.Stop();
+  ASSERT_TRUE(lenient.Wait().ok());
+}
+
 TEST(AgentTest, OneAgentPerStateDir) {
   TempDir dir;
   LogSink log;
@@ -274,7 +289,7 @@ TEST(AgentTest, OneAgentPerStateDir) {
     Agent second(Options(dir.path(), &log));
     const base::Status status = second.Start();
     ASSERT_FALSE(status.ok());
-    EXPECT_EQ(status.code(), base::StatusCode::kUnavailable);
+    EXPECT_EQ(status.code(), base::StatusCode::kAlreadyExists);
     EXPECT_NE(status.message().find("already running"), std::string::npos) << status.message();
     EXPECT_NE(status.message().find("pid " + std::to_string(::getpid())), std::string::npos)
         << status.message();

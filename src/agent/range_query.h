@@ -22,6 +22,10 @@
 
 namespace inferscope::agent {
 
+// The most kernels a report lists per rank: `--top` (analyze, report) and the API's `top` accept
+// 1..kMaxTop.
+inline constexpr int kMaxTop = 100'000;
+
 struct RangeQuery {
   int64_t from_ns = 0;                                  // window end > from
   int64_t to_ns = std::numeric_limits<int64_t>::max();  // window start < to; max = open-ended

@@ -12,6 +12,7 @@
 #include "src/agent/store/test_rollup_windows.h"
 #include "src/aggregate/aggregator.h"
 #include "src/import/trace_importer.h"
+#include "src/wire/test_frames.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
 
@@ -20,9 +21,9 @@ namespace {
 
 using ::inferscope::agent::testing::kSec;
 using ::inferscope::agent::testing::PendingOf;
-using ::inferscope::agent::testing::RollupTestHello;
 using ::inferscope::agent::testing::RollupTestWindow;
 using ::inferscope::testing::TempDir;
+using ::inferscope::wire::testing::MakeHello;
 
 constexpr int64_t kMin = 60 * kSec;
 constexpr int64_t kHour = 60 * kMin;
@@ -73,7 +74,7 @@ TEST(RangeQueryTest, RollupBackedAnswerEqualsTheRawMerge) {
   ASSERT_TRUE(store.ok()) << store.status().message();
   std::vector<int64_t> ids;
   for (uint32_t p = 0; p < 2; ++p)
-    ids.push_back(*(*store)->UpsertProcess(RollupTestHello(100 + p, static_cast<int32_t>(p)), kT0));
+    ids.push_back(*(*store)->UpsertProcess(MakeHello(100 + p, static_cast<int32_t>(p)), kT0));
   // 10 h of one 10 s window a minute per process (an idle gap between windows), so the whole
   // range needs 60 s bins and hour rows.
   const int64_t end = kT0 + 10 * kHour;
@@ -161,7 +162,7 @@ TEST(RangeQueryTest, RollupBackedAnswerEqualsTheRawMergeOnRealWindows) {
   ASSERT_TRUE(store.ok());
   std::vector<int64_t> ids;
   for (uint32_t p = 0; p < 2; ++p)
-    ids.push_back(*(*store)->UpsertProcess(RollupTestHello(100 + p, static_cast<int32_t>(p)), kT0));
+    ids.push_back(*(*store)->UpsertProcess(MakeHello(100 + p, static_cast<int32_t>(p)), kT0));
   const int64_t end = kT0 + 9 * kHour;
   ASSERT_TRUE((*store)->Begin().ok());
   size_t n = 0;

@@ -5,7 +5,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "src/analyze/kernel_names.h"
+#include "src/model/kernel_names.h"
 
 namespace inferscope::analyze {
 namespace {
@@ -24,7 +24,7 @@ std::vector<std::pair<std::string, uint64_t>> DataQualityRows(
 KernelRow MakeKernelRow(const model::KernelStats& k, int64_t kernel_time_ns) {
   KernelRow row;
   row.name = k.name;
-  row.display_name = DisplayKernelName(k.name);
+  row.display_name = model::DisplayKernelName(k.name);
   row.category = kCategoryNames[static_cast<int>(k.category)];
   row.subcategory = k.subcategory;
   row.count = k.duration.count;
@@ -187,7 +187,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
     row.mean_ns = s.wait.mean_ns();
     row.max_ns = s.wait.max_ns;
     for (const model::SyncTarget& target : s.waited_on)
-      row.waited_on.push_back({target.kernel_name, DisplayKernelName(target.kernel_name),
+      row.waited_on.push_back({target.kernel_name, model::DisplayKernelName(target.kernel_name),
                                target.count, target.wait_ns});
     r.syncs.push_back(std::move(row));
   }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "src/base/file.h"
+#include "src/base/human_format.h"
 
 namespace inferscope::analyze {
 namespace {
@@ -185,11 +186,13 @@ void RenderCostText(const Cost& cost, std::string* out) {
     *out += "cost: not available (" + cost.reason + ")\n";
     return;
   }
-  *out +=
-      fmt::format("{} GPU{} at ${:.2f}/h", cost.gpus, cost.gpus == 1 ? "" : "s", cost.usd_per_hour);
-  if (cost.usd_per_request) *out += fmt::format(", ${:.6f} per request", *cost.usd_per_request);
+  *out += fmt::format("{} GPU{} at {}/h", cost.gpus, cost.gpus == 1 ? "" : "s",
+                      base::FormatUsd(cost.usd_per_hour));
+  if (cost.usd_per_request)
+    *out += fmt::format(", {} per request", base::FormatUsd(*cost.usd_per_request));
   if (cost.usd_per_million_tokens)
-    *out += fmt::format(", ${:.3f} per million generated tokens", *cost.usd_per_million_tokens);
+    *out += fmt::format(", {} per million generated tokens",
+                        base::FormatUsd(*cost.usd_per_million_tokens));
   *out += "\n";
   if (!cost.usd_per_request && !cost.usd_per_million_tokens)
     *out += "  (no request or token rates from the engine: per-request cost unknown)\n";
@@ -199,9 +202,9 @@ void RenderCostText(const Cost& cost, std::string* out) {
     for (const CostShare& s : shares) {
       if (s.share < 0.005) continue;  // under half a percent: noise in a cost table
       *out += fmt::format("    {:<16} {:>5.1f}%", s.name, s.share * 100);
-      if (s.usd_per_request) *out += fmt::format("  ${:.6f}/request", *s.usd_per_request);
+      if (s.usd_per_request) *out += "  " + base::FormatUsd(*s.usd_per_request) + "/request";
       if (s.usd_per_million_tokens)
-        *out += fmt::format("  ${:.3f}/M tokens", *s.usd_per_million_tokens);
+        *out += "  " + base::FormatUsd(*s.usd_per_million_tokens) + "/M tokens";
       *out += "\n";
     }
   };

@@ -56,6 +56,9 @@ TEST(CostTest, PerRequestAndPerTokenWithSplits) {
   std::string text;
   RenderCostText(c, &text);
   EXPECT_NE(text.find("2 GPUs at $7.20/h"), std::string::npos) << text;
+  // $0.0005 per request: three significant digits, not six fixed decimals.
+  EXPECT_NE(text.find(", $0.000500 per request"), std::string::npos) << text;
+  EXPECT_NE(text.find(", $1.00 per million generated tokens"), std::string::npos) << text;
   EXPECT_NE(text.find("attention"), std::string::npos) << text;
   base::JsonWriter w;
   WriteCostJson(c, w);

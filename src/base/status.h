@@ -16,6 +16,7 @@ enum class StatusCode : int {
   kUnsupported,      // well-formed input of a kind we do not handle (e.g. not a trace)
   kDataLoss,         // input that is truncated or corrupt (bad gzip, malformed JSON)
   kUnavailable,      // a dependency is not there right now (no driver, no agent)
+  kAlreadyExists,    // what the caller wants to own is someone else's (another agent's state dir)
   kInternal,         // a bug of ours
 };
 
@@ -43,6 +44,9 @@ inline Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std:
 inline Status UnsupportedError(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
 inline Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+inline Status AlreadyExistsError(std::string m) {
+  return {StatusCode::kAlreadyExists, std::move(m)};
+}
 inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 // A value or the Status explaining why there is none.

@@ -20,7 +20,8 @@ int64_t UnixNowNs() {
 std::string FormatLocalTime(int64_t unix_ns) {
   const time_t t = static_cast<time_t>(unix_ns / kNsPerSec);
   tm local{};
-  localtime_r(&t, &local);
+  // A time the C library cannot convert still says something: the Unix seconds.
+  if (localtime_r(&t, &local) == nullptr) return std::to_string(unix_ns / kNsPerSec);
   char buf[64];
   std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &local);
   return buf;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "src/agent/range_query.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/cli_voice.h"
@@ -197,7 +198,7 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
       ->type_name("N")
-      ->check(IntIn(1, 100000));
+      ->check(IntIn(1, agent::kMaxTop));
 }
 
 std::optional<int> AgentAndReportCommands::RunIfParsed() {
@@ -224,6 +225,7 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     options.verbose = verbose_;
     options.watch_pids = watch_pids_;
     options.http_port = http_port_;
+    options.http_port_chosen = agent_cmd_->count("--http-port") > 0;
     struct {
       const char* flag;
       const std::string& text;
@@ -276,9 +278,7 @@ int RunAgent(const agent::AgentOptions& options) {
   const base::Status started = agent.Start();
   if (!started.ok()) {
     std::cerr << "inferscope: error: " << started.message() << "\n";
-    if (started.code() == base::StatusCode::kUnavailable &&
-        started.message().find("already running") != std::string::npos)
-      return kExitAgentAlreadyRunning;
+    if (started.code() == base::StatusCode::kAlreadyExists) return kExitAgentAlreadyRunning;
     return ExitCodeFor(started) == kExitOk ? kExitError : ExitCodeFor(started);
   }
   g_agent.store(&agent);

@@ -14,6 +14,7 @@
 #include "src/cli/analyze_command.h"
 #include "src/model/taxonomy.h"
 #include "src/wire/window_codec.h"
+#include "tests/temp_dir.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::cli {
@@ -49,14 +50,6 @@ std::string LoopTrace(uint64_t seed, double attention_scale, double jitter, int 
 
 class DiffTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("inferscope_diff_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string Write(const std::string& name, const std::string& content) {
     const fs::path p = dir_ / name;
     std::ofstream(p, std::ios::binary) << content;
@@ -81,7 +74,8 @@ class DiffTest : public ::testing::Test {
     return Diff(options);
   }
 
-  fs::path dir_;
+  inferscope::testing::TempDir temp_;
+  fs::path dir_ = temp_.path();
 };
 
 TEST_F(DiffTest, InjectedAttentionRegressionIsFound) {

@@ -17,8 +17,10 @@
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/json_writer.h"
 #include "src/base/time_point.h"
+#include "src/cli/agent_command.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
+#include "tests/temp_dir.h"
 
 namespace inferscope::cli {
 namespace {
@@ -28,14 +30,6 @@ constexpr int64_t kSec = 1'000'000'000;
 
 class ReportCommandTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/inferscope_report_XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   // Two processes (ranks 0 and 1), `n` consecutive 10 s windows each from `start_ns`.
   void Populate(int64_t start_ns, int n) {
     auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
@@ -91,7 +85,8 @@ class ReportCommandTest : public ::testing::Test {
     ASSERT_TRUE(
         (*store)->AppendTelemetry({"gpu", g.start_unix_ns, g.end_unix_ns, start_ns, w.str()}).ok());
   }
-  std::string dir_;
+  inferscope::testing::TempDir temp_;
+  std::string dir_ = temp_.path();
 };
 
 TEST_F(ReportCommandTest, RendersMergedWindowsOfTheRange) {
@@ -465,6 +460,22 @@ TEST_F(ReportCommandTest, HardwareSlowdownIsAThrottlingFinding) {
   out.str("");
   ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
   EXPECT_EQ(out.str().find("\"id\": \"throttling\""), std::string::npos);
+}
+
+// Exit 6 for a state dir another agent holds: chosen by the error's code (kAlreadyExists), not by
+// searching its message.
+TEST(RunAgentTest, AnotherAgentOnTheStateDirIsExit6) {
+  inferscope::testing::TempDir dir;
+  agent::AgentOptions options;
+  options.state_dir = dir.path();
+  options.http_port = -1;
+  options.telemetry_enabled = false;
+  options.log = [](std::string_view) {};
+  agent::Agent first(options);
+  ASSERT_TRUE(first.Start().ok());
+  EXPECT_EQ(RunAgent(options), kExitAgentAlreadyRunning);
+  first.Stop();
+  EXPECT_TRUE(first.Wait().ok());
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <httplib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "src/agent/agent_endpoints.h"
+#include "src/agent/net/http_client.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"
@@ -66,8 +66,7 @@ bool AgentAnswers(const std::string& socket_path) {
 void StartAgent(const std::string& self_exe, const RunOptions& options, const RunPlan& plan,
                 std::ostream& err) {
   const pid_t command_pid = ::getpid();
-  std::error_code ec;
-  fs::create_directories(plan.state_dir, ec);
+  (void)base::CreateStateDir(plan.state_dir);  // 0700 (docs/agent.md); the agent reports failure
   const pid_t child = ::fork();
   if (child < 0) {
     err << "inferscope: warning: cannot start the agent: " << std::strerror(errno) << "\n";
@@ -112,12 +111,14 @@ void StartAgent(const std::string& self_exe, const RunOptions& options, const Ru
 // command lives. Best effort: an agent without the HTTP API simply idles out on its own terms.
 void WatchWithRunningAgent(const RunPlan& plan) {
   auto endpoints = agent::ReadAgentEndpoints(plan.state_dir);
-  std::string origin, path;
-  if (!endpoints.ok() || !agent::SplitHttpUrl(endpoints->api, &origin, &path)) return;
-  httplib::Client client(origin);
-  client.set_connection_timeout(0, 300'000);
-  client.set_read_timeout(1, 0);
-  (void)client.Post((path + "/watch?pid=" + std::to_string(::getpid())).c_str());
+  if (!endpoints.ok()) return;
+  auto target = agent::net::ParseHttpUrl(
+      endpoints->api + "/watch?pid=" + std::to_string(::getpid()), "agent API URL");
+  if (!target.ok()) return;
+  agent::net::FetchOptions options;
+  options.connect_timeout_ms = 300;
+  options.read_timeout_ms = 1000;
+  (void)agent::net::HttpPost(*target, options);
 }
 
 }  // namespace

@@ -26,12 +26,15 @@
 #include "src/base/time_point.h"
 #include "src/cli/exit_codes.h"
 #include "src/wire/framing.h"
+#include "src/wire/test_frames.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
 
 namespace inferscope::cli {
 namespace {
+
+using wire::testing::Frame;
 
 namespace dom = simdjson::dom;
 using ::inferscope::testing::TempDir;
@@ -120,12 +123,6 @@ bool WaitFor(Pred pred) {
   for (int i = 0; i < 1000 && !pred(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   return pred();
-}
-
-std::string Frame(wire::FrameType type, const std::string& payload) {
-  std::string out;
-  EXPECT_TRUE(wire::FrameWriter::Append(type, payload, &out).ok());
-  return out;
 }
 
 // A process (pid 4242, rank 1, host node-s) that sends one window ending now, as the injection

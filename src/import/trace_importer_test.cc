@@ -8,23 +8,20 @@
 #include <fstream>
 #include <string>
 
+#include "tests/temp_dir.h"
+
 namespace inferscope::import {
 namespace {
 
 class DetectTraceFormatTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("inferscope_detect_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Write(const std::string& name, const std::string& bytes) {
     const std::string path = (dir_ / name).string();
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
   }
-  std::filesystem::path dir_;
+  inferscope::testing::TempDir temp_;
+  std::filesystem::path dir_ = temp_.path();
 };
 
 TEST_F(DetectTraceFormatTest, RecognizesFormatsByContentNotName) {

@@ -11,9 +11,13 @@
 #include <vector>
 
 #include "src/wire/framing.h"
+#include "src/wire/test_frames.h"
+#include "tests/temp_dir.h"
 
 namespace inferscope::inject {
 namespace {
+
+using wire::testing::Frame;
 
 // A minimal agent: a listening unix socket whose accepted connection is read with FrameReader.
 class FakeAgent {
@@ -55,16 +59,10 @@ class FakeAgent {
   wire::FrameReader reader_;
 };
 
-std::string Frame(wire::FrameType type, const std::string& payload) {
-  std::string out;
-  EXPECT_TRUE(wire::FrameWriter::Append(type, payload, &out).ok());
-  return out;
-}
-
+// The test binary's sockets share one temp dir, removed at exit.
 std::string SocketPath(const char* name) {
-  return (std::filesystem::temp_directory_path() /
-          (std::string("isc_") + std::to_string(::getpid()) + "_" + name + ".sock"))
-      .string();
+  static const inferscope::testing::TempDir dir;
+  return dir.path() + "/" + name + ".sock";
 }
 
 TEST(AgentClientTest, QueuesWhileTheAgentIsAbsentThenSendsHelloFirst) {

@@ -2,17 +2,15 @@
 
 #include "src/model/taxonomy.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <bitset>
-#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <optional>
 #include <regex>
 #include <sstream>
 
+#include "src/model/kernel_names.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy_rules.h"
 
@@ -208,28 +206,6 @@ bool ParseCategory(std::string_view name, Category* category) {
     }
   }
   return false;
-}
-
-std::string DemangleKernelName(std::string_view name) {
-  // Itanium names start with _Z; some tools prefix an extra underscore (macOS style).
-  size_t skip = 0;
-  if (name.substr(0, 2) == "_Z") {
-    skip = 0;
-  } else if (name.substr(0, 3) == "__Z") {
-    skip = 1;
-  } else {
-    return std::string(name);
-  }
-  const std::string mangled(name.substr(skip));
-  int status = 0;
-  char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || out == nullptr) {
-    std::free(out);
-    return std::string(name);
-  }
-  std::string result(out);
-  std::free(out);
-  return result;
 }
 
 // A user rule: owns its strings; regex rules carry a compiled std::regex (icase).

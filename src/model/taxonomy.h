@@ -116,8 +116,4 @@ class CachedClassifier {
   std::vector<uint8_t> known_;
 };
 
-// Demangles an Itanium C++ ABI name (e.g. "_ZN10flashinfer...") with the C++ runtime's demangler;
-// returns the input unchanged when it is not mangled or cannot be demangled.
-std::string DemangleKernelName(std::string_view name);
-
 }  // namespace inferscope::model

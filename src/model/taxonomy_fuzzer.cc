@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "src/model/kernel_names.h"
 #include "src/model/taxonomy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

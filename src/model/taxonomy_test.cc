@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "src/model/kernel_names.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy_rules.h"
 

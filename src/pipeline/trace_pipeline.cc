@@ -15,6 +15,7 @@
 
 #include "src/aggregate/aggregator.h"
 #include "src/aggregate/device_state.h"
+#include "src/base/human_format.h"
 #include "src/import/pipelined_sink.h"
 #include "src/import/trace_importer.h"
 #include "src/model/name_table.h"
@@ -24,13 +25,6 @@ namespace inferscope::pipeline {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes >= 1'000'000'000) return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
-  if (bytes >= 1'000'000) return fmt::format("{:.0f} MB", static_cast<double>(bytes) / 1e6);
-  if (bytes >= 1'000) return fmt::format("{:.0f} KB", static_cast<double>(bytes) / 1e3);
-  return fmt::format("{} B", bytes);
-}
 
 base::Status ImportWhole(const std::string& path, const TraceOptions& options,
                          const model::KernelClassifier& classifier, ImportedTrace* result,
@@ -269,7 +263,7 @@ base::StatusOr<import::ImportStats> ImportTraceFile(
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
   if (show)
-    err << "analyzing " << path << " (" << HumanBytes(ec ? 0 : size) << ")..." << std::flush;
+    err << "analyzing " << path << " (" << base::FormatBytes(ec ? 0 : size) << ")..." << std::flush;
   const auto start = std::chrono::steady_clock::now();
 
   aggregate::AggregatorOptions agg_options;

@@ -303,7 +303,7 @@ Section IdleCauses(const Analysis& a) {
   for (const RankAnalysis& r : a.ranks) {
     std::vector<std::string> row = {RankLabel(r), std::to_string(r.device),
                                     FormatDuration(r.temporal.idle_ns),
-                                    std::to_string(r.idle_intervals)};
+                                    FormatCount(r.idle_intervals)};
     for (const analyze::IdleCauseRow& c : r.idle_causes)
       row.push_back(c.total_ns ? FormatPct(c.pct) : "-");
     t.rows.push_back(std::move(row));
@@ -376,7 +376,7 @@ Section Transfers(const Analysis& a) {
       if (row.count > 0)
         t.rows.push_back({RankLabel(r), row.direction, FormatCount(row.count),
                           FormatBytes(row.bytes), FormatDuration(row.time_ns),
-                          fmt::format("{:.1f}", row.bandwidth_gbps),
+                          FormatGbps(row.bandwidth_gbps),
                           row.direction == "memset" ? "" : FormatCount(row.pageable_count)});
   if (t.rows.empty()) {
     s.blocks.push_back(Paragraph({"no memcpy or memset recorded"}));

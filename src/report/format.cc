@@ -7,49 +7,27 @@
 #include <cmath>
 
 namespace inferscope::report {
-namespace {
-
-// Three significant digits of `value` (>= 1) followed by `unit`.
-std::string ThreeDigits(double value, const char* unit) {
-  if (value >= 100) return fmt::format("{:.0f} {}", value, unit);
-  if (value >= 10) return fmt::format("{:.1f} {}", value, unit);
-  return fmt::format("{:.2f} {}", value, unit);
-}
-
-}  // namespace
 
 std::string FormatDuration(int64_t ns) {
   const double v = static_cast<double>(ns);
   const double a = std::fabs(v);
   if (a < 1e3) return fmt::format("{} ns", ns);
   // Switch units slightly early so rounding never prints "1000 us".
-  if (a < 999.5e3) return ThreeDigits(v / 1e3, "us");
-  if (a < 999.5e6) return ThreeDigits(v / 1e6, "ms");
-  return ThreeDigits(v / 1e9, "s");
-}
-
-std::string FormatBytes(uint64_t bytes) {
-  const double v = static_cast<double>(bytes);
-  if (bytes < 1000) return fmt::format("{} B", bytes);
-  if (v < 999.5e3) return ThreeDigits(v / 1e3, "KB");
-  if (v < 999.5e6) return ThreeDigits(v / 1e6, "MB");
-  if (v < 999.5e9) return ThreeDigits(v / 1e9, "GB");
-  return ThreeDigits(v / 1e12, "TB");
-}
-
-std::string FormatCount(uint64_t count) {
-  std::string digits = std::to_string(count);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
+  if (a < 999.5e3) return base::ThreeSignificantDigits(v / 1e3, "us");
+  if (a < 999.5e6) return base::ThreeSignificantDigits(v / 1e6, "ms");
+  return base::ThreeSignificantDigits(v / 1e9, "s");
 }
 
 std::string FormatPct(double pct) {
   if (!std::isfinite(pct)) pct = 0;
   return fmt::format("{:.1f}%", pct);
+}
+
+std::string FormatGbps(double gbps) {
+  if (!std::isfinite(gbps) || gbps <= 0) return "0.0";
+  if (gbps >= 0.05) return fmt::format("{:.1f}", gbps);
+  if (gbps < 0.001) return "<0.001";
+  return fmt::format("{:.2g}", gbps);
 }
 
 std::string Bar(double pct, int width) {

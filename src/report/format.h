@@ -7,16 +7,20 @@
 #include <string>
 #include <string_view>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::report {
+
+using base::FormatBytes;  // "512 B", "1.50 KB", "3.20 GB": the one byte convention (src/base)
+using base::FormatCount;  // "1,234,567"
 
 // "0 ns", "850 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
 std::string FormatDuration(int64_t ns);
-// "512 B", "1.50 KB", "3.20 GB" (decimal units, as bandwidth uses GB/s = 1e9 bytes/s).
-std::string FormatBytes(uint64_t bytes);
-// "1,234,567".
-std::string FormatCount(uint64_t count);
 // "45.1%".
 std::string FormatPct(double pct);
+// Bandwidth in GB/s: "12.3", "0.8"; below 0.05, two significant digits ("0.012") so real traffic
+// never prints "0.0"; "<0.001" below that; "0.0" only for none.
+std::string FormatGbps(double gbps);
 // A bar of `width` cells, '#' for the filled share of `pct` (0..100).
 std::string Bar(double pct, int width);
 // Cuts `s` to at most `width` bytes, ending in "..." when cut, never inside a UTF-8 sequence.

@@ -29,6 +29,16 @@ TEST(FormatTest, BytesCountsPct) {
   EXPECT_EQ(Bar(250, 4), "####");
 }
 
+// Issue 19: real traffic never shows as "0.0 GB/s".
+TEST(FormatTest, BandwidthNeverRoundsRealTrafficToZero) {
+  EXPECT_EQ(FormatGbps(0), "0.0");
+  EXPECT_EQ(FormatGbps(12.34), "12.3");
+  EXPECT_EQ(FormatGbps(0.05), "0.1");
+  EXPECT_EQ(FormatGbps(0.012), "0.012");
+  EXPECT_EQ(FormatGbps(0.0049), "0.0049");
+  EXPECT_EQ(FormatGbps(0.0001), "<0.001");
+}
+
 TEST(FormatTest, EllipsizeNeverSplitsUtf8) {
   EXPECT_EQ(Ellipsize("short", 10), "short");
   EXPECT_EQ(Ellipsize("abcdefghijkl", 8), "abcde...");

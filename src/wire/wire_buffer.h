@@ -4,8 +4,10 @@
 // The primitives of the wire format (see src/wire/README.md): varints, zigzag, tagged fields with a
 // wire type so that a reader can skip a field it does not know. Hand-rolled rather than protobuf:
 // the injection library must not pull a protobuf runtime into every inference process, windows are
-// small, and this is all the encoding we need. Internal to src/wire.
+// small, and this is all the encoding we need. It is protobuf's wire format, so the agent's OTLP
+// receiver (src/agent/otlp) walks OTLP messages with the same reader.
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -19,8 +21,23 @@ enum class WireType : uint8_t {
   kVarint = 0,   // unsigned LEB128; signed values are zigzag-encoded first
   kFixed64 = 1,  // 8 bytes little-endian
   kBytes = 2,    // varint length, then that many bytes (strings, nested messages, packed lists)
+  // 3 and 4 are protobuf's deprecated groups: neither format uses them, readers reject them.
   kFixed32 = 5,  // 4 bytes little-endian
 };
+
+// One field as it sits on the wire (WireReader::NextField). For kBytes, `bytes` views the payload
+// inside the input (nothing is copied); for the numeric types `value` holds the raw 64-bit value
+// (a fixed32 zero-extended, a fixed64 double's bits: AsDouble).
+struct WireField {
+  uint32_t number = 0;
+  WireType type = WireType::kVarint;
+  uint64_t value = 0;
+  std::string_view bytes;
+};
+
+// Reinterpretations of a raw wire value: protobuf int64 (two's complement in a varint), double.
+inline int64_t AsInt64(uint64_t raw) { return static_cast<int64_t>(raw); }
+inline double AsDouble(uint64_t raw) { return std::bit_cast<double>(raw); }
 
 inline uint64_t ZigZag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
@@ -125,6 +142,16 @@ class WireReader {
     p_ += 4;
     return v;
   }
+  uint64_t Fixed64() {
+    if (remaining() < 8) {
+      Fail();
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p_[i])) << (8 * i);
+    p_ += 8;
+    return v;
+  }
   // A length-delimited value; the length is checked against the bytes left.
   std::string_view Bytes() {
     const uint64_t n = Varint();
@@ -148,6 +175,31 @@ class WireReader {
     *field = static_cast<uint32_t>(field64);
     *type = static_cast<WireType>(tag & 7);
     return true;
+  }
+  // Reads the next tag and its value into `field`, for decoders that look at a few fields and step
+  // over the rest (the OTLP receiver). Returns false at the end of the message or on error (tell
+  // the two apart with ok()); groups and undefined wire types are errors.
+  bool NextField(WireField* field) {
+    if (!Next(&field->number, &field->type)) return false;
+    field->value = 0;
+    field->bytes = {};
+    switch (field->type) {
+      case WireType::kVarint:
+        field->value = Varint();
+        break;
+      case WireType::kFixed64:
+        field->value = Fixed64();
+        break;
+      case WireType::kBytes:
+        field->bytes = Bytes();
+        break;
+      case WireType::kFixed32:
+        field->value = Fixed32();
+        break;
+      default:
+        Fail();
+    }
+    return ok_;
   }
   // Skips a field of the given type (an unknown field); fails on an unknown wire type.
   void Skip(WireType type) {

@@ -90,24 +90,14 @@ base::StatusOr<Query> ParseQuery(const HttpRequest& req, int64_t now_ns) {
   std::optional<int> top;
   RETURN_IF_ERROR(number("top", &top));
   if (top) {
-    if (*top < 1 || *top > 1000) return base::InvalidArgumentError("top: must be 1..1000");
+    if (*top < 1 || *top > kMaxTop)
+      return base::InvalidArgumentError("top: must be 1.." + std::to_string(kMaxTop));
     q.range.top = *top;
   }
   std::optional<size_t> limit;
   RETURN_IF_ERROR(number("limit", &limit));
   if (limit) q.limit = std::min<size_t>(*limit, 100'000);
   return q;
-}
-
-int HttpStatusFor(const base::Status& s) {
-  switch (s.code()) {
-    case base::StatusCode::kInvalidArgument:
-      return 400;
-    case base::StatusCode::kNotFound:
-      return 404;
-    default:
-      return 500;
-  }
 }
 
 void WriteRange(JsonWriter& w, const RangeQuery& r) {
@@ -155,20 +145,21 @@ void WriteProcess(JsonWriter& w, const ProcessInfo& info) {
 template <typename Body>
 HttpResponse WithStore(const ApiContext& ctx, const HttpRequest& req, Body body) {
   auto query = ParseQuery(req, ctx.now_unix_ns());
-  if (!query.ok()) return JsonError(400, query.status().message());
+  if (!query.ok()) return JsonError(query.status());
   auto store = SqliteStore::Open(ctx.state_dir, SqliteStore::Mode::kReadOnly);
-  if (!store.ok()) return JsonError(HttpStatusFor(store.status()), store.status().message());
+  if (!store.ok()) return JsonError(store.status());
   return body(**store, *query);
 }
 
-HttpResponse Index() {
+// Built from the server's routes, so it lists every endpoint, the agent's own (/api/v1/watch,
+// /metrics, /v1/traces) included.
+HttpResponse Index(const HttpServer& server) {
+  const std::vector<std::pair<std::string, std::string>> routes = server.Routes();
   JsonWriter w;
   w.BeginObject();
   w.Key("version").String(INFERSCOPE_VERSION);
-  w.Key("endpoints").BeginArray();
-  for (const char* e : {"/api/v1/status", "/api/v1/hosts", "/api/v1/processes", "/api/v1/devices",
-                        "/api/v1/windows", "/api/v1/profile"})
-    w.String(e);
+  w.Key("endpoints").BeginArray();  // "GET /api/v1/status", ...
+  for (const auto& [method, path] : routes) w.String(method + " " + path);
   w.EndArray();
   w.Key("parameters")
       .String(
@@ -232,7 +223,7 @@ HttpResponse Status(const ApiContext& ctx) {
 
 HttpResponse Hosts(SqliteStore& store, const Query& q) {
   auto processes = store.ListProcesses(q.range.Windows(), /*include_idle=*/true);
-  if (!processes.ok()) return JsonError(500, processes.status().message());
+  if (!processes.ok()) return JsonError(processes.status());
   struct Host {
     uint64_t processes = 0, windows = 0;
     int64_t last_seen_ns = 0;
@@ -263,7 +254,7 @@ HttpResponse Hosts(SqliteStore& store, const Query& q) {
 
 HttpResponse Processes(SqliteStore& store, const Query& q) {
   auto processes = store.ListProcesses(q.range.Windows(), /*include_idle=*/true);
-  if (!processes.ok()) return JsonError(500, processes.status().message());
+  if (!processes.ok()) return JsonError(processes.status());
   JsonWriter w;
   w.BeginObject();
   WriteRange(w, q.range);
@@ -297,7 +288,7 @@ HttpResponse Devices(SqliteStore& store, const Query& q) {
           }
       },
       &scan);
-  if (!status.ok()) return JsonError(500, status.message());
+  if (!status.ok()) return JsonError(status);
   const ScanStats* result = &scan;
   JsonWriter w;
   w.BeginObject();
@@ -322,9 +313,9 @@ HttpResponse Devices(SqliteStore& store, const Query& q) {
 
 HttpResponse Windows(SqliteStore& store, const Query& q) {
   auto windows = store.ListWindows(q.range.Windows(), q.limit + 1);
-  if (!windows.ok()) return JsonError(500, windows.status().message());
+  if (!windows.ok()) return JsonError(windows.status());
   auto processes = store.ListProcesses(q.range.Windows(), /*include_idle=*/false);
-  if (!processes.ok()) return JsonError(500, processes.status().message());
+  if (!processes.ok()) return JsonError(processes.status());
   std::map<int64_t, const StoredProcess*> by_id;
   for (const ProcessInfo& p : *processes) by_id[p.process.id] = &p.process;
   const bool truncated = windows->size() > q.limit;
@@ -360,14 +351,14 @@ HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore&
   if (const std::string* f = req.Param("format"); f && !report::ParseReportFormat(*f, &format))
     return JsonError(400, "format: use json, text or markdown");
   auto profile = QueryRangeProfile(store, q.range, "store:" + ctx.state_dir);
-  if (!profile.ok()) return JsonError(500, profile.status().message());
+  if (!profile.ok()) return JsonError(profile.status());
   const std::string filters = FilterText(q.range);
   if (profile->windows == 0 && profile->telemetry_windows == 0 && filters.empty())
     return JsonError(404, "no profile windows or telemetry in the range");
   // No verdict without evidence (as `inferscope report`, which exits 3): say what the range holds.
   if (NoGpuActivityMatched(q.range, *profile)) {
     auto holds = DescribeRange(store, q.range);
-    if (!holds.ok()) return JsonError(500, holds.status().message());
+    if (!holds.ok()) return JsonError(holds.status());
     base::JsonWriter w;
     w.BeginObject();
     w.Key("error").String("no GPU activity matched" + (filters.empty() ? "" : " " + filters) +
@@ -394,7 +385,7 @@ HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore&
 void AddApiRoutes(HttpServer* server, ApiContext context) {
   if (!context.now_unix_ns) context.now_unix_ns = &base::UnixNowNs;
   auto ctx = std::make_shared<const ApiContext>(std::move(context));
-  server->Get("/api/v1", [](const HttpRequest&) { return Index(); });
+  server->Get("/api/v1", [server](const HttpRequest&) { return Index(*server); });
   server->Get("/api/v1/status", [ctx](const HttpRequest&) { return Status(*ctx); });
   server->Get("/api/v1/hosts",
               [ctx](const HttpRequest& req) { return WithStore(*ctx, req, &Hosts); });

@@ -10,6 +10,25 @@
 #include "src/base/json_writer.h"
 
 namespace inferscope::agent {
+namespace {
+
+// What an error cpp-httplib answers by itself means, for its JSON body.
+std::string ErrorText(int status) {
+  switch (status) {
+    case 400:
+      return "bad request";
+    case 413:
+      return "request body too large";
+    case 414:
+      return "request URI too long";
+    case 416:
+      return "range not satisfiable";
+    default:
+      return "HTTP error " + std::to_string(status);
+  }
+}
+
+}  // namespace
 
 const std::string* HttpRequest::Param(const std::string& name) const {
   auto it = params.find(name);
@@ -25,6 +44,26 @@ HttpResponse JsonError(int status, const std::string& message) {
   r.status = status;
   r.body = w.str() + "\n";
   return r;
+}
+
+int HttpStatusFor(const base::Status& status) {
+  switch (status.code()) {
+    case base::StatusCode::kInvalidArgument:
+    case base::StatusCode::kUnsupported:
+      return 400;
+    case base::StatusCode::kNotFound:
+      return 404;
+    case base::StatusCode::kAlreadyExists:
+      return 409;
+    case base::StatusCode::kUnavailable:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+HttpResponse JsonError(const base::Status& status) {
+  return JsonError(HttpStatusFor(status), status.message());
 }
 
 HttpServer::HttpServer(size_t worker_threads, size_t max_body_bytes)
@@ -51,7 +90,23 @@ void HttpServer::Post(const std::string& path, HttpHandler handler) {
   Route("POST", path, std::move(handler));
 }
 
+std::vector<std::pair<std::string, std::string>> HttpServer::Routes() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [path, methods] : routes_)
+    for (const std::string& method : methods) out.emplace_back(method, path);
+  return out;
+}
+
+std::string HttpServer::AllowedMethods(const std::string& path) const {
+  auto it = routes_.find(path);
+  std::string out;
+  if (it == routes_.end()) return out;
+  for (const std::string& method : it->second) out += (out.empty() ? "" : ", ") + method;
+  return out;
+}
+
 void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler) {
+  routes_[path].push_back(method);
   auto serve = [handler = std::move(handler), method](const httplib::Request& req,
                                                       httplib::Response& res) {
     HttpRequest request;
@@ -88,11 +143,23 @@ void HttpServer::Route(const std::string& method, const std::string& path, HttpH
 base::StatusOr<int> HttpServer::Start(const std::string& host, int port,
                                       bool fall_back_to_any_port) {
   if (thread_.joinable()) return base::InternalError("HTTP server already started");
-  server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 404 && res.body.empty()) {
-      HttpResponse r = JsonError(404, "no such endpoint: " + req.path + " (see /api/v1)");
-      res.set_content(r.body, r.content_type.c_str());
+  // Errors cpp-httplib answers itself (no route, body too large, a malformed request) come with
+  // an empty body: give them the JSON every other error has. A path that exists under another
+  // method is 405, not 404 (routes are fixed by now: reading them needs no lock).
+  server_->set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    HttpResponse r;
+    const std::string allowed = res.status == 404 ? AllowedMethods(req.path) : "";
+    if (!allowed.empty()) {
+      res.status = 405;
+      res.set_header("Allow", allowed);
+      r = JsonError(405, req.method + " is not allowed on " + req.path + "; use " + allowed);
+    } else if (res.status == 404) {
+      r = JsonError(404, "no such endpoint: " + req.path + " (see /api/v1)");
+    } else {
+      r = JsonError(res.status, ErrorText(res.status));
     }
+    res.set_content(r.body, r.content_type.c_str());
   });
   int bound = -1;
   if (port == 0) {

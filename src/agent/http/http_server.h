@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "src/base/status.h"
 
@@ -45,7 +47,8 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 // Routes are exact paths, registered before Start. Handlers run on the server's worker threads
 // (2 by default) and must be thread-safe; an exception escaping one becomes a 500 with a JSON
-// error, never a crash. Request bodies above `max_body_bytes` get 413.
+// error, never a crash. Request bodies above `max_body_bytes` get 413. Every error answer has a
+// JSON body (`{"error": ...}`); a known path asked with another method gets 405 and `Allow`.
 class HttpServer {
  public:
   explicit HttpServer(size_t worker_threads = 2, size_t max_body_bytes = 16u << 20);
@@ -63,16 +66,27 @@ class HttpServer {
   void Stop();
 
   int port() const { return port_; }
+  // Every registered (method, path), by path then method: what the /api/v1 index lists.
+  std::vector<std::pair<std::string, std::string>> Routes() const;
 
  private:
   void Route(const std::string& method, const std::string& path, HttpHandler handler);
+  // The methods registered for `path`, "GET, POST"; empty when the path is unknown.
+  std::string AllowedMethods(const std::string& path) const;
 
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = -1;
+  std::map<std::string, std::vector<std::string>> routes_;  // path -> methods; fixed at Start
 };
 
 // `{"error": "<message>"}` with `status`.
 HttpResponse JsonError(int status, const std::string& message);
+
+// The HTTP status of an error of the error model (src/base/status.h): 400 bad input, 404 not
+// found, 409 already owned by someone else, 503 unavailable right now, 500 otherwise.
+int HttpStatusFor(const base::Status& status);
+// JsonError(HttpStatusFor(status), status.message()).
+HttpResponse JsonError(const base::Status& status);
 
 }  // namespace inferscope::agent

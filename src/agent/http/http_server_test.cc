@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -70,6 +71,59 @@ TEST(HttpServerTest, RoutesErrorsAndExceptions) {
   EXPECT_EQ(r->status, 404);
   server.Stop();
   EXPECT_FALSE(client.Get("/hello"));
+}
+
+// docs/agent.md: every error is JSON, the ones cpp-httplib answers itself included; a known path
+// asked with the wrong method is 405 with Allow, not 404.
+TEST(HttpServerTest, WrongMethodIs405AndEveryErrorIsJson) {
+  HttpServer server(2, /*max_body_bytes=*/100);
+  server.Get("/both", [](const HttpRequest&) { return HttpResponse(); });
+  server.Post("/both", [](const HttpRequest&) { return HttpResponse(); });
+  server.Post("/post-only", [](const HttpRequest&) { return HttpResponse(); });
+  server.Get("/fails",
+             [](const HttpRequest&) { return JsonError(base::UnavailableError("store busy")); });
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  httplib::Client client("127.0.0.1", *port);
+  simdjson::dom::parser parser;
+  auto is_json_error = [&](const httplib::Result& r) {
+    simdjson::dom::element doc = Parse(parser, r->body);
+    std::string_view error;
+    return doc["error"].get(error) == simdjson::SUCCESS && !error.empty();
+  };
+  auto r = client.Get("/post-only");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+  EXPECT_TRUE(is_json_error(r)) << r->body;
+  r = client.Delete("/both");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, POST");
+  EXPECT_TRUE(is_json_error(r)) << r->body;
+  r = client.Post("/both", std::string(1000, 'x'), "text/plain");  // above max_body_bytes
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_TRUE(is_json_error(r)) << r->body;
+  r = client.Get("/nope");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_TRUE(is_json_error(r)) << r->body;
+  // A handler's error keeps its body; the error model's code picks the status.
+  r = client.Get("/fails");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_NE(r->body.find("store busy"), std::string::npos);
+  server.Stop();
+}
+
+TEST(HttpServerTest, HttpStatusFollowsTheErrorModel) {
+  EXPECT_EQ(HttpStatusFor(base::InvalidArgumentError("x")), 400);
+  EXPECT_EQ(HttpStatusFor(base::NotFoundError("x")), 404);
+  EXPECT_EQ(HttpStatusFor(base::AlreadyExistsError("x")), 409);
+  EXPECT_EQ(HttpStatusFor(base::UnavailableError("x")), 503);
+  EXPECT_EQ(HttpStatusFor(base::DataLossError("x")), 500);
+  EXPECT_EQ(HttpStatusFor(base::InternalError("x")), 500);
 }
 
 // A route can ask the client not to reuse the connection (the OTLP receiver does: an SDK exporting
@@ -156,6 +210,10 @@ class ApiRoutesTest : public ::testing::Test {
       return s;
     };
     AddApiRoutes(&server_, ctx);
+    // The routes the agent adds beside the API (src/agent/agent.cc).
+    server_.Post("/api/v1/watch", [](const HttpRequest&) { return HttpResponse(); });
+    server_.Get("/metrics", [](const HttpRequest&) { return HttpResponse(); });
+    server_.Post("/v1/traces", [](const HttpRequest&) { return HttpResponse(); });
     auto port = server_.Start("127.0.0.1", 0, false);
     ASSERT_TRUE(port.ok());
     client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
@@ -282,6 +340,29 @@ TEST_F(ApiRoutesTest, BadParametersAre400AndStatusWorks) {
   EXPECT_GE(simdjson::dom::array(doc["endpoints"]).size(), 6u);
 }
 
+// The API's `top` takes what `--top` takes (1..kMaxTop), no less.
+TEST_F(ApiRoutesTest, TopLimitsMatchTheCli) {
+  Get("/api/v1/profile?last=1h&top=5000");
+  Get("/api/v1/profile?last=1h&top=" + std::to_string(kMaxTop));
+  EXPECT_NE(Get("/api/v1/profile?last=1h&top=0", 400).find("top"), std::string::npos);
+  EXPECT_NE(Get("/api/v1/profile?last=1h&top=" + std::to_string(kMaxTop + 1), 400).find("top"),
+            std::string::npos);
+}
+
+// The index lists every route the server has, the ones added beside the API routes too.
+TEST_F(ApiRoutesTest, IndexListsEveryEndpoint) {
+  simdjson::dom::element doc = Parse(parser_, Get("/api/v1"));
+  std::set<std::string> listed;
+  for (simdjson::dom::element e : simdjson::dom::array(doc["endpoints"]))
+    listed.insert(std::string(std::string_view(e)));
+  for (const char* want :
+       {"GET /api/v1", "GET /api/v1/status", "GET /api/v1/hosts", "GET /api/v1/processes",
+        "GET /api/v1/devices", "GET /api/v1/windows", "GET /api/v1/profile", "POST /api/v1/watch",
+        "GET /metrics", "POST /v1/traces"})
+    EXPECT_EQ(listed.count(want), 1u) << want;
+  EXPECT_EQ(listed.size(), 10u);
+}
+
 TEST(ApiRoutesNoStoreTest, MissingStoreIs404) {
   TempDir dir;
   HttpServer server;
@@ -296,15 +377,8 @@ TEST(ApiRoutesNoStoreTest, MissingStoreIs404) {
   EXPECT_EQ(r->status, 404);
 }
 
-TEST(AgentEndpointsTest, SplitsUrls) {
-  std::string origin, path;
-  ASSERT_TRUE(SplitHttpUrl("http://127.0.0.1:9470/api/v1", &origin, &path));
-  EXPECT_EQ(origin, "http://127.0.0.1:9470");
-  EXPECT_EQ(path, "/api/v1");
-  ASSERT_TRUE(SplitHttpUrl("http://localhost:80", &origin, &path));
-  EXPECT_EQ(path, "/");
-  EXPECT_FALSE(SplitHttpUrl("https://x/y", &origin, &path));
-  EXPECT_FALSE(SplitHttpUrl("http:///y", &origin, &path));
+// URL splitting moved to the shared client: src/agent/net/http_client_test.cc.
+TEST(AgentEndpointsTest, MissingFileIsNotFound) {
   TempDir dir;
   EXPECT_EQ(ReadAgentEndpoints(dir.path()).status().code(), base::StatusCode::kNotFound);
 }

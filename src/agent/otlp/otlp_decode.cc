@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "src/agent/otlp/proto_reader.h"
+#include "src/wire/wire_buffer.h"
 
 namespace inferscope::agent::otlp {
 namespace {
@@ -211,7 +211,11 @@ bool SpanBuilder::Finish(std::string_view service, SpanRecord* out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Protobuf. Field numbers from opentelemetry-proto:
+// Protobuf, walked with the wire format's reader (src/wire/wire_buffer.h) rather than
+// protoc-generated code: OTLP's .proto files are not packaged in Debian, generated parsers
+// materialize every field (prompt text included) before we could filter it, and a receiver facing
+// arbitrary input has to skip unknown fields and bound every loop anyway. Field numbers from
+// opentelemetry-proto:
 //   ExportTraceServiceRequest: 1 resource_spans
 //   ResourceSpans: 1 resource, 2 scope_spans, 1000 instrumentation_library_spans (deprecated)
 //   Resource: 1 attributes          ScopeSpans: 1 scope, 2 spans
@@ -225,43 +229,43 @@ base::Status Malformed(std::string_view what) {
 
 // Decodes an AnyValue's scalar; arrays, kvlists and bytes stay kNone (never allowlisted).
 bool ReadAnyValue(std::string_view data, AttrValue* out) {
-  ProtoReader r(data);
-  ProtoField f;
-  while (r.Next(&f)) {
-    if (f.field_number == 1 && f.wire_type == WireType::kLengthDelimited) {
+  wire::WireReader r(data);
+  wire::WireField f;
+  while (r.NextField(&f)) {
+    if (f.number == 1 && f.type == wire::WireType::kBytes) {
       *out = {AttrValue::Kind::kString, f.bytes, 0, 0};
-    } else if (f.field_number == 2 && f.wire_type == WireType::kVarint) {
-      *out = {AttrValue::Kind::kBool, {}, f.number != 0, 0};
-    } else if (f.field_number == 3 && f.wire_type == WireType::kVarint) {
-      *out = {AttrValue::Kind::kInt, {}, AsInt64(f.number), 0};
-    } else if (f.field_number == 4 && f.wire_type == WireType::kFixed64) {
-      *out = {AttrValue::Kind::kDouble, {}, 0, AsDouble(f.number)};
-    } else if (f.field_number >= 5 && f.field_number <= 7) {
+    } else if (f.number == 2 && f.type == wire::WireType::kVarint) {
+      *out = {AttrValue::Kind::kBool, {}, f.value != 0, 0};
+    } else if (f.number == 3 && f.type == wire::WireType::kVarint) {
+      *out = {AttrValue::Kind::kInt, {}, wire::AsInt64(f.value), 0};
+    } else if (f.number == 4 && f.type == wire::WireType::kFixed64) {
+      *out = {AttrValue::Kind::kDouble, {}, 0, wire::AsDouble(f.value)};
+    } else if (f.number >= 5 && f.number <= 7) {
       *out = {};
     }
   }
-  return !r.error();
+  return r.ok();
 }
 
 // Splits a KeyValue into its key and the raw AnyValue bytes.
 bool ReadKeyValue(std::string_view data, std::string_view* key, std::string_view* value) {
-  ProtoReader r(data);
-  ProtoField f;
+  wire::WireReader r(data);
+  wire::WireField f;
   *key = {};
   *value = {};
-  while (r.Next(&f)) {
-    if (f.wire_type != WireType::kLengthDelimited) continue;
-    if (f.field_number == 1) *key = f.bytes;
-    if (f.field_number == 2) *value = f.bytes;
+  while (r.NextField(&f)) {
+    if (f.type != wire::WireType::kBytes) continue;
+    if (f.number == 1) *key = f.bytes;
+    if (f.number == 2) *value = f.bytes;
   }
-  return !r.error();
+  return r.ok();
 }
 
 base::Status ReadServiceName(std::string_view resource, std::string_view* service) {
-  ProtoReader r(resource);
-  ProtoField f;
-  while (r.Next(&f)) {
-    if (f.field_number != 1 || f.wire_type != WireType::kLengthDelimited) continue;
+  wire::WireReader r(resource);
+  wire::WireField f;
+  while (r.NextField(&f)) {
+    if (f.number != 1 || f.type != wire::WireType::kBytes) continue;
     std::string_view key, value;
     if (!ReadKeyValue(f.bytes, &key, &value)) return Malformed("resource attribute");
     if (key != "service.name") continue;  // every other resource attribute is dropped unread
@@ -269,7 +273,7 @@ base::Status ReadServiceName(std::string_view resource, std::string_view* servic
     if (!ReadAnyValue(value, &v)) return Malformed("resource attribute value");
     if (v.kind == AttrValue::Kind::kString) *service = v.str;
   }
-  return r.error() ? Malformed("resource") : base::OkStatus();
+  return !r.ok() ? Malformed("resource") : base::OkStatus();
 }
 
 class ProtoDecoder {
@@ -278,16 +282,16 @@ class ProtoDecoder {
       : limits_(limits), hasher_(hasher), out_(out) {}
 
   base::Status Request(std::string_view body) {
-    ProtoReader r(body);
-    ProtoField f;
+    wire::WireReader r(body);
+    wire::WireField f;
     size_t resource_spans = 0;
-    while (r.Next(&f)) {
-      if (f.field_number != 1 || f.wire_type != WireType::kLengthDelimited) continue;
+    while (r.NextField(&f)) {
+      if (f.number != 1 || f.type != wire::WireType::kBytes) continue;
       if (++resource_spans > limits_.max_resource_spans)
         return base::InvalidArgumentError("too many resource_spans in one request");
       RETURN_IF_ERROR(ResourceSpans(f.bytes));
     }
-    return r.error() ? Malformed("ExportTraceServiceRequest") : base::OkStatus();
+    return !r.ok() ? Malformed("ExportTraceServiceRequest") : base::OkStatus();
   }
 
  private:
@@ -295,19 +299,18 @@ class ProtoDecoder {
     // The resource may follow its spans on the wire: find it first.
     std::string_view service;
     {
-      ProtoReader r(data);
-      ProtoField f;
-      while (r.Next(&f)) {
-        if (f.field_number == 1 && f.wire_type == WireType::kLengthDelimited)
+      wire::WireReader r(data);
+      wire::WireField f;
+      while (r.NextField(&f)) {
+        if (f.number == 1 && f.type == wire::WireType::kBytes)
           RETURN_IF_ERROR(ReadServiceName(f.bytes, &service));
       }
-      if (r.error()) return Malformed("ResourceSpans");
+      if (!r.ok()) return Malformed("ResourceSpans");
     }
-    ProtoReader r(data);
-    ProtoField f;
-    while (r.Next(&f)) {
-      if ((f.field_number == 2 || f.field_number == 1000) &&
-          f.wire_type == WireType::kLengthDelimited) {
+    wire::WireReader r(data);
+    wire::WireField f;
+    while (r.NextField(&f)) {
+      if ((f.number == 2 || f.number == 1000) && f.type == wire::WireType::kBytes) {
         RETURN_IF_ERROR(ScopeSpans(f.bytes, service));
       }
     }
@@ -315,10 +318,10 @@ class ProtoDecoder {
   }
 
   base::Status ScopeSpans(std::string_view data, std::string_view service) {
-    ProtoReader r(data);
-    ProtoField f;
-    while (r.Next(&f)) {
-      if (f.field_number != 2 || f.wire_type != WireType::kLengthDelimited) continue;
+    wire::WireReader r(data);
+    wire::WireField f;
+    while (r.NextField(&f)) {
+      if (f.number != 2 || f.type != wire::WireType::kBytes) continue;
       ++out_->counters.spans_received;
       if (out_->spans.size() >= limits_.max_spans_per_request) {
         ++out_->counters.spans_over_limit;
@@ -326,30 +329,30 @@ class ProtoDecoder {
       }
       RETURN_IF_ERROR(Span(f.bytes, service));
     }
-    return r.error() ? Malformed("ScopeSpans") : base::OkStatus();
+    return !r.ok() ? Malformed("ScopeSpans") : base::OkStatus();
   }
 
   base::Status Span(std::string_view data, std::string_view service) {
     SpanBuilder b(hasher_, limits_, &out_->counters);
-    ProtoReader r(data);
-    ProtoField f;
+    wire::WireReader r(data);
+    wire::WireField f;
     bool attributes_open = true;
-    while (r.Next(&f)) {
-      switch (f.field_number) {
+    while (r.NextField(&f)) {
+      switch (f.number) {
         case 1:
-          if (f.wire_type == WireType::kLengthDelimited) b.SetTraceId(f.bytes);
+          if (f.type == wire::WireType::kBytes) b.SetTraceId(f.bytes);
           break;
         case 5:
-          if (f.wire_type == WireType::kLengthDelimited) b.SetName(f.bytes);
+          if (f.type == wire::WireType::kBytes) b.SetName(f.bytes);
           break;
         case 7:
-          if (f.wire_type == WireType::kFixed64) b.SetStart(f.number);
+          if (f.type == wire::WireType::kFixed64) b.SetStart(f.value);
           break;
         case 8:
-          if (f.wire_type == WireType::kFixed64) b.SetEnd(f.number);
+          if (f.type == wire::WireType::kFixed64) b.SetEnd(f.value);
           break;
         case 9: {
-          if (f.wire_type != WireType::kLengthDelimited) break;
+          if (f.type != wire::WireType::kBytes) break;
           if (!attributes_open) {
             ++out_->counters.attributes_over_limit;
             break;
@@ -367,7 +370,7 @@ class ProtoDecoder {
           break;  // events, links, status, trace_state, ...: skipped unread
       }
     }
-    if (r.error()) return Malformed("Span");
+    if (!r.ok()) return Malformed("Span");
     SpanRecord rec;
     if (b.Finish(service, &rec)) out_->spans.push_back(std::move(rec));
     return base::OkStatus();

@@ -10,7 +10,7 @@
 
 #include "src/agent/otlp/otlp_test_server.h"
 #include "src/agent/otlp/otlp_test_util.h"
-#include "src/agent/otlp/proto_reader.h"
+#include "src/wire/wire_buffer.h"
 #include "tests/compress.h"
 
 namespace inferscope::agent::otlp {
@@ -55,12 +55,12 @@ TEST(SpanCollectorTest, AnswersPerOtlpHttpSpec) {
   auto bad = c.HandleTraces("application/x-protobuf", "", body.substr(0, body.size() - 3));
   EXPECT_EQ(bad.status, 400);
   // google.rpc.Status{1: code=3 INVALID_ARGUMENT, 2: message}
-  ProtoReader r(bad.body);
-  ProtoField f;
-  ASSERT_TRUE(r.Next(&f));
-  EXPECT_EQ(f.field_number, 1u);
-  EXPECT_EQ(f.number, 3u);
-  ASSERT_TRUE(r.Next(&f));
+  wire::WireReader r(bad.body);
+  wire::WireField f;
+  ASSERT_TRUE(r.NextField(&f));
+  EXPECT_EQ(f.number, 1u);
+  EXPECT_EQ(f.value, 3u);
+  ASSERT_TRUE(r.NextField(&f));
   EXPECT_NE(std::string(f.bytes).find("malformed"), std::string::npos);
   auto bad_json = c.HandleTraces("application/json", "", "{nope");
   EXPECT_EQ(bad_json.status, 400);
@@ -128,14 +128,14 @@ TEST(SpanCollectorTest, PartialSuccessWhenSpansAreDropped) {
   auto r = c.HandleTraces("application/x-protobuf", "", body);
   EXPECT_EQ(r.status, 200);
   // ExportTraceServiceResponse{1: ExportTracePartialSuccess{1: rejected_spans = 1}}
-  ProtoReader outer(r.body);
-  ProtoField f;
-  ASSERT_TRUE(outer.Next(&f));
-  EXPECT_EQ(f.field_number, 1u);
-  ProtoReader inner(f.bytes);
-  ASSERT_TRUE(inner.Next(&f));
-  EXPECT_EQ(f.field_number, 1u);
+  wire::WireReader outer(r.body);
+  wire::WireField f;
+  ASSERT_TRUE(outer.NextField(&f));
   EXPECT_EQ(f.number, 1u);
+  wire::WireReader inner(f.bytes);
+  ASSERT_TRUE(inner.NextField(&f));
+  EXPECT_EQ(f.number, 1u);
+  EXPECT_EQ(f.value, 1u);
   EXPECT_EQ(c.totals().dropped_over_limit, 1u);
 }
 

@@ -111,7 +111,7 @@ EngineMetricsCollector::Found EngineMetricsCollector::Discover(const std::vector
       bool answered = false;
       for (const char* path : kProbePaths) {
         const HttpTarget target{host, port.port, path};
-        auto response = HttpGet(target, probe);
+        auto response = FetchMetrics(target, probe);
         if (!response.ok()) break;  // nothing there, or not HTTP: the other path will not help
         answered = true;
         if (response->status != 200) continue;
@@ -203,7 +203,7 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
   }
   const HttpTarget target = *target_;
   lock.unlock();
-  auto response = HttpGet(target, options_.fetch);
+  auto response = FetchMetrics(target, options_.fetch);
   lock.lock();
   polling_ = false;
   now_unix_ns = options_.clock ? options_.clock() : now_unix_ns;  // when the answer arrived

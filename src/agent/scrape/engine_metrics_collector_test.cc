@@ -292,7 +292,7 @@ TEST(HttpFetchTest, FetchesOverIpv6Loopback) {
   server.Serve("/metrics", "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 1\n");
   server.Start("::1");
   if (server.port() <= 0) GTEST_SKIP() << "no IPv6 loopback here";
-  auto r = HttpGet({"::1", uint16_t(server.port()), "/metrics"}, FetchOptions());
+  auto r = FetchMetrics({"::1", uint16_t(server.port()), "/metrics"}, FetchOptions());
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->body.rfind("# TYPE vllm:num_requests_running", 0), 0u);
@@ -304,15 +304,15 @@ TEST(HttpFetchTest, BoundsTheBodyAndReportsStatus) {
   server.Start();
   FetchOptions options;
   options.max_body_bytes = 1000;
-  auto r = HttpGet({"127.0.0.1", uint16_t(server.port()), "/big"}, options);
+  auto r = FetchMetrics({"127.0.0.1", uint16_t(server.port()), "/big"}, options);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->truncated);
   EXPECT_EQ(r->body.size(), 1000u);
-  r = HttpGet({"127.0.0.1", uint16_t(server.port()), "/missing"}, options);
+  r = FetchMetrics({"127.0.0.1", uint16_t(server.port()), "/missing"}, options);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->status, 404);
   server.Stop();
-  r = HttpGet({"127.0.0.1", uint16_t(server.port()), "/big"}, options);
+  r = FetchMetrics({"127.0.0.1", uint16_t(server.port()), "/big"}, options);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), base::StatusCode::kUnavailable);
 }

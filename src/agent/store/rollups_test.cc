@@ -16,6 +16,7 @@
 
 #include "src/agent/store/sqlite_store.h"
 #include "src/agent/store/test_rollup_windows.h"
+#include "src/wire/test_frames.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
@@ -27,9 +28,9 @@ namespace fs = std::filesystem;
 using Mode = SqliteStore::Mode;
 using ::inferscope::agent::testing::kSec;
 using ::inferscope::agent::testing::PendingOf;
-using ::inferscope::agent::testing::RollupTestHello;
 using ::inferscope::agent::testing::RollupTestWindow;
 using ::inferscope::testing::TempDir;
+using ::inferscope::wire::testing::MakeHello;
 
 constexpr int64_t kHour = 3600 * kSec;
 // A ragged start: 37 min 20 s into an hour.
@@ -113,7 +114,7 @@ int ExpectRowsEqualMerges(SqliteStore& store, const std::vector<Appended>& appen
 std::vector<int64_t> TwoProcesses(SqliteStore& store) {
   std::vector<int64_t> ids;
   for (uint32_t p = 0; p < 2; ++p) {
-    auto id = store.UpsertProcess(RollupTestHello(100 + p, static_cast<int32_t>(p)), kT0);
+    auto id = store.UpsertProcess(MakeHello(100 + p, static_cast<int32_t>(p)), kT0);
     EXPECT_TRUE(id.ok());
     ids.push_back(*id);
   }

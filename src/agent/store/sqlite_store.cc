@@ -14,6 +14,7 @@
 
 #include "src/agent/store/rollups.h"
 #include "src/base/duration.h"
+#include "src/base/state_dir.h"
 #include "src/model/profile_merge.h"
 #include "src/wire/window_codec.h"
 
@@ -182,17 +183,11 @@ base::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
   const std::string path = state_dir + "/" + kFileName;
   int flags = SQLITE_OPEN_NOMUTEX;
   if (mode == Mode::kReadWrite) {
-    std::error_code ec;
-    if (!fs::is_directory(state_dir, ec)) {
-      fs::create_directories(state_dir, ec);
-      if (ec)
-        return base::UnavailableError(state_dir +
-                                      ": cannot create state directory: " + ec.message());
-      ::chmod(state_dir.c_str(), 0700);  // sockets and profiles of this user only
-    }
+    RETURN_IF_ERROR(base::CreateStateDir(state_dir));  // sockets and profiles of this user only
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     // Created owner-only (SQLite gives its -wal and -shm files the database file's mode): the
     // profiles name this user's processes and kernels. An existing file keeps its mode.
+    std::error_code ec;
     if (!fs::exists(path, ec)) {
       const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       if (fd >= 0) ::close(fd);

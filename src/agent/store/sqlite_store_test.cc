@@ -16,6 +16,7 @@
 
 #include "src/aggregate/aggregator.h"
 #include "src/import/trace_importer.h"
+#include "src/wire/test_frames.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
@@ -24,22 +25,12 @@
 namespace inferscope::agent {
 namespace {
 
+using wire::testing::MakeHello;
+
 namespace fs = std::filesystem;
 using Mode = SqliteStore::Mode;
 
 using ::inferscope::testing::TempDir;
-
-wire::Hello MakeHello(uint32_t pid, int32_t rank) {
-  wire::Hello h;
-  h.pid = pid;
-  h.rank = rank;
-  h.local_rank = rank;
-  h.world_size = 2;
-  h.hostname = "node-a";
-  h.tool_version = "0.1.0";
-  h.process_start_unix_ns = 1'000 + pid;
-  return h;
-}
 
 model::ProfileWindow MakeWindow(uint32_t pid, int32_t rank, int64_t start_ns) {
   model::ProfileWindow w = wire::testing::FullWindow();

@@ -55,16 +55,4 @@ inline PendingWindow PendingOf(int64_t process_id, const model::ProfileWindow& w
   return p;
 }
 
-inline wire::Hello RollupTestHello(uint32_t pid, int32_t rank) {
-  wire::Hello h;
-  h.pid = pid;
-  h.rank = rank;
-  h.local_rank = rank;
-  h.world_size = 2;
-  h.hostname = "node-a";
-  h.tool_version = "0.1.0";
-  h.process_start_unix_ns = 1'000 + pid;
-  return h;
-}
-
 }  // namespace inferscope::agent::testing

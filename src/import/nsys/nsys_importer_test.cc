@@ -16,6 +16,7 @@
 
 #include "src/import/nsys/nsys_mapping.h"
 #include "src/model/cuda_api.h"
+#include "tests/temp_dir.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::import {
@@ -285,14 +286,6 @@ TEST(NsysImporterRealTest, TruncatedRealFileIsAnErrorNotACrash) {
 
 class SyntheticTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("nsys_importer_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::string MakeDb(const std::string& name, const std::string& sql) {
     const std::string path = (dir_ / name).string();
     sqlite3* db = nullptr;
@@ -310,7 +303,8 @@ class SyntheticTest : public ::testing::Test {
     return path;
   }
 
-  std::filesystem::path dir_;
+  inferscope::testing::TempDir temp_;
+  std::filesystem::path dir_ = temp_.path();
 };
 
 // A minimal 3.x-shaped export: no NVTX, SYNCHRONIZATION or MEMSET tables, pid 100 and 200.

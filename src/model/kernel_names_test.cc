@@ -1,15 +1,15 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/analyze/kernel_names.h"
+#include "src/model/kernel_names.h"
 
 #include <gtest/gtest.h>
 
-namespace inferscope::analyze {
+namespace inferscope::model {
 namespace {
 
 TEST(KernelNamesTest, DemanglesItaniumNames) {
-  EXPECT_EQ(DemangleName("_Z3fooi"), "foo(int)");
-  EXPECT_EQ(DemangleName("ampere_sgemm_128x64_tn"), "ampere_sgemm_128x64_tn");
-  EXPECT_EQ(DemangleName("_Znot_really_mangled!"), "_Znot_really_mangled!");
+  EXPECT_EQ(DemangleKernelName("_Z3fooi"), "foo(int)");
+  EXPECT_EQ(DemangleKernelName("ampere_sgemm_128x64_tn"), "ampere_sgemm_128x64_tn");
+  EXPECT_EQ(DemangleKernelName("_Znot_really_mangled!"), "_Znot_really_mangled!");
 }
 
 TEST(KernelNamesTest, ShortensSignatures) {
@@ -59,5 +59,18 @@ TEST(KernelNamesTest, DisplayNameOfMangledKernel) {
             "vllm::rms_norm_kernel");
 }
 
+// One demangler serves classification and display: both accept the "__Z" spelling some tools
+// write, and display shortening works on whatever the demangler returns.
+TEST(KernelNamesTest, DemanglerAcceptsExtraUnderscoreForDisplayToo) {
+  EXPECT_EQ(DemangleKernelName("__Z3fooi"), "foo(int)");
+  EXPECT_EQ(DisplayKernelName("__Z3fooi"), "foo");
+  EXPECT_EQ(DisplayKernelName("__ZN4vllm15rms_norm_kernelIN3c104HalfEEEvPT_PKS3_fii"),
+            "vllm::rms_norm_kernel");
+  // Not mangled, or too short to be: unchanged.
+  EXPECT_EQ(DemangleKernelName("_Z"), "_Z");
+  EXPECT_EQ(DemangleKernelName("__Z"), "__Z");
+  EXPECT_EQ(DisplayKernelName("_Z"), "_Z");
+}
+
 }  // namespace
-}  // namespace inferscope::analyze
+}  // namespace inferscope::model

@@ -1,16 +1,19 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Kernel names for people: demangled, then shortened to the qualified function name. Reports use
-// these for display only; JSON keeps the recorded name beside them.
+// Kernel names: demangled (what the taxonomy classifies), then shortened to the qualified function
+// name for people. Reports use the short names for display only; JSON keeps the recorded name
+// beside them.
 
 #include <string>
 #include <string_view>
 
-namespace inferscope::analyze {
+namespace inferscope::model {
 
-// Demangles an Itanium C++ ABI name ("_Z..."); returns other names unchanged.
-std::string DemangleName(std::string_view name);
+// Demangles an Itanium C++ ABI name ("_ZN10flashinfer...", or "__Z..." as some tools write it)
+// with the C++ runtime's demangler; returns the input unchanged when it is not mangled or cannot be
+// demangled.
+std::string DemangleKernelName(std::string_view name);
 
 // Drops template arguments (expressions in them included), the parameter list and the return type
 // from a demangled name, and writes "(anonymous namespace)" as "(anon)":
@@ -20,7 +23,7 @@ std::string DemangleName(std::string_view name);
 // (Pageable -> Device)") are kept as they are.
 std::string ShortenKernelName(std::string_view demangled);
 
-// DemangleName then ShortenKernelName.
+// DemangleKernelName then ShortenKernelName.
 std::string DisplayKernelName(std::string_view name);
 
-}  // namespace inferscope::analyze
+}  // namespace inferscope::model

@@ -1,12 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-#include "src/analyze/kernel_names.h"
+#include "src/model/kernel_names.h"
 
 #include <cxxabi.h>
 
 #include <cctype>
 #include <cstdlib>
 
-namespace inferscope::analyze {
+namespace inferscope::model {
 namespace {
 
 bool IsIdentChar(char c) {
@@ -72,14 +72,22 @@ void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
 
 }  // namespace
 
-std::string DemangleName(std::string_view name) {
-  if (name.size() < 3 || name.substr(0, 2) != "_Z") return std::string(name);
-  const std::string mangled(name);
+std::string DemangleKernelName(std::string_view name) {
+  // Itanium names start with _Z; some tools prefix an extra underscore (macOS style).
+  size_t skip = 0;
+  if (name.substr(0, 2) == "_Z") {
+    skip = 0;
+  } else if (name.substr(0, 3) == "__Z") {
+    skip = 1;
+  } else {
+    return std::string(name);
+  }
+  const std::string mangled(name.substr(skip));
   int status = 0;
   char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
   if (status != 0 || out == nullptr) {
     std::free(out);
-    return mangled;
+    return std::string(name);
   }
   std::string result(out);
   std::free(out);
@@ -119,7 +127,7 @@ std::string ShortenKernelName(std::string_view demangled) {
 }
 
 std::string DisplayKernelName(std::string_view name) {
-  return ShortenKernelName(DemangleName(name));
+  return ShortenKernelName(DemangleKernelName(name));
 }
 
-}  // namespace inferscope::analyze
+}  // namespace inferscope::model
