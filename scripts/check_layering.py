@@ -39,20 +39,22 @@ LAYERS = [
     ("inject", 4, ["src/inject/"]),
     ("report", 5, ["src/report/"]),
     ("pipeline", 6, ["src/pipeline/"]),
+    # The one HTTP client (the scraper's fetches, `status`, `run`).
+    ("agent_net", 7, ["src/agent/net/"]),
     # The agent's parts: the store and the host telemetry sources, and agent.json.
-    ("agent_store", 7, ["src/agent/store/"]),
-    ("agent_nvml", 7, ["src/agent/nvml/"]),
-    ("agent_scrape", 7, ["src/agent/scrape/"]),
-    ("agent_otlp", 7, ["src/agent/otlp/"]),
-    ("agent_endpoints", 7, ["src/agent/agent_endpoints"]),
+    ("agent_store", 8, ["src/agent/store/"]),
+    ("agent_nvml", 8, ["src/agent/nvml/"]),
+    ("agent_scrape", 8, ["src/agent/scrape/"]),
+    ("agent_otlp", 8, ["src/agent/otlp/"]),
+    ("agent_endpoints", 8, ["src/agent/agent_endpoints"]),
     # Store range -> analysis -> report, and the per-window telemetry collection.
-    ("agent_query", 8, ["src/agent/range_query", "src/agent/telemetry"]),
-    ("agent_http", 9, ["src/agent/http/"]),
-    ("agent", 10, ["src/agent/"]),  # agent.cc, and anything new in src/agent
+    ("agent_query", 9, ["src/agent/range_query", "src/agent/telemetry"]),
+    ("agent_http", 10, ["src/agent/http/"]),
+    ("agent", 11, ["src/agent/"]),  # agent.cc, and anything new in src/agent
     # Front ends over the pipelines (being written: their place in the order is provisional).
-    ("context", 11, ["src/context/"]),
-    ("mcp", 12, ["src/mcp/"]),
-    ("cli", 13, ["src/cli/"]),
+    ("context", 12, ["src/context/"]),
+    ("mcp", 13, ["src/mcp/"]),
+    ("cli", 14, ["src/cli/"]),
 ]
 
 # Folders that hold more than one library, and why (AGENTS.md says the same).
