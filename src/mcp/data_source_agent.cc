@@ -4,12 +4,15 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
 
 #include "src/mcp/data_source.h"
 
 namespace inferscope::mcp {
 namespace {
+
+constexpr int kAgentTop = 15;  // agent::RangeQuery's default; this file does not link the agent
 
 // Splits "http://host:port/path" into the origin cpp-httplib connects to and the path prefix.
 bool SplitUrl(const std::string& url, std::string* origin, std::string* path) {
@@ -65,7 +68,8 @@ class AgentSource : public DataSource {
     if (request.filters.pid) params.emplace("pid", std::to_string(*request.filters.pid));
     if (request.filters.rank) params.emplace("rank", std::to_string(*request.filters.rank));
     if (request.filters.device) params.emplace("device", std::to_string(*request.filters.device));
-    params.emplace("top", std::to_string(request.top));
+    // The agent's default top-K is what its rollup tiers hold (see data_source_store.cc).
+    params.emplace("top", std::to_string(std::min(request.top, kAgentTop)));
     params.emplace("format", "json");
     httplib::Client client(origin);
     client.set_connection_timeout(2, 0);

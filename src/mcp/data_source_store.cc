@@ -2,6 +2,7 @@
 // Adapter: the store as a DataSource, through agent::QueryRangeProfile (the code path of
 // `inferscope report` and /api/v1/profile). The one place the MCP tools touch the range query.
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -72,7 +73,10 @@ class StoreSource : public DataSource {
     query.pid = request.filters.pid;
     query.rank = request.filters.rank;
     query.device = request.filters.device;
-    query.top = request.top;
+    // The rollup tiers hold the default top-K per window: a bigger top would read every raw
+    // window of the range (24 h of 8 GPUs: 4 s instead of 0.1 s). The tail is still accounted
+    // for (other_kernels), so shares stay right.
+    query.top = std::min(request.top, agent::RangeQuery().top);
     auto store = agent::SqliteStore::Open(state_dir_, agent::SqliteStore::Mode::kReadOnly);
     if (!store.ok()) return store.status();
     ASSIGN_OR_RETURN(agent::RangeProfile profile,
