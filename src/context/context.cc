@@ -267,9 +267,11 @@ void Gpus(const ReportView& view, Builder* b) {
       b->Section("GPU metrics (NVML)", {"unavailable: " + view.gpu_unavailable}, {}, {});
     return;
   }
-  static const char* kShown[] = {"gpu_util_pct",      "mem_util_pct",  "sm_active_pct",
-                                 "tensor_active_pct", "power_w",       "temperature_c",
-                                 "sm_clock_mhz",      "mem_used_bytes"};
+  // The metrics that answer "was the GPU slowed or saturated" (names of src/agent/nvml).
+  static const char* kShown[] = {
+      "gpu_util_pct",          "mem_util_pct",         "gpm_sm_active_pct",
+      "gpm_tensor_active_pct", "gpm_dram_bw_util_pct", "power_w",
+      "temperature_c",         "sm_clock_mhz",         "mem_used_bytes"};
   std::vector<std::vector<std::string>> rows;
   for (const GpuView& g : view.gpus) {
     std::string line = fmt::format("GPU {} {}:", g.index, g.name);

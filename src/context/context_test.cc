@@ -140,6 +140,37 @@ TEST(ContextTest, OutputIsStable) {
   EXPECT_EQ(RenderContext(*view, options).text, RenderContext(*view, options).text);
 }
 
+TEST(ContextTest, TelemetrySections) {
+  std::string json = Report(3);
+  const std::string telemetry =
+      R"("gpu_metrics":{"unavailable":"","devices":[{"index":0,"name":"NVIDIA H100","metrics":{)"
+      R"("gpu_util_pct":{"unit":"%","samples":4,"min":10,"max":90,"sum":200},)"
+      R"("mem_used_bytes":{"unit":"B","samples":2,"min":1073741824,"max":3221225472,)"
+      R"("sum":4294967296}},"throttle":{"sw_power_cap":{"active_samples":2,"fraction":0.5}},)"
+      R"("xid_count":1}]},"engine":{"engine":"vllm","backend":"v1","model_names":["qwen"],)"
+      R"("gauges":{"running_requests":{"min":1,"max":3,"sum":8,"samples":4}},)"
+      R"("derived":{"ttft_p50_s":0.125}},"requests":{"requests":5,"prompt_tokens":60,)"
+      R"("completion_tokens":150,"stages":{"e2e":{"count":5,"p50_ns":900000000,)"
+      R"("p90_ns":950000000,"p99_ns":990000000}},"models":[{"model":"qwen","requests":5}]}})";
+  const std::string nulls = R"("gpu_metrics":null,"engine":null,"requests":null})";
+  json.replace(json.find(nulls), nulls.size(), telemetry);
+  auto view = ParseReport(json, "", "");
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  ContextResult r = RenderContext(*view, {});
+  // Means from sum / samples; bytes in GiB; throttling as a share of samples.
+  EXPECT_NE(r.text.find("gpu_util_pct 50 (10..90) %"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("mem_used_bytes 2 (1..3) GiB"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("throttled: sw_power_cap 50%"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("XID errors: 1"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("engine: vllm (v1); models: qwen"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("running_requests (mean)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("900.0/950.0/990.0 ms (n=5)"), std::string::npos) << r.text;
+  // An engine filter naming another engine drops its section.
+  auto other = ParseReport(json, "", "sglang");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(RenderContext(*other, {}).text.find("running_requests"), std::string::npos);
+}
+
 TEST(ContextTest, AlignedTableAlignsColumns) {
   EXPECT_EQ(AlignedTable({{"a", "1"}, {"bbb", "22"}}, {false, true}), "a     1\nbbb  22\n");
 }

@@ -155,12 +155,17 @@ void ParseTelemetry(dom::element doc, ReportView* view) {
           for (auto [name, m] : metrics) {
             const int64_t samples = Int(m, "samples");
             if (samples <= 0) continue;
-            const double mean = Double(m, "sum") / static_cast<double>(samples);
+            double scale = 1;
             std::string unit = Str(m, "unit");
+            if (name.ends_with("_bytes")) {  // memory in GiB: 12-digit byte counts cost tokens
+              scale = 1.0 / static_cast<double>(1ull << 30);
+              unit = "GiB";
+            }
+            const double mean = Double(m, "sum") / static_cast<double>(samples) * scale;
             g.metrics.emplace_back(
                 std::string(name),
-                fmt::format("{} ({}..{}){}{}", Number(mean), Number(Double(m, "min")),
-                            Number(Double(m, "max")), unit.empty() ? "" : " ", unit));
+                fmt::format("{} ({}..{}){}{}", Number(mean), Number(Double(m, "min") * scale),
+                            Number(Double(m, "max") * scale), unit.empty() ? "" : " ", unit));
           }
         }
         dom::object throttle;
