@@ -316,6 +316,7 @@ void Quality(const ReportView& view, Builder* b) {
   std::vector<std::string> head;
   for (const auto& [name, n] : view.Sum(&RankView::data_quality))
     head.push_back(fmt::format("- {}: {}", name, n));
+  for (const auto& [name, n] : view.span_drops) head.push_back(fmt::format("- {}: {}", name, n));
   if (head.empty()) head.push_back("no data-quality counter is set (no drops, no bad records)");
   b->Section("Data quality", head, {}, {});
 }

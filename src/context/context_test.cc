@@ -151,7 +151,8 @@ TEST(ContextTest, TelemetrySections) {
       R"("gauges":{"running_requests":{"min":1,"max":3,"sum":8,"samples":4}},)"
       R"("derived":{"ttft_p50_s":0.125}},"requests":{"requests":5,"prompt_tokens":60,)"
       R"("completion_tokens":150,"stages":{"e2e":{"count":5,"p50_ns":900000000,)"
-      R"("p90_ns":950000000,"p99_ns":990000000}},"models":[{"model":"qwen","requests":5}]}})";
+      R"("p90_ns":950000000,"p99_ns":990000000}},"models":[{"model":"qwen","requests":5}],)"
+      R"("counters":{"spans_received":9,"dropped_late":4}}})";
   const std::string nulls = R"("gpu_metrics":null,"engine":null,"requests":null})";
   json.replace(json.find(nulls), nulls.size(), telemetry);
   auto view = ParseReport(json, "", "");
@@ -165,6 +166,8 @@ TEST(ContextTest, TelemetrySections) {
   EXPECT_NE(r.text.find("engine: vllm (v1); models: qwen"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("running_requests (mean)"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("900.0/950.0/990.0 ms (n=5)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("- spans dropped_late: 4"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("spans_received"), std::string::npos) << r.text;
   // An engine filter naming another engine drops its section.
   auto other = ParseReport(json, "", "sglang");
   ASSERT_TRUE(other.ok());

@@ -218,6 +218,15 @@ void ParseTelemetry(dom::element doc, ReportView* view) {
           view->request_stages.push_back({std::string(stage), count, Int(h, "p50_ns") / 1e6,
                                           Int(h, "p90_ns") / 1e6, Int(h, "p99_ns") / 1e6});
       }
+    dom::object counters;
+    if (rq["counters"].get(counters) == simdjson::SUCCESS)
+      for (auto [k, v] : counters) {
+        int64_t n = 0;
+        const bool drop =
+            k.starts_with("dropped_") || k == "requests_rejected" || k == "bad_attribute_values";
+        if (drop && v.get(n) == simdjson::SUCCESS && n != 0)
+          view->span_drops.emplace_back("spans " + std::string(k), n);
+      }
     dom::array models;
     if (rq["models"].get(models) == simdjson::SUCCESS)
       for (dom::element m : models)

@@ -83,6 +83,7 @@ struct ReportView {
   int64_t requests = 0, prompt_tokens = 0, completion_tokens = 0;
   std::vector<StageView> request_stages;
   std::vector<std::pair<std::string, int64_t>> request_models;
+  std::vector<std::pair<std::string, int64_t>> span_drops;  // non-zero dropped_*/rejected counters
 
   // Sums over the kept ranks.
   int64_t span_ns() const;  // longest rank span

@@ -54,7 +54,7 @@ function fill() {
 
 async function startAgent() {
   agent = spawn(INFERSCOPE, ['agent', '--state-dir', stateDir, '--http-port', '0', '--no-nvml',
-                             '--no-scrape', '--window', '1s', '--span-grace', '1s'],
+                             '--no-scrape', '--window', '1s', '--span-grace', '3s'],
                 { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   agent.stderr.on('data', (d) => { log += d; });
@@ -79,7 +79,7 @@ async function postSpans(origin) {
     spans.push({
       traceId: `0123456789abcdef0123456789abcde${i}`, spanId: `0123456789abcde${i}`,
       name: 'llm_request', kind: 2,
-      startTimeUnixNano: String(now - 3000000000n), endTimeUnixNano: String(now - 2000000000n),
+      startTimeUnixNano: String(now - 1200000000n), endTimeUnixNano: String(now - 200000000n),
       attributes: [
         attr('gen_ai.request.id', `${SECRETS[2]}-${i}`), attr('gen_ai.prompt', SECRETS[0]),
         attr('gen_ai.completion', SECRETS[1]), attr('user.id', SECRETS[3]),
@@ -88,7 +88,7 @@ async function postSpans(origin) {
         attr('gen_ai.latency.time_in_queue', 0.01), attr('gen_ai.latency.time_to_first_token', 0.12),
         attr('gen_ai.latency.e2e', 0.9),
       ],
-      events: [{ name: SECRETS[0], timeUnixNano: String(now - 2500000000n), attributes: [attr('prompt', SECRETS[0])] }],
+      events: [{ name: SECRETS[0], timeUnixNano: String(now - 700000000n), attributes: [attr('prompt', SECRETS[0])] }],
     });
   }
   const body = { resourceSpans: [{ resource: { attributes: [attr('service.name', 'vllm'), attr('host.user', SECRETS[3])] },
@@ -99,10 +99,10 @@ async function postSpans(origin) {
   // Wait until the spans' window is stored: the profile of the range then has a requests section.
   for (let i = 0; i < 100; i++) {
     const p = await fetch(`${origin}/api/v1/profile?last=15m`);
-    if (p.status === 200 && (await p.json()).requests) return;
+    if (p.status === 200 && (await p.json()).requests?.requests === 5) return;
     await sleep(200);
   }
-  check(false, 'the spans reached the store within 20 s');
+  check(false, 'the 5 spans reached the store within 20 s');
 }
 
 function validate(ajv, tool, result, label) {
@@ -321,11 +321,23 @@ async function main() {
   await rawStdio();
   await rawHttp(origin);
 
+  // `inferscope context` on the store and on the agent URL: within budget, exit 3 without data.
+  for (const source of [['--state-dir', stateDir], ['--url', origin]]) {
+    const r = spawnSync(INFERSCOPE, ['context', ...source, '--last', '1h', '--budget', '3000'], { encoding: 'utf8' });
+    check(r.status === 0 && r.stdout.length <= 3000 * BYTES_PER_TOKEN && /## Diagnosis/.test(r.stdout) &&
+          /span e2e p50/.test(r.stdout), `context ${source[0]}: exit ${r.status}, ${r.stdout.length} bytes ${r.stderr} ${r.stdout.slice(r.stdout.indexOf("## Engine"))}`);
+    outputs.push(r.stdout, r.stderr);
+    const none = spawnSync(INFERSCOPE, ['context', ...source, '--from', '2001-01-01T00:00Z', '--to', '2001-01-02T00:00Z'],
+                           { encoding: 'utf8' });
+    check(none.status === 3 && /no data matched|no GPU activity|no profile windows/.test(none.stderr),
+          `context ${source[0]} on an empty range: exit ${none.status} (${none.stderr.trim()})`);
+  }
+
   // Privacy: the spans' content is nowhere in any answer (while their latencies are).
   const all = outputs.join('\n');
   for (const s of SECRETS) check(!all.includes(s), `privacy: "${s}" never comes out of a tool`);
   check(!all.includes('SECRET'), 'privacy: no span content at all');
-  check(/span e2e p50/.test(all) || /requests \(spans\)/.test(all), 'the spans did arrive (their latencies are reported)');
+  check(/span e2e p50/.test(all) && /requests \(spans\) +5/.test(all), 'the spans did arrive (their latencies are reported)');
 }
 
 try {
