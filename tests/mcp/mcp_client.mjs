@@ -333,6 +333,36 @@ async function main() {
           `context ${source[0]} on an empty range: exit ${none.status} (${none.stderr.trim()})`);
   }
 
+  // compare on a store whose newer half holds a regression (tools/make_scenario_traces.py --pair
+  // regression: the candidate's attention kernels are 30% slower): the attention share rises and
+  // the attention kernel leads the kernel changes.
+  const scen = path.join(tmp, 'scenarios');
+  const gen = spawnSync('python3', [path.join(SOURCE_DIR, 'tools/make_scenario_traces.py'), '--out', scen,
+                                    '--pair', 'regression'], { encoding: 'utf8' });
+  if (gen.status !== 0) {
+    console.log(`note: regression compare not run: python3 tools/make_scenario_traces.py failed: ${gen.stderr}`);
+  } else {
+    const regDir = path.join(tmp, 'regression');
+    fs.mkdirSync(regDir);
+    const f = spawnSync(FIXTURE, ['--dir', regDir, '--minutes', '30',
+                                  '--baseline', path.join(scen, 'pairs/regression/baseline.json.gz'),
+                                  '--candidate', path.join(scen, 'pairs/regression/candidate.json.gz')], { encoding: 'utf8' });
+    check(f.status === 0, `regression fixture: ${f.stderr}`);
+    client = new Client({ name: 'inferscope-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: INFERSCOPE, args: ['mcp', '--state-dir', regDir], stderr: 'pipe' }));
+    const { tools } = await client.listTools();
+    const cmp = await client.callTool({ name: 'compare', arguments: { range_a: { from: '-29m', to: '-16m' }, range_b: { last: '14m' } } });
+    validate(new Ajv({ strict: false }), tools.find((t) => t.name === 'compare'), cmp, 'compare regression');
+    const att = cmp.structuredContent?.categories?.find((c) => c.category === 'attention');
+    check(!cmp.isError && att && att.delta_pp > 3, `compare: attention share rises in range_b (${JSON.stringify(att)})`);
+    check(/flash_fwd_splitkv_kernel/.test(cmp.structuredContent?.kernels?.[0]?.kernel ?? ''),
+          `compare: the attention kernel leads the kernel changes (${JSON.stringify(cmp.structuredContent?.kernels?.[0])})`);
+    const ts = await client.callTool({ name: 'get_timeseries', arguments: { metric: 'attention_pct', range: { last: '30m' }, step: '5m' } });
+    const pts = ts.structuredContent?.points ?? [];
+    check(pts.length >= 5 && pts[pts.length - 1][1] > pts[0][1], `get_timeseries: attention_pct higher at the end (${JSON.stringify(pts)})`);
+    await client.close();
+  }
+
   // Privacy: the spans' content is nowhere in any answer (while their latencies are).
   const all = outputs.join('\n');
   for (const s of SECRETS) check(!all.includes(s), `privacy: "${s}" never comes out of a tool`);

@@ -1,10 +1,13 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // mcp_store_fixture: fills a state dir's store with 10 s windows of the bundled example trace
 // (examples/vllm_tp2_decode, real vLLM TP=2 decode kernels) for the last N minutes, two
-// processes on two GPUs of host "mcp-node", through the store's write path. What the MCP client
-// test (tests/mcp/mcp_client.mjs) and the skill file's examples query.
+// processes on two GPUs of host "mcp-node", through the store's write path. With --baseline and
+// --candidate (single-rank traces, e.g. tools/make_scenario_traces.py --pair regression) the older
+// half of the range holds the baseline's first window and the newer half the candidate's, on
+// both GPUs: a regression that starts in the middle. What the MCP client test
+// (tests/mcp/mcp_client.mjs) queries.
 //
-//   mcp_store_fixture --dir DIR [--minutes 30] [--end-unix-s S]
+//   mcp_store_fixture --dir DIR [--minutes 30] [--end-unix-s S] [--baseline A --candidate B]
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,12 +29,10 @@ namespace {
 constexpr int64_t kSec = 1'000'000'000;
 constexpr int64_t kWindowNs = 10 * kSec;
 
-// Each rank's first 10 s window, times made relative to the window start.
-std::vector<model::ProcessProfile> Templates() {
+// The first 10 s window of each trace's first process, times made relative to the window start.
+std::vector<model::ProcessProfile> Templates(const std::vector<std::string>& paths) {
   std::vector<model::ProcessProfile> out;
-  for (const char* rank : {"rank0", "rank1"}) {
-    const std::string path =
-        std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode/" + rank + ".json.gz";
+  for (const std::string& path : paths) {
     model::NameTable names;
     model::KernelClassifier classifier;
     aggregate::AggregatorOptions options;
@@ -54,8 +55,8 @@ std::vector<model::ProcessProfile> Templates() {
         d.last_end_ns -= w.start_ns;
         d.timeline.origin_ns -= w.start_ns;
         out.push_back(std::move(p));
+        break;
       }
-    if (out.size() == 2) break;
   }
   return out;
 }
@@ -64,9 +65,14 @@ int Main(int argc, char** argv) {
   std::string dir;
   int minutes = 30;
   int64_t end_ns = base::UnixNowNs();
+  std::string baseline, candidate;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--dir")
+    if (flag == "--baseline")
+      baseline = argv[i + 1];
+    else if (flag == "--candidate")
+      candidate = argv[i + 1];
+    else if (flag == "--dir")
       dir = argv[i + 1];
     else if (flag == "--minutes")
       minutes = std::atoi(argv[i + 1]);
@@ -77,7 +83,14 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "usage: mcp_store_fixture --dir DIR [--minutes N] [--end-unix-s S]\n");
     return 2;
   }
-  const std::vector<model::ProcessProfile> templates = Templates();
+  const std::string example = std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode/";
+  const bool regression = !baseline.empty() && !candidate.empty();
+  // GPU g uses template g; with a regression pair, templates 0/1 are the baseline and the
+  // candidate, for both GPUs.
+  const std::vector<model::ProcessProfile> templates =
+      regression ? Templates(std::vector<std::string>{baseline, candidate})
+                 : Templates(std::vector<std::string>{example + "rank0.json.gz",
+                                                      example + "rank1.json.gz"});
   if (templates.size() < 2) {
     std::fprintf(stderr, "the example trace gave no windows\n");
     return 1;
@@ -110,7 +123,8 @@ int Main(int argc, char** argv) {
       model::ProfileWindow w;
       w.start_ns = t;
       w.end_ns = t + kWindowNs;
-      model::ProcessProfile& p = w.processes.emplace_back(templates[g]);
+      const size_t which = regression ? (t - start_ns >= (end_ns - start_ns) / 2 ? 1 : 0) : g;
+      model::ProcessProfile& p = w.processes.emplace_back(templates[which]);
       p.pid = 4100 + g;
       p.rank = static_cast<int32_t>(g);
       p.hostname = "mcp-node";
