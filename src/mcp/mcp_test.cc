@@ -132,6 +132,14 @@ TEST(McpServerTest, ProtocolErrors) {
       &meta);
   EXPECT_EQ(ok.http_status, 200);
   EXPECT_NE(ok.body.find("launch_overhead"), std::string::npos);
+  // A legacy request over HTTP with a version header the server does not speak.
+  HttpMeta legacy;
+  legacy.protocol_version = "1999-01-01";
+  Reply bad_header = server.Handle(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", &legacy);
+  EXPECT_EQ(bad_header.http_status, 400);
+  EXPECT_NE(bad_header.body.find("-32022"), std::string::npos);
+  legacy.protocol_version = "2025-11-25";
+  EXPECT_EQ(server.Handle(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", &legacy).http_status, 200);
   // Replies never hold a newline (stdio frames).
   EXPECT_EQ(ok.body.find('\n'), std::string::npos);
 }

@@ -118,6 +118,14 @@ Reply Server::Handle(std::string_view message, const HttpMeta* http) {
                        fmt::format("Unsupported protocol version {}", meta_version),
                        "{\"supported\":" + SupportedJson() + "}"),
             400};
+  // Any era over HTTP: a protocol version header the server does not speak is a 400.
+  if (http && http->protocol_version && *http->protocol_version != kModernProtocol &&
+      std::find(kLegacyVersions.begin(), kLegacyVersions.end(), *http->protocol_version) ==
+          kLegacyVersions.end())
+    return {ErrorReply(id, kUnsupportedVersion,
+                       "Unsupported MCP-Protocol-Version header " + *http->protocol_version,
+                       "{\"supported\":" + SupportedJson() + "}"),
+            400};
   if (http && modern) {
     if (http->protocol_version && *http->protocol_version != meta_version)
       return {ErrorReply(id, kHeaderMismatch,

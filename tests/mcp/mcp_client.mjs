@@ -54,7 +54,7 @@ function fill() {
 
 async function startAgent() {
   agent = spawn(INFERSCOPE, ['agent', '--state-dir', stateDir, '--http-port', '0', '--no-nvml',
-                             '--no-scrape', '--window', '1s', '--span-grace', '3s'],
+                             '--no-scrape', '--window', '1s', '--span-grace', '5s'],
                 { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   agent.stderr.on('data', (d) => { log += d; });
@@ -70,6 +70,8 @@ async function startAgent() {
 }
 
 async function postSpans(origin) {
+  // Spans must end after the agent's first telemetry window began (earlier ones count as late).
+  await sleep(1500);
   const now = BigInt(Date.now()) * 1000000n;
   const attr = (key, value) => ({ key, value: typeof value === 'number'
     ? (Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value })
@@ -79,7 +81,7 @@ async function postSpans(origin) {
     spans.push({
       traceId: `0123456789abcdef0123456789abcde${i}`, spanId: `0123456789abcde${i}`,
       name: 'llm_request', kind: 2,
-      startTimeUnixNano: String(now - 1200000000n), endTimeUnixNano: String(now - 200000000n),
+      startTimeUnixNano: String(now - 1100000000n), endTimeUnixNano: String(now - 100000000n),
       attributes: [
         attr('gen_ai.request.id', `${SECRETS[2]}-${i}`), attr('gen_ai.prompt', SECRETS[0]),
         attr('gen_ai.completion', SECRETS[1]), attr('user.id', SECRETS[3]),
@@ -97,12 +99,16 @@ async function postSpans(origin) {
                                                  body: JSON.stringify(body) });
   check(r.status === 200, `OTLP export accepted (HTTP ${r.status})`);
   // Wait until the spans' window is stored: the profile of the range then has a requests section.
-  for (let i = 0; i < 100; i++) {
+  let last = null;
+  for (let i = 0; i < 200; i++) {
     const p = await fetch(`${origin}/api/v1/profile?last=15m`);
-    if (p.status === 200 && (await p.json()).requests?.requests === 5) return;
+    if (p.status === 200) {
+      last = (await p.json()).requests;
+      if (last?.requests === 5) return;
+    }
     await sleep(200);
   }
-  check(false, 'the 5 spans reached the store within 20 s');
+  check(false, `the 5 spans reached the store within 40 s (counters: ${JSON.stringify(last?.counters)})`);
 }
 
 function validate(ajv, tool, result, label) {
