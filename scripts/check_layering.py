@@ -50,10 +50,11 @@ LAYERS = [
     # Store range -> analysis -> report, and the per-window telemetry collection.
     ("agent_query", 9, ["src/agent/range_query", "src/agent/telemetry"]),
     ("agent_http", 10, ["src/agent/http/"]),
-    ("agent", 11, ["src/agent/"]),  # agent.cc, and anything new in src/agent
-    # Front ends over the pipelines (being written: their place in the order is provisional).
-    ("context", 12, ["src/context/"]),
-    ("mcp", 13, ["src/mcp/"]),
+    # The agent-facing surfaces: the bounded context text and the MCP server (the agent hosts
+    # its /mcp route, so both sit below the agent).
+    ("context", 11, ["src/context/"]),
+    ("mcp", 12, ["src/mcp/"]),
+    ("agent", 13, ["src/agent/"]),  # agent.cc, and anything new in src/agent
     ("cli", 14, ["src/cli/"]),
 ]
 
@@ -64,6 +65,8 @@ SPLIT_FOLDERS = {
     "src/import": "the pipelined sink both importers share, below the format dispatch",
     "src/inject": "the CUPTI-independent core (testable without CUDA) and the CUPTI parts",
     "src/cli": "one library per command family, so `analyze` links no agent code",
+    "src/mcp": "the server core, trace files as a source (the importers) and the agent's /mcp route:"
+    " the agent links the core and the route, not the importers",
 }
 
 # The CLI libraries every command may link (the others are one command family each).

@@ -25,7 +25,19 @@ if command -v npm >/dev/null && [[ ! -d tests/otel/node_modules ]]; then
   echo "== npm ci (tests/otel) =="
   npm ci --prefix tests/otel --no-audit --no-fund --loglevel=error
 fi
-if [[ "${CI:-}" == "true" ]]; then export INFERSCOPE_REQUIRE_OTEL=1; fi
+# The official MCP TypeScript SDK for the MCP server test (tests/mcp, pinned the same way; skips
+# without npm, required in CI through INFERSCOPE_REQUIRE_MCP=1).
+if command -v npm >/dev/null && [[ ! -d tests/mcp/node_modules ]]; then
+  echo "== npm ci (tests/mcp) =="
+  npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
+fi
+if ! command -v npm >/dev/null; then
+  echo "note: npm not found: the OpenTelemetry and MCP SDK client tests will skip"
+fi
+if [[ "${CI:-}" == "true" ]]; then
+  export INFERSCOPE_REQUIRE_OTEL=1
+  export INFERSCOPE_REQUIRE_MCP=1
+fi
 
 echo "== build (ci preset: -Werror) and test =="
 cmake --preset ci >/dev/null

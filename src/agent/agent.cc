@@ -27,6 +27,7 @@
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
+#include "src/mcp/http_route.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
@@ -229,6 +230,7 @@ base::Status Agent::StartHttp() {
     return s;
   };
   AddApiRoutes(http_.get(), std::move(api));
+  mcp::AddMcpRoute(http_.get(), options_.state_dir);
   http_->Post("/api/v1/watch", [this](const HttpRequest& req) {
     const std::string* v = req.Param("pid");
     int pid = 0;

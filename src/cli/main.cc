@@ -17,6 +17,7 @@
 #include "src/cli/analyze_command.h"
 #include "src/cli/classify_command.h"
 #include "src/cli/cli_voice.h"
+#include "src/cli/context_command.h"
 #include "src/cli/diff_command.h"
 #include "src/cli/exit_codes.h"
 #include "src/cli/run_command.h"
@@ -190,6 +191,7 @@ int Main(int argc, char** argv) {
 
   AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
   StatusCommand status(&app);
+  ContextAndMcpCommands context_and_mcp(&app);
   DiffCommand diff(&app);
 
   // `run ... -- CMD ARGS`: everything after the first "--" is the command, whatever it looks like
@@ -272,6 +274,7 @@ int Main(int argc, char** argv) {
 
   if (std::optional<int> code = agent_and_report.RunIfParsed()) return *code;
   if (std::optional<int> code = status.RunIfParsed()) return *code;
+  if (std::optional<int> code = context_and_mcp.RunIfParsed()) return *code;
   if (std::optional<int> code = diff.RunIfParsed()) return *code;
 
   // No subcommand: show what there is.

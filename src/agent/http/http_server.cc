@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <cctype>
 #include <chrono>
 #include <exception>
 
@@ -33,6 +34,11 @@ std::string ErrorText(int status) {
 const std::string* HttpRequest::Param(const std::string& name) const {
   auto it = params.find(name);
   return it == params.end() ? nullptr : &it->second;
+}
+
+const std::string* HttpRequest::Header(const std::string& lower_case_name) const {
+  auto it = headers.find(lower_case_name);
+  return it == headers.end() ? nullptr : &it->second;
 }
 
 HttpResponse JsonError(int status, const std::string& message) {
@@ -116,6 +122,11 @@ void HttpServer::Route(const std::string& method, const std::string& path, HttpH
     request.content_type = req.get_header_value("Content-Type");
     request.content_encoding = req.get_header_value("Content-Encoding");
     request.body = req.body;
+    for (const auto& [k, v] : req.headers) {
+      std::string name = k;
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      request.headers.emplace(std::move(name), v);
+    }
     HttpResponse response;
     try {
       response = handler(request);

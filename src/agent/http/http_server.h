@@ -29,9 +29,13 @@ struct HttpRequest {
   std::string content_type;
   std::string content_encoding;
   std::string body;
+  // Request headers, names lower-cased (HTTP header names are case-insensitive).
+  std::multimap<std::string, std::string> headers;
 
   // The first value of query parameter `name`, or nullptr.
   const std::string* Param(const std::string& name) const;
+  // The first value of header `lower_case_name`, or nullptr.
+  const std::string* Header(const std::string& lower_case_name) const;
 };
 
 struct HttpResponse {

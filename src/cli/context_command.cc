@@ -1,0 +1,180 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+
+#include "src/cli/context_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "src/base/state_dir.h"
+#include "src/cli/cli_voice.h"
+#include "src/cli/exit_codes.h"
+#include "src/context/context.h"
+#include "src/context/report_view.h"
+#include "src/mcp/server.h"
+#include "src/report/report.h"
+
+namespace inferscope::cli {
+namespace {
+
+std::string FiltersText(const mcp::Filters& f) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (!f.host.empty()) add("host " + f.host);
+  if (f.pid) add("pid " + std::to_string(*f.pid));
+  if (f.rank) add("rank " + std::to_string(*f.rank));
+  if (f.device) add("device " + std::to_string(*f.device));
+  if (!f.engine.empty()) add("engine " + f.engine);
+  return out;
+}
+
+std::string RangeText(const mcp::Range& r) {
+  if (r.from.empty() && r.to.empty())
+    return "last " + (r.last.empty() ? std::string(mcp::kDefaultLast) : r.last);
+  return "from " + r.from + (r.to.empty() ? " on" : " to " + r.to);
+}
+
+constexpr const char* kContextFooter =
+    "\nPrints one bounded text for a time window, most important first: what was profiled,\n"
+    "the diagnosis with evidence, GPU time by category and top kernels (with the tail's share),\n"
+    "idle causes, sync waits, GPU metrics, engine load and latencies, data quality, and the\n"
+    "tags to narrow by. Tokens are estimated as bytes / 3; every cut is marked.\n"
+    "Sources: trace files (arguments), a running agent (--url), or the store (--state-dir,\n"
+    "the default). Trace files are analyzed whole (no range).\n\n"
+    "Exit codes: 0 ok, 1 error, 2 usage error or bad range, 3 no data matched.\n\n"
+    "Examples:\n"
+    "  inferscope context --last 1h --rank 0\n"
+    "  inferscope context --url http://127.0.0.1:9470 --from -2h --to -1h --budget 3000\n"
+    "  inferscope context examples/vllm_tp2_decode\n";
+
+constexpr const char* kMcpFooter =
+    "\nServes the MCP tools list_targets, get_context, get_breakdown, get_findings, compare and\n"
+    "get_timeseries over stdio (newline-delimited JSON-RPC; logs on stderr), for protocol\n"
+    "2025-11-25 clients (initialize) and 2026-07-28 clients (stateless, server/discover).\n"
+    "The agent serves the same tools over streamable HTTP at http://127.0.0.1:9470/mcp.\n\n"
+    "Examples (an MCP client's server entry):\n"
+    "  {\"command\": \"inferscope\", \"args\": [\"mcp\"]}\n"
+    "  {\"command\": \"inferscope\", \"args\": [\"mcp\", \"--url\", \"http://127.0.0.1:9470\"]}\n"
+    "  {\"command\": \"inferscope\", \"args\": [\"mcp\", \"trace.json.gz\"]}\n";
+
+std::string DefaultStateDir() {
+  return base::DefaultStateDir([](const char* n) -> const char* { return std::getenv(n); });
+}
+
+}  // namespace
+
+int RunContext(const ContextCommandOptions& options, mcp::DataSource* source, std::ostream& out,
+               std::ostream& err) {
+  mcp::ProfileRequest request{options.range, options.filters, 50};
+  auto json = source->ProfileJson(request);
+  if (!json.ok()) {
+    const base::Status& s = json.status();
+    err << "inferscope: " << (s.code() == base::StatusCode::kNotFound ? "" : "error: ")
+        << source->Describe() << ": " << s.message() << "\n";
+    if (s.code() == base::StatusCode::kNotFound) return kExitNotFound;
+    if (s.code() == base::StatusCode::kInvalidArgument) return kExitUsage;
+    return kExitError;
+  }
+  auto view = context::ParseReport(*json, options.filters.host, options.filters.engine);
+  if (!view.ok()) {
+    err << "inferscope: " << view.status().message() << "\n";
+    return view.status().code() == base::StatusCode::kNotFound ? kExitNotFound : kExitError;
+  }
+  context::ContextOptions copts;
+  copts.budget_tokens = options.budget_tokens;
+  copts.source = source->Describe();
+  copts.range_text = RangeText(options.range);
+  copts.filters_text = FiltersText(options.filters);
+  copts.command = "inferscope context";
+  const context::ContextResult result = context::RenderContext(*view, copts);
+  out << result.text;
+  out.flush();
+  if (!out) {
+    err << "inferscope: error: <stdout>: write failed\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
+  context_ = app->add_subcommand("context",
+                                 "Print one bounded text of a time window for an AI coding agent");
+  context_->footer(kContextFooter);
+  context_->add_option("TRACE", traces_, "Trace files or directories (instead of a store)")
+      ->type_name("TRACE...");
+  context_->add_option("--state-dir", state_dir_, "The agent's store (default: the state dir)")
+      ->type_name("DIR");
+  context_->add_option("--url", url_, "A running agent, e.g. http://127.0.0.1:9470")
+      ->type_name("URL");
+  context_->add_option("--last", last_, "The window up to now (default 15m)")
+      ->type_name("DURATION");
+  context_->add_option("--from", options_.range.from, "Window start (-2h, 2026-01-02T15:04Z, ...)")
+      ->type_name("TIME");
+  context_->add_option("--to", options_.range.to, "Window end (default: now, open-ended)")
+      ->type_name("TIME");
+  context_->add_option("--host", options_.filters.host, "Only this host's ranks")
+      ->type_name("HOST");
+  context_->add_option("--pid", pid_, "Only this process")
+      ->type_name("PID")
+      ->check(IntIn(0, INT32_MAX));
+  context_->add_option("--rank", rank_, "Only this rank")
+      ->type_name("RANK")
+      ->check(IntIn(0, INT32_MAX));
+  context_->add_option("--device", device_, "Only this GPU of every process")
+      ->type_name("N")
+      ->check(IntIn(0, 1024));
+  context_->add_option("--engine", options_.filters.engine, "Only this engine's metrics")
+      ->type_name("NAME");
+  context_->add_option("--budget", options_.budget_tokens, "Token budget of the text")
+      ->capture_default_str()
+      ->type_name("TOKENS")
+      ->check(IntIn(context::kMinBudgetTokens, context::kMaxBudgetTokens));
+
+  mcp_ = app->add_subcommand("mcp", "Serve the MCP tools over stdio (for AI coding agents)");
+  mcp_->footer(kMcpFooter);
+  mcp_->add_option("TRACE", mcp_traces_, "Trace files or directories (instead of a store)")
+      ->type_name("TRACE...");
+  mcp_->add_option("--state-dir", mcp_state_dir_, "The agent's store (default: the state dir)")
+      ->type_name("DIR");
+  mcp_->add_option("--url", mcp_url_, "A running agent, e.g. http://127.0.0.1:9470")
+      ->type_name("URL");
+}
+
+std::unique_ptr<mcp::DataSource> ContextAndMcpCommands::MakeSource(
+    const std::vector<std::string>& traces, const std::string& state_dir, const std::string& url,
+    std::ostream& err) {
+  const int given = !traces.empty() + !state_dir.empty() + !url.empty();
+  if (given > 1) {
+    err << "inferscope: error: give one source: trace files, --state-dir or --url\n";
+    return nullptr;
+  }
+  if (!traces.empty()) return mcp::MakeTraceSource(traces);
+  if (!url.empty()) return mcp::MakeAgentSource(url);
+  return mcp::MakeStoreSource(state_dir.empty() ? DefaultStateDir() : state_dir);
+}
+
+std::optional<int> ContextAndMcpCommands::RunIfParsed() {
+  if (context_->parsed()) {
+    auto source = MakeSource(traces_, state_dir_, url_, std::cerr);
+    if (!source) return kExitUsage;
+    if (!last_.empty() && (!options_.range.from.empty() || !options_.range.to.empty())) {
+      std::cerr << "inferscope: error: give --last or --from/--to, not both\n";
+      return kExitUsage;
+    }
+    options_.range.last = last_;
+    if (pid_ >= 0) options_.filters.pid = static_cast<uint32_t>(pid_);
+    if (rank_ >= 0) options_.filters.rank = static_cast<int32_t>(rank_);
+    if (device_ >= 0) options_.filters.device = static_cast<uint32_t>(device_);
+    return RunContext(options_, source.get(), std::cout, std::cerr);
+  }
+  if (mcp_->parsed()) {
+    auto source = MakeSource(mcp_traces_, mcp_state_dir_, mcp_url_, std::cerr);
+    if (!source) return kExitUsage;
+    std::cerr << "inferscope mcp: source " << source->Describe() << "\n";
+    mcp::Server server(source.get(), report::ToolVersion());
+    return mcp::ServeStdio(&server, std::cin, std::cout, std::cerr);
+  }
+  return std::nullopt;
+}
+
+}  // namespace inferscope::cli

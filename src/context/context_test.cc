@@ -1,0 +1,182 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+
+#include "src/context/context.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "src/context/report_view.h"
+
+namespace inferscope::context {
+namespace {
+
+// A report JSON (docs/report-schema.md keys the view reads) with `kernels` kernels per rank on
+// two hosts; kernel i takes (kernels - i) ms, so the order and every share are known.
+std::string Report(int kernels) {
+  std::string ranks;
+  for (int r = 0; r < 2; ++r) {
+    std::string top;
+    int64_t total = 0;
+    for (int i = 0; i < kernels; ++i) {
+      const int64_t ns = static_cast<int64_t>(kernels - i) * 1'000'000;
+      total += ns;
+      top += fmt::format(
+          R"({}{{"name":"k{}","display_name":"kernel_{}","category":"{}","total_ns":{},"count":10}})",
+          i ? "," : "", i, i, i % 2 ? "matmul" : "attention", ns);
+    }
+    const int64_t other = 5'000'000;  // outside the top list
+    total += other;
+    ranks += fmt::format(
+        R"({}{{"rank":{},"pid":{},"device":{},"hostname":"node-{}","device_name":"H100",)"
+        R"("temporal_breakdown":{{"span_ns":{},"busy_ns":{},"idle_ns":{},"compute_ns":{}}},)"
+        R"("kernel_time_ns":{},"kernel_count":{},)"
+        R"("categories":{{"attention":{{"time_ns":{}}},"matmul":{{"time_ns":{}}}}},)"
+        R"("top_kernels":[{}],"other_kernels":{{"total_ns":{},"distinct_names":3}},)"
+        R"("idle_causes":{{"intervals":3,"launch":{{"total_ns":1000000,"pct":50}},"sync":{{"total_ns":1000000,"pct":50}}}},)"
+        R"("sync_waits":{{"stream":{{"count":2,"total_ns":500,"max_ns":300,"waited_on":[{{"display_name":"[memcpy dtoh]"}}]}}}},)"
+        R"("data_quality":{{"records_dropped":{}}},"timeline":{{"bin_ns":1000,"origin_ns":0,"bins":[]}}}})",
+        r ? "," : "", r, 100 + r, r, r ? "b" : "a", total + 2'000'000, total, 2'000'000, total,
+        total, kernels * 10, total / 2, total - total / 2, top, other, r);
+  }
+  return fmt::format(
+      R"({{"schema_version":1,"inputs":[{{"path":"t.json"}}],"range":null,)"
+      R"("diagnosis":{{"primary":"launch_overhead","findings":[{{"id":"launch_overhead",)"
+      R"("severity":"warning","confidence":0.75,"score":0.19,"summary":"GPU idle 19%",)"
+      R"("rank":-1,"evidence":[{{"name":"busy_pct","value":45.9,"unit":"%"}}],"fixes":["Use CUDA graphs"]}}]}},)"
+      R"("ranks":[{}],"gpu_metrics":null,"engine":null,"requests":null}})",
+      ranks);
+}
+
+TEST(ContextTest, FullTextHasEverySectionInOrder) {
+  auto view = ParseReport(Report(5), "", "");
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  ContextOptions options;
+  options.source = "traces:t.json";
+  options.command = "inferscope context";
+  ContextResult r = RenderContext(*view, options);
+  EXPECT_FALSE(r.truncated);
+  const char* kOrder[] = {"## What was profiled", "## Diagnosis",    "## GPU time by category",
+                          "## Top kernels",       "## Per rank",     "## Why the GPU was idle",
+                          "## Host sync waits",   "## Data quality", "## Tags"};
+  size_t at = 0;
+  for (const char* section : kOrder) {
+    const size_t found = r.text.find(section);
+    ASSERT_NE(found, std::string::npos) << section << "\n" << r.text;
+    EXPECT_GT(found, at) << section;
+    at = found;
+  }
+  EXPECT_NE(r.text.find("launch_overhead"), std::string::npos);
+  EXPECT_NE(r.text.find("2 host(s) [node-a, node-b]"), std::string::npos) << r.text;
+  // records_dropped is 1 on rank 1 only.
+  EXPECT_NE(r.text.find("- records_dropped: 1"), std::string::npos) << r.text;
+  // Kernels outside the top lists: 2 x 5 ms of 2 x (15 + 5) ms = 25%.
+  EXPECT_NE(r.text.find("10.0 ms, 25.0% of GPU time"), std::string::npos) << r.text;
+}
+
+TEST(ContextTest, BudgetIsKeptAndCutsAreMarkedWithTheirShare) {
+  auto view = ParseReport(Report(60), "", "");
+  ASSERT_TRUE(view.ok());
+  ContextOptions options;
+  options.budget_tokens = 700;
+  options.command = "inferscope context";
+  ContextResult r = RenderContext(*view, options);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_LE(r.text.size(), 700 * kBytesPerToken);
+  EXPECT_LE(EstimateTokens(r.text.size()), 700u);
+  // The kernel table was cut: the cut line says how many and their share of GPU time.
+  const size_t cut = r.text.find(" more kernels, ");
+  ASSERT_NE(cut, std::string::npos) << r.text;
+  // Count the rows shown and check the share the cut line states from first principles.
+  int shown = 0;
+  for (int i = 0; i < 60; ++i)
+    if (r.text.find(fmt::format(" kernel_{}\n", i)) != std::string::npos) ++shown;
+  ASSERT_GT(shown, 0);
+  int64_t cut_ns = 0, total = 0;
+  for (int i = 0; i < 60; ++i) {
+    total += 2 * (60 - i);
+    if (i >= shown) cut_ns += 2 * (60 - i);
+  }
+  total += 10;  // the other kernels, 5 ms per rank
+  EXPECT_NE(r.text.find(
+                fmt::format("… {} more kernels, {} of GPU time", 60 - shown, Share(cut_ns, total))),
+            std::string::npos)
+      << r.text;
+  // Less important sections did not fit and are named at the end.
+  EXPECT_FALSE(r.omitted.empty());
+  EXPECT_NE(r.text.find("omitted for the budget"), std::string::npos);
+}
+
+TEST(ContextTest, TinyBudgetsNeverOverflow) {
+  auto view = ParseReport(Report(40), "", "");
+  ASSERT_TRUE(view.ok());
+  for (int budget : {kMinBudgetTokens, 300, 500, 1000, 2000, 4000}) {
+    ContextOptions options;
+    options.budget_tokens = budget;
+    ContextResult r = RenderContext(*view, options);
+    EXPECT_LE(r.text.size(), static_cast<size_t>(budget) * kBytesPerToken) << budget;
+    EXPECT_NE(r.text.find("# inferscope context"), std::string::npos);
+  }
+}
+
+TEST(ContextTest, HostFilterRecomputesTotals) {
+  auto view = ParseReport(Report(3), "node-b", "");
+  ASSERT_TRUE(view.ok());
+  ASSERT_EQ(view->ranks.size(), 1u);
+  EXPECT_EQ(view->ranks[0].hostname, "node-b");
+  EXPECT_EQ(view->kernel_time_ns(), (3 + 2 + 1 + 5) * 1'000'000);
+  EXPECT_EQ(view->all_hosts.size(), 2u);
+  auto none = ParseReport(Report(3), "node-z", "");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("node-a, node-b"), std::string::npos);
+}
+
+TEST(ContextTest, OutputIsStable) {
+  auto view = ParseReport(Report(20), "", "");
+  ASSERT_TRUE(view.ok());
+  ContextOptions options;
+  options.budget_tokens = 900;
+  EXPECT_EQ(RenderContext(*view, options).text, RenderContext(*view, options).text);
+}
+
+TEST(ContextTest, TelemetrySections) {
+  std::string json = Report(3);
+  const std::string telemetry =
+      R"("gpu_metrics":{"unavailable":"","devices":[{"index":0,"name":"NVIDIA H100","metrics":{)"
+      R"("gpu_util_pct":{"unit":"%","samples":4,"min":10,"max":90,"sum":200},)"
+      R"("mem_used_bytes":{"unit":"B","samples":2,"min":1073741824,"max":3221225472,)"
+      R"("sum":4294967296}},"throttle":{"sw_power_cap":{"active_samples":2,"fraction":0.5}},)"
+      R"("xid_count":1}]},"engine":{"engine":"vllm","backend":"v1","model_names":["qwen"],)"
+      R"("gauges":{"running_requests":{"min":1,"max":3,"sum":8,"samples":4}},)"
+      R"("derived":{"ttft_p50_s":0.125}},"requests":{"requests":5,"prompt_tokens":60,)"
+      R"("completion_tokens":150,"stages":{"e2e":{"count":5,"p50_ns":900000000,)"
+      R"("p90_ns":950000000,"p99_ns":990000000}},"models":[{"model":"qwen","requests":5}],)"
+      R"("counters":{"spans_received":9,"dropped_late":4}}})";
+  const std::string nulls = R"("gpu_metrics":null,"engine":null,"requests":null})";
+  json.replace(json.find(nulls), nulls.size(), telemetry);
+  auto view = ParseReport(json, "", "");
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  ContextResult r = RenderContext(*view, {});
+  // Means from sum / samples; bytes in GiB; throttling as a share of samples.
+  EXPECT_NE(r.text.find("gpu_util_pct 50 (10..90) %"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("mem_used_bytes 2 (1..3) GiB"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("throttled: sw_power_cap 50%"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("XID errors: 1"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("engine: vllm (v1); models: qwen"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("running_requests (mean)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("900.0/950.0/990.0 ms (n=5)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("- spans dropped_late: 4"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("spans_received"), std::string::npos) << r.text;
+  // An engine filter naming another engine drops its section.
+  auto other = ParseReport(json, "", "sglang");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(RenderContext(*other, {}).text.find("running_requests"), std::string::npos);
+}
+
+TEST(ContextTest, AlignedTableAlignsColumns) {
+  EXPECT_EQ(AlignedTable({{"a", "1"}, {"bbb", "22"}}, {false, true}), "a     1\nbbb  22\n");
+}
+
+}  // namespace
+}  // namespace inferscope::context

@@ -1,0 +1,108 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The parts of a report JSON (docs/report-schema.md) that the context text and the MCP tools
+// read, parsed once into plain structs. Ranks outside a host filter are dropped here and every
+// total is summed from the ranks kept, so shares stay right after narrowing.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "src/base/status.h"
+
+namespace inferscope::context {
+
+struct KernelRow {
+  std::string name, display_name, category;
+  int64_t total_ns = 0, count = 0;
+};
+
+struct RankView {
+  int64_t rank = -1, pid = 0, device = 0;
+  std::string hostname, device_name;
+  int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, compute_ns = 0;
+  int64_t kernel_time_ns = 0, kernel_count = 0;
+  std::vector<std::pair<std::string, int64_t>> categories;  // schema order, time_ns
+  std::vector<std::pair<std::string, int64_t>> subcategories;
+  std::vector<KernelRow> top_kernels;
+  int64_t other_kernels_ns = 0, other_kernels_distinct = 0;
+  std::vector<std::pair<std::string, int64_t>> idle_causes;  // cause, total_ns
+  struct SyncWait {
+    std::string type, waited_on;
+    int64_t count = 0, total_ns = 0, max_ns = 0;
+  };
+  std::vector<SyncWait> sync_waits;
+  std::vector<std::pair<std::string, int64_t>> data_quality;  // non-zero counters only
+  int64_t timeline_bin_ns = 0, timeline_origin_ns = 0;
+  std::vector<int64_t> timeline_busy_ns;
+  std::vector<std::map<std::string, int64_t>> timeline_category_ns;
+};
+
+struct FindingView {
+  std::string id, severity, summary;
+  double confidence = 0, score = 0;
+  int64_t rank = -1;
+  std::vector<std::string> evidence;  // "busy_pct=45.9%"
+  std::vector<std::string> fixes;
+};
+
+struct GpuView {
+  int64_t index = 0;
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> metrics;  // name -> "mean 33 (20..50) %"
+  std::vector<std::string> throttle;                         // "sw_power_cap 50%"
+  int64_t xid_count = 0;
+};
+
+struct StageView {
+  std::string stage;
+  int64_t count = 0;
+  double p50_ms = 0, p90_ms = 0, p99_ms = 0;
+};
+
+struct ReportView {
+  std::string from_utc, to_utc;  // empty for traces
+  bool open_ended = false;
+  int64_t windows = 0;
+  std::vector<std::string> inputs;  // trace paths (traces only)
+  std::vector<RankView> ranks;      // after the host filter
+  std::vector<std::string> all_hosts;
+  std::vector<FindingView> findings;
+  std::vector<GpuView> gpus;
+  std::string gpu_unavailable;
+  bool has_engine = false;
+  std::string engine, backend;
+  std::vector<std::string> models;
+  std::vector<std::pair<std::string, double>> engine_derived;  // rates, percentiles (seconds)
+  std::vector<std::pair<std::string, double>> engine_gauges;   // means
+  bool has_requests = false;
+  int64_t requests = 0, prompt_tokens = 0, completion_tokens = 0;
+  std::vector<StageView> request_stages;
+  std::vector<std::pair<std::string, int64_t>> request_models;
+  std::vector<std::pair<std::string, int64_t>> span_drops;  // non-zero dropped_*/rejected counters
+
+  // Sums over the kept ranks.
+  int64_t span_ns() const;  // longest rank span
+  int64_t busy_ns() const, idle_ns() const, compute_ns() const, kernel_time_ns() const;
+  // Kernels merged by name across ranks, heaviest first; ties by name.
+  std::vector<KernelRow> MergedKernels() const;
+  // A per-key sum over ranks of one of the (key, ns) lists, heaviest first, zeros dropped.
+  std::vector<std::pair<std::string, int64_t>> Sum(
+      std::vector<std::pair<std::string, int64_t>> RankView::*list) const;
+};
+
+// Parses `json`. `host` non-empty keeps only that host's ranks (kNotFound naming the hosts there
+// are when none matches); `engine` non-empty drops an engine section of another engine.
+base::StatusOr<ReportView> ParseReport(std::string_view json, const std::string& host,
+                                       const std::string& engine);
+
+// "1.23 s", "45.6 ms", "789 us", "12 ns".
+std::string FormatNs(int64_t ns);
+// `part` of `whole` in percent with one decimal ("12.3%"); "0.0%" when whole is 0.
+std::string Share(int64_t part, int64_t whole);
+
+}  // namespace inferscope::context
