@@ -35,9 +35,8 @@
 #include "src/agent/agent.h"
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"
-#include "src/aggregate/aggregator.h"
+#include "src/agent/store/test_window_templates.h"
 #include "src/base/time_point.h"
-#include "src/import/trace_importer.h"
 #include "src/model/taxonomy.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
@@ -85,45 +84,14 @@ bool ParseDuration(const std::string& s, int64_t* ns) {
   return false;
 }
 
-// One device's worth of profile per template: the example trace's per-process windows.
+// One device's worth of profile per template: the example trace's per-process windows, the
+// timeline tiled to the 100 bins of a whole busy window (the trace is seconds long).
 std::vector<model::ProcessProfile> Templates() {
-  std::vector<model::ProcessProfile> out;
-  for (const char* rank : {"rank0", "rank1"}) {
-    const std::string path =
-        std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode/" + rank + ".json.gz";
-    model::NameTable names;
-    model::KernelClassifier classifier;
-    aggregate::AggregatorOptions options;
-    options.window_ns = kWindowNs;
-    std::vector<model::ProfileWindow> windows;
-    aggregate::Aggregator aggregator(options, &names, &classifier,
-                                     [&](model::ProfileWindow&& w) { windows.push_back(w); });
-    auto stats = import::ImportTrace(path, &names, &aggregator);
-    if (!stats.ok()) {
-      std::fprintf(stderr, "%s: %s\n", path.c_str(), stats.status().message().c_str());
-      std::exit(1);
-    }
-    aggregator.Finish();
-    for (const model::ProfileWindow& w : windows)
-      for (model::ProcessProfile p : w.processes) {
-        if (p.devices.empty()) continue;
-        p.devices.resize(1);
-        model::DeviceProfile& d = p.devices[0];
-        model::Timeline& t = d.timeline;
-        // The trace is seconds long: tile the timeline to the 100 bins of a whole busy window.
-        const size_t real = t.busy_ns.size();
-        for (size_t i = real; real > 0 && i < 100; ++i) {
-          t.busy_ns.push_back(t.busy_ns[i % real]);
-          t.category_ns.push_back(t.category_ns[i % real]);
-        }
-        // Re-stamped later relative to the window start.
-        d.first_start_ns -= w.start_ns;
-        d.last_end_ns -= w.start_ns;
-        t.origin_ns -= w.start_ns;
-        out.push_back(std::move(p));
-      }
-  }
-  return out;
+  const std::string dir = std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode/";
+  testing::TemplateOptions options;
+  options.window_ns = kWindowNs;
+  options.tile_to_bins = 100;
+  return testing::WindowTemplates({dir + "rank0.json.gz", dir + "rank1.json.gz"}, options);
 }
 
 model::ProfileWindow StampWindow(const model::ProcessProfile& tmpl, uint32_t gpu, int64_t start_ns,
@@ -163,14 +131,8 @@ int Fill(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollup
   }
   std::vector<int64_t> ids;
   for (int g = 0; g < gpus; ++g) {
-    wire::Hello h;
-    h.pid = 10'000 + static_cast<uint32_t>(g);
-    h.rank = g;
-    h.local_rank = g;
-    h.world_size = gpus;
-    h.hostname = "bench-node";
-    h.tool_version = "bench";
-    h.process_start_unix_ns = end_ns - days * 86400 * kSec - kSec;
+    const wire::Hello h =
+        testing::FixtureHello(g, gpus, "bench-node", end_ns - days * 86400 * kSec - kSec);
     auto id = (*store)->UpsertProcess(h, h.process_start_unix_ns);
     if (!id.ok()) return 1;
     ids.push_back(*id);
@@ -291,14 +253,8 @@ int FillThroughAgent(const std::string& dir, int gpus, int days, int64_t end_ns,
       std::fprintf(stderr, "cannot connect to %s\n", agent.socket_path().c_str());
       return 1;
     }
-    wire::Hello h;
-    h.pid = 10'000 + static_cast<uint32_t>(g);
-    h.rank = g;
-    h.local_rank = g;
-    h.world_size = gpus;
-    h.hostname = "bench-node";
-    h.tool_version = "bench";
-    h.process_start_unix_ns = end_ns - days * 86400 * kSec - kSec;
+    const wire::Hello h =
+        testing::FixtureHello(g, gpus, "bench-node", end_ns - days * 86400 * kSec - kSec);
     std::string payload, frame;
     wire::EncodeHello(h, &payload);
     if (!wire::FrameWriter::Append(wire::FrameType::kHello, payload, &frame).ok() ||

@@ -16,9 +16,8 @@
 #include <vector>
 
 #include "src/agent/store/sqlite_store.h"
-#include "src/aggregate/aggregator.h"
+#include "src/agent/store/test_window_templates.h"
 #include "src/base/time_point.h"
-#include "src/import/trace_importer.h"
 #include "src/model/taxonomy.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
@@ -28,38 +27,6 @@ namespace {
 
 constexpr int64_t kSec = 1'000'000'000;
 constexpr int64_t kWindowNs = 10 * kSec;
-
-// The first 10 s window of each trace's first process, times made relative to the window start.
-std::vector<model::ProcessProfile> Templates(const std::vector<std::string>& paths) {
-  std::vector<model::ProcessProfile> out;
-  for (const std::string& path : paths) {
-    model::NameTable names;
-    model::KernelClassifier classifier;
-    aggregate::AggregatorOptions options;
-    options.window_ns = kWindowNs;
-    std::vector<model::ProfileWindow> windows;
-    aggregate::Aggregator aggregator(options, &names, &classifier,
-                                     [&](model::ProfileWindow&& w) { windows.push_back(w); });
-    auto stats = import::ImportTrace(path, &names, &aggregator);
-    if (!stats.ok()) {
-      std::fprintf(stderr, "%s: %s\n", path.c_str(), stats.status().message().c_str());
-      std::exit(1);
-    }
-    aggregator.Finish();
-    for (const model::ProfileWindow& w : windows)
-      for (model::ProcessProfile p : w.processes) {
-        if (p.devices.empty()) continue;
-        p.devices.resize(1);
-        model::DeviceProfile& d = p.devices[0];
-        d.first_start_ns -= w.start_ns;
-        d.last_end_ns -= w.start_ns;
-        d.timeline.origin_ns -= w.start_ns;
-        out.push_back(std::move(p));
-        break;
-      }
-  }
-  return out;
-}
 
 int Main(int argc, char** argv) {
   std::string dir;
@@ -87,10 +54,12 @@ int Main(int argc, char** argv) {
   const bool regression = !baseline.empty() && !candidate.empty();
   // GPU g uses template g; with a regression pair, templates 0/1 are the baseline and the
   // candidate, for both GPUs.
-  const std::vector<model::ProcessProfile> templates =
-      regression ? Templates(std::vector<std::string>{baseline, candidate})
-                 : Templates(std::vector<std::string>{example + "rank0.json.gz",
-                                                      example + "rank1.json.gz"});
+  agent::testing::TemplateOptions first_only;
+  first_only.first_process_only = true;
+  const std::vector<model::ProcessProfile> templates = agent::testing::WindowTemplates(
+      regression ? std::vector<std::string>{baseline, candidate}
+                 : std::vector<std::string>{example + "rank0.json.gz", example + "rank1.json.gz"},
+      first_only);
   if (templates.size() < 2) {
     std::fprintf(stderr, "the example trace gave no windows\n");
     return 1;
