@@ -31,13 +31,6 @@ CollectorStatus FromHealthLine(const std::string& line) {
   return s;
 }
 
-template <typename Window>
-std::string ToJson(const Window& window) {
-  base::JsonWriter w;
-  window.WriteJson(w);
-  return w.str();
-}
-
 }  // namespace
 
 Telemetry::Telemetry(TelemetryOptions options, WindowCallback on_window)
@@ -124,13 +117,16 @@ void Telemetry::ScrapeLoop() {
 void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_until_ns) {
   TelemetryWindow out;
   const int64_t now = UnixNowNs();
-  auto record = [&](const char* kind, int64_t start, int64_t end, std::string json) {
-    out.records.push_back(TelemetryRecord{kind, start, end, now, std::move(json)});
+  // Each kind's record under its registered record kind, as its TelemetryData writes it.
+  auto record = [&](const auto& kind, int64_t start, int64_t end, const auto& window) {
+    base::JsonWriter w;
+    window.WriteJson(w);
+    out.records.push_back(TelemetryRecord{kind.record_kind(), start, end, now, w.str()});
   };
   if (gpu_ && gpu_->enabled()) {
     auto g = std::make_unique<GpuMetricsWindow>(gpu_->TakeWindow(start_ns, end_ns));
     if (!g->devices.empty()) {
-      record(TelemetryRecord::kGpu, start_ns, end_ns, ToJson(*g));
+      record(GpuMetricsKind(), start_ns, end_ns, *g);
       std::lock_guard<std::mutex> lock(status_mu_);
       last_devices_ = g->devices;
       out.gpu = std::move(g);
@@ -139,7 +135,7 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_unti
   if (engine_) {
     auto e = std::make_unique<scrape::EngineMetricsWindow>(engine_->TakeWindow(start_ns, end_ns));
     if (e->scrapes > 0) {
-      record(TelemetryRecord::kEngine, start_ns, end_ns, ToJson(*e));
+      record(scrape::EngineMetricsKind(), start_ns, end_ns, *e);
       std::lock_guard<std::mutex> lock(status_mu_);
       last_engine_ = e->engine;
       out.engine = std::move(e);
@@ -160,7 +156,7 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_unti
         if (on_window_) on_window_(std::move(out));
         out = TelemetryWindow();
       }
-      record(TelemetryRecord::kSpans, spans_taken_end_, span_end, s->ToJson());
+      record(otlp::SpanKind(), spans_taken_end_, span_end, *s);
       out.spans = std::move(s);
     }
     spans_taken_end_ = span_end;

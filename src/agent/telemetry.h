@@ -67,7 +67,7 @@ struct TelemetryStatus {
 // window lags the others by the grace period: its record carries its own bounds.
 struct TelemetryWindow {
   std::vector<TelemetryRecord>
-      records;  // TelemetryRecord::kGpu/kEngine/kSpans; empty ones left out
+      records;  // one per kind with data, under its record_kind(); empty ones left out
   std::unique_ptr<GpuMetricsWindow> gpu;
   std::unique_ptr<scrape::EngineMetricsWindow> engine;
   std::unique_ptr<otlp::SpanWindow> spans;
