@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/otlp/span_window.h"
@@ -60,6 +61,9 @@ struct ProcessSeries {
 
   void AddCounters(const ProcessSeries& other);
 };
+// Writes families in the Prometheus text format (defined in metrics_exporter.cc).
+class Exposition;
+
 struct StageSummary {
   uint64_t count = 0;  // cumulative over windows
   double sum_s = 0;
@@ -102,6 +106,7 @@ class MetricsExporter {
   using DeviceSeries = metrics_internal::DeviceSeries;
   using ProcessSeries = metrics_internal::ProcessSeries;
   using StageSummary = metrics_internal::StageSummary;
+  using Exposition = metrics_internal::Exposition;
   // Sorted by host, rank, pid so the output is stable.
   using ProcessKey = std::tuple<std::string, int32_t, uint32_t>;
 
@@ -110,6 +115,14 @@ class MetricsExporter {
   void AccumulateGpu(const GpuMetricsWindow& gpu);
   void AccumulateEngine(const EngineMetricsWindow& engine);
   void AccumulateSpans(const SpanWindow& spans);
+  // Render's parts, one per group of families (mu_ held), in output order.
+  void RenderDeviceSeries(const std::vector<const ProcessSeries*>& all, Exposition& e) const;
+  void RenderProcessSeries(const std::vector<const ProcessSeries*>& all, Exposition& e) const;
+  void RenderGpuTelemetry(Exposition& e) const;
+  void RenderEngineTelemetry(Exposition& e) const;
+  void RenderSpanTelemetry(Exposition& e) const;
+  void RenderStageLatency(Exposition& e) const;
+  void RenderAgent(const AgentCounters& self, Exposition& e) const;
 
   const MetricsExporterOptions options_;
   mutable std::mutex mu_;
