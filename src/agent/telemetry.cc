@@ -1,10 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agent/telemetry.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "src/agent/nvml/gpu_sampler.h"
 #include "src/agent/scrape/engine_metrics_collector.h"
+#include "src/agent/telemetry_kinds.h"
 #include "src/base/json_writer.h"
 #include "src/base/time_point.h"
 
@@ -44,6 +46,8 @@ Telemetry::Telemetry(TelemetryOptions options, WindowCallback on_window)
     o.clock = &UnixNowNs;  // stamp each scrape when its answer arrives
     engine_ = std::make_unique<scrape::EngineMetricsCollector>(o);
   }
+  for (const collector::TelemetryKind* kind : TelemetryKinds().kinds())
+    if (auto c = kind->NewCollector()) collectors_.push_back(std::move(c));
 }
 
 Telemetry::~Telemetry() { Stop(); }
@@ -51,6 +55,7 @@ Telemetry::~Telemetry() { Stop(); }
 void Telemetry::Start() {
   sample_thread_ = std::thread([this] { SampleLoop(); });
   if (engine_) scrape_thread_ = std::thread([this] { ScrapeLoop(); });
+  if (!collectors_.empty()) collect_thread_ = std::thread([this] { CollectLoop(); });
 }
 
 void Telemetry::Stop() {
@@ -61,6 +66,7 @@ void Telemetry::Stop() {
   }
   wake_.notify_all();
   if (scrape_thread_.joinable()) scrape_thread_.join();
+  if (collect_thread_.joinable()) collect_thread_.join();
   if (sample_thread_.joinable()) sample_thread_.join();
 }
 
@@ -114,6 +120,25 @@ void Telemetry::ScrapeLoop() {
   }
 }
 
+void Telemetry::CollectLoop() {
+  std::vector<int64_t> next_poll(collectors_.size(), 0);
+  while (true) {
+    const int64_t now = UnixNowNs();
+    int64_t until = now + 1'000'000'000;
+    for (size_t i = 0; i < collectors_.size(); ++i) {
+      if (now >= next_poll[i]) {
+        collectors_[i]->Poll(now);
+        next_poll[i] = now + std::max<int64_t>(collectors_[i]->poll_interval_ns(), 1'000'000);
+      }
+      until = std::min(until, next_poll[i]);
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wake_.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(until - now, 1'000'000)),
+                       [this] { return stop_; }))
+      return;
+  }
+}
+
 void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_until_ns) {
   TelemetryWindow out;
   const int64_t now = UnixNowNs();
@@ -140,6 +165,13 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_unti
       last_engine_ = e->engine;
       out.engine = std::move(e);
     }
+  }
+  for (const auto& c : collectors_) {
+    std::unique_ptr<collector::TelemetryData> d = c->TakeWindow(start_ns, end_ns);
+    if (!d) continue;
+    out.records.push_back(
+        TelemetryRecord{d->kind().record_kind(), start_ns, end_ns, now, d->ToJson()});
+    out.others.Merge(std::move(d));
   }
   // Span windows on the same grid, each taken once its grace period is over. Normally one per
   // call; several at shutdown (or after the machine slept), each emitted on its own so /metrics

@@ -8,8 +8,13 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "src/agent/nvml/gpu_metrics_window.h"
@@ -17,6 +22,7 @@
 #include "src/agent/range_query.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/agent/telemetry.h"
 #include "tests/temp_dir.h"
 
 namespace inferscope::agent {
@@ -59,10 +65,35 @@ void RenderWidgets(const WidgetWindow& w, std::string* out) {
   *out += "largest batch: " + std::to_string(w.largest_batch) + "\n";
 }
 
+const collector::WindowKind<WidgetWindow>& WidgetKind();
+
+// Its collector: one widget per poll, every 10 ms.
+class WidgetCollector : public collector::Collector {
+ public:
+  int64_t poll_interval_ns() const override { return 10'000'000; }
+  void Poll(int64_t) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++window_.widgets;
+    window_.largest_batch = 1;
+  }
+  std::unique_ptr<collector::TelemetryData> TakeWindow(int64_t, int64_t) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (window_.widgets == 0) return nullptr;
+    return WidgetKind().Wrap(std::exchange(window_, WidgetWindow()));
+  }
+
+ private:
+  std::mutex mu_;
+  WidgetWindow window_;
+};
+
 // Its one registration.
 const collector::WindowKind<WidgetWindow>& WidgetKind() {
   static const auto* kind = new collector::WindowKind<WidgetWindow>(
-      "widgets", "widgets", "Widgets (test collector)", &RenderWidgets);
+      "widgets", "widgets", "Widgets (test collector)", &RenderWidgets,
+      []() -> std::unique_ptr<collector::Collector> {
+        return std::make_unique<WidgetCollector>();
+      });
   return *kind;
 }
 
@@ -164,6 +195,58 @@ TEST_F(WidgetKindTest, FlowsFromStoreThroughRangeQueryToReport) {
     EXPECT_NE(text.find("widgets: 7"), std::string::npos) << text;
     EXPECT_NE(text.find("largest batch: 2"), std::string::npos) << text;
   }
+}
+
+// The whole path: the agent's telemetry runs the kind's collector and stores its windows; the
+// range query and the report find them.
+TEST_F(WidgetKindTest, ItsCollectorRunsWithTheAgentsTelemetry) {
+  TelemetryOptions options;
+  options.window_ns = 100'000'000;
+  options.nvml = options.scrape = options.otlp = false;
+  std::mutex mu;
+  std::vector<TelemetryRecord> records;
+  int64_t widgets_emitted = 0;
+  Telemetry telemetry(options, [&](TelemetryWindow&& w) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (TelemetryRecord& r : w.records) records.push_back(std::move(r));
+    if (const WidgetWindow* x = w.others.Get<WidgetWindow>()) widgets_emitted += x->widgets;
+  });
+  telemetry.Start();
+  for (int i = 0; i < 250; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (records.size() >= 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  telemetry.Stop();
+  ASSERT_GE(records.size(), 2u);
+  EXPECT_GT(widgets_emitted, 0);
+
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  RangeQuery query;
+  query.from_ns = records.front().start_ns;
+  query.to_ns = records.back().end_ns;
+  query.now_ns = query.to_ns;
+  for (const TelemetryRecord& r : records) {
+    EXPECT_EQ(r.kind, "widgets");
+    ASSERT_TRUE((*store)->AppendTelemetry(r).ok());
+  }
+  auto profile = QueryRangeProfile(**store, query, "store:" + dir.path());
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const WidgetWindow* merged = profile->telemetry.Get<WidgetWindow>();
+  ASSERT_NE(merged, nullptr);
+  EXPECT_EQ(merged->widgets, widgets_emitted);
+  EXPECT_EQ(profile->telemetry_windows, records.size());
+  const std::string json = RenderRangeReport(*profile, report::ReportFormat::kJson);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
+  int64_t reported = 0;
+  ASSERT_EQ(doc["widgets"]["widgets"].get(reported), simdjson::SUCCESS) << json;
+  EXPECT_EQ(reported, widgets_emitted);
 }
 
 TEST(TelemetrySetTest, MergesPerKindAndCopiesDeep) {

@@ -20,6 +20,7 @@
 namespace inferscope::agent::collector {
 
 class TelemetryKind;
+class Collector;
 
 // One window (or a merged range) of one kind's telemetry.
 class TelemetryData {
@@ -59,8 +60,27 @@ class TelemetryKind {
   // Parses what TelemetryData::WriteJson wrote; an error for anything else.
   virtual base::StatusOr<std::unique_ptr<TelemetryData>> FromJson(std::string_view json) const = 0;
 
+  // The agent's collector of this kind, started with the agent's telemetry (Telemetry polls it on
+  // its own thread and takes a window whenever the others close one). Null (the default) when
+  // the kind has no generic collector: the built-in three are driven by Telemetry itself, since
+  // each keeps its own clock (NVML sampling, scrape intervals, the span grace period).
+  virtual std::unique_ptr<Collector> NewCollector() const { return nullptr; }
+
  private:
   const std::string record_kind_, report_key_, title_;
+};
+
+// Collects one kind on the agent. Poll runs on the collector thread, TakeWindow on the thread that
+// closes windows: an implementation guards what both touch.
+class Collector {
+ public:
+  virtual ~Collector() = default;
+  // How often Poll runs.
+  virtual int64_t poll_interval_ns() const { return 1'000'000'000; }
+  // Samples whatever the collector watches; `now_ns` is Unix time.
+  virtual void Poll(int64_t now_ns) = 0;
+  // What was collected in [start_ns, end_ns), or null when there is nothing worth storing.
+  virtual std::unique_ptr<TelemetryData> TakeWindow(int64_t start_ns, int64_t end_ns) = 0;
 };
 
 // Adapts a window type with `void Merge(const W&)`, `void WriteJson(base::JsonWriter&) const`
@@ -94,10 +114,12 @@ template <typename W>
 class WindowKind final : public TelemetryKind {
  public:
   using RenderFn = void (*)(const W&, std::string*);
+  using CollectorFn = std::unique_ptr<Collector> (*)();
   WindowKind(std::string record_kind_name, std::string json_key, std::string section_title,
-             RenderFn render_fn)
+             RenderFn render_fn, CollectorFn collector_fn = nullptr)
       : TelemetryKind(std::move(record_kind_name), std::move(json_key), std::move(section_title)),
-        render_(render_fn) {}
+        render_(render_fn),
+        collector_(collector_fn) {}
 
   base::StatusOr<std::unique_ptr<TelemetryData>> FromJson(std::string_view json) const override {
     base::StatusOr<W> w = W::FromJson(json);
@@ -108,9 +130,13 @@ class WindowKind final : public TelemetryKind {
     return std::make_unique<WindowData<W>>(*this, std::move(window));
   }
   RenderFn render() const { return render_; }
+  std::unique_ptr<Collector> NewCollector() const override {
+    return collector_ ? collector_() : nullptr;
+  }
 
  private:
   RenderFn render_;
+  CollectorFn collector_;
 };
 
 // Telemetry of several kinds for one window or range: at most one TelemetryData per kind.
