@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/agent/http/metrics_exporter.h"
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/otlp/span_window.h"
 #include "src/agent/range_query.h"
@@ -65,6 +66,12 @@ void RenderWidgets(const WidgetWindow& w, std::string* out) {
   *out += "largest batch: " + std::to_string(w.largest_batch) + "\n";
 }
 
+// Its /metrics series: the latest window's count.
+void WidgetMetrics(const WidgetWindow& w, collector::MetricsSink& sink) {
+  sink.Family("inferscope_widgets", "gauge", "Widgets counted in the latest window.");
+  sink.Sample({}, static_cast<double>(w.widgets));
+}
+
 const collector::WindowKind<WidgetWindow>& WidgetKind();
 
 // Its collector: one widget per poll, every 10 ms.
@@ -91,9 +98,8 @@ class WidgetCollector : public collector::Collector {
 const collector::WindowKind<WidgetWindow>& WidgetKind() {
   static const auto* kind = new collector::WindowKind<WidgetWindow>(
       "widgets", "widgets", "Widgets (test collector)", &RenderWidgets,
-      []() -> std::unique_ptr<collector::Collector> {
-        return std::make_unique<WidgetCollector>();
-      });
+      []() -> std::unique_ptr<collector::Collector> { return std::make_unique<WidgetCollector>(); },
+      &WidgetMetrics);
   return *kind;
 }
 
@@ -247,6 +253,22 @@ TEST_F(WidgetKindTest, ItsCollectorRunsWithTheAgentsTelemetry) {
   int64_t reported = 0;
   ASSERT_EQ(doc["widgets"]["widgets"].get(reported), simdjson::SUCCESS) << json;
   EXPECT_EQ(reported, widgets_emitted);
+}
+
+TEST_F(WidgetKindTest, ItsSeriesAreOnMetrics) {
+  MetricsExporter metrics;
+  collector::TelemetrySet latest;
+  latest.Merge(WidgetKind().Wrap({.widgets = 5, .largest_batch = 2}));
+  metrics.OnTelemetry(nullptr, nullptr, nullptr, &latest);
+  const std::string out = metrics.Render({});
+  EXPECT_NE(out.find("# HELP inferscope_widgets Widgets counted in the latest window.\n"
+                     "# TYPE inferscope_widgets gauge\n"
+                     "inferscope_widgets 5\n"),
+            std::string::npos)
+      << out;
+  // A window without widgets: the gauge goes.
+  metrics.OnTelemetry(nullptr, nullptr, nullptr, nullptr);
+  EXPECT_EQ(metrics.Render({}).find("inferscope_widgets"), std::string::npos);
 }
 
 TEST(TelemetrySetTest, MergesPerKindAndCopiesDeep) {

@@ -8,6 +8,7 @@
 // these and iterate the registry (TelemetryRegistry), so a new collector brings its own folder
 // and one registration line (AGENTS.md, "Adding a collector").
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +23,18 @@ namespace inferscope::agent::collector {
 class TelemetryKind;
 class Collector;
 
+using MetricLabels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+
+// Where a kind writes its Prometheus families (/metrics, Prometheus text format 0.0.4).
+class MetricsSink {
+ public:
+  virtual ~MetricsSink() = default;
+  // Starts a family; its HELP/TYPE header is written with its first sample.
+  virtual void Family(std::string_view name, std::string_view type, std::string_view help) = 0;
+  // `suffix` extends the family name (summaries: "_sum", "_count").
+  virtual void Sample(MetricLabels labels, double value, std::string_view suffix = {}) = 0;
+};
+
 // One window (or a merged range) of one kind's telemetry.
 class TelemetryData {
  public:
@@ -34,6 +47,8 @@ class TelemetryData {
   // The report's text section body, newline-terminated lines of at most 100 columns.
   virtual void RenderText(std::string* out) const = 0;
   virtual std::unique_ptr<TelemetryData> Clone() const = 0;
+  // The latest window's series on /metrics (gauges; `inferscope_<kind>_...`). None by default.
+  virtual void WriteMetrics(MetricsSink& /*sink*/) const {}
 
   std::string ToJson() const;
 };
@@ -99,6 +114,9 @@ class WindowData final : public TelemetryData {
   }
   void WriteJson(base::JsonWriter& w) const override { window_.WriteJson(w); }
   void RenderText(std::string* out) const override { kind_.render()(window_, out); }
+  void WriteMetrics(MetricsSink& sink) const override {
+    if (kind_.metrics()) kind_.metrics()(window_, sink);
+  }
   std::unique_ptr<TelemetryData> Clone() const override {
     return std::make_unique<WindowData<W>>(kind_, window_);
   }
@@ -115,11 +133,15 @@ class WindowKind final : public TelemetryKind {
  public:
   using RenderFn = void (*)(const W&, std::string*);
   using CollectorFn = std::unique_ptr<Collector> (*)();
+  using MetricsFn = void (*)(const W&, MetricsSink&);
+  // `collector_fn`: the kind's generic collector (NewCollector); `metrics_fn`: its /metrics
+  // series (TelemetryData::WriteMetrics). Either may be null.
   WindowKind(std::string record_kind_name, std::string json_key, std::string section_title,
-             RenderFn render_fn, CollectorFn collector_fn = nullptr)
+             RenderFn render_fn, CollectorFn collector_fn = nullptr, MetricsFn metrics_fn = nullptr)
       : TelemetryKind(std::move(record_kind_name), std::move(json_key), std::move(section_title)),
         render_(render_fn),
-        collector_(collector_fn) {}
+        collector_(collector_fn),
+        metrics_(metrics_fn) {}
 
   base::StatusOr<std::unique_ptr<TelemetryData>> FromJson(std::string_view json) const override {
     base::StatusOr<W> w = W::FromJson(json);
@@ -130,6 +152,7 @@ class WindowKind final : public TelemetryKind {
     return std::make_unique<WindowData<W>>(*this, std::move(window));
   }
   RenderFn render() const { return render_; }
+  MetricsFn metrics() const { return metrics_; }
   std::unique_ptr<Collector> NewCollector() const override {
     return collector_ ? collector_() : nullptr;
   }
@@ -137,6 +160,7 @@ class WindowKind final : public TelemetryKind {
  private:
   RenderFn render_;
   CollectorFn collector_;
+  MetricsFn metrics_;
 };
 
 // Telemetry of several kinds for one window or range: at most one TelemetryData per kind.

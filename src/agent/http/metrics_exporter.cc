@@ -9,6 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include "src/agent/telemetry_kinds.h"
+
 namespace inferscope::agent {
 namespace {
 
@@ -20,7 +22,7 @@ constexpr const char* kQuantileLabels[] = {"0.5", "0.9", "0.99"};
 
 double Seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+using Labels = collector::MetricLabels;
 
 // How a GPU telemetry metric becomes a gauge: family name, factor from the NVML unit to the base
 // unit, and an optional extra label (PCIe/NVLink direction).
@@ -82,11 +84,11 @@ constexpr const char* kEngineGaugeFamilies[scrape::kGaugeSignalCount][2] = {
 
 // Writes families in the text format. A family's HELP/TYPE header is written with its first
 // sample, so families without samples leave no trace.
-class metrics_internal::Exposition {
+class metrics_internal::Exposition : public collector::MetricsSink {
  public:
   explicit Exposition(std::string* out) : out_(out) {}
 
-  void Family(std::string_view name, std::string_view type, std::string_view help) {
+  void Family(std::string_view name, std::string_view type, std::string_view help) override {
     name_ = name;
     type_ = type;
     help_ = help;
@@ -94,7 +96,7 @@ class metrics_internal::Exposition {
   }
 
   // `suffix` extends the family name (summaries: "_sum", "_count").
-  void Sample(Labels labels, double value, std::string_view suffix = {}) {
+  void Sample(Labels labels, double value, std::string_view suffix = {}) override {
     if (!header_written_) {
       out_->append("# HELP ").append(name_).append(" ").append(help_).append("\n");
       out_->append("# TYPE ").append(name_).append(" ").append(type_).append("\n");
@@ -325,8 +327,9 @@ void MetricsExporter::AccumulateSpans(const SpanWindow& spans) {
 }
 
 void MetricsExporter::OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetricsWindow* engine,
-                                  const SpanWindow* spans) {
+                                  const SpanWindow* spans, const collector::TelemetrySet* others) {
   std::lock_guard<std::mutex> lock(mu_);
+  others_ = others ? *others : collector::TelemetrySet();
   if (gpu && gpu->end_unix_ns > gpu_counted_end_ns_) {
     AccumulateGpu(*gpu);
     gpu_counted_end_ns_ = gpu->end_unix_ns;
@@ -376,6 +379,7 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
   RenderGpuTelemetry(e);
   RenderEngineTelemetry(e);
   RenderSpanTelemetry(e);
+  RenderOtherTelemetry(e);
   RenderStageLatency(e);
   RenderAgent(self, e);
   return out;
@@ -607,6 +611,12 @@ void MetricsExporter::RenderSpanTelemetry(Exposition& e) const {
              "OTLP exports refused (malformed, too large, unsupported type).");
     e.Sample({}, static_cast<double>(span_counters_.requests_rejected));
   }
+}
+
+// The registered kinds' own series (TelemetryData::WriteMetrics), in registry order.
+void MetricsExporter::RenderOtherTelemetry(Exposition& e) const {
+  for (const collector::TelemetryKind* kind : TelemetryKinds().kinds())
+    if (const collector::TelemetryData* d = others_.Find(*kind)) d->WriteMetrics(e);
 }
 
 // Stage latency: one summary family for spans and engine, quantiles from the latest window, sum

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "src/agent/collector/telemetry_kind.h"
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/otlp/span_window.h"
 #include "src/agent/scrape/engine_window.h"
@@ -87,8 +88,10 @@ class MetricsExporter {
   // Telemetry of the latest closed window; any pointer may be null (collector off: its gauges go,
   // its counters stay). Counters and summary sums grow once per window (by end time), so passing
   // the same window twice does not count it twice.
+  // `others`: the windows of registered kinds' generic collectors (TelemetryWindow::others); their
+  // series (TelemetryData::WriteMetrics) follow the latest window.
   void OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetricsWindow* engine,
-                   const SpanWindow* spans);
+                   const SpanWindow* spans, const collector::TelemetrySet* others = nullptr);
   // Forgets the gauges of a process that ended (counters stay, as Prometheus expects).
   void OnProcessEnd(const wire::Hello& process);
 
@@ -121,6 +124,7 @@ class MetricsExporter {
   void RenderGpuTelemetry(Exposition& e) const;
   void RenderEngineTelemetry(Exposition& e) const;
   void RenderSpanTelemetry(Exposition& e) const;
+  void RenderOtherTelemetry(Exposition& e) const;
   void RenderStageLatency(Exposition& e) const;
   void RenderAgent(const AgentCounters& self, Exposition& e) const;
 
@@ -150,6 +154,8 @@ class MetricsExporter {
   uint64_t span_requests_ = 0, span_prompt_tokens_ = 0, span_completion_tokens_ = 0;
   otlp::SpanCounters span_counters_;
   std::array<std::optional<StageSummary>, otlp::kStageCount> span_stages_;
+
+  collector::TelemetrySet others_;  // the latest window of the registered kinds' collectors
 };
 
 // Prometheus number formatting: integers exactly, other values in the shortest form that reads
