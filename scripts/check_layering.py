@@ -39,6 +39,8 @@ LAYERS = [
     ("inject", 4, ["src/inject/"]),
     ("report", 5, ["src/report/"]),
     ("pipeline", 6, ["src/pipeline/"]),
+    # The one interface every kind of host telemetry implements (below its sources).
+    ("agent_collector", 6, ["src/agent/collector/"]),
     # The one HTTP client (the scraper's fetches, `status`, `run`).
     ("agent_net", 7, ["src/agent/net/"]),
     # The agent's parts: the store and the host telemetry sources, and agent.json.
@@ -47,7 +49,8 @@ LAYERS = [
     ("agent_scrape", 8, ["src/agent/scrape/"]),
     ("agent_otlp", 8, ["src/agent/otlp/"]),
     ("agent_endpoints", 8, ["src/agent/agent_endpoints"]),
-    # Store range -> analysis -> report, and the per-window telemetry collection.
+    # Store range -> analysis -> report, the per-window telemetry collection, and the registry of
+    # telemetry kinds (src/agent/telemetry_kinds) both iterate.
     ("agent_query", 9, ["src/agent/range_query", "src/agent/telemetry"]),
     ("agent_http", 10, ["src/agent/http/"]),
     # The agent-facing surfaces: the bounded context text and the MCP server (the agent hosts

@@ -165,7 +165,7 @@ base::Status Agent::Start() {
     if (options_.http_port < 0) t.otlp = false;  // no HTTP server to receive spans on
     if (!t.log) t.log = [this](const std::string& line) { Log(line); };
     telemetry_ = std::make_unique<Telemetry>(t, [this](TelemetryWindow&& w) {
-      metrics_.OnTelemetry(w.gpu.get(), w.engine.get(), w.spans.get());
+      metrics_.OnTelemetry(w.gpu.get(), w.engine.get(), w.spans.get(), &w.others);
       WriteItem item;
       item.kind = WriteItem::Kind::kTelemetry;
       item.telemetry = std::move(w.records);

@@ -8,7 +8,11 @@
 #include <set>
 #include <vector>
 
+#include "src/agent/nvml/gpu_metrics_window.h"
+#include "src/agent/otlp/span_window.h"
+#include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/rollups.h"
+#include "src/agent/telemetry_kinds.h"
 #include "src/base/time_point.h"
 #include "src/model/profile_merge.h"
 
@@ -22,23 +26,20 @@ void KeepDevice(uint32_t device, model::ProfileWindow* w) {
   std::erase_if(w->processes, [](const model::ProcessProfile& p) { return p.devices.empty(); });
 }
 
-// Merges every record of `kind` in the range into `out` (created by the first one).
-template <typename Window>
-base::Status MergeTelemetry(SqliteStore& store, const char* kind, const RangeQuery& query,
-                            std::optional<Window>* out, RangeProfile* profile) {
+// Merges every record of `kind` in the range into `out`.
+base::Status MergeTelemetry(SqliteStore& store, const collector::TelemetryKind& kind,
+                            const RangeQuery& query, collector::TelemetrySet* out,
+                            RangeProfile* profile) {
   ASSIGN_OR_RETURN(std::vector<TelemetryRecord> records,
-                   store.QueryTelemetry(kind, query.from_ns, query.to_ns));
+                   store.QueryTelemetry(kind.record_kind(), query.from_ns, query.to_ns));
   for (const TelemetryRecord& r : records) {
-    auto w = Window::FromJson(r.json);
+    auto w = kind.FromJson(r.json);
     if (!w.ok()) {
       ++profile->corrupt_telemetry;
       continue;
     }
     ++profile->telemetry_windows;
-    if (out->has_value())
-      (*out)->Merge(*w);
-    else
-      *out = std::move(w).value();
+    out->Merge(std::move(w).value());
   }
   return base::OkStatus();
 }
@@ -48,8 +49,9 @@ base::Status MergeTelemetry(SqliteStore& store, const char* kind, const RangeQue
 // --device names. Engine metrics and spans are the engine's, host-wide: they stay.
 void FilterGpuMetrics(const RangeQuery& query,
                       const std::map<int64_t, model::ProfileWindow>& merged,
-                      std::optional<GpuMetricsWindow>* gpu) {
-  if (!gpu->has_value() || (!query.pid && !query.rank && !query.device)) return;
+                      collector::TelemetrySet* telemetry) {
+  GpuMetricsWindow* gpu = telemetry->GetMutable<GpuMetricsWindow>();
+  if (!gpu || (!query.pid && !query.rank && !query.device)) return;
   std::set<int64_t> keep;
   if (query.device) {
     keep.insert(*query.device);
@@ -65,9 +67,8 @@ void FilterGpuMetrics(const RangeQuery& query,
       keep = std::move(used);
     }
   }
-  std::erase_if((*gpu)->devices,
-                [&](const GpuDeviceWindow& d) { return keep.count(d.index) == 0; });
-  if ((*gpu)->devices.empty()) gpu->reset();
+  std::erase_if(gpu->devices, [&](const GpuDeviceWindow& d) { return keep.count(d.index) == 0; });
+  if (gpu->devices.empty()) telemetry->Erase<GpuMetricsWindow>();
 }
 
 template <typename Container>
@@ -78,18 +79,6 @@ std::string Join(const Container& values, const char* separator) {
     out += fmt::format("{}", v);
   }
   return out;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
 }
 
 }  // namespace
@@ -211,10 +200,9 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
   if (bin_ns >= RollupBinNs(kRollupTierNs.front()))
     for (auto& [id, w] : merged) TrimTimelines(&w);
   out.processes = merged.size();
-  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kGpu, query, &out.gpu, &out));
-  FilterGpuMetrics(query, merged, &out.gpu);
-  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kEngine, query, &out.engine, &out));
-  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kSpans, query, &out.spans, &out));
+  for (const collector::TelemetryKind* kind : TelemetryKinds().kinds())
+    RETURN_IF_ERROR(MergeTelemetry(store, *kind, query, &out.telemetry, &out));
+  FilterGpuMetrics(query, merged, &out.telemetry);
   // Even without profile windows (telemetry only) the diagnosis has the host signals to go on.
 
   analyze::AnalysisOptions options;
@@ -305,9 +293,10 @@ base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store,
     std::string gpus = s.devices.empty() ? "no GPU" : "GPU " + Join(s.devices, ", ");
     lines.push_back(fmt::format("{}: {}; {} windows, {} kernels", who, gpus, s.windows, s.kernels));
   }
-  std::optional<GpuMetricsWindow> gpu;
+  collector::TelemetrySet telemetry;
   RangeProfile scratch;
-  RETURN_IF_ERROR(MergeTelemetry(store, TelemetryRecord::kGpu, query, &gpu, &scratch));
+  RETURN_IF_ERROR(MergeTelemetry(store, GpuMetricsKind(), query, &telemetry, &scratch));
+  const GpuMetricsWindow* gpu = telemetry.Get<GpuMetricsWindow>();
   if (gpu && !gpu->devices.empty()) {
     std::vector<int32_t> indices;
     for (const GpuDeviceWindow& d : gpu->devices) indices.push_back(d.index);
@@ -318,11 +307,11 @@ base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store,
 
 analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
   analyze::HostSignals h;
-  if (profile.engine) {
+  if (const auto* engine = profile.telemetry.Get<scrape::EngineMetricsWindow>()) {
     using scrape::CounterSignal;
     using scrape::GaugeSignal;
     using scrape::Stage;
-    const scrape::EngineMetricsWindow& e = *profile.engine;
+    const scrape::EngineMetricsWindow& e = *engine;
     auto mean = [&e](Stage s) -> std::optional<double> {
       return e.has_stage(s) ? e.stage(s).KnownMean() : std::nullopt;
     };
@@ -340,10 +329,11 @@ analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
     h.requests_per_s = e.Rate(CounterSignal::kRequestsFinished);
     h.generation_tokens_per_s = e.Rate(CounterSignal::kGenerationTokens);
   }
-  if (profile.spans && profile.spans->requests > 0) {
+  const auto* spans = profile.telemetry.Get<otlp::SpanWindow>();
+  if (spans && spans->requests > 0) {
     // Spans fill what the engine's metrics did not give (they are per request, so exact).
     using otlp::Stage;
-    auto mean = [&s = *profile.spans](Stage st) -> std::optional<double> {
+    auto mean = [&s = *spans](Stage st) -> std::optional<double> {
       const otlp::LatencyHistogram& hist = s.stage(st);
       if (hist.count() == 0) return std::nullopt;
       return static_cast<double>(hist.sum_ns()) / static_cast<double>(hist.count()) / 1e9;
@@ -356,9 +346,9 @@ analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
   }
   if (h.queue_mean_s && h.e2e_mean_s && *h.e2e_mean_s > 0)
     h.queue_share_of_e2e = *h.queue_mean_s / *h.e2e_mean_s;
-  if (profile.gpu) {
+  if (const auto* gpu_window = profile.telemetry.Get<GpuMetricsWindow>()) {
     // The busiest GPU speaks for the range: a saturated device is a bottleneck even if others idle.
-    auto max_mean = [&gpu = *profile.gpu](const char* metric) -> std::optional<double> {
+    auto max_mean = [&gpu = *gpu_window](const char* metric) -> std::optional<double> {
       std::optional<double> best;
       for (const GpuDeviceWindow& d : gpu.devices) {
         auto it = d.metrics.find(metric);
@@ -373,7 +363,7 @@ analyze::HostSignals HostSignalsOf(const RangeProfile& profile) {
     h.gpm_dram_bw_util_pct = max_mean(kGpmDramBwUtilPct);
     h.gpu_util_pct_mean = max_mean(kGpuUtilPct);
     // NVML clock-event reasons and the share of time each was active (the throttling rule).
-    h.slowdown_share = SlowdownShares(*profile.gpu);
+    h.slowdown_share = SlowdownShares(*gpu_window);
   }
   return h;
 }
@@ -398,25 +388,24 @@ std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat 
   extras.input_lines.push_back(fmt::format("range (local, UTC{}): {} to {}",
                                            base::LocalUtcOffset(profile.from_ns), local_from,
                                            to_text(local_from, local_to)));
-  if (profile.gpu) {
-    std::string text;
-    RenderGpuMetricsText(*profile.gpu, &text);
-    extras.sections.push_back({"GPU metrics (NVML, same range)", Lines(text)});
+  // One section per telemetry kind (null in JSON when absent, so the schema is one), then cost.
+  for (const collector::TelemetryKind* kind : TelemetryKinds().kinds()) {
+    const collector::TelemetryData* data = profile.telemetry.Find(*kind);
+    report::ReportExtras::DataSection& s = extras.data.emplace_back();
+    s.key = kind->report_key();
+    s.title = kind->title();
+    s.present = data != nullptr;
+    if (!data) continue;
+    s.write_json = [data](base::JsonWriter& w) { data->WriteJson(w); };
+    s.render_text = [data](std::string* out) { data->RenderText(out); };
   }
-  if (profile.engine) {
-    std::string text;
-    scrape::RenderEngineMetricsText(*profile.engine, &text);
-    extras.sections.push_back({"Engine load and stage latency (Prometheus metrics)", Lines(text)});
-  }
-  if (profile.spans) {
-    std::string text;
-    otlp::RenderSpanText(*profile.spans, &text);
-    extras.sections.push_back({"Requests (OpenTelemetry spans)", Lines(text)});
-  }
+  report::ReportExtras::DataSection& cost = extras.data.emplace_back();
+  cost.key = "cost";
+  cost.title = "Cost";
+  cost.present = profile.cost.has_value();
   if (profile.cost) {
-    std::string text;
-    analyze::RenderCostText(*profile.cost, &text);
-    extras.sections.push_back({"Cost", Lines(text)});
+    cost.write_json = [&c = *profile.cost](base::JsonWriter& w) { analyze::WriteCostJson(c, w); };
+    cost.render_text = [&c = *profile.cost](std::string* out) { analyze::RenderCostText(c, out); };
   }
   extras.json = [&profile](base::JsonWriter& w) {
     w.Key("range").BeginObject();
@@ -431,21 +420,6 @@ std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat 
     w.Key("windows").UInt(profile.windows);
     w.Key("telemetry_windows").UInt(profile.telemetry_windows);
     w.EndObject();
-    auto section = [&w](const char* key, const auto& window) {
-      w.Key(key);
-      if (window)
-        window->WriteJson(w);
-      else
-        w.Null();
-    };
-    section("gpu_metrics", profile.gpu);
-    section("engine", profile.engine);
-    section("requests", profile.spans);
-    w.Key("cost");
-    if (profile.cost)
-      analyze::WriteCostJson(*profile.cost, w);
-    else
-      w.Null();
   };
   return report::Render(profile.analysis, format, extras);
 }

@@ -10,9 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/nvml/gpu_metrics_window.h"
-#include "src/agent/otlp/span_window.h"
-#include "src/agent/scrape/engine_window.h"
+#include "src/agent/collector/telemetry_kind.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
 #include "src/analyze/cost.h"
@@ -57,10 +55,9 @@ struct RangeProfile {
   int64_t timeline_bin_ns = 0;     // the resolution the timelines were laid on (RangeBinNs)
   size_t processes = 0;
   uint64_t corrupt_windows = 0;  // stored windows that did not decode (skipped)
-  // The host telemetry of the same range, merged; absent when nothing was collected.
-  std::optional<GpuMetricsWindow> gpu;
-  std::optional<scrape::EngineMetricsWindow> engine;
-  std::optional<otlp::SpanWindow> spans;
+  // The host telemetry of the same range, merged per kind (TelemetryKinds()); a kind is absent
+  // when nothing of it was collected. Typed access: telemetry.Get<GpuMetricsWindow>().
+  collector::TelemetrySet telemetry;
   uint64_t telemetry_windows = 0;
   std::optional<analyze::Cost> cost;  // when a price was given
   uint64_t corrupt_telemetry = 0;     // records that did not parse (skipped)
@@ -117,8 +114,9 @@ base::StatusOr<std::vector<std::string>> DescribeRange(SqliteStore& store, const
 analyze::HostSignals HostSignalsOf(const RangeProfile& profile);
 
 // The report of a range: what it covers (one `input:` line for the store with its process and
-// window counts, the range in UTC and local time; "range" in JSON), the kernel profile, then the
-// telemetry sections ("gpu_metrics", "engine" and "requests" in JSON; docs/report-schema.md).
+// window counts, the range in UTC and local time; "range" in JSON), the kernel profile, then one
+// section per telemetry kind in registry order ("gpu_metrics", "engine" and "requests" in JSON;
+// docs/report-schema.md) and the cost.
 std::string RenderRangeReport(const RangeProfile& profile, report::ReportFormat format);
 
 }  // namespace inferscope::agent

@@ -1,10 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agent/telemetry.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "src/agent/nvml/gpu_sampler.h"
 #include "src/agent/scrape/engine_metrics_collector.h"
+#include "src/agent/telemetry_kinds.h"
 #include "src/base/json_writer.h"
 #include "src/base/time_point.h"
 
@@ -31,13 +33,6 @@ CollectorStatus FromHealthLine(const std::string& line) {
   return s;
 }
 
-template <typename Window>
-std::string ToJson(const Window& window) {
-  base::JsonWriter w;
-  window.WriteJson(w);
-  return w.str();
-}
-
 }  // namespace
 
 Telemetry::Telemetry(TelemetryOptions options, WindowCallback on_window)
@@ -51,6 +46,8 @@ Telemetry::Telemetry(TelemetryOptions options, WindowCallback on_window)
     o.clock = &UnixNowNs;  // stamp each scrape when its answer arrives
     engine_ = std::make_unique<scrape::EngineMetricsCollector>(o);
   }
+  for (const collector::TelemetryKind* kind : TelemetryKinds().kinds())
+    if (auto c = kind->NewCollector()) collectors_.push_back(std::move(c));
 }
 
 Telemetry::~Telemetry() { Stop(); }
@@ -58,6 +55,7 @@ Telemetry::~Telemetry() { Stop(); }
 void Telemetry::Start() {
   sample_thread_ = std::thread([this] { SampleLoop(); });
   if (engine_) scrape_thread_ = std::thread([this] { ScrapeLoop(); });
+  if (!collectors_.empty()) collect_thread_ = std::thread([this] { CollectLoop(); });
 }
 
 void Telemetry::Stop() {
@@ -68,6 +66,7 @@ void Telemetry::Stop() {
   }
   wake_.notify_all();
   if (scrape_thread_.joinable()) scrape_thread_.join();
+  if (collect_thread_.joinable()) collect_thread_.join();
   if (sample_thread_.joinable()) sample_thread_.join();
 }
 
@@ -121,16 +120,38 @@ void Telemetry::ScrapeLoop() {
   }
 }
 
+void Telemetry::CollectLoop() {
+  std::vector<int64_t> next_poll(collectors_.size(), 0);
+  while (true) {
+    const int64_t now = UnixNowNs();
+    int64_t until = now + 1'000'000'000;
+    for (size_t i = 0; i < collectors_.size(); ++i) {
+      if (now >= next_poll[i]) {
+        collectors_[i]->Poll(now);
+        next_poll[i] = now + std::max<int64_t>(collectors_[i]->poll_interval_ns(), 1'000'000);
+      }
+      until = std::min(until, next_poll[i]);
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    if (wake_.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(until - now, 1'000'000)),
+                       [this] { return stop_; }))
+      return;
+  }
+}
+
 void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_until_ns) {
   TelemetryWindow out;
   const int64_t now = UnixNowNs();
-  auto record = [&](const char* kind, int64_t start, int64_t end, std::string json) {
-    out.records.push_back(TelemetryRecord{kind, start, end, now, std::move(json)});
+  // Each kind's record under its registered record kind, as its TelemetryData writes it.
+  auto record = [&](const auto& kind, int64_t start, int64_t end, const auto& window) {
+    base::JsonWriter w;
+    window.WriteJson(w);
+    out.records.push_back(TelemetryRecord{kind.record_kind(), start, end, now, w.str()});
   };
   if (gpu_ && gpu_->enabled()) {
     auto g = std::make_unique<GpuMetricsWindow>(gpu_->TakeWindow(start_ns, end_ns));
     if (!g->devices.empty()) {
-      record(TelemetryRecord::kGpu, start_ns, end_ns, ToJson(*g));
+      record(GpuMetricsKind(), start_ns, end_ns, *g);
       std::lock_guard<std::mutex> lock(status_mu_);
       last_devices_ = g->devices;
       out.gpu = std::move(g);
@@ -139,11 +160,18 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_unti
   if (engine_) {
     auto e = std::make_unique<scrape::EngineMetricsWindow>(engine_->TakeWindow(start_ns, end_ns));
     if (e->scrapes > 0) {
-      record(TelemetryRecord::kEngine, start_ns, end_ns, ToJson(*e));
+      record(scrape::EngineMetricsKind(), start_ns, end_ns, *e);
       std::lock_guard<std::mutex> lock(status_mu_);
       last_engine_ = e->engine;
       out.engine = std::move(e);
     }
+  }
+  for (const auto& c : collectors_) {
+    std::unique_ptr<collector::TelemetryData> d = c->TakeWindow(start_ns, end_ns);
+    if (!d) continue;
+    out.records.push_back(
+        TelemetryRecord{d->kind().record_kind(), start_ns, end_ns, now, d->ToJson()});
+    out.others.Merge(std::move(d));
   }
   // Span windows on the same grid, each taken once its grace period is over. Normally one per
   // call; several at shutdown (or after the machine slept), each emitted on its own so /metrics
@@ -160,7 +188,7 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_unti
         if (on_window_) on_window_(std::move(out));
         out = TelemetryWindow();
       }
-      record(TelemetryRecord::kSpans, spans_taken_end_, span_end, s->ToJson());
+      record(otlp::SpanKind(), spans_taken_end_, span_end, *s);
       out.spans = std::move(s);
     }
     spans_taken_end_ = span_end;

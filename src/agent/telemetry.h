@@ -6,7 +6,8 @@
 // use (multiples of the window length), so `inferscope report` can put them beside the kernel
 // profile of the same window. Two threads: one samples NVML and closes windows, one scrapes
 // (a scrape may block for its HTTP timeouts; GPU sampling must not wait for it). Spans arrive on
-// the HTTP server's threads (SpanCollector is thread-safe).
+// the HTTP server's threads (SpanCollector is thread-safe). Kinds registered with a generic
+// collector (TelemetryKinds(), TelemetryKind::NewCollector) are polled on a third thread.
 
 #include <atomic>
 #include <condition_variable>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/agent/collector/telemetry_kind.h"
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/otlp/span_collector.h"
 #include "src/agent/scrape/engine_window.h"
@@ -67,10 +69,12 @@ struct TelemetryStatus {
 // window lags the others by the grace period: its record carries its own bounds.
 struct TelemetryWindow {
   std::vector<TelemetryRecord>
-      records;  // TelemetryRecord::kGpu/kEngine/kSpans; empty ones left out
+      records;  // one per kind with data, under its record_kind(); empty ones left out
   std::unique_ptr<GpuMetricsWindow> gpu;
   std::unique_ptr<scrape::EngineMetricsWindow> engine;
   std::unique_ptr<otlp::SpanWindow> spans;
+  // The windows of the registered kinds' generic collectors (TelemetryKind::NewCollector).
+  collector::TelemetrySet others;
 };
 
 class Telemetry {
@@ -95,6 +99,7 @@ class Telemetry {
  private:
   void SampleLoop();
   void ScrapeLoop();
+  void CollectLoop();  // polls collectors_
   // Emits GPU and engine metrics of [start_ns, end_ns), and the span windows ending at or before
   // `spans_until_ns` not taken yet (end + grace has passed, or at shutdown all up to end_ns).
   void CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_until_ns);
@@ -105,11 +110,13 @@ class Telemetry {
   std::unique_ptr<otlp::SpanCollector> spans_;
   std::unique_ptr<scrape::EngineMetricsCollector> engine_;
   std::unique_ptr<GpuSampler> gpu_;  // built on the sample thread (nvmlInit can be slow)
+  // One per registered kind that has a generic collector; windows taken with the GPU's.
+  std::vector<std::unique_ptr<collector::Collector>> collectors_;
 
   mutable std::mutex mu_;  // guards stop_ (and the assignment of gpu_)
   std::condition_variable wake_;
   bool stop_ = false;
-  std::thread sample_thread_, scrape_thread_;
+  std::thread sample_thread_, scrape_thread_, collect_thread_;
   std::atomic<bool> gpu_ready_{false};  // gpu_ is set (or stays null) and never changes again
   int64_t spans_taken_end_ = 0;         // sample thread only: spans before it were taken
 

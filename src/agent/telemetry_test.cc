@@ -43,7 +43,7 @@ class Sink {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<TelemetryRecord> out;
     for (const TelemetryRecord& r : records_)
-      if (r.kind == std::string(TelemetryRecord::kSpans)) out.push_back(r);
+      if (r.kind == otlp::SpanKind().record_kind()) out.push_back(r);
     return out;
   }
   std::vector<std::string> LogLines() {

@@ -266,16 +266,19 @@ base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
   dom::array ranks;
   if (doc["ranks"].get(ranks) == simdjson::SUCCESS)
     for (dom::element r : ranks) ReadTimedMap(r["sync_waits"], "total_ns", &f.syncs);
+  // The telemetry kinds' sections, under the keys the report wrote them with.
+  const std::string& engine_key = agent::scrape::EngineMetricsKind().report_key();
   dom::object engine;
-  if (doc["engine"].get(engine) == simdjson::SUCCESS) {
+  if (doc[engine_key].get(engine) == simdjson::SUCCESS) {
     auto e = agent::scrape::EngineMetricsWindow::FromJson(simdjson::to_string(engine));
-    if (!e.ok()) return base::DataLossError(path + ": engine: " + e.status().message());
+    if (!e.ok()) return base::DataLossError(path + ": " + engine_key + ": " + e.status().message());
     AddEngineFigures(*e, &f);
   }
+  const std::string& spans_key = agent::otlp::SpanKind().report_key();
   dom::object requests;
-  if (doc["requests"].get(requests) == simdjson::SUCCESS) {
+  if (doc[spans_key].get(requests) == simdjson::SUCCESS) {
     auto s = agent::otlp::SpanWindow::FromJson(simdjson::to_string(requests));
-    if (!s.ok()) return base::DataLossError(path + ": requests: " + s.status().message());
+    if (!s.ok()) return base::DataLossError(path + ": " + spans_key + ": " + s.status().message());
     AddSpanFigures(*s, &f);
   }
   if (f.span_ns <= 0) return base::InvalidArgumentError(path + ": no GPU activity to compare");
@@ -312,8 +315,10 @@ base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::str
   ComparisonSide side;
   side.label = "store " + base::FormatLocalTime(*from) + " .. " + base::FormatLocalTime(*to);
   side.whole = analyze::FiguresFromAnalysis(profile.analysis);
-  if (profile.engine) AddEngineFigures(*profile.engine, &side.whole);
-  if (profile.spans) AddSpanFigures(*profile.spans, &side.whole);
+  if (const auto* e = profile.telemetry.Get<agent::scrape::EngineMetricsWindow>())
+    AddEngineFigures(*e, &side.whole);
+  if (const auto* s = profile.telemetry.Get<agent::otlp::SpanWindow>())
+    AddSpanFigures(*s, &side.whole);
 
   agent::WindowQuery wq;
   wq.from_ns = *from;
@@ -345,7 +350,8 @@ base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::str
   if (bin_ns == 0) bin_ns = 100'000'000;
   // Engine metrics per slice, from the records whose start falls in the slice.
   std::vector<std::optional<agent::scrape::EngineMetricsWindow>> engine(slices);
-  auto records = store->QueryTelemetry("engine", *from, *to);
+  auto records =
+      store->QueryTelemetry(agent::scrape::EngineMetricsKind().record_kind(), *from, *to);
   if (records.ok()) {
     for (const agent::TelemetryRecord& r : *records) {
       for (size_t i = 0; i < slices; ++i) {

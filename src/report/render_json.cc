@@ -299,6 +299,19 @@ void WriteDiagnosis(JsonWriter& w, const analyze::Diagnosis& d) {
   w.EndObject();
 }
 
+// "a\nb\n" -> {"a", "b"}: a data section's text as preformatted lines.
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
 }  // namespace
 
 const char* ToolVersion() { return INFERSCOPE_VERSION; }
@@ -431,8 +444,19 @@ std::string Render(const Analysis& analysis, ReportFormat format) {
 
 std::string Render(const Analysis& analysis, ReportFormat format, const ReportExtras& extras) {
   // Without host telemetry (a trace) the telemetry keys are still there, null: one schema.
-  if (format == ReportFormat::kJson)
-    return extras.json ? RenderJson(analysis, extras.json) : RenderJson(analysis);
+  if (format == ReportFormat::kJson) {
+    if (!extras.json && extras.data.empty()) return RenderJson(analysis);
+    return RenderJson(analysis, [&extras](JsonWriter& w) {
+      if (extras.json) extras.json(w);
+      for (const ReportExtras::DataSection& d : extras.data) {
+        w.Key(d.key);
+        if (d.present && d.write_json)
+          d.write_json(w);
+        else
+          w.Null();
+      }
+    });
+  }
   constexpr int kWidth = 100;
   Document doc = BuildDocument(analysis, kWidth);
   if (!extras.input_lines.empty()) {
@@ -449,6 +473,16 @@ std::string Render(const Analysis& analysis, ReportFormat format, const ReportEx
     Block& b = s.blocks.emplace_back();
     b.kind = Block::Kind::kPreformatted;
     b.lines = extra.lines;
+  }
+  for (const ReportExtras::DataSection& d : extras.data) {
+    if (!d.present || !d.render_text) continue;
+    std::string text;
+    d.render_text(&text);
+    Section& s = doc.sections.emplace_back();
+    s.title = d.title;
+    Block& b = s.blocks.emplace_back();
+    b.kind = Block::Kind::kPreformatted;
+    b.lines = SplitLines(text);
   }
   return format == ReportFormat::kText ? RenderDocumentText(doc, kWidth)
                                        : RenderDocumentMarkdown(doc);

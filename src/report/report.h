@@ -36,8 +36,9 @@ std::string Render(const analyze::Analysis& analysis, ReportFormat format);
 
 // What a caller adds beside the kernel profile: `inferscope report` adds the GPU metrics, engine
 // load and request latencies of the same time range. Text and markdown get the sections (each a
-// preformatted block, after the profile); JSON gets the keys `json` writes into the top-level
-// object, after the profile's own keys.
+// preformatted block, after the profile), then the data sections present; JSON gets the keys
+// `json` writes into the top-level object, after the profile's own keys, then one key per data
+// section.
 struct ReportExtras {
   struct Section {
     std::string title;
@@ -45,6 +46,17 @@ struct ReportExtras {
   };
   std::vector<Section> sections;
   std::function<void(base::JsonWriter&)> json;
+  // A section backed by data (host telemetry, cost), rendered for the format asked: JSON writes
+  // `key` with write_json's value (null when absent), text and markdown a section `title` with
+  // render_text's lines (none when absent).
+  struct DataSection {
+    std::string key;
+    std::string title;
+    bool present = false;
+    std::function<void(base::JsonWriter&)> write_json;
+    std::function<void(std::string*)> render_text;
+  };
+  std::vector<DataSection> data;
   // Header lines saying what the report covers, in place of the one-per-input "input:" lines
   // (text and markdown; a store range: one input line and the range).
   std::vector<std::string> input_lines;

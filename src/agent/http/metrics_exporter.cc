@@ -9,6 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include "src/agent/telemetry_kinds.h"
+
 namespace inferscope::agent {
 namespace {
 
@@ -20,49 +22,7 @@ constexpr const char* kQuantileLabels[] = {"0.5", "0.9", "0.99"};
 
 double Seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
-
-// Writes families in the text format. A family's HELP/TYPE header is written with its first
-// sample, so families without samples leave no trace.
-class Exposition {
- public:
-  explicit Exposition(std::string* out) : out_(out) {}
-
-  void Family(std::string_view name, std::string_view type, std::string_view help) {
-    name_ = name;
-    type_ = type;
-    help_ = help;
-    header_written_ = false;
-  }
-
-  // `suffix` extends the family name (summaries: "_sum", "_count").
-  void Sample(Labels labels, double value, std::string_view suffix = {}) {
-    if (!header_written_) {
-      out_->append("# HELP ").append(name_).append(" ").append(help_).append("\n");
-      out_->append("# TYPE ").append(name_).append(" ").append(type_).append("\n");
-      header_written_ = true;
-    }
-    out_->append(name_).append(suffix);
-    if (labels.size() > 0) {
-      out_->push_back('{');
-      bool first = true;
-      for (const auto& [key, value_text] : labels) {
-        if (!first) out_->push_back(',');
-        first = false;
-        out_->append(key).append("=\"").append(EscapePrometheusLabelValue(value_text)).append("\"");
-      }
-      out_->push_back('}');
-    }
-    out_->push_back(' ');
-    out_->append(FormatPrometheusValue(value));
-    out_->push_back('\n');
-  }
-
- private:
-  std::string* out_;
-  std::string_view name_, type_, help_;
-  bool header_written_ = false;
-};
+using Labels = collector::MetricLabels;
 
 // How a GPU telemetry metric becomes a gauge: family name, factor from the NVML unit to the base
 // unit, and an optional extra label (PCIe/NVLink direction).
@@ -121,6 +81,48 @@ constexpr const char* kEngineGaugeFamilies[scrape::kGaugeSignalCount][2] = {
 };
 
 }  // namespace
+
+// Writes families in the text format. A family's HELP/TYPE header is written with its first
+// sample, so families without samples leave no trace.
+class metrics_internal::Exposition : public collector::MetricsSink {
+ public:
+  explicit Exposition(std::string* out) : out_(out) {}
+
+  void Family(std::string_view name, std::string_view type, std::string_view help) override {
+    name_ = name;
+    type_ = type;
+    help_ = help;
+    header_written_ = false;
+  }
+
+  // `suffix` extends the family name (summaries: "_sum", "_count").
+  void Sample(Labels labels, double value, std::string_view suffix = {}) override {
+    if (!header_written_) {
+      out_->append("# HELP ").append(name_).append(" ").append(help_).append("\n");
+      out_->append("# TYPE ").append(name_).append(" ").append(type_).append("\n");
+      header_written_ = true;
+    }
+    out_->append(name_).append(suffix);
+    if (labels.size() > 0) {
+      out_->push_back('{');
+      bool first = true;
+      for (const auto& [key, value_text] : labels) {
+        if (!first) out_->push_back(',');
+        first = false;
+        out_->append(key).append("=\"").append(EscapePrometheusLabelValue(value_text)).append("\"");
+      }
+      out_->push_back('}');
+    }
+    out_->push_back(' ');
+    out_->append(FormatPrometheusValue(value));
+    out_->push_back('\n');
+  }
+
+ private:
+  std::string* out_;
+  std::string_view name_, type_, help_;
+  bool header_written_ = false;
+};
 
 std::string FormatPrometheusValue(double value) {
   if (std::isnan(value)) return "NaN";
@@ -325,8 +327,9 @@ void MetricsExporter::AccumulateSpans(const SpanWindow& spans) {
 }
 
 void MetricsExporter::OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetricsWindow* engine,
-                                  const SpanWindow* spans) {
+                                  const SpanWindow* spans, const collector::TelemetrySet* others) {
   std::lock_guard<std::mutex> lock(mu_);
+  others_ = others ? *others : collector::TelemetrySet();
   if (gpu && gpu->end_unix_ns > gpu_counted_end_ns_) {
     AccumulateGpu(*gpu);
     gpu_counted_end_ns_ = gpu->end_unix_ns;
@@ -366,13 +369,25 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
   std::string out;
   out.reserve(4096 + processes_.size() * 2048);
   Exposition e(&out);
-
   // Every process series, then the evicted remainder (counters only).
   std::vector<const ProcessSeries*> all;
   all.reserve(processes_.size() + 1);
   for (const auto& [key, p] : processes_) all.push_back(&p);
   if (evicted_) all.push_back(&*evicted_);
+  RenderDeviceSeries(all, e);
+  RenderProcessSeries(all, e);
+  RenderGpuTelemetry(e);
+  RenderEngineTelemetry(e);
+  RenderSpanTelemetry(e);
+  RenderOtherTelemetry(e);
+  RenderStageLatency(e);
+  RenderAgent(self, e);
+  return out;
+}
 
+// Per (process, device): GPU time by category, busy time and ratio, copies.
+void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>& all,
+                                         Exposition& e) const {
   // One sample per (process, device, kind) with a count: categories and copy directions.
   auto per_device_kind = [&](const char* family, const char* type, const char* help,
                              const char* kind_label, const char* const* kind_names, size_t kinds,
@@ -434,6 +449,11 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
       "GPU time spent in memory copies, by direction.", "direction", model::kMemcpyKindNames,
       kMemcpyKinds, [](const DeviceSeries& d, size_t k) { return d.memcpy[k].count; },
       [](const DeviceSeries& d, size_t k) { return Seconds(d.memcpy[k].time_ns); });
+}
+
+// Per process: host syncs, data quality, the profiler's own cost, windows, the latest window.
+void MetricsExporter::RenderProcessSeries(const std::vector<const ProcessSeries*>& all,
+                                          Exposition& e) const {
   e.Family("inferscope_host_sync_wait_seconds_total", "counter",
            "Time host threads blocked waiting for the GPU, by synchronization type "
            "(stream_wait_event is a GPU-side wait).");
@@ -491,8 +511,10 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
     if (!p->has_gauges) continue;
     e.Sample({{"pid", p->pid}, {"rank", p->rank}, {"host", p->host}}, Seconds(p->latest_end_ns));
   }
+}
 
-  // GPU telemetry (NVML).
+// GPU telemetry (NVML): the latest window's gauges, XID counts over all windows.
+void MetricsExporter::RenderGpuTelemetry(Exposition& e) const {
   if (gpu_) {
     e.Family("inferscope_gpu_metrics_up", "gauge",
              "1 when NVML could be read, 0 when not (see `inferscope status` for why).");
@@ -536,8 +558,10 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
     e.Sample({{"gpu", std::to_string(key.first)}, {"uuid", key.second}},
              static_cast<double>(count));
   }
+}
 
-  // Engine telemetry (the engine's own /metrics).
+// Engine telemetry (the engine's own /metrics): the latest window's gauges, counters over all.
+void MetricsExporter::RenderEngineTelemetry(Exposition& e) const {
   if (engine_) {
     e.Family("inferscope_engine_info", "gauge", "The engine the scraper found (value always 1).");
     e.Sample({{"engine", engine_->engine}, {"backend", engine_->backend}}, 1);
@@ -560,8 +584,10 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
              "Scrapes of the engine that failed.");
     e.Sample({}, static_cast<double>(engine_scrape_failures_));
   }
+}
 
-  // Request spans (OTLP).
+// Request spans (OTLP): counters over all windows.
+void MetricsExporter::RenderSpanTelemetry(Exposition& e) const {
   if (spans_counted_end_ns_ > 0) {
     e.Family("inferscope_span_requests_total", "counter", "Finished requests seen as spans.");
     e.Sample({}, static_cast<double>(span_requests_));
@@ -585,8 +611,17 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
              "OTLP exports refused (malformed, too large, unsupported type).");
     e.Sample({}, static_cast<double>(span_counters_.requests_rejected));
   }
+}
 
-  // Stage latency: one summary family, quantiles from the latest window, sum and count over all.
+// The registered kinds' own series (TelemetryData::WriteMetrics), in registry order.
+void MetricsExporter::RenderOtherTelemetry(Exposition& e) const {
+  for (const collector::TelemetryKind* kind : TelemetryKinds().kinds())
+    if (const collector::TelemetryData* d = others_.Find(*kind)) d->WriteMetrics(e);
+}
+
+// Stage latency: one summary family for spans and engine, quantiles from the latest window, sum
+// and count over all.
+void MetricsExporter::RenderStageLatency(Exposition& e) const {
   e.Family("inferscope_stage_latency_seconds", "summary",
            "Request stage latency; quantiles estimated from the latest window's histogram.");
   auto summary = [&e](std::string_view source, std::string_view stage, const StageSummary& s) {
@@ -604,8 +639,10 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
     if (engine_stages_[i])
       summary("engine", scrape::StageName(scrape::Stage(i)), *engine_stages_[i]);
   }
+}
 
-  // The agent itself.
+// The agent itself.
+void MetricsExporter::RenderAgent(const AgentCounters& self, Exposition& e) const {
   const std::pair<const char*, uint64_t> agent_counters[] = {
       {"sessions", self.sessions},
       {"windows_received", self.windows_received},
@@ -633,7 +670,6 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
   e.Family("inferscope_metrics_evicted_processes_total", "counter",
            "Process label sets folded into pid=\"evicted\" to bound cardinality.");
   e.Sample({}, static_cast<double>(evictions_));
-  return out;
 }
 
 }  // namespace inferscope::agent

@@ -14,7 +14,9 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
+#include "src/agent/collector/telemetry_kind.h"
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/otlp/span_window.h"
 #include "src/agent/scrape/engine_window.h"
@@ -60,6 +62,9 @@ struct ProcessSeries {
 
   void AddCounters(const ProcessSeries& other);
 };
+// Writes families in the Prometheus text format (defined in metrics_exporter.cc).
+class Exposition;
+
 struct StageSummary {
   uint64_t count = 0;  // cumulative over windows
   double sum_s = 0;
@@ -83,8 +88,10 @@ class MetricsExporter {
   // Telemetry of the latest closed window; any pointer may be null (collector off: its gauges go,
   // its counters stay). Counters and summary sums grow once per window (by end time), so passing
   // the same window twice does not count it twice.
+  // `others`: the windows of registered kinds' generic collectors (TelemetryWindow::others); their
+  // series (TelemetryData::WriteMetrics) follow the latest window.
   void OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetricsWindow* engine,
-                   const SpanWindow* spans);
+                   const SpanWindow* spans, const collector::TelemetrySet* others = nullptr);
   // Forgets the gauges of a process that ended (counters stay, as Prometheus expects).
   void OnProcessEnd(const wire::Hello& process);
 
@@ -102,6 +109,7 @@ class MetricsExporter {
   using DeviceSeries = metrics_internal::DeviceSeries;
   using ProcessSeries = metrics_internal::ProcessSeries;
   using StageSummary = metrics_internal::StageSummary;
+  using Exposition = metrics_internal::Exposition;
   // Sorted by host, rank, pid so the output is stable.
   using ProcessKey = std::tuple<std::string, int32_t, uint32_t>;
 
@@ -110,6 +118,15 @@ class MetricsExporter {
   void AccumulateGpu(const GpuMetricsWindow& gpu);
   void AccumulateEngine(const EngineMetricsWindow& engine);
   void AccumulateSpans(const SpanWindow& spans);
+  // Render's parts, one per group of families (mu_ held), in output order.
+  void RenderDeviceSeries(const std::vector<const ProcessSeries*>& all, Exposition& e) const;
+  void RenderProcessSeries(const std::vector<const ProcessSeries*>& all, Exposition& e) const;
+  void RenderGpuTelemetry(Exposition& e) const;
+  void RenderEngineTelemetry(Exposition& e) const;
+  void RenderSpanTelemetry(Exposition& e) const;
+  void RenderOtherTelemetry(Exposition& e) const;
+  void RenderStageLatency(Exposition& e) const;
+  void RenderAgent(const AgentCounters& self, Exposition& e) const;
 
   const MetricsExporterOptions options_;
   mutable std::mutex mu_;
@@ -137,6 +154,8 @@ class MetricsExporter {
   uint64_t span_requests_ = 0, span_prompt_tokens_ = 0, span_completion_tokens_ = 0;
   otlp::SpanCounters span_counters_;
   std::array<std::optional<StageSummary>, otlp::kStageCount> span_stages_;
+
+  collector::TelemetrySet others_;  // the latest window of the registered kinds' collectors
 };
 
 // Prometheus number formatting: integers exactly, other values in the shortest form that reads

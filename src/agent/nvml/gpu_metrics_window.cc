@@ -481,4 +481,10 @@ void RenderGpuMetricsText(const GpuMetricsWindow& window, std::string* out) {
   }
 }
 
+const collector::WindowKind<GpuMetricsWindow>& GpuMetricsKind() {
+  static const auto* kind = new collector::WindowKind<GpuMetricsWindow>(
+      "gpu", "gpu_metrics", "GPU metrics (NVML, same range)", &RenderGpuMetricsText);
+  return *kind;
+}
+
 }  // namespace inferscope::agent

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/agent/collector/telemetry_kind.h"
 #include "src/base/json_writer.h"
 #include "src/base/status.h"
 
@@ -110,5 +111,8 @@ std::map<std::string, double> SlowdownShares(const GpuMetricsWindow& window);
 // device's clock-event (throttle) reasons with their share of samples, then XID errors, lost
 // devices and missing metrics.
 void RenderGpuMetricsText(const GpuMetricsWindow& window, std::string* out);
+
+// GPU metrics as a kind of host telemetry: record kind "gpu", report key "gpu_metrics".
+const collector::WindowKind<GpuMetricsWindow>& GpuMetricsKind();
 
 }  // namespace inferscope::agent

@@ -525,4 +525,10 @@ void RenderSpanText(const SpanWindow& window, std::string* out) {
   }
 }
 
+const collector::WindowKind<SpanWindow>& SpanKind() {
+  static const auto* kind = new collector::WindowKind<SpanWindow>(
+      "spans", "requests", "Requests (OpenTelemetry spans)", &RenderSpanText);
+  return *kind;
+}
+
 }  // namespace inferscope::agent::otlp

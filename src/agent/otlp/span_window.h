@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/agent/collector/telemetry_kind.h"
 #include "src/agent/otlp/span_record.h"
 #include "src/base/json_writer.h"
 #include "src/base/status.h"
@@ -138,5 +139,8 @@ class SpanWindow {
 // A few lines for the terminal report: requests, stage percentiles, tokens, slowest requests,
 // and a line per drop reason and for rejected exports (each well under 100 columns).
 void RenderSpanText(const SpanWindow& window, std::string* out);
+
+// Request spans as a kind of host telemetry: record kind "spans", report key "requests".
+const collector::WindowKind<SpanWindow>& SpanKind();
 
 }  // namespace inferscope::agent::otlp

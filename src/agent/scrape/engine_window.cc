@@ -703,4 +703,11 @@ void RenderEngineMetricsText(const EngineMetricsWindow& w, std::string* out) {
                         FormatSeconds(*overhead));
 }
 
+const collector::WindowKind<EngineMetricsWindow>& EngineMetricsKind() {
+  static const auto* kind = new collector::WindowKind<EngineMetricsWindow>(
+      "engine", "engine", "Engine load and stage latency (Prometheus metrics)",
+      &RenderEngineMetricsText);
+  return *kind;
+}
+
 }  // namespace inferscope::agent::scrape

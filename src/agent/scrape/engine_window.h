@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/agent/collector/telemetry_kind.h"
 #include "src/base/json_writer.h"
 #include "src/base/status.h"
 
@@ -162,5 +163,8 @@ std::string ValidUtf8(std::string_view text);
 
 // A few lines for the terminal report: engine, throughput, queue, KV cache, stage percentiles.
 void RenderEngineMetricsText(const EngineMetricsWindow& window, std::string* out);
+
+// Engine metrics as a kind of host telemetry: record kind and report key "engine".
+const collector::WindowKind<EngineMetricsWindow>& EngineMetricsKind();
 
 }  // namespace inferscope::agent::scrape

@@ -111,12 +111,11 @@ struct StoreSummary {
   int64_t last_end_ns = 0;
 };
 
-// One collector's summary of one window (kind "gpu", "engine" or "spans"; JSON from the
-// collector's WriteJson). The store keeps it compressed and never looks inside.
+// One collector's summary of one window: `kind` is its telemetry kind's record_kind() ("gpu",
+// "engine", "spans", ...; src/agent/telemetry_kinds.cc lists them), `json` what its
+// TelemetryData::WriteJson wrote. The store keeps it compressed and never looks inside, so a new
+// kind needs no store change.
 struct TelemetryRecord {
-  static constexpr const char* kGpu = "gpu";        // GpuMetricsWindow
-  static constexpr const char* kEngine = "engine";  // scrape::EngineMetricsWindow
-  static constexpr const char* kSpans = "spans";    // otlp::SpanWindow
   std::string kind;
   int64_t start_ns = 0, end_ns = 0;  // Unix ns
   int64_t received_ns = 0;           // when stored (retention by age)
