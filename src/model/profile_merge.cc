@@ -42,18 +42,31 @@ bool HeavierKernel(const KernelStats& a, const KernelStats& b) {
 
 void MergeTopKernels(const DeviceProfile& in, DeviceProfile* into, int top_k) {
   std::vector<KernelStats>& rows = into->top_kernels;
-  // The index holds views of the rows' names (no copies: this runs for every window a rollup or
-  // a range folds); reserving first keeps them valid while new rows are appended.
   rows.reserve(rows.size() + in.top_kernels.size());
-  std::unordered_map<std::string_view, size_t> index;
-  index.reserve(rows.capacity());
-  for (size_t i = 0; i < rows.size(); ++i) index.emplace(rows[i].name, i);
-  for (const KernelStats& k : in.top_kernels) {
-    auto [it, inserted] = index.emplace(k.name, rows.size());
-    if (inserted)
-      rows.push_back(k);
-    else
-      AddStats(&rows[it->second], k);
+  if (rows.size() * in.top_kernels.size() <= 1024) {
+    // The usual case (top-K of about 20 on each side; this runs for every window a rollup or a
+    // range folds): a scan that compares lengths first costs less than hashing every name.
+    for (const KernelStats& k : in.top_kernels) {
+      auto it = std::find_if(rows.begin(), rows.end(),
+                             [&k](const KernelStats& r) { return r.name == k.name; });
+      if (it == rows.end())
+        rows.push_back(k);
+      else
+        AddStats(&*it, k);
+    }
+  } else {
+    // Views of the rows' names (no copies); the reserve above keeps them valid while new rows
+    // are appended.
+    std::unordered_map<std::string_view, size_t> index;
+    index.reserve(rows.capacity());
+    for (size_t i = 0; i < rows.size(); ++i) index.emplace(rows[i].name, i);
+    for (const KernelStats& k : in.top_kernels) {
+      auto [it, inserted] = index.emplace(k.name, rows.size());
+      if (inserted)
+        rows.push_back(k);
+      else
+        AddStats(&rows[it->second], k);
+    }
   }
   // The tail: an empty default row (distinct_names 1, no name) takes the other's identity.
   KernelStats& tail = into->tail;

@@ -154,6 +154,32 @@ TEST(ProfileMergeTest, RebinsProportionallyAndPreservesSums) {
   EXPECT_LE(into.busy_ns.size(), 1000u);
 }
 
+TEST(ProfileMergeTest, TopKernelsMergeByNameWhateverTheirNumber) {
+  // Small tables are matched by a scan, large ones (a big --top) through an index: both must add
+  // the same names' stats and keep every other row.
+  for (int n : {8, 60}) {
+    std::vector<KernelStats> a, b;
+    for (int i = 0; i < n; ++i) {
+      a.push_back(Kernel("k" + std::to_string(i), 10, 1));
+      b.push_back(Kernel("k" + std::to_string(i + n / 2), 10, 2));  // half the names shared
+    }
+    ProfileWindow into = OneDevice(0, 100, a);
+    MergeOptions options;
+    options.top_k = 1000;
+    MergeWindow(OneDevice(100, 200, b), &into, options);
+    const DeviceProfile& d = into.processes[0].devices[0];
+    ASSERT_EQ(d.top_kernels.size(), static_cast<size_t>(n + n / 2)) << n;
+    uint64_t calls = 0;
+    for (const KernelStats& k : d.top_kernels) {
+      calls += k.duration.count;
+      const int i = std::stoi(k.name.substr(1));
+      const uint64_t want = (i < n / 2 ? 1 : 0) + (i >= n / 2 && i < n ? 3 : 0) + (i >= n ? 2 : 0);
+      EXPECT_EQ(k.duration.count, want) << k.name;
+    }
+    EXPECT_EQ(calls, static_cast<uint64_t>(3 * n)) << n;
+  }
+}
+
 TEST(ProfileMergeTest, NestedBinsAddWholeAsTheProportionalSplitWould) {
   // Fine bins that nest in the grid take MergeTimeline's direct path; a fine bin is never split,
   // so each must land whole in bin floor((its start - origin) / width), by an independent count.
