@@ -19,9 +19,13 @@ namespace inferscope::cli {
 namespace {
 
 std::atomic<agent::Agent*> g_agent{nullptr};
+std::atomic<bool> g_stop_requested{false};
 
-// Async-signal-safe: Agent::Stop is one write(2) to an eventfd.
+// Async-signal-safe: Agent::Stop is one write(2) to an eventfd. A signal that arrives while the
+// agent is still starting (its socket may already exist: a test or `run` may signal then) is
+// remembered and acted on once it has started.
 void OnStopSignal(int) {
+  g_stop_requested.store(true);
   if (agent::Agent* a = g_agent.load()) a->Stop();
 }
 
@@ -275,13 +279,9 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
 
 int RunAgent(const agent::AgentOptions& options) {
   agent::Agent agent(options);
-  const base::Status started = agent.Start();
-  if (!started.ok()) {
-    std::cerr << "inferscope: error: " << started.message() << "\n";
-    if (started.code() == base::StatusCode::kAlreadyExists) return kExitAgentAlreadyRunning;
-    return ExitCodeFor(started) == kExitOk ? kExitError : ExitCodeFor(started);
-  }
-  g_agent.store(&agent);
+  // The handlers go in before Start: from the moment the socket exists, SIGTERM must mean a
+  // clean stop, not the default death (which loses the windows still queued).
+  g_stop_requested.store(false);
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;
   sigemptyset(&sa.sa_mask);
@@ -289,6 +289,16 @@ int RunAgent(const agent::AgentOptions& options) {
   }, old_int{};
   sigaction(SIGTERM, &sa, &old_term);
   sigaction(SIGINT, &sa, &old_int);
+  const base::Status started = agent.Start();
+  if (!started.ok()) {
+    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGINT, &old_int, nullptr);
+    std::cerr << "inferscope: error: " << started.message() << "\n";
+    if (started.code() == base::StatusCode::kAlreadyExists) return kExitAgentAlreadyRunning;
+    return ExitCodeFor(started) == kExitOk ? kExitError : ExitCodeFor(started);
+  }
+  g_agent.store(&agent);
+  if (g_stop_requested.load()) agent.Stop();  // signalled while starting
   std::cerr << "inferscope agent: listening on " << agent.socket_path();
   if (agent.http_port() > 0)
     std::cerr << " and http://" << options.http_host << ":" << agent.http_port() << "/api/v1";
