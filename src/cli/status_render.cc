@@ -258,7 +258,7 @@ std::string CollectorLine(const char* kind, const CollectorStatus& c) {
                     (c.engine && !c.engine->empty() ? " (" + Printable(*c.engine) + ")" : ""));
   }
   if (std::strcmp(kind, "otlp") == 0 && c.spans_received)
-    parts.push_back(fmt::format("{} spans received", *c.spans_received));
+    parts.push_back(fmt::format("{} spans received", base::FormatCount(*c.spans_received)));
   if (!c.reason.empty()) parts.push_back(Printable(c.reason));
   std::string line;
   for (size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? "" : "; ") + parts[i];
@@ -296,13 +296,17 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
     Field("Since start",
           fmt::format("{} sessions ({} connected now), {} windows stored, {} dropped "
                       "connections, {} store errors",
-                      g.agent->sessions, g.agent->connected_processes, g.agent->windows_stored,
-                      g.agent->dropped_connections, g.agent->store_errors),
+                      base::FormatCount(g.agent->sessions),
+                      base::FormatCount(g.agent->connected_processes),
+                      base::FormatCount(g.agent->windows_stored),
+                      base::FormatCount(g.agent->dropped_connections),
+                      base::FormatCount(g.agent->store_errors)),
           &out);
   }
   if (g.store) {
-    std::string store = fmt::format("{} windows from {} processes ({})", g.store->windows,
-                                    g.store->processes, base::FormatBytes(g.store->payload_bytes));
+    std::string store = fmt::format(
+        "{} windows from {} processes ({})", base::FormatCount(g.store->windows),
+        base::FormatCount(g.store->processes), base::FormatBytes(g.store->payload_bytes));
     if (g.store->windows > 0)
       store += fmt::format(", {} to {}", base::FormatLocalTime(g.store->first_start_ns),
                            base::FormatLocalTime(g.store->last_end_ns));
@@ -322,7 +326,7 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
                                         ? "on"
                                         : "on, CUPTI " + Printable(p.cupti_release);
       rows.push_back({std::to_string(p.pid), p.rank < 0 ? "-" : std::to_string(p.rank),
-                      Printable(p.hostname), profiling, std::to_string(p.windows),
+                      Printable(p.hostname), profiling, base::FormatCount(p.windows),
                       FormatSpan(now_ns - p.last_seen_unix_ns) + " ago" +
                           (p.ended_unix_ns > 0 ? " (ended)" : "")});
     }
@@ -340,8 +344,8 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
           {"PID", "RANK", "HOST", "GPU", "WINDOWS", "KERNELS", "BUSY"}};
       for (const StatusDevice& d : g.devices) {
         rows.push_back({std::to_string(d.pid), d.rank < 0 ? "-" : std::to_string(d.rank),
-                        Printable(d.hostname), std::to_string(d.device), std::to_string(d.windows),
-                        std::to_string(d.kernels),
+                        Printable(d.hostname), std::to_string(d.device),
+                        base::FormatCount(d.windows), base::FormatCount(d.kernels),
                         fmt::format("{:.1f} s", static_cast<double>(d.busy_ns) / kSecond)});
       }
       RenderTable(rows, &out);
