@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "src/agent/telemetry_kinds.h"
+#include "src/analyze/analysis.h"
 
 namespace inferscope::agent {
 namespace {
@@ -322,7 +323,25 @@ void MetricsExporter::EvictOne() {
   ++evictions_;
 }
 
+namespace {
+
+// The primary verdict of one window. Per window rather than over a range: /metrics has no store
+// to read, and one Analyze() of a single small window per process every window length is cheap
+// next to the window's own aggregation. Host-signal rules (batching, hardware_saturated,
+// throttling) need telemetry of the same range and do not fire here; `inferscope report` and
+// the API have them.
+std::string PrimaryVerdict(const model::ProfileWindow& window) {
+  analyze::AnalysisOptions options;
+  for (const model::ProcessProfile& p : window.processes)
+    for (const model::DeviceProfile& d : p.devices)
+      if (d.timeline.bin_ns > 0) options.bin_ns = d.timeline.bin_ns;
+  return analyze::Analyze({{"", "inferscope_agent", &window}}, options).diagnosis.primary;
+}
+
+}  // namespace
+
 void MetricsExporter::OnWindow(const wire::Hello& process, const model::ProfileWindow& window) {
+  std::string verdict = PrimaryVerdict(window);
   std::lock_guard<std::mutex> lock(mu_);
   ProcessSeries* p = FindOrAddProcess(process);
   std::map<uint32_t, int64_t> busy_in_window;
@@ -345,6 +364,7 @@ void MetricsExporter::OnWindow(const wire::Hello& process, const model::ProfileW
   if (p->ended || (p->has_gauges && window.end_ns < p->latest_end_ns)) return;
   p->has_gauges = true;
   p->latest_end_ns = window.end_ns;
+  p->verdict = std::move(verdict);
   const int64_t length_ns = window.end_ns - window.start_ns;
   for (auto& [id, ds] : p->devices) {
     if (length_ns <= 0) {
@@ -610,6 +630,17 @@ void MetricsExporter::RenderProcessSeries(const std::vector<const ProcessSeries*
   for (const ProcessSeries* p : all) {
     if (!p->has_gauges) continue;
     e.Sample({{"pid", p->pid}, {"rank", p->rank}, {"host", p->host}}, Seconds(p->latest_end_ns));
+  }
+  // Every verdict, 1 for the primary and 0 for the others, so a verdict's series never has gaps
+  // while the process runs (avg_over_time is the share of windows it was primary).
+  e.Family("inferscope_verdict", "gauge",
+           "Primary diagnosis of the process's latest window (1) among all verdicts (0).");
+  for (const ProcessSeries* p : all) {
+    if (!p->has_gauges || p->verdict.empty()) continue;
+    for (const char* id : analyze::kFindingIds) {
+      e.Sample({{"verdict", id}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+               p->verdict == id ? 1 : 0);
+    }
   }
 }
 

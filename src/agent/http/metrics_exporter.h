@@ -65,6 +65,7 @@ struct ProcessSeries {
   // Gauges (latest window): absent once the process ended.
   int64_t process_start_unix_ns = 0;  // tells a reused pid from the process that ended
   int64_t latest_end_ns = 0;
+  std::string verdict;  // the latest window's primary diagnosis (analyze::kFindingIds)
   bool has_gauges = false;
   bool ended = false;
   uint64_t last_event = 0;  // sequence number of the last window or end: eviction order
@@ -108,7 +109,8 @@ class MetricsExporter {
 
   // A profile window from a process (its hello names pid/rank/hostname). Counters grow by the
   // window's values; gauges take the latest window's values (an older window arriving late adds
-  // to the counters but leaves the gauges alone).
+  // to the counters but leaves the gauges alone). The verdict gauge runs the diagnosis over this
+  // one window (trace rules only: no host telemetry is joined here), outside the lock.
   void OnWindow(const wire::Hello& process, const model::ProfileWindow& window);
   // Telemetry of the latest closed window; any pointer may be null (collector off: its gauges go,
   // its counters stay). Counters and summary sums grow once per window (by end time), so passing

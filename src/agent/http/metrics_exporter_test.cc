@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/analyze/diagnose.h"
 #include "src/wire/test_windows.h"
 
 namespace inferscope::agent {
@@ -223,7 +224,9 @@ TEST(MetricsExporterTest, ProcessEndDropsGaugesKeepsCounters) {
   EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{gpu=\"0\",pid=\"43\""), 1u);
   EXPECT_EQ(CountSamples(out, "inferscope_last_window_end_timestamp_seconds{"), 1u);
   EXPECT_EQ(CountSamples(out, "inferscope_gpu_kernel_seconds_total{"), 4u);
-  EXPECT_EQ(CountSamples(out, "pid=\"42\""), CountSamples(out, "pid=\"43\"") - 2);
+  // Gauges of the ended process: busy ratio, last window end and one series per verdict.
+  EXPECT_EQ(CountSamples(out, "pid=\"42\""),
+            CountSamples(out, "pid=\"43\"") - 2 - std::size(analyze::kFindingIds));
   // A window arriving after the end does not resurrect its gauges.
   m.OnWindow(MakeHello(42), MakeWindow(kT0 + 10 * kSecond, 1));
   EXPECT_EQ(CountSamples(m.Render(kSelf), "inferscope_gpu_busy_ratio{"), 1u);
@@ -290,6 +293,50 @@ TEST(MetricsExporterTest, LaunchSeriesOnlyWhenLaunchesWereSeen) {
   EXPECT_EQ(out.find("inferscope_kernel_launch"), std::string::npos) << out;
   EXPECT_EQ(out.find("inferscope_graph_"), std::string::npos) << out;
   EXPECT_NE(out.find("inferscope_gpu_idle_seconds_total{"), std::string::npos) << out;
+}
+
+// The primary verdict of the latest window as a labelled gauge: every verdict, the primary at 1.
+TEST(MetricsExporterTest, VerdictOfTheLatestWindow) {
+  MetricsExporter m;
+  // The GPU idles 70% of the span while the launching thread waits in stream syncs.
+  model::ProfileWindow w = MakeWindow(kT0, 1);
+  model::DeviceProfile& d = w.processes[0].devices[0];
+  d.first_start_ns = w.start_ns;
+  d.last_end_ns = w.end_ns;
+  d.compute_ns = d.busy_ns;
+  d.idle_causes = {};
+  d.idle_causes.ns[static_cast<size_t>(model::IdleCause::kSync)] = 7 * kSecond;
+  d.idle_causes.intervals = 50;
+  d.syncs[static_cast<size_t>(model::SyncType::kStream)].wait.Add(7 * kSecond);
+  m.OnWindow(MakeHello(42), w);
+  std::string out = m.Render(kSelf);
+  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  EXPECT_TRUE(HasLine(out, "# TYPE inferscope_verdict gauge"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="host_sync",)" + labels + "} 1")) << out;
+  EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="healthy",)" + labels + "} 0"));
+  EXPECT_EQ(CountSamples(out, "inferscope_verdict{"), std::size(analyze::kFindingIds));
+  size_t primaries = 0;
+  for (const std::string& l : Lines(out))
+    primaries += l.rfind("inferscope_verdict{", 0) == 0 && l.ends_with("} 1");
+  EXPECT_EQ(primaries, 1u);
+
+  // A later, healthy window replaces it; an older one arriving late does not.
+  model::ProfileWindow busy = MakeWindow(kT0 + 10 * kSecond, 1);
+  model::DeviceProfile& b = busy.processes[0].devices[0];
+  b.first_start_ns = busy.start_ns;
+  b.last_end_ns = busy.end_ns;
+  b.busy_ns = b.compute_ns = 10 * kSecond;
+  b.idle_causes = {};
+  b.syncs = {};
+  b.launch = {};
+  m.OnWindow(MakeHello(42), busy);
+  m.OnWindow(MakeHello(42), w);  // older
+  out = m.Render(kSelf);
+  EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="host_sync",)" + labels + "} 0")) << out;
+
+  // The process ends: the gauge goes.
+  m.OnProcessEnd(MakeHello(42));
+  EXPECT_EQ(CountSamples(m.Render(kSelf), "inferscope_verdict{"), 0u);
 }
 
 TEST(MetricsExporterTest, EscapesLabelValues) {
