@@ -282,10 +282,11 @@ def run(args, trace, work):
         raise Failure("report failed (%d): %s" % (report.returncode, report.stderr[-500:]))
     expected = expected_from_report(json.loads(report.stdout))
     problems += compare(expected, got)
-    print("compared %d categories, %d sync types, %d processes, %d windows: "
-          "%.6f s of kernels, %.6f s busy" %
-          (len(expected["kernel_s"]), len(expected["sync_s"]), len(expected["pids"]), windows,
-           got["kernel_total_s"], got["busy_s"]))
+    print("compared %d categories, %d sync types, %d idle causes, %d processes, %d windows: "
+          "%.6f s of kernels, %.6f s busy, %.6f s idle, %d launches" %
+          (len(expected["kernel_s"]), len(expected["sync_s"]), len(expected["idle_s"]),
+           len(expected["pids"]), windows, got["kernel_total_s"], got["busy_s"],
+           sum(got["idle_s"].values()), got["launches"]))
     return problems
 
 

@@ -180,6 +180,7 @@ void metrics_internal::StageHistogramSeries::AddSpans(const otlp::LatencyHistogr
   for (size_t i = 0; i < counts.size() && i < kTarget.size(); ++i) {
     buckets[kTarget[i]] += static_cast<double>(counts[i]);
   }
+  count += static_cast<double>(h.count());
   sum_s += Seconds(h.sum_ns());
 }
 
@@ -218,6 +219,7 @@ void metrics_internal::StageHistogramSeries::AddEngine(const scrape::StageHistog
     buckets[kFinite] += added;  // observations without buckets: only "at most +Inf" is known
   }
   if (added == 0) return;
+  count += added;
   // Latencies are positive: a zero sum over observations means the engine exported no `_sum`.
   if (growth(h.sum) > 0) {
     sum_s += growth(h.sum);
@@ -756,16 +758,19 @@ void MetricsExporter::RenderStageLatency(Exposition& e) const {
            "Request stage latency over all windows (fixed buckets, docs/metrics.md).");
   auto histogram = [&e](std::string_view source, std::string_view stage,
                         const StageHistogramSeries& h) {
+    // Cumulative, capped at the exact count so rounding in re-bucketed counts never makes a
+    // finite bucket exceed +Inf.
     double cumulative = 0;
-    for (size_t b = 0; b < metrics_internal::kStageLatencyBuckets; ++b) {
+    for (size_t b = 0; b + 1 < metrics_internal::kStageLatencyBuckets; ++b) {
       cumulative += h.buckets[b];
-      const std::string le = b + 1 < metrics_internal::kStageLatencyBuckets
-                                 ? FormatPrometheusValue(metrics_internal::kStageLatencyBoundsS[b])
-                                 : "+Inf";
-      e.Sample({{"stage", stage}, {"source", source}, {"le", le}}, cumulative, "_bucket");
+      e.Sample({{"stage", stage},
+                {"source", source},
+                {"le", FormatPrometheusValue(metrics_internal::kStageLatencyBoundsS[b])}},
+               std::min(cumulative, h.count), "_bucket");
     }
+    e.Sample({{"stage", stage}, {"source", source}, {"le", "+Inf"}}, h.count, "_bucket");
     if (h.sum_known) e.Sample({{"stage", stage}, {"source", source}}, h.sum_s, "_sum");
-    e.Sample({{"stage", stage}, {"source", source}}, cumulative, "_count");
+    e.Sample({{"stage", stage}, {"source", source}}, h.count, "_count");
   };
   for (size_t i = 0; i < otlp::kStageCount; ++i) {
     if (span_stages_[i]) histogram("spans", otlp::StageName(otlp::Stage(i)), *span_stages_[i]);

@@ -1,10 +1,11 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The agent's Prometheus /metrics: GPU time by category, device and process as counters, busy
-// ratio, host sync waits, memcpy bytes, data quality and the profiler's own CPU cost from the
-// profile windows; GPU, engine and request-span telemetry from the collectors; the agent's own
-// counters. Metric families, labels and units are documented in docs/metrics.md.
+// The agent's Prometheus /metrics: GPU time by category, GPU and process as counters, busy
+// ratio, idle time by cause, kernel launches and their delay, host sync waits by type, memcpy
+// bytes, data quality, the profiler's own CPU cost and the latest window's verdict from the
+// profile windows; GPU, engine and request-span telemetry (stage latency as histograms) from the
+// collectors; the agent's own counters. Families, labels and units: docs/metrics.md.
 
 #include <array>
 #include <cstddef>
@@ -85,6 +86,7 @@ inline constexpr size_t kStageLatencyBuckets = std::size(kStageLatencyBoundsS) +
 // One stage's latency histogram accumulated over windows.
 struct StageHistogramSeries {
   std::array<double, kStageLatencyBuckets> buckets{};  // per bucket, not cumulative
+  double count = 0;  // exact: `_count` and the +Inf bucket (re-bucketed counts may round)
   double sum_s = 0;
   // False once a window had observations without a known sum (an engine that exports no
   // `_sum`): from then on `_sum` is omitted rather than understated.
