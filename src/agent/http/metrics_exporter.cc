@@ -329,9 +329,9 @@ namespace {
 
 // The primary verdict of one window. Per window rather than over a range: /metrics has no store
 // to read, and one Analyze() of a single small window per process every window length is cheap
-// next to the window's own aggregation. Host-signal rules (batching, hardware_saturated,
-// throttling) need telemetry of the same range and do not fire here; `inferscope report` and
-// the API have them.
+// next to the window's own aggregation. No host telemetry is joined: hardware_saturated and
+// throttling never fire here and batching only from idle gaps; `inferscope report` and the API
+// diagnose a range with its telemetry.
 std::string PrimaryVerdict(const model::ProfileWindow& window) {
   analyze::AnalysisOptions options;
   for (const model::ProcessProfile& p : window.processes)
