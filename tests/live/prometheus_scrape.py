@@ -8,8 +8,8 @@ starts the Debian `prometheus` with a generated config scraping that URL every s
 in a temp dir, its web API on a free loopback port), waits until a scrape has seen every window,
 then asks Prometheus's HTTP API, e.g. `sum by (category) (inferscope_gpu_kernel_seconds_total)`,
 and compares the answers with `inferscope report --state-dir D --last 24h --format json`
-(kernel time and count per category, busy time, host sync waits per type, dropped records, the
-processes). Bounded: everything is stopped within --timeout seconds.
+(kernel time and count per category, busy time, host sync waits per type, idle time per cause,
+kernel launches and their CPU time, dropped records, the processes). Bounded: everything is stopped within --timeout seconds.
 
 Usage: prometheus_scrape.py --inferscope BIN --replay-engine BIN [--prometheus BIN] [--trace NAME]
 Exit codes: 0 equal, 1 a difference or failure, 77 skipped (no prometheus, no shared traces).
@@ -110,7 +110,8 @@ def close(a, b):
 
 def expected_from_report(report):
     """The report's figures in the units /metrics uses (seconds, counts)."""
-    e = {"kernel_s": {}, "kernels": {}, "busy_s": 0.0, "sync_s": {}, "dropped": 0, "pids": set()}
+    e = {"kernel_s": {}, "kernels": {}, "busy_s": 0.0, "sync_s": {}, "dropped": 0, "pids": set(),
+         "idle_s": {}, "launches": 0.0, "launch_cpu_s": 0.0}
     for r in report["ranks"]:
         e["pids"].add(str(r["pid"]))
         e["busy_s"] += r["temporal_breakdown"]["busy_ns"] / 1e9
@@ -123,6 +124,12 @@ def expected_from_report(report):
             if stats.get("count", 0):
                 e["sync_s"][kind] = e["sync_s"].get(kind, 0.0) + stats["total_ns"] / 1e9
         e["dropped"] += r.get("data_quality", {}).get("records_dropped", 0)
+        for cause, stats in r.get("idle_causes", {}).items():
+            if isinstance(stats, dict) and stats.get("total_ns", 0):
+                e["idle_s"][cause] = e["idle_s"].get(cause, 0.0) + stats["total_ns"] / 1e9
+        launch = r.get("launch", {})
+        e["launches"] += launch.get("cpu_launch_count", 0)
+        e["launch_cpu_s"] += launch.get("cpu_launch_total_ns", 0) / 1e9
     return e
 
 
@@ -138,6 +145,9 @@ def compare(expected, got):
     same_map("kernel seconds", expected["kernel_s"], got["kernel_s"])
     same_map("kernels", {k: float(v) for k, v in expected["kernels"].items()}, got["kernels"])
     same_map("host sync wait seconds", expected["sync_s"], got["sync_s"])
+    same_map("idle seconds by cause", expected["idle_s"], got["idle_s"])
+    same_map("kernel launches", {"all": expected["launches"]}, {"all": got["launches"]})
+    same_map("launch CPU seconds", {"all": expected["launch_cpu_s"]}, {"all": got["launch_cpu_s"]})
     if not close(sum(expected["kernel_s"].values()), got["kernel_total_s"]):
         problems.append("sum(inferscope_gpu_kernel_seconds_total): report %r, Prometheus %r" %
                         (sum(expected["kernel_s"].values()), got["kernel_total_s"]))
@@ -245,6 +255,12 @@ def run(args, trace, work):
             "sync_s": by_label(promql(
                 prom, "sum by (type) (inferscope_host_sync_wait_seconds_total)"), "type"),
             "dropped": int(scalar(promql(prom, "sum(inferscope_records_dropped_total)"))),
+            "idle_s": by_label(promql(
+                prom, "sum by (cause) (inferscope_gpu_idle_seconds_total)"), "cause"),
+            # Absent (no launch records) reads as 0, as the report's counts do.
+            "launches": scalar(promql(prom, "sum(inferscope_kernel_launches_total)")),
+            "launch_cpu_s": scalar(promql(
+                prom, "sum(inferscope_kernel_launch_cpu_seconds_total)")),
             "pids": set(by_label(promql(prom, "count by (pid) (inferscope_windows_total)"),
                                  "pid")),
         }
@@ -266,10 +282,11 @@ def run(args, trace, work):
         raise Failure("report failed (%d): %s" % (report.returncode, report.stderr[-500:]))
     expected = expected_from_report(json.loads(report.stdout))
     problems += compare(expected, got)
-    print("compared %d categories, %d sync types, %d processes, %d windows: "
-          "%.6f s of kernels, %.6f s busy" %
-          (len(expected["kernel_s"]), len(expected["sync_s"]), len(expected["pids"]), windows,
-           got["kernel_total_s"], got["busy_s"]))
+    print("compared %d categories, %d sync types, %d idle causes, %d processes, %d windows: "
+          "%.6f s of kernels, %.6f s busy, %.6f s idle, %d launches" %
+          (len(expected["kernel_s"]), len(expected["sync_s"]), len(expected["idle_s"]),
+           len(expected["pids"]), windows, got["kernel_total_s"], got["busy_s"],
+           sum(got["idle_s"].values()), got["launches"]))
     return problems
 
 

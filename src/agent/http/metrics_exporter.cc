@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "src/agent/telemetry_kinds.h"
+#include "src/analyze/analysis.h"
 
 namespace inferscope::agent {
 namespace {
@@ -17,8 +18,6 @@ namespace {
 constexpr size_t kSyncTypes = static_cast<size_t>(model::SyncType::kCount);
 constexpr size_t kMemcpyKinds = static_cast<size_t>(model::MemcpyKind::kCount);
 constexpr size_t kQualities = static_cast<size_t>(model::DataQuality::kCount);
-constexpr std::array<double, 3> kQuantiles = {0.5, 0.9, 0.99};
-constexpr const char* kQuantileLabels[] = {"0.5", "0.9", "0.99"};
 
 double Seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
@@ -161,21 +160,118 @@ std::string EscapePrometheusLabelValue(std::string_view value) {
 
 MetricsExporter::MetricsExporter(MetricsExporterOptions options) : options_(options) {}
 
-void metrics_internal::ProcessSeries::AddCounters(const ProcessSeries& other) {
-  for (const auto& [id, d] : other.devices) {
-    DeviceSeries& mine = devices[id];
-    for (int c = 0; c < model::kCategoryCount; ++c) {
-      mine.categories[c].count += d.categories[c].count;
-      mine.categories[c].time_ns += d.categories[c].time_ns;
+void metrics_internal::StageHistogramSeries::AddSpans(const otlp::LatencyHistogram& h) {
+  // Span bucket i holds [bound[i-1], bound[i]) ns; it lands in our first bucket whose bound is at
+  // least bound[i]. Since our bounds are span bounds, no span bucket straddles one of ours.
+  static const std::vector<size_t> kTarget = [] {
+    const std::vector<int64_t>& span_bounds = otlp::LatencyHistogram::BoundsNs();
+    std::vector<size_t> target(otlp::LatencyHistogram::BucketCount(), kStageLatencyBuckets - 1);
+    for (size_t i = 0; i < span_bounds.size(); ++i) {
+      for (size_t b = 0; b + 1 < kStageLatencyBuckets; ++b) {
+        if (std::llround(kStageLatencyBoundsS[b] * 1e9) >= span_bounds[i]) {
+          target[i] = b;
+          break;
+        }
+      }
     }
-    mine.busy_ns += d.busy_ns;
-    for (size_t k = 0; k < kMemcpyKinds; ++k) {
-      mine.memcpy[k].count += d.memcpy[k].count;
-      mine.memcpy[k].bytes += d.memcpy[k].bytes;
-      mine.memcpy[k].time_ns += d.memcpy[k].time_ns;
-      mine.memcpy[k].pageable_count += d.memcpy[k].pageable_count;
-    }
+    return target;
+  }();
+  const std::vector<uint64_t>& counts = h.buckets();
+  for (size_t i = 0; i < counts.size() && i < kTarget.size(); ++i) {
+    buckets[kTarget[i]] += static_cast<double>(counts[i]);
   }
+  count += static_cast<double>(h.count());
+  sum_s += Seconds(h.sum_ns());
+}
+
+void metrics_internal::StageHistogramSeries::AddEngine(const scrape::StageHistogram& h) {
+  // Counters only grow: a negative or non-finite delta (an engine restart) adds nothing.
+  auto growth = [](double delta) { return std::isfinite(delta) && delta > 0 ? delta : 0.0; };
+  constexpr size_t kFinite = kStageLatencyBuckets - 1;
+  double added = 0;
+  if (h.has_buckets()) {
+    for (size_t i = 0; i < h.counts.size(); ++i) {
+      const double c = growth(h.counts[i]);
+      if (c == 0) continue;
+      added += c;
+      if (i >= h.bounds.size()) {
+        buckets[kFinite] += c;
+        continue;
+      }
+      const double hi = h.bounds[i];
+      const double lo = i > 0 ? h.bounds[i - 1] : std::min(0.0, hi);
+      if (!(hi > lo)) {  // a point bucket: where its bound falls
+        size_t b = 0;
+        while (b < kFinite && kStageLatencyBoundsS[b] < hi) ++b;
+        buckets[b] += c;
+        continue;
+      }
+      // Uniform within the engine's bucket (the assumption its quantile estimate makes too).
+      for (size_t b = 0; b < kStageLatencyBuckets; ++b) {
+        const double our_lo = b > 0 ? kStageLatencyBoundsS[b - 1] : -INFINITY;
+        const double our_hi = b < kFinite ? kStageLatencyBoundsS[b] : INFINITY;
+        const double overlap = std::min(hi, our_hi) - std::max(lo, our_lo);
+        if (overlap > 0) buckets[b] += c * overlap / (hi - lo);
+      }
+    }
+  } else {
+    added = growth(h.count);
+    buckets[kFinite] += added;  // observations without buckets: only "at most +Inf" is known
+  }
+  if (added == 0) return;
+  count += added;
+  // Latencies are positive: a zero sum over observations means the engine exported no `_sum`.
+  if (growth(h.sum) > 0) {
+    sum_s += growth(h.sum);
+  } else {
+    sum_known = false;
+  }
+}
+
+void metrics_internal::DeviceSeries::Add(const model::DeviceProfile& d) {
+  for (int c = 0; c < model::kCategoryCount; ++c) {
+    categories[c].count += d.categories[c].count;
+    categories[c].time_ns += d.categories[c].time_ns;
+  }
+  busy_ns += d.busy_ns;
+  for (size_t k = 0; k < kMemcpyKinds; ++k) {
+    memcpy[k].count += d.memcpy[k].count;
+    memcpy[k].bytes += d.memcpy[k].bytes;
+    memcpy[k].time_ns += d.memcpy[k].time_ns;
+    memcpy[k].pageable_count += d.memcpy[k].pageable_count;
+  }
+  for (size_t c = 0; c < model::kIdleCauseCount; ++c) idle_ns[c] += d.idle_causes.ns[c];
+  launch_calls += d.launch.cpu_launch.count;
+  launch_cpu_ns += d.launch.cpu_launch.total_ns;
+  launch_delays += d.launch.launch_delay.count;
+  launch_delay_ns += d.launch.launch_delay.total_ns;
+  graph_launches += d.launch.graph_launches;
+  kernels_from_graphs += d.launch.kernels_from_graphs;
+}
+
+void metrics_internal::DeviceSeries::Add(const DeviceSeries& d) {
+  for (int c = 0; c < model::kCategoryCount; ++c) {
+    categories[c].count += d.categories[c].count;
+    categories[c].time_ns += d.categories[c].time_ns;
+  }
+  busy_ns += d.busy_ns;
+  for (size_t k = 0; k < kMemcpyKinds; ++k) {
+    memcpy[k].count += d.memcpy[k].count;
+    memcpy[k].bytes += d.memcpy[k].bytes;
+    memcpy[k].time_ns += d.memcpy[k].time_ns;
+    memcpy[k].pageable_count += d.memcpy[k].pageable_count;
+  }
+  for (size_t c = 0; c < model::kIdleCauseCount; ++c) idle_ns[c] += d.idle_ns[c];
+  launch_calls += d.launch_calls;
+  launch_cpu_ns += d.launch_cpu_ns;
+  launch_delays += d.launch_delays;
+  launch_delay_ns += d.launch_delay_ns;
+  graph_launches += d.graph_launches;
+  kernels_from_graphs += d.kernels_from_graphs;
+}
+
+void metrics_internal::ProcessSeries::AddCounters(const ProcessSeries& other) {
+  for (const auto& [id, d] : other.devices) devices[id].Add(d);
   for (size_t t = 0; t < kSyncTypes; ++t) {
     sync_count[t] += other.sync_count[t];
     sync_wait_ns[t] += other.sync_wait_ns[t];
@@ -229,25 +325,32 @@ void MetricsExporter::EvictOne() {
   ++evictions_;
 }
 
+namespace {
+
+// The primary verdict of one window. Per window rather than over a range: /metrics has no store
+// to read, and one Analyze() of a single small window per process every window length is cheap
+// next to the window's own aggregation. No host telemetry is joined: hardware_saturated and
+// throttling never fire here and batching only from idle gaps; `inferscope report` and the API
+// diagnose a range with its telemetry.
+std::string PrimaryVerdict(const model::ProfileWindow& window) {
+  analyze::AnalysisOptions options;
+  for (const model::ProcessProfile& p : window.processes)
+    for (const model::DeviceProfile& d : p.devices)
+      if (d.timeline.bin_ns > 0) options.bin_ns = d.timeline.bin_ns;
+  return analyze::Analyze({{"", "inferscope_agent", &window}}, options).diagnosis.primary;
+}
+
+}  // namespace
+
 void MetricsExporter::OnWindow(const wire::Hello& process, const model::ProfileWindow& window) {
+  std::string verdict = PrimaryVerdict(window);
   std::lock_guard<std::mutex> lock(mu_);
   ProcessSeries* p = FindOrAddProcess(process);
   std::map<uint32_t, int64_t> busy_in_window;
   for (const model::ProcessProfile& pp : window.processes) {
     for (const model::DeviceProfile& d : pp.devices) {
-      DeviceSeries& ds = p->devices[d.device];
-      for (int c = 0; c < model::kCategoryCount; ++c) {
-        ds.categories[c].count += d.categories[c].count;
-        ds.categories[c].time_ns += d.categories[c].time_ns;
-      }
-      ds.busy_ns += d.busy_ns;
+      p->devices[d.device].Add(d);
       busy_in_window[d.device] += d.busy_ns;
-      for (size_t k = 0; k < kMemcpyKinds; ++k) {
-        ds.memcpy[k].count += d.memcpy[k].count;
-        ds.memcpy[k].bytes += d.memcpy[k].bytes;
-        ds.memcpy[k].time_ns += d.memcpy[k].time_ns;
-        ds.memcpy[k].pageable_count += d.memcpy[k].pageable_count;
-      }
       for (size_t t = 0; t < kSyncTypes; ++t) {
         p->sync_count[t] += d.syncs[t].wait.count;
         p->sync_wait_ns[t] += d.syncs[t].wait.total_ns;
@@ -263,6 +366,7 @@ void MetricsExporter::OnWindow(const wire::Hello& process, const model::ProfileW
   if (p->ended || (p->has_gauges && window.end_ns < p->latest_end_ns)) return;
   p->has_gauges = true;
   p->latest_end_ns = window.end_ns;
+  p->verdict = std::move(verdict);
   const int64_t length_ns = window.end_ns - window.start_ns;
   for (auto& [id, ds] : p->devices) {
     if (length_ns <= 0) {
@@ -306,9 +410,7 @@ void MetricsExporter::AccumulateEngine(const EngineMetricsWindow& engine) {
     const scrape::StageHistogram& h = engine.stages[i];
     if (!engine.has_stage(scrape::Stage(i)) && h.count <= 0) continue;
     if (!engine_stages_[i]) engine_stages_[i].emplace();
-    engine_stages_[i]->count +=
-        static_cast<uint64_t>(std::llround(std::min(growth(h.count), 1e18)));
-    engine_stages_[i]->sum_s += growth(h.sum);
+    engine_stages_[i]->AddEngine(h);
   }
 }
 
@@ -321,8 +423,7 @@ void MetricsExporter::AccumulateSpans(const SpanWindow& spans) {
     const otlp::LatencyHistogram& h = spans.stages[i];
     if (h.count() == 0) continue;
     if (!span_stages_[i]) span_stages_[i].emplace();
-    span_stages_[i]->count += h.count();
-    span_stages_[i]->sum_s += Seconds(h.sum_ns());
+    span_stages_[i]->AddSpans(h);
   }
 }
 
@@ -341,27 +442,12 @@ void MetricsExporter::OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetri
     engine_counted_end_ns_ = engine->end_unix_ns;
   }
   engine_ = engine ? std::optional<EngineMetricsWindow>(*engine) : std::nullopt;
-  for (size_t i = 0; i < scrape::kStageCount; ++i) {
-    if (!engine_stages_[i]) continue;
-    for (size_t q = 0; q < kQuantiles.size(); ++q) {
-      engine_stages_[i]->quantiles[q] =
-          engine ? engine->stages[i].Quantile(kQuantiles[q]) : std::nullopt;
-    }
-  }
 
   if (spans && spans->end_unix_ns > spans_counted_end_ns_) {
     AccumulateSpans(*spans);
     spans_counted_end_ns_ = spans->end_unix_ns;
   }
   spans_ = spans ? std::optional<SpanWindow>(*spans) : std::nullopt;
-  for (size_t i = 0; i < otlp::kStageCount; ++i) {
-    if (!span_stages_[i]) continue;
-    for (size_t q = 0; q < kQuantiles.size(); ++q) {
-      const otlp::LatencyHistogram& h = spans ? spans->stages[i] : otlp::LatencyHistogram();
-      span_stages_[i]->quantiles[q] =
-          h.count() ? std::optional<double>(Seconds(h.PercentileNs(kQuantiles[q]))) : std::nullopt;
-    }
-  }
 }
 
 std::string MetricsExporter::Render(const AgentCounters& self) const {
@@ -395,11 +481,11 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
     e.Family(family, type, help);
     for (const ProcessSeries* p : all) {
       for (const auto& [id, d] : p->devices) {
-        const std::string device = std::to_string(id);
+        const std::string gpu = std::to_string(id);
         for (size_t k = 0; k < kinds; ++k) {
           if (count_of(d, k) == 0) continue;
           e.Sample({{kind_label, kind_names[k]},
-                    {"device", device},
+                    {"gpu", gpu},
                     {"pid", p->pid},
                     {"rank", p->rank},
                     {"host", p->host}},
@@ -416,7 +502,7 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
         const std::optional<double> v = value_of(d);
         if (!v) continue;
         e.Sample(
-            {{"device", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+            {{"gpu", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
             *v);
       }
     }
@@ -449,6 +535,42 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
       "GPU time spent in memory copies, by direction.", "direction", model::kMemcpyKindNames,
       kMemcpyKinds, [](const DeviceSeries& d, size_t k) { return d.memcpy[k].count; },
       [](const DeviceSeries& d, size_t k) { return Seconds(d.memcpy[k].time_ns); });
+  // Idle time by cause: a cause shows once it took any time (the causes of a device sum to its
+  // idle time, so `sum by (cause)` splits it exactly).
+  per_device_kind(
+      "inferscope_gpu_idle_seconds_total", "counter",
+      "Time the device was idle between its first and last activity in a window, by the cause "
+      "the host thread behind the next work shows (docs/diagnosis.md).",
+      "cause", model::kIdleCauseNames, model::kIdleCauseCount,
+      [](const DeviceSeries& d, size_t c) { return d.idle_ns[c]; },
+      [](const DeviceSeries& d, size_t c) { return Seconds(d.idle_ns[c]); });
+  // Launch families appear for a device once it saw a launch (traces without API records never
+  // do); a zero would claim launches were measured and free.
+  auto if_launched = [](const DeviceSeries& d, double v) {
+    return d.launch_calls + d.launch_delays + d.graph_launches > 0 ? std::optional<double>(v)
+                                                                   : std::nullopt;
+  };
+  per_device("inferscope_kernel_launches_total", "counter",
+             "Kernel launch API calls (rate() is the launch rate).", [&](const DeviceSeries& d) {
+               return if_launched(d, static_cast<double>(d.launch_calls));
+             });
+  per_device("inferscope_kernel_launch_cpu_seconds_total", "counter",
+             "CPU time spent inside kernel launch calls.",
+             [&](const DeviceSeries& d) { return if_launched(d, Seconds(d.launch_cpu_ns)); });
+  per_device("inferscope_kernel_launch_delay_seconds_total", "counter",
+             "Sum of launch-to-start delays (kernel start minus launch call start).",
+             [&](const DeviceSeries& d) { return if_launched(d, Seconds(d.launch_delay_ns)); });
+  per_device(
+      "inferscope_kernel_launch_delays_total", "counter",
+      "Kernels whose launch delay was measured (divide the delay seconds by it).",
+      [&](const DeviceSeries& d) { return if_launched(d, static_cast<double>(d.launch_delays)); });
+  per_device(
+      "inferscope_graph_launches_total", "counter", "CUDA graph launches.",
+      [&](const DeviceSeries& d) { return if_launched(d, static_cast<double>(d.graph_launches)); });
+  per_device("inferscope_graph_kernels_total", "counter", "Kernels run from CUDA graphs.",
+             [&](const DeviceSeries& d) {
+               return if_launched(d, static_cast<double>(d.kernels_from_graphs));
+             });
 }
 
 // Per process: host syncs, data quality, the profiler's own cost, windows, the latest window.
@@ -510,6 +632,17 @@ void MetricsExporter::RenderProcessSeries(const std::vector<const ProcessSeries*
   for (const ProcessSeries* p : all) {
     if (!p->has_gauges) continue;
     e.Sample({{"pid", p->pid}, {"rank", p->rank}, {"host", p->host}}, Seconds(p->latest_end_ns));
+  }
+  // Every verdict, 1 for the primary and 0 for the others, so a verdict's series never has gaps
+  // while the process runs (avg_over_time is the share of windows it was primary).
+  e.Family("inferscope_verdict", "gauge",
+           "Primary diagnosis of the process's latest window (1) among all verdicts (0).");
+  for (const ProcessSeries* p : all) {
+    if (!p->has_gauges || p->verdict.empty()) continue;
+    for (const char* id : analyze::kFindingIds) {
+      e.Sample({{"verdict", id}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+               p->verdict == id ? 1 : 0);
+    }
   }
 }
 
@@ -619,25 +752,32 @@ void MetricsExporter::RenderOtherTelemetry(Exposition& e) const {
     if (const collector::TelemetryData* d = others_.Find(*kind)) d->WriteMetrics(e);
 }
 
-// Stage latency: one summary family for spans and engine, quantiles from the latest window, sum
-// and count over all.
+// Stage latency: one histogram family for spans and engine, over all windows.
 void MetricsExporter::RenderStageLatency(Exposition& e) const {
-  e.Family("inferscope_stage_latency_seconds", "summary",
-           "Request stage latency; quantiles estimated from the latest window's histogram.");
-  auto summary = [&e](std::string_view source, std::string_view stage, const StageSummary& s) {
-    for (size_t q = 0; q < kQuantiles.size(); ++q) {
-      e.Sample({{"stage", stage}, {"source", source}, {"quantile", kQuantileLabels[q]}},
-               s.quantiles[q] ? *s.quantiles[q] : std::nan(""));
+  e.Family("inferscope_stage_latency_seconds", "histogram",
+           "Request stage latency over all windows (fixed buckets, docs/metrics.md).");
+  auto histogram = [&e](std::string_view source, std::string_view stage,
+                        const StageHistogramSeries& h) {
+    // Cumulative, capped at the exact count so rounding in re-bucketed counts never makes a
+    // finite bucket exceed +Inf.
+    double cumulative = 0;
+    for (size_t b = 0; b + 1 < metrics_internal::kStageLatencyBuckets; ++b) {
+      cumulative += h.buckets[b];
+      e.Sample({{"stage", stage},
+                {"source", source},
+                {"le", FormatPrometheusValue(metrics_internal::kStageLatencyBoundsS[b])}},
+               std::min(cumulative, h.count), "_bucket");
     }
-    e.Sample({{"stage", stage}, {"source", source}}, s.sum_s, "_sum");
-    e.Sample({{"stage", stage}, {"source", source}}, static_cast<double>(s.count), "_count");
+    e.Sample({{"stage", stage}, {"source", source}, {"le", "+Inf"}}, h.count, "_bucket");
+    if (h.sum_known) e.Sample({{"stage", stage}, {"source", source}}, h.sum_s, "_sum");
+    e.Sample({{"stage", stage}, {"source", source}}, h.count, "_count");
   };
   for (size_t i = 0; i < otlp::kStageCount; ++i) {
-    if (span_stages_[i]) summary("spans", otlp::StageName(otlp::Stage(i)), *span_stages_[i]);
+    if (span_stages_[i]) histogram("spans", otlp::StageName(otlp::Stage(i)), *span_stages_[i]);
   }
   for (size_t i = 0; i < scrape::kStageCount; ++i) {
     if (engine_stages_[i])
-      summary("engine", scrape::StageName(scrape::Stage(i)), *engine_stages_[i]);
+      histogram("engine", scrape::StageName(scrape::Stage(i)), *engine_stages_[i]);
   }
 }
 

@@ -1,10 +1,11 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The agent's Prometheus /metrics: GPU time by category, device and process as counters, busy
-// ratio, host sync waits, memcpy bytes, data quality and the profiler's own CPU cost from the
-// profile windows; GPU, engine and request-span telemetry from the collectors; the agent's own
-// counters. Metric families, labels and units are documented in docs/metrics.md.
+// The agent's Prometheus /metrics: GPU time by category, GPU and process as counters, busy
+// ratio, idle time by cause, kernel launches and their delay, host sync waits by type, memcpy
+// bytes, data quality, the profiler's own CPU cost and the latest window's verdict from the
+// profile windows; GPU, engine and request-span telemetry (stage latency as histograms) from the
+// collectors; the agent's own counters. Families, labels and units: docs/metrics.md.
 
 #include <array>
 #include <cstddef>
@@ -44,6 +45,15 @@ struct DeviceSeries {
   int64_t busy_ns = 0;
   std::array<model::TransferStats, static_cast<size_t>(model::MemcpyKind::kCount)> memcpy{};
   std::optional<double> busy_ratio;  // gauge: the latest window's busy / window length
+  std::array<int64_t, model::kIdleCauseCount> idle_ns{};  // device idle time by cause
+  uint64_t launch_calls = 0;                              // kernel launch API calls
+  int64_t launch_cpu_ns = 0;                              // their CPU time
+  uint64_t launch_delays = 0;  // kernels whose launch-to-start delay was measured
+  int64_t launch_delay_ns = 0;
+  uint64_t graph_launches = 0, kernels_from_graphs = 0;
+
+  void Add(const model::DeviceProfile& d);
+  void Add(const DeviceSeries& d);
 };
 struct ProcessSeries {
   std::string pid, rank, host;  // label values
@@ -56,6 +66,7 @@ struct ProcessSeries {
   // Gauges (latest window): absent once the process ended.
   int64_t process_start_unix_ns = 0;  // tells a reused pid from the process that ended
   int64_t latest_end_ns = 0;
+  std::string verdict;  // the latest window's primary diagnosis (analyze::kFindingIds)
   bool has_gauges = false;
   bool ended = false;
   uint64_t last_event = 0;  // sequence number of the last window or end: eviction order
@@ -65,10 +76,27 @@ struct ProcessSeries {
 // Writes families in the Prometheus text format (defined in metrics_exporter.cc).
 class Exposition;
 
-struct StageSummary {
-  uint64_t count = 0;  // cumulative over windows
+// Upper bounds (seconds) of the stage latency histograms /metrics exposes, the same for every
+// stage, source and host so that sum() over series and hosts is bucket addition. Each is also a
+// bound of the request-span histograms (otlp::LatencyHistogram), so spans re-bucket exactly.
+inline constexpr double kStageLatencyBoundsS[] = {
+    0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500};
+inline constexpr size_t kStageLatencyBuckets = std::size(kStageLatencyBoundsS) + 1;  // +Inf last
+
+// One stage's latency histogram accumulated over windows.
+struct StageHistogramSeries {
+  std::array<double, kStageLatencyBuckets> buckets{};  // per bucket, not cumulative
+  double count = 0;  // exact: `_count` and the +Inf bucket (re-bucketed counts may round)
   double sum_s = 0;
-  std::array<std::optional<double>, 3> quantiles;  // latest window; nullopt renders NaN
+  // False once a window had observations without a known sum (an engine that exports no
+  // `_sum`): from then on `_sum` is omitted rather than understated.
+  bool sum_known = true;
+
+  // Request spans: exact, the span buckets nest in ours.
+  void AddSpans(const otlp::LatencyHistogram& h);
+  // Engine histograms: buckets spread over ours in proportion to overlap (exact where the
+  // engine's bounds are ours); a count without buckets goes to +Inf.
+  void AddEngine(const scrape::StageHistogram& h);
 };
 
 }  // namespace metrics_internal
@@ -83,7 +111,8 @@ class MetricsExporter {
 
   // A profile window from a process (its hello names pid/rank/hostname). Counters grow by the
   // window's values; gauges take the latest window's values (an older window arriving late adds
-  // to the counters but leaves the gauges alone).
+  // to the counters but leaves the gauges alone). The verdict gauge runs the diagnosis over this
+  // one window (trace rules only: no host telemetry is joined here), outside the lock.
   void OnWindow(const wire::Hello& process, const model::ProfileWindow& window);
   // Telemetry of the latest closed window; any pointer may be null (collector off: its gauges go,
   // its counters stay). Counters and summary sums grow once per window (by end time), so passing
@@ -108,7 +137,7 @@ class MetricsExporter {
  private:
   using DeviceSeries = metrics_internal::DeviceSeries;
   using ProcessSeries = metrics_internal::ProcessSeries;
-  using StageSummary = metrics_internal::StageSummary;
+  using StageHistogramSeries = metrics_internal::StageHistogramSeries;
   using Exposition = metrics_internal::Exposition;
   // Sorted by host, rank, pid so the output is stable.
   using ProcessKey = std::tuple<std::string, int32_t, uint32_t>;
@@ -146,14 +175,14 @@ class MetricsExporter {
   uint32_t engine_counters_present_ = 0;
   std::array<double, scrape::kCounterSignalCount> engine_counters_{};
   uint64_t engine_scrapes_ = 0, engine_scrape_failures_ = 0;
-  std::array<std::optional<StageSummary>, scrape::kStageCount> engine_stages_;
+  std::array<std::optional<StageHistogramSeries>, scrape::kStageCount> engine_stages_;
 
   // Request-span telemetry.
   std::optional<SpanWindow> spans_;
   uint64_t spans_counted_end_ns_ = 0;
   uint64_t span_requests_ = 0, span_prompt_tokens_ = 0, span_completion_tokens_ = 0;
   otlp::SpanCounters span_counters_;
-  std::array<std::optional<StageSummary>, otlp::kStageCount> span_stages_;
+  std::array<std::optional<StageHistogramSeries>, otlp::kStageCount> span_stages_;
 
   collector::TelemetrySet others_;  // the latest window of the registered kinds' collectors
 };

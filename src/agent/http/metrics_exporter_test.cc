@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/analyze/diagnose.h"
 #include "src/wire/test_windows.h"
 
 namespace inferscope::agent {
@@ -57,6 +58,13 @@ model::ProfileWindow MakeWindow(int64_t start_ns, int64_t k, uint32_t pid = 42) 
   auto& stream = d.syncs[static_cast<size_t>(model::SyncType::kStream)];
   stream.wait.Add(200'000'000 * k);
   stream.wait.Add(300'000'000 * k);
+  d.idle_causes.ns[static_cast<size_t>(model::IdleCause::kLaunch)] = 400'000'000 * k;
+  d.idle_causes.ns[static_cast<size_t>(model::IdleCause::kSync)] = 100'000'000 * k;
+  d.launch.cpu_launch.Add(5'000 * k);
+  d.launch.cpu_launch.Add(3'000 * k);
+  d.launch.launch_delay.Add(20'000 * k);
+  d.launch.graph_launches = 1;
+  d.launch.kernels_from_graphs = 4 * static_cast<uint64_t>(k);
   p.data_quality[static_cast<size_t>(model::DataQuality::kRecordsDropped)] = 7 * k;
   p.data_quality[static_cast<size_t>(model::DataQuality::kLateRecord)] = 1 * k;
   p.profiler_cpu_ns = 20'000'000 * k;
@@ -119,16 +127,25 @@ TEST(MetricsExporterTest, RendersOneWindowExactly) {
            "# HELP inferscope_gpu_kernel_seconds_total GPU kernel time by category (sum of kernel "
            "durations; concurrent kernels both count).",
            "# TYPE inferscope_gpu_kernel_seconds_total counter",
-           R"(inferscope_gpu_kernel_seconds_total{category="attention",device="0",)" + labels +
+           R"(inferscope_gpu_kernel_seconds_total{category="attention",gpu="0",)" + labels +
                "} 1.5",
-           R"(inferscope_gpu_kernel_seconds_total{category="matmul",device="0",)" + labels +
-               "} 0.25",
-           R"(inferscope_gpu_kernels_total{category="attention",device="0",)" + labels + "} 3",
-           R"(inferscope_gpu_busy_seconds_total{device="0",)" + labels + "} 2",
+           R"(inferscope_gpu_kernel_seconds_total{category="matmul",gpu="0",)" + labels + "} 0.25",
+           R"(inferscope_gpu_kernels_total{category="attention",gpu="0",)" + labels + "} 3",
+           R"(inferscope_gpu_busy_seconds_total{gpu="0",)" + labels + "} 2",
            "# TYPE inferscope_gpu_busy_ratio gauge",
-           R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.2",
-           R"(inferscope_memcpy_bytes_total{direction="htod",device="0",)" + labels + "} 1024",
-           R"(inferscope_memcpy_seconds_total{direction="htod",device="0",)" + labels + "} 1.5e-06",
+           R"(inferscope_gpu_busy_ratio{gpu="0",)" + labels + "} 0.2",
+           R"(inferscope_memcpy_bytes_total{direction="htod",gpu="0",)" + labels + "} 1024",
+           R"(inferscope_memcpy_seconds_total{direction="htod",gpu="0",)" + labels + "} 1.5e-06",
+           R"(inferscope_gpu_idle_seconds_total{cause="launch",gpu="0",)" + labels + "} 0.4",
+           R"(inferscope_gpu_idle_seconds_total{cause="sync",gpu="0",)" + labels + "} 0.1",
+           "# TYPE inferscope_kernel_launches_total counter",
+           R"(inferscope_kernel_launches_total{gpu="0",)" + labels + "} 2",
+           R"(inferscope_kernel_launch_cpu_seconds_total{gpu="0",)" + labels + "} 8e-06",
+           R"(inferscope_kernel_launch_delay_seconds_total{gpu="0",)" + labels + "} 2e-05",
+           R"(inferscope_kernel_launch_delays_total{gpu="0",)" + labels + "} 1",
+           R"(inferscope_graph_launches_total{gpu="0",)" + labels + "} 1",
+           R"(inferscope_graph_kernels_total{gpu="0",)" + labels + "} 4",
+           "# TYPE inferscope_host_sync_wait_seconds_total counter",
            R"(inferscope_host_sync_wait_seconds_total{type="stream",)" + labels + "} 0.5",
            R"(inferscope_host_syncs_total{type="stream",)" + labels + "} 2",
            "inferscope_records_dropped_total{" + labels + "} 7",
@@ -153,6 +170,9 @@ TEST(MetricsExporterTest, RendersOneWindowExactly) {
   EXPECT_EQ(CountSamples(out, "direction=\"dtoh\""), 0u);
   EXPECT_EQ(CountSamples(out, "type=\"device\""), 0u);
   EXPECT_EQ(CountSamples(out, "reason=\"records_dropped\""), 0u);
+  EXPECT_EQ(CountSamples(out, "cause=\"allocation\""), 0u);
+  // One GPU label name across kernel and NVML series.
+  EXPECT_EQ(CountSamples(out, "device=\""), 0u);
   // No telemetry was given: none of its families appear.
   EXPECT_EQ(out.find("inferscope_engine_"), std::string::npos);
   EXPECT_EQ(out.find("inferscope_gpu_utilization_ratio"), std::string::npos);
@@ -165,22 +185,24 @@ TEST(MetricsExporterTest, CountersAccumulateGaugesReplace) {
   m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
   m.OnWindow(MakeHello(42), MakeWindow(kT0 + 10 * kSecond, 3));
   std::string out = m.Render(kSelf);
-  EXPECT_TRUE(HasLine(
-      out,
-      R"(inferscope_gpu_kernel_seconds_total{category="attention",device="0",)" + labels + "} 6"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_kernel_seconds_total{category="attention",gpu="0",)" +
+                               labels + "} 6"));
   EXPECT_TRUE(HasLine(out, "inferscope_records_dropped_total{" + labels + "} 28"));
   EXPECT_TRUE(HasLine(out, "inferscope_windows_total{" + labels + "} 2"));
-  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.6"));
+  EXPECT_TRUE(HasLine(
+      out, R"(inferscope_gpu_idle_seconds_total{cause="launch",gpu="0",)" + labels + "} 1.6"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_kernel_launches_total{gpu="0",)" + labels + "} 4"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_graph_kernels_total{gpu="0",)" + labels + "} 16"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{gpu="0",)" + labels + "} 0.6"));
   EXPECT_TRUE(
       HasLine(out, "inferscope_last_window_end_timestamp_seconds{" + labels + "} 1700000020"));
 
   // A late, older window adds to the counters but leaves the gauges at the newest window.
   m.OnWindow(MakeHello(42), MakeWindow(kT0 - 10 * kSecond, 1));
   out = m.Render(kSelf);
-  EXPECT_TRUE(
-      HasLine(out, R"(inferscope_gpu_kernel_seconds_total{category="attention",device="0",)" +
-                       labels + "} 7.5"));
-  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.6"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_kernel_seconds_total{category="attention",gpu="0",)" +
+                               labels + "} 7.5"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{gpu="0",)" + labels + "} 0.6"));
 
   // A window without the device: the device was idle, its ratio drops to 0.
   model::ProfileWindow idle;
@@ -188,7 +210,7 @@ TEST(MetricsExporterTest, CountersAccumulateGaugesReplace) {
   idle.end_ns = kT0 + 30 * kSecond;
   m.OnWindow(MakeHello(42), idle);
   out = m.Render(kSelf);
-  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{gpu="0",)" + labels + "} 0"));
   EXPECT_TRUE(HasLine(out, "inferscope_windows_total{" + labels + "} 4"));
 }
 
@@ -199,10 +221,12 @@ TEST(MetricsExporterTest, ProcessEndDropsGaugesKeepsCounters) {
   m.OnProcessEnd(MakeHello(42));
   const std::string out = m.Render(kSelf);
   EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{"), 1u);
-  EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{device=\"0\",pid=\"43\""), 1u);
+  EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{gpu=\"0\",pid=\"43\""), 1u);
   EXPECT_EQ(CountSamples(out, "inferscope_last_window_end_timestamp_seconds{"), 1u);
   EXPECT_EQ(CountSamples(out, "inferscope_gpu_kernel_seconds_total{"), 4u);
-  EXPECT_EQ(CountSamples(out, "pid=\"42\""), CountSamples(out, "pid=\"43\"") - 2);
+  // Gauges of the ended process: busy ratio, last window end and one series per verdict.
+  EXPECT_EQ(CountSamples(out, "pid=\"42\""),
+            CountSamples(out, "pid=\"43\"") - 2 - std::size(analyze::kFindingIds));
   // A window arriving after the end does not resurrect its gauges.
   m.OnWindow(MakeHello(42), MakeWindow(kT0 + 10 * kSecond, 1));
   EXPECT_EQ(CountSamples(m.Render(kSelf), "inferscope_gpu_busy_ratio{"), 1u);
@@ -218,7 +242,7 @@ TEST(MetricsExporterTest, ReusedPidGetsGaugesBack) {
   m.OnProcessEnd(MakeHello(42));  // the old process's end, late: ignored
   const std::string out = m.Render(kSelf);
   const std::string labels = R"(pid="42",rank="0",host="node1")";
-  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{device="0",)" + labels + "} 0.6"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{gpu="0",)" + labels + "} 0.6"));
   EXPECT_TRUE(HasLine(out, "inferscope_windows_total{" + labels + "} 2"));
 }
 
@@ -240,8 +264,13 @@ TEST(MetricsExporterTest, BoundsProcessLabelSetsEvictingEndedFirst) {
   EXPECT_EQ(CountSamples(out, "pid=\"3\""), 0u);
   EXPECT_GT(CountSamples(out, "pid=\"1\""), 0u);
   EXPECT_TRUE(HasLine(out, R"(inferscope_windows_total{pid="evicted",rank="",host=""} 2)"));
+  EXPECT_TRUE(HasLine(
+      out,
+      R"(inferscope_gpu_idle_seconds_total{cause="launch",gpu="0",pid="evicted",rank="",host=""} 0.8)"));
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_kernel_launches_total{gpu="0",pid="evicted",rank="",host=""} 4)"));
   // The evicted series carries counters only, never gauges.
-  EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{device=\"0\",pid=\"evicted\""), 0u);
+  EXPECT_EQ(CountSamples(out, "inferscope_gpu_busy_ratio{gpu=\"0\",pid=\"evicted\""), 0u);
 
   // Sums over processes stay exact: 1 has two windows, 2, 3, 4 one each, 5 one of double size.
   double kernel_s = 0;
@@ -251,6 +280,63 @@ TEST(MetricsExporterTest, BoundsProcessLabelSetsEvictingEndedFirst) {
     }
   }
   EXPECT_DOUBLE_EQ(kernel_s, 1.75 * 7);
+}
+
+// A window without launch records (an imported trace, or no API callbacks): no launch series,
+// rather than zeros that would read as "launches measured and free".
+TEST(MetricsExporterTest, LaunchSeriesOnlyWhenLaunchesWereSeen) {
+  MetricsExporter m;
+  model::ProfileWindow w = MakeWindow(kT0, 1);
+  w.processes[0].devices[0].launch = {};
+  m.OnWindow(MakeHello(42), w);
+  const std::string out = m.Render(kSelf);
+  EXPECT_EQ(out.find("inferscope_kernel_launch"), std::string::npos) << out;
+  EXPECT_EQ(out.find("inferscope_graph_"), std::string::npos) << out;
+  EXPECT_NE(out.find("inferscope_gpu_idle_seconds_total{"), std::string::npos) << out;
+}
+
+// The primary verdict of the latest window as a labelled gauge: every verdict, the primary at 1.
+TEST(MetricsExporterTest, VerdictOfTheLatestWindow) {
+  MetricsExporter m;
+  // The GPU idles 70% of the span while the launching thread waits in stream syncs.
+  model::ProfileWindow w = MakeWindow(kT0, 1);
+  model::DeviceProfile& d = w.processes[0].devices[0];
+  d.first_start_ns = w.start_ns;
+  d.last_end_ns = w.end_ns;
+  d.compute_ns = d.busy_ns;
+  d.idle_causes = {};
+  d.idle_causes.ns[static_cast<size_t>(model::IdleCause::kSync)] = 7 * kSecond;
+  d.idle_causes.intervals = 50;
+  d.syncs[static_cast<size_t>(model::SyncType::kStream)].wait.Add(7 * kSecond);
+  m.OnWindow(MakeHello(42), w);
+  std::string out = m.Render(kSelf);
+  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  EXPECT_TRUE(HasLine(out, "# TYPE inferscope_verdict gauge"));
+  EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="host_sync",)" + labels + "} 1")) << out;
+  EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="healthy",)" + labels + "} 0"));
+  EXPECT_EQ(CountSamples(out, "inferscope_verdict{"), std::size(analyze::kFindingIds));
+  size_t primaries = 0;
+  for (const std::string& l : Lines(out))
+    primaries += l.rfind("inferscope_verdict{", 0) == 0 && l.ends_with("} 1");
+  EXPECT_EQ(primaries, 1u);
+
+  // A later, healthy window replaces it; an older one arriving late does not.
+  model::ProfileWindow busy = MakeWindow(kT0 + 10 * kSecond, 1);
+  model::DeviceProfile& b = busy.processes[0].devices[0];
+  b.first_start_ns = busy.start_ns;
+  b.last_end_ns = busy.end_ns;
+  b.busy_ns = b.compute_ns = 10 * kSecond;
+  b.idle_causes = {};
+  b.syncs = {};
+  b.launch = {};
+  m.OnWindow(MakeHello(42), busy);
+  m.OnWindow(MakeHello(42), w);  // older
+  out = m.Render(kSelf);
+  EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="host_sync",)" + labels + "} 0")) << out;
+
+  // The process ends: the gauge goes.
+  m.OnProcessEnd(MakeHello(42));
+  EXPECT_EQ(CountSamples(m.Render(kSelf), "inferscope_verdict{"), 0u);
 }
 
 TEST(MetricsExporterTest, EscapesLabelValues) {
@@ -350,9 +436,19 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
            "inferscope_span_completion_tokens_total 90",
            "inferscope_spans_received_total 9",
            R"(inferscope_spans_dropped_total{reason="late"} 1)",
-           "# TYPE inferscope_stage_latency_seconds summary",
+           "# TYPE inferscope_stage_latency_seconds histogram",
+           // Spans at 100, 200 and 300 ms: exact in the fixed buckets.
+           R"(inferscope_stage_latency_seconds_bucket{stage="e2e",source="spans",le="0.05"} 0)",
+           R"(inferscope_stage_latency_seconds_bucket{stage="e2e",source="spans",le="0.1"} 0)",
+           R"(inferscope_stage_latency_seconds_bucket{stage="e2e",source="spans",le="0.2"} 1)",
+           R"(inferscope_stage_latency_seconds_bucket{stage="e2e",source="spans",le="0.5"} 3)",
+           R"(inferscope_stage_latency_seconds_bucket{stage="e2e",source="spans",le="+Inf"} 3)",
            R"(inferscope_stage_latency_seconds_sum{stage="e2e",source="spans"} 0.6)",
            R"(inferscope_stage_latency_seconds_count{stage="e2e",source="spans"} 3)",
+           // The engine's 4 observations in (0.1, 1]: spread over 0.2, 0.5 and 1 by width.
+           R"(inferscope_stage_latency_seconds_bucket{stage="ttft",source="engine",le="0.1"} 0)",
+           R"(inferscope_stage_latency_seconds_bucket{stage="ttft",source="engine",le="1"} 4)",
+           R"(inferscope_stage_latency_seconds_bucket{stage="ttft",source="engine",le="+Inf"} 4)",
            R"(inferscope_stage_latency_seconds_sum{stage="ttft",source="engine"} 2)",
            R"(inferscope_stage_latency_seconds_count{stage="ttft",source="engine"} 4)",
        }) {
@@ -362,16 +458,12 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
   EXPECT_EQ(out.find("inferscope_engine_prompt_tokens_total"), std::string::npos);
   EXPECT_EQ(out.find("inferscope_engine_requests_running"), std::string::npos);
   EXPECT_EQ(CountSamples(out, "reason=\"gpu_idle\""), 0u);
-  // Quantiles come from the window's histograms.
-  const std::string q = R"(inferscope_stage_latency_seconds{stage="e2e",source="spans",quantile=")";
-  const otlp::LatencyHistogram& e2e = spans.stage(otlp::Stage::kE2e);
-  EXPECT_DOUBLE_EQ(Value(out, q + "0.5\"}"), e2e.PercentileNs(0.5) / 1e9);
-  EXPECT_DOUBLE_EQ(Value(out, q + "0.99\"}"), e2e.PercentileNs(0.99) / 1e9);
-  EXPECT_GE(Value(out, q + "0.99\"}"), 0.2);
-  EXPECT_LE(Value(out, q + "0.99\"}"), 0.3);
-  const std::string eq =
-      R"(inferscope_stage_latency_seconds{stage="ttft",source="engine",quantile=")";
-  EXPECT_DOUBLE_EQ(Value(out, eq + "0.9\"}"), *engine.stage(scrape::Stage::kTtft).Quantile(0.9));
+  // No summary series any more: quantiles are histogram_quantile() over the buckets.
+  EXPECT_EQ(out.find("quantile="), std::string::npos);
+  const std::string eb =
+      R"(inferscope_stage_latency_seconds_bucket{stage="ttft",source="engine",le=")";
+  EXPECT_NEAR(Value(out, eb + "0.2\"}"), 4 * (0.2 - 0.1) / 0.9, 1e-9);
+  EXPECT_NEAR(Value(out, eb + "0.5\"}"), 4 * (0.5 - 0.1) / 0.9, 1e-9);
 
   // The next window: counters and sums grow, gauges replace.
   GpuMetricsWindow gpu2 = MakeGpu(end + 10 * kSecond, 1);
@@ -399,7 +491,7 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
   EXPECT_TRUE(
       HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="ttft",source="engine"} 12)"));
 
-  // Collectors off: gauges go, counters stay, quantiles become NaN.
+  // Collectors off: gauges go, counters and histograms stay.
   m.OnTelemetry(nullptr, nullptr, nullptr);
   out = m.Render(kSelf);
   EXPECT_EQ(out.find("inferscope_gpu_utilization_ratio"), std::string::npos);
@@ -407,7 +499,8 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
   EXPECT_EQ(out.find("inferscope_gpu_metrics_up"), std::string::npos);
   EXPECT_TRUE(HasLine(out, "inferscope_gpu_xid_errors_total{" + gpu_labels + "} 3"));
   EXPECT_TRUE(HasLine(out, "inferscope_engine_requests_total 40"));
-  EXPECT_TRUE(HasLine(out, q + "0.5\"} NaN"));
+  EXPECT_TRUE(HasLine(
+      out, R"(inferscope_stage_latency_seconds_bucket{stage="e2e",source="spans",le="0.5"} 6)"));
   EXPECT_TRUE(
       HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="e2e",source="spans"} 6)"));
 
@@ -417,6 +510,26 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
   off.unavailable = "libnvidia-ml.so.1 not found";
   m.OnTelemetry(&off, nullptr, nullptr);
   EXPECT_TRUE(HasLine(m.Render(kSelf), "inferscope_gpu_metrics_up 0"));
+}
+
+// An engine that exports buckets and `_count` but no `_sum`: the histogram has no `_sum` series
+// (a `_sum 0` would read as zero latency), then or after, since the sum is unknown from then on.
+TEST(MetricsExporterTest, NoSumWhenTheSumIsUnknown) {
+  MetricsExporter m;
+  scrape::EngineMetricsWindow engine = MakeEngine(kT0 + 10 * kSecond);
+  engine.stages[size_t(scrape::Stage::kTtft)].sum = 0;
+  m.OnTelemetry(nullptr, &engine, nullptr);
+  std::string out = m.Render(kSelf);
+  EXPECT_EQ(CountSamples(out, "inferscope_stage_latency_seconds_sum{"), 0u) << out;
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="ttft",source="engine"} 4)"));
+
+  scrape::EngineMetricsWindow next = MakeEngine(kT0 + 20 * kSecond);  // with its sum
+  m.OnTelemetry(nullptr, &next, nullptr);
+  out = m.Render(kSelf);
+  EXPECT_EQ(CountSamples(out, "inferscope_stage_latency_seconds_sum{"), 0u) << out;
+  EXPECT_TRUE(
+      HasLine(out, R"(inferscope_stage_latency_seconds_count{stage="ttft",source="engine"} 8)"));
 }
 
 // The agent's threads: windows on the event loop, telemetry on the collector thread, renders on
@@ -492,20 +605,52 @@ TEST(MetricsExporterTest, FamiliesAreWellFormed) {
     ASSERT_FALSE(family.empty()) << l;
     ASSERT_FALSE(type.empty()) << l;
     std::string name = l.substr(0, l.find_first_of("{ "));
-    if (type == "summary" && name != family) {
-      EXPECT_TRUE(name == family + "_sum" || name == family + "_count") << l;
+    if (type == "histogram") {
+      EXPECT_TRUE(name == family + "_bucket" || name == family + "_sum" ||
+                  name == family + "_count")
+          << l;
     } else {
       EXPECT_EQ(name, family) << l;
     }
+    EXPECT_NE(type, "summary") << "summaries do not aggregate across hosts: " << l;
     if (type == "counter") {
       EXPECT_TRUE(family.ends_with("_total")) << family;
     }
     EXPECT_EQ(family.rfind("inferscope_", 0), 0u) << family;
   }
   EXPECT_GT(seen.size(), 30u);
+  EXPECT_TRUE(seen.count("inferscope_stage_latency_seconds"));
   // No kernel names as labels, whatever the windows held.
   EXPECT_EQ(out.find("gemm"), std::string::npos);
   EXPECT_EQ(out.find("kernel_name"), std::string::npos);
+}
+
+// Histogram buckets: cumulative, `+Inf` last and equal to `_count`, per label set.
+TEST(MetricsExporterTest, HistogramBucketsAreCumulative) {
+  const std::string out = RenderEverything();
+  const std::string bucket = "inferscope_stage_latency_seconds_bucket{";
+  std::map<std::string, double> last;     // label set (without le) -> previous bucket
+  std::map<std::string, double> inf;      // label set -> +Inf bucket
+  std::map<std::string, double> counted;  // label set -> _count
+  for (const std::string& l : Lines(out)) {
+    const double v = std::strtod(l.c_str() + l.rfind(' ') + 1, nullptr);
+    if (l.rfind(bucket, 0) == 0) {
+      const size_t le = l.find(",le=\"");
+      ASSERT_NE(le, std::string::npos) << l;
+      const std::string key = l.substr(bucket.size(), le - bucket.size());
+      EXPECT_FALSE(inf.count(key)) << "bucket after +Inf: " << l;
+      if (last.count(key)) {
+        EXPECT_GE(v, last[key]) << l;
+      }
+      last[key] = v;
+      if (l.find("le=\"+Inf\"") != std::string::npos) inf[key] = v;
+    } else if (l.rfind("inferscope_stage_latency_seconds_count{", 0) == 0) {
+      const size_t open = l.find('{') + 1;
+      counted[l.substr(open, l.find('}') - open)] = v;
+    }
+  }
+  ASSERT_EQ(inf.size(), 2u);  // e2e from spans, ttft from the engine
+  for (const auto& [key, v] : inf) EXPECT_EQ(counted[key], v) << key;
 }
 
 TEST(MetricsExporterTest, PromtoolAcceptsTheOutput) {
