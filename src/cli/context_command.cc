@@ -17,23 +17,6 @@
 namespace inferscope::cli {
 namespace {
 
-std::string FiltersText(const mcp::Filters& f) {
-  std::string out;
-  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
-  if (!f.host.empty()) add("host " + f.host);
-  if (f.pid) add("pid " + std::to_string(*f.pid));
-  if (f.rank) add("rank " + std::to_string(*f.rank));
-  if (f.device) add("device " + std::to_string(*f.device));
-  if (!f.engine.empty()) add("engine " + f.engine);
-  return out;
-}
-
-std::string RangeText(const mcp::Range& r) {
-  if (r.from.empty() && r.to.empty())
-    return "last " + (r.last.empty() ? std::string(mcp::kDefaultLast) : r.last);
-  return "from " + r.from + (r.to.empty() ? " on" : " to " + r.to);
-}
-
 constexpr const char* kContextFooter =
     "\nPrints one bounded text for a time window, most important first: what was profiled,\n"
     "the diagnosis with evidence, GPU time by category and top kernels (with the tail's share),\n"
@@ -83,8 +66,8 @@ int RunContext(const ContextCommandOptions& options, mcp::DataSource* source, st
   context::ContextOptions copts;
   copts.budget_tokens = options.budget_tokens;
   copts.source = source->Describe();
-  copts.range_text = RangeText(options.range);
-  copts.filters_text = FiltersText(options.filters);
+  copts.range_text = mcp::DescribeRange(options.range);
+  copts.filters_text = mcp::DescribeFilters(options.filters);
   copts.command = "inferscope context";
   const context::ContextResult result = context::RenderContext(*view, copts);
   out << result.text;

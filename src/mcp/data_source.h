@@ -70,4 +70,9 @@ struct ResolvedRange {
 };
 base::StatusOr<ResolvedRange> ResolveRange(const Range& range, int64_t now_unix_ns);
 
+// "last 15m" / "from A to B" (B "now" when open): how the context header and tool results name a
+// range. "host h, rank 1": the filters given, "" for none.
+std::string DescribeRange(const Range& range);
+std::string DescribeFilters(const Filters& filters);
+
 }  // namespace inferscope::mcp

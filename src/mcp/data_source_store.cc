@@ -15,6 +15,23 @@
 
 namespace inferscope::mcp {
 
+std::string DescribeRange(const Range& r) {
+  if (r.from.empty() && r.to.empty())
+    return "last " + (r.last.empty() ? std::string(kDefaultLast) : r.last);
+  return "from " + (r.from.empty() ? "?" : r.from) + " to " + (r.to.empty() ? "now" : r.to);
+}
+
+std::string DescribeFilters(const Filters& f) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (!f.host.empty()) add("host " + f.host);
+  if (f.pid) add("pid " + std::to_string(*f.pid));
+  if (f.rank) add("rank " + std::to_string(*f.rank));
+  if (f.device) add("device " + std::to_string(*f.device));
+  if (!f.engine.empty()) add("engine " + f.engine);
+  return out;
+}
+
 base::StatusOr<ResolvedRange> ResolveRange(const Range& range, int64_t now_unix_ns) {
   ResolvedRange out;
   if (!range.last.empty() && (!range.from.empty() || !range.to.empty()))

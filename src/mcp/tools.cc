@@ -154,23 +154,6 @@ base::Status ParseArgs(std::string_view tool, dom::element arguments,
   return base::OkStatus();
 }
 
-std::string RangeText(const Range& r) {
-  if (r.from.empty() && r.to.empty())
-    return "last " + (r.last.empty() ? std::string(kDefaultLast) : r.last);
-  return "from " + (r.from.empty() ? "?" : r.from) + " to " + (r.to.empty() ? "now" : r.to);
-}
-
-std::string FiltersText(const Filters& f) {
-  std::string out;
-  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
-  if (!f.host.empty()) add("host " + f.host);
-  if (f.pid) add("pid " + std::to_string(*f.pid));
-  if (f.rank) add("rank " + std::to_string(*f.rank));
-  if (f.device) add("device " + std::to_string(*f.device));
-  if (!f.engine.empty()) add("engine " + f.engine);
-  return out;
-}
-
 // Fetches and parses the report of a range; an error result says how to fix the call.
 base::StatusOr<ReportView> Load(DataSource* source, const Range& range, const Filters& filters,
                                 int top, std::string* error) {
@@ -179,9 +162,10 @@ base::StatusOr<ReportView> Load(DataSource* source, const Range& range, const Fi
   if (!json.ok()) {
     const base::Status& s = json.status();
     if (s.code() == base::StatusCode::kNotFound)
-      *error = "No data for " + RangeText(range) +
-               (FiltersText(filters).empty() ? "" : " with " + FiltersText(filters)) + ": " +
-               s.message() + ". Try a wider range (e.g. {\"last\":\"24h\"}) or call list_targets.";
+      *error = "No data for " + DescribeRange(range) +
+               (DescribeFilters(filters).empty() ? "" : " with " + DescribeFilters(filters)) +
+               ": " + s.message() +
+               ". Try a wider range (e.g. {\"last\":\"24h\"}) or call list_targets.";
     else if (s.code() == base::StatusCode::kInvalidArgument)
       *error = "Bad argument: " + s.message();
     else
@@ -228,7 +212,7 @@ ToolResult ListTargets(DataSource* source, const Args& a) {
     base::JsonWriter w;
     w.BeginObject();
     w.Key("source").String(source->Describe());
-    w.Key("range").String(source->HasTimeRanges() ? RangeText(a.range) : "whole trace");
+    w.Key("range").String(source->HasTimeRanges() ? DescribeRange(a.range) : "whole trace");
     w.Key("targets").BeginArray();
     for (size_t i = 0; i < k; ++i) {
       const context::RankView& r = view->ranks[i];
@@ -265,8 +249,8 @@ ToolResult GetContext(DataSource* source, const Args& a) {
   context::ContextOptions options;
   options.budget_tokens = a.budget;
   options.source = source->Describe();
-  options.range_text = source->HasTimeRanges() ? RangeText(a.range) : "whole trace";
-  options.filters_text = FiltersText(a.filters);
+  options.range_text = source->HasTimeRanges() ? DescribeRange(a.range) : "whole trace";
+  options.filters_text = DescribeFilters(a.filters);
   options.command = "get_context filters";
   context::ContextResult result = context::RenderContext(*view, options);
   base::JsonWriter w;
@@ -320,7 +304,7 @@ ToolResult GetBreakdown(DataSource* source, const Args& a) {
     base::JsonWriter w;
     w.BeginObject();
     w.Key("group_by").String(a.group_by);
-    w.Key("range").String(source->HasTimeRanges() ? RangeText(a.range) : "whole trace");
+    w.Key("range").String(source->HasTimeRanges() ? DescribeRange(a.range) : "whole trace");
     w.Key("total_ns").Int(whole);
     w.Key("rows").BeginArray();
     int64_t listed = 0;
@@ -366,7 +350,7 @@ ToolResult GetFindings(DataSource* source, const Args& a) {
   auto render = [&](size_t k) {
     base::JsonWriter w;
     w.BeginObject();
-    w.Key("range").String(source->HasTimeRanges() ? RangeText(a.range) : "whole trace");
+    w.Key("range").String(source->HasTimeRanges() ? DescribeRange(a.range) : "whole trace");
     if (!a.filters.host.empty())
       w.Key("note").String("the diagnosis covers every host of the range; filter by pid or rank");
     w.Key("findings").BeginArray();
@@ -445,7 +429,7 @@ ToolResult Compare(DataSource* source, const Args& a) {
       deltas(kernels(*va), va->kernel_time_ns(), kernels(*vb), vb->kernel_time_ns());
   auto side = [&](base::JsonWriter* w, const char* name, const Range& r, const ReportView& v) {
     w->Key(name).BeginObject();
-    w->Key("range").String(RangeText(r));
+    w->Key("range").String(DescribeRange(r));
     w->Key("ranks").UInt(v.ranks.size());
     w->Key("busy_pct").Double(pct(v.busy_ns(), v.busy_ns() + v.idle_ns()));
     w->Key("kernel_time_ns").Int(v.kernel_time_ns());
