@@ -229,24 +229,19 @@ void metrics_internal::StageHistogramSeries::AddEngine(const scrape::StageHistog
 }
 
 void metrics_internal::DeviceSeries::Add(const model::DeviceProfile& d) {
-  for (int c = 0; c < model::kCategoryCount; ++c) {
-    categories[c].count += d.categories[c].count;
-    categories[c].time_ns += d.categories[c].time_ns;
-  }
-  busy_ns += d.busy_ns;
-  for (size_t k = 0; k < kMemcpyKinds; ++k) {
-    memcpy[k].count += d.memcpy[k].count;
-    memcpy[k].bytes += d.memcpy[k].bytes;
-    memcpy[k].time_ns += d.memcpy[k].time_ns;
-    memcpy[k].pageable_count += d.memcpy[k].pageable_count;
-  }
-  for (size_t c = 0; c < model::kIdleCauseCount; ++c) idle_ns[c] += d.idle_causes.ns[c];
-  launch_calls += d.launch.cpu_launch.count;
-  launch_cpu_ns += d.launch.cpu_launch.total_ns;
-  launch_delays += d.launch.launch_delay.count;
-  launch_delay_ns += d.launch.launch_delay.total_ns;
-  graph_launches += d.launch.graph_launches;
-  kernels_from_graphs += d.launch.kernels_from_graphs;
+  // The window's counters as a series, added like an evicted process's (one set of sums).
+  DeviceSeries one;
+  one.categories = d.categories;
+  one.busy_ns = d.busy_ns;
+  one.memcpy = d.memcpy;
+  one.idle_ns = d.idle_causes.ns;
+  one.launch_calls = d.launch.cpu_launch.count;
+  one.launch_cpu_ns = d.launch.cpu_launch.total_ns;
+  one.launch_delays = d.launch.launch_delay.count;
+  one.launch_delay_ns = d.launch.launch_delay.total_ns;
+  one.graph_launches = d.launch.graph_launches;
+  one.kernels_from_graphs = d.launch.kernels_from_graphs;
+  Add(one);
 }
 
 void metrics_internal::DeviceSeries::Add(const DeviceSeries& d) {
