@@ -37,6 +37,7 @@ fi
 if [[ "${CI:-}" == "true" ]]; then
   export INFERSCOPE_REQUIRE_OTEL=1
   export INFERSCOPE_REQUIRE_MCP=1
+  export INFERSCOPE_REQUIRE_PROTOC=1  # protoc checks `export`'s output (tests/perfetto)
 fi
 
 echo "== build (ci preset: -Werror) and test =="

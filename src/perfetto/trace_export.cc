@@ -245,8 +245,9 @@ class FileExporter {
     for (auto& [key, list] : waits) {
       const auto [pid, tid] = key;
       const uint64_t track = uuids_->Get(file_, kSyncTrack, pid, tid);
+      // Kineto's cuda_sync records name no host thread (tid 0): then the waits are the process's.
       writer_->PlainTrack(track, ProcessTrack(pid),
-                          "thread " + std::to_string(tid) + " sync waits");
+                          tid ? "thread " + std::to_string(tid) + " sync waits" : "sync waits");
       std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
         return events_.syncs[a].start_ns < events_.syncs[b].start_ns;
       });
