@@ -36,8 +36,10 @@ int Run(const ExportOptions& options, std::ostream& err) {
            "--help')\n";
     return kExitUsage;
   }
-  if (!EndsWith(options.output_path, ".pftrace") && !EndsWith(options.output_path, ".pftrace.gz")) {
-    err << "inferscope: error: export: -o must end in .pftrace or .pftrace.gz, got '"
+  if (!EndsWith(options.output_path, ".pftrace") && !EndsWith(options.output_path, ".pftrace.gz") &&
+      !perfetto::IsChromeJsonPath(options.output_path)) {
+    err << "inferscope: error: export: -o must end in .pftrace, .pftrace.gz, .json or .json.gz, "
+           "got '"
         << options.output_path << "'\n";
     return kExitUsage;
   }

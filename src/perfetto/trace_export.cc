@@ -18,6 +18,7 @@
 #include "src/model/events.h"
 #include "src/model/kernel_names.h"
 #include "src/model/name_table.h"
+#include "src/perfetto/chrome_json_writer.h"
 #include "src/perfetto/track_event_writer.h"
 
 namespace inferscope::perfetto {
@@ -154,8 +155,8 @@ std::string_view Dims(const int32_t d[3], char* buf, size_t size) {
 class FileExporter {
  public:
   FileExporter(uint32_t file, const ImportedFile& in, const model::KernelClassifier& classifier,
-               int64_t offset_ns, const ExportOptions& options, Uuids* uuids,
-               TrackEventWriter* writer, ExportStats* stats)
+               int64_t offset_ns, const ExportOptions& options, Uuids* uuids, TraceWriter* writer,
+               ExportStats* stats)
       : file_(file),
         in_(in),
         events_(in.events),
@@ -443,7 +444,7 @@ class FileExporter {
   const int64_t offset_ns_;
   const ExportOptions& options_;
   Uuids* uuids_;
-  TrackEventWriter* writer_;
+  TraceWriter* writer_;
   ExportStats* stats_;
 
   std::unordered_map<uint32_t, int32_t> ranks_;
@@ -457,6 +458,14 @@ class FileExporter {
 };
 
 }  // namespace
+
+bool IsChromeJsonPath(const std::string& path) {
+  auto ends_with = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".json") || ends_with(".json.gz");
+}
 
 base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_paths,
                                          const std::string& output_path,
@@ -480,15 +489,21 @@ base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_p
 
   Output output;
   RETURN_IF_ERROR(output.Open(output_path));
-  TrackEventWriter writer([&output](std::string_view bytes) { output.Write(bytes); });
+  auto sink = [&output](std::string_view bytes) { output.Write(bytes); };
+  std::unique_ptr<TraceWriter> writer;
+  if (IsChromeJsonPath(output_path)) {
+    writer = std::make_unique<ChromeJsonWriter>(sink);
+  } else {
+    writer = std::make_unique<TrackEventWriter>(sink);
+  }
   Uuids uuids;
   for (size_t i = 0; i < files.size(); ++i) {
     FileExporter(static_cast<uint32_t>(i), files[i], classifier, offset_ns, options, &uuids,
-                 &writer, &stats)
+                 writer.get(), &stats)
         .Run();
     files[i] = ImportedFile{};  // its events are written: give the memory back
   }
-  stats.output_bytes = writer.Finish();
+  stats.output_bytes = writer->Finish();
   RETURN_IF_ERROR(output.Close());
   return stats;
 }

@@ -34,8 +34,12 @@ struct ExportStats {
   uint64_t clipped = 0;       // GPU slices overlapping their predecessor on a stream, clipped
 };
 
-// Exports `trace_paths` (already expanded files) to `output_path`: Perfetto protobuf, gzipped when
-// the path ends in .gz. Errors are one line; a bad input names its file in `*failed_path`.
+// Whether `path` asks for Chrome JSON (.json, .json.gz) rather than Perfetto protobuf.
+bool IsChromeJsonPath(const std::string& path);
+
+// Exports `trace_paths` (already expanded files) to `output_path`: Chrome JSON when it ends in
+// .json or .json.gz, else Perfetto protobuf; gzipped when it ends in .gz. Errors are one line; a
+// bad input names its file in `*failed_path`.
 base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_paths,
                                          const std::string& output_path,
                                          const model::KernelClassifier& classifier,

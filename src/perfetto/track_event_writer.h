@@ -103,6 +103,36 @@ struct Slice {
   uint64_t flow_in = 0;   // a flow ending here (the kernel it launched)
 };
 
+// What the export writes through: tracks, then per track a sequence of its events in time order.
+// Two formats implement it, Perfetto's protobuf (TrackEventWriter) and Chrome JSON
+// (ChromeJsonWriter); the export does not know which.
+class TraceWriter {
+ public:
+  using Sink = std::function<void(std::string_view bytes)>;
+  virtual ~TraceWriter() = default;
+
+  // Track descriptors. A process track is named after a host process; a thread track sits under
+  // its process; a plain track (a GPU, a stream) is named and optionally parented; a counter track
+  // holds counter values.
+  virtual void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name) = 0;
+  virtual void ThreadTrack(uint64_t uuid, uint64_t parent_uuid, uint32_t pid, uint32_t tid,
+                           std::string_view name) = 0;
+  virtual void PlainTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name) = 0;
+  virtual void CounterTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name,
+                            std::string_view unit) = 0;
+
+  // Starts writing the events of `track_uuid` (declared above); returns a sequence number.
+  virtual uint32_t BeginSequence(uint64_t track_uuid) = 0;
+
+  // Events on the current track.
+  virtual void WriteSlice(const Slice& slice) = 0;
+  virtual void WriteCounter(int64_t ts_ns, double value) = 0;
+
+  // Flushes what is buffered. Returns the total bytes written.
+  virtual uint64_t Finish() = 0;
+  virtual uint64_t bytes_written() const = 0;
+};
+
 // Writes TracePackets. Every track's events go to a sequence of their own (`BeginSequence`) whose
 // packet defaults name the track, so an event does not repeat its track's uuid; names, categories,
 // annotation names and string values are interned per sequence (the first use emits InternedData
@@ -110,34 +140,25 @@ struct Slice {
 // are expected in time order (Perfetto sorts, but interning must precede use in packet order).
 // Bytes leave through `sink` in blocks of about 1 MiB and at Finish(); a failing sink stops
 // nothing here, the caller checks its own state.
-class TrackEventWriter {
+class TrackEventWriter : public TraceWriter {
  public:
-  using Sink = std::function<void(std::string_view bytes)>;
   explicit TrackEventWriter(Sink sink);
-  ~TrackEventWriter();
+  ~TrackEventWriter() override;
   TrackEventWriter(const TrackEventWriter&) = delete;
   TrackEventWriter& operator=(const TrackEventWriter&) = delete;
 
-  // Track descriptors. A process track is named after a host process; a thread track sits under
-  // its process; a plain track (a GPU, a stream) is named and optionally parented; a counter track
-  // holds counter values.
-  void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name);
+  void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name) override;
   void ThreadTrack(uint64_t uuid, uint64_t parent_uuid, uint32_t pid, uint32_t tid,
-                   std::string_view name);
-  void PlainTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name);
+                   std::string_view name) override;
+  void PlainTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name) override;
   void CounterTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name,
-                    std::string_view unit);
-
-  // Starts a new sequence whose events land on `track_uuid`, and makes it current; returns its id.
-  uint32_t BeginSequence(uint64_t track_uuid);
-
-  // Events on the current sequence's track.
-  void WriteSlice(const Slice& slice);
-  void WriteCounter(int64_t ts_ns, double value);
-
-  // Flushes what is buffered. Returns the total bytes written.
-  uint64_t Finish();
-  uint64_t bytes_written() const { return bytes_flushed_ + buffer_.size(); }
+                    std::string_view unit) override;
+  // A new sequence whose packet defaults name the track.
+  uint32_t BeginSequence(uint64_t track_uuid) override;
+  void WriteSlice(const Slice& slice) override;
+  void WriteCounter(int64_t ts_ns, double value) override;
+  uint64_t Finish() override;
+  uint64_t bytes_written() const override { return bytes_flushed_ + buffer_.size(); }
 
  private:
   // Transparent hashing: lookups by string_view build no temporary string.

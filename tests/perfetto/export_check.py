@@ -106,6 +106,30 @@ def check_structure(text, what):
     assert "process_name:" in text and "thread_name:" in text, f"{what}: no host tracks"
 
 
+def check_chrome_json(path, kernels):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    named = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    processes = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    slices = [e for e in events if e["ph"] == "X"]
+    for e in slices:
+        assert e["dur"] >= 0 and isinstance(e["ts"], (int, float)), f"{path}: bad slice {e}"
+        assert e["pid"] in processes and (e["pid"], e["tid"]) in named, (
+            f"{path}: slice on an unnamed track: {e}")
+    gpu = [e for e in slices if "full_name" in e["args"]]
+    assert len(gpu) == kernels, f"{path}: {len(gpu)} kernel slices, expected {kernels}"
+    for e in gpu:
+        for key in ("category", "grid", "block"):
+            assert key in e["args"], f"{path}: kernel without {key}: {e}"
+        assert e["cat"] == e["args"]["category"], f"{path}: cat and category differ: {e}"
+    starts = {e["id"] for e in events if e["ph"] == "s"}
+    ends = {e["id"] for e in events if e["ph"] == "f"}
+    assert starts and starts == ends, f"{path}: {len(starts)} flows start, {len(ends)} end"
+    counters = [e for e in events if e["ph"] == "C"]
+    assert counters and all(0 <= e["args"]["value"] <= 1 for e in counters), f"{path}: counters"
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--inferscope", required=True)
@@ -139,6 +163,13 @@ def main():
         export(args.inferscope, [os.path.join(ROOT, "examples", "vllm_tp2_decode")], gz)
         assert decode(protoc, gz) == text, "the .gz export differs from the plain one"
         print("ok: .pftrace.gz decodes to the same trace")
+
+        # Chrome JSON (.json, .json.gz): the same content, structurally sound.
+        for name in ("example.json", "example.json.gz"):
+            out = os.path.join(tmp, name)
+            export(args.inferscope, [os.path.join(ROOT, "examples", "vllm_tp2_decode")], out)
+            check_chrome_json(out, kernels)
+        print("ok: Chrome JSON (.json, .json.gz)")
 
         # 2. A generated scenario trace (host syncs): sync-wait tracks too.
         scen = os.path.join(tmp, "scenarios")
@@ -191,6 +222,7 @@ def main():
             ([not_trace], "x.pftrace", 4),
             ([truncated], "x.pftrace", 5),
             ([tiny], "x.txt", 2),
+            ([tiny], "x.pftrace.json.txt", 2),
             ([tiny], os.path.join(tmp, "no", "such", "dir", "x.pftrace"), 1),
         ]
         for inputs, output, code in cases:
