@@ -1,6 +1,8 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/perfetto/track_event_writer.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -56,6 +58,7 @@ void TrackEventWriter::MaybeFlush() {
 }
 
 uint64_t TrackEventWriter::Finish() {
+  WriteEndsUntil(INT64_MAX);
   if (!buffer_.empty()) {
     sink_(buffer_);
     bytes_flushed_ += buffer_.size();
@@ -68,7 +71,13 @@ void TrackEventWriter::WritePacket(uint64_t timestamp_ns, bool has_timestamp,
                                    const std::string& track_event, uint64_t flags) {
   packet_.clear();
   WireWriter p(&packet_);
-  if (has_timestamp) UAlways(p, field::kTimestamp, timestamp_ns);
+  if (has_timestamp) {
+    // Callers keep timestamps non-decreasing on a sequence (WriteEndsUntil); a stray earlier one
+    // is written at the clock's current value rather than as a huge unsigned delta.
+    const uint64_t delta = timestamp_ns >= last_ts_ns_ ? timestamp_ns - last_ts_ns_ : 0;
+    last_ts_ns_ += delta;
+    UAlways(p, field::kTimestamp, delta);
+  }
   Bytes(p, field::kTrackEvent, track_event);
   if (!pending_interned_.empty()) {
     Bytes(p, field::kInternedData, pending_interned_);
@@ -144,18 +153,34 @@ void TrackEventWriter::CounterTrack(uint64_t uuid, uint64_t parent_uuid, std::st
 }
 
 uint32_t TrackEventWriter::BeginSequence(uint64_t track_uuid) {
+  WriteEndsUntil(INT64_MAX);
   sequence_ = next_sequence_++;
+  last_ts_ns_ = 0;
   interned_ = Interned{};
   pending_interned_.clear();
-  // The sequence's first packet clears its incremental state (interning starts over) and sets the
-  // default track, so no event of the sequence repeats it.
+  // The sequence's first packet clears its incremental state (interning starts over), sets the
+  // default track, so no event of the sequence repeats it, and defines the sequence's incremental
+  // clock: equal to BOOTTIME (the trace clock) at 0, each packet's timestamp a delta from the
+  // previous one's. This is how Perfetto's own SDK writes incremental timestamps.
   packet_.clear();
   WireWriter p(&packet_);
-  std::string defaults, te_defaults;
+  std::string defaults, te_defaults, snapshot, incremental, boottime;
   WireWriter tw(&te_defaults);
   UAlways(tw, field::kDefaultTrackUuid, track_uuid);
   WireWriter dw(&defaults);
   Bytes(dw, field::kTrackEventDefaults, te_defaults);
+  UAlways(dw, field::kTimestampClockId, kClockIncremental);
+  WireWriter bw(&boottime);
+  UAlways(bw, field::kClockId, kClockBoottime);
+  UAlways(bw, field::kClockTimestamp, 0);
+  WireWriter iw(&incremental);
+  UAlways(iw, field::kClockId, kClockIncremental);
+  UAlways(iw, field::kClockTimestamp, 0);
+  UAlways(iw, field::kClockIsIncremental, 1);
+  WireWriter sw(&snapshot);
+  Bytes(sw, field::kClocks, boottime);
+  Bytes(sw, field::kClocks, incremental);
+  Bytes(p, field::kClockSnapshot, snapshot);
   UAlways(p, field::kTrustedPacketSequenceId, sequence_);
   UAlways(p, field::kSequenceFlags, kSeqIncrementalStateCleared);
   Bytes(p, field::kTracePacketDefaults, defaults);
@@ -183,7 +208,19 @@ uint64_t TrackEventWriter::Intern(InternTable* table, std::string_view s, uint32
   return iid;
 }
 
+void TrackEventWriter::WriteEndsUntil(int64_t ts_ns) {
+  while (!open_ends_.empty() && open_ends_.back() <= ts_ns) {
+    const int64_t end_ns = open_ends_.back();
+    open_ends_.pop_back();
+    scratch_.clear();
+    WireWriter w(&scratch_);
+    UAlways(w, field::kType, kTypeSliceEnd);
+    WritePacket(static_cast<uint64_t>(end_ns), true, scratch_, 0);
+  }
+}
+
 void TrackEventWriter::WriteSlice(const Slice& slice) {
+  WriteEndsUntil(slice.start_ns);
   scratch_.clear();
   WireWriter w(&scratch_);
   UAlways(w, field::kType, kTypeSliceBegin);
@@ -217,13 +254,13 @@ void TrackEventWriter::WriteSlice(const Slice& slice) {
   // No SEQ_NEEDS_INCREMENTAL_STATE flag: it only lets a reader drop packets of a sequence whose
   // state it lost, which a file written whole cannot have, and it would cost 2 bytes a slice.
   WritePacket(static_cast<uint64_t>(slice.start_ns), true, scratch_, 0);
-
-  scratch_.clear();
-  UAlways(w, field::kType, kTypeSliceEnd);
-  WritePacket(static_cast<uint64_t>(slice.end_ns), true, scratch_, 0);
+  int64_t end_ns = std::max(slice.end_ns, slice.start_ns);
+  if (!open_ends_.empty()) end_ns = std::min(end_ns, open_ends_.back());
+  open_ends_.push_back(end_ns);
 }
 
 void TrackEventWriter::WriteCounter(int64_t ts_ns, double value) {
+  WriteEndsUntil(ts_ns);
   scratch_.clear();
   WireWriter w(&scratch_);
   UAlways(w, field::kType, kTypeCounter);

@@ -27,7 +27,15 @@ inline constexpr uint32_t kTrustedPacketSequenceId = 10;
 inline constexpr uint32_t kTrackEvent = 11;
 inline constexpr uint32_t kInternedData = 12;
 inline constexpr uint32_t kSequenceFlags = 13;
+inline constexpr uint32_t kClockSnapshot = 6;
 inline constexpr uint32_t kTracePacketDefaults = 59;
+// TracePacketDefaults.timestamp_clock_id (the same number as TracePacket's)
+inline constexpr uint32_t kTimestampClockId = 58;
+// ClockSnapshot {clocks = 1}; Clock {clock_id = 1, timestamp = 2, is_incremental = 3}
+inline constexpr uint32_t kClocks = 1;
+inline constexpr uint32_t kClockId = 1;
+inline constexpr uint32_t kClockTimestamp = 2;
+inline constexpr uint32_t kClockIsIncremental = 3;
 inline constexpr uint32_t kTrackDescriptor = 60;
 // TracePacketDefaults / TrackEventDefaults
 inline constexpr uint32_t kTrackEventDefaults = 11;
@@ -73,6 +81,9 @@ inline constexpr uint64_t kTypeSliceBegin = 1;
 inline constexpr uint64_t kTypeSliceEnd = 2;
 inline constexpr uint64_t kTypeCounter = 4;
 inline constexpr uint64_t kSeqIncrementalStateCleared = 1;
+// BuiltinClocks.BOOTTIME, the default trace clock; ids 64..127 are clocks of one sequence.
+inline constexpr uint32_t kClockBoottime = 6;
+inline constexpr uint32_t kClockIncremental = 64;
 
 // One debug annotation (a slice argument): an unsigned, a signed or an interned string value.
 struct Arg {
@@ -134,10 +145,14 @@ class TraceWriter {
 };
 
 // Writes TracePackets. Every track's events go to a sequence of their own (`BeginSequence`) whose
-// packet defaults name the track, so an event does not repeat its track's uuid; names, categories,
+// packet defaults name the track, so an event does not repeat its track's uuid, and whose clock is
+// incremental (each timestamp is the delta from the previous packet's: a byte or two instead of
+// five); names, categories,
 // annotation names and string values are interned per sequence (the first use emits InternedData
-// in the same packet), so a repeated kernel costs its ids, not its strings. Events of one sequence
-// are expected in time order (Perfetto sorts, but interning must precede use in packet order).
+// in the same packet), so a repeated kernel costs its ids, not its strings. Slices of one sequence
+// come in order of their start; their ends are held back and written in time order, so deltas
+// never go negative. A slice that outlasts the one enclosing it is cut at that one's end, as
+// Perfetto's slices must nest.
 // Bytes leave through `sink` in blocks of about 1 MiB and at Finish(); a failing sink stops
 // nothing here, the caller checks its own state.
 class TrackEventWriter : public TraceWriter {
@@ -174,6 +189,7 @@ class TrackEventWriter : public TraceWriter {
   void WritePacket(uint64_t timestamp_ns, bool has_timestamp, const std::string& track_event,
                    uint64_t flags);
   void MaybeFlush();
+  void WriteEndsUntil(int64_t ts_ns);  // the held-back slice ends at or before `ts_ns`
 
   Sink sink_;
   std::string buffer_;
@@ -181,9 +197,11 @@ class TrackEventWriter : public TraceWriter {
   uint32_t next_sequence_ = 1;
   uint32_t sequence_ = 0;
   Interned interned_;
-  std::string pending_interned_;  // InternedData body for the next packet of the sequence
-  std::string scratch_;           // reused TrackEvent body
-  std::string packet_;            // reused TracePacket body
+  std::string pending_interned_;    // InternedData body for the next packet of the sequence
+  std::string scratch_;             // reused TrackEvent body
+  std::string packet_;              // reused TracePacket body
+  uint64_t last_ts_ns_ = 0;         // the sequence's clock: timestamps are written as deltas to it
+  std::vector<int64_t> open_ends_;  // ends of the open slices, innermost (earliest) last
 };
 
 }  // namespace inferscope::perfetto
