@@ -505,6 +505,10 @@ base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_p
   }
   stats.output_bytes = writer->Finish();
   RETURN_IF_ERROR(output.Close());
+  // On disk: what gzip made of it, when it was asked for.
+  std::error_code ec;
+  const auto written = std::filesystem::file_size(output_path, ec);
+  if (!ec) stats.output_bytes = written;
   return stats;
 }
 

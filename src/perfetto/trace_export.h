@@ -29,8 +29,8 @@ struct ExportStats {
   uint64_t api_calls = 0;
   uint64_t flows = 0;
   uint64_t input_bytes = 0;
-  uint64_t output_bytes = 0;
-  uint64_t kernel_bytes = 0;  // bytes of the kernel slices' packets alone
+  uint64_t output_bytes = 0;  // on disk (after gzip)
+  uint64_t kernel_bytes = 0;  // bytes of the kernel slices' packets alone, before gzip
   uint64_t clipped = 0;       // GPU slices overlapping their predecessor on a stream, clipped
 };
 
