@@ -128,9 +128,10 @@ for b in build/ci/src/aggregate/aggregator_benchmark \
          build/ci/src/cli/analyze_benchmark \
          build/ci/src/inject/drain_benchmark \
          build/ci/src/agent/otlp/otlp_decode_benchmark \
-         build/ci/src/agent/scrape/prometheus_text_benchmark; do
+         build/ci/src/agent/scrape/prometheus_text_benchmark \
+         build/ci/src/perfetto/export_benchmark; do
   "$b" --benchmark_min_time=0.01 \
-    --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze|Drain|Decode|Parse|Scrape)' \
+    --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze|Drain|Decode|Parse|Scrape|KernelSlice|ExportTrace)' \
     2>&1 | tail -n 3
 done
 # Range queries over a small store filled through the write path (rollups on); full-size figures
