@@ -39,6 +39,8 @@ LAYERS = [
     ("inject", 4, ["src/inject/"]),
     ("report", 5, ["src/report/"]),
     ("pipeline", 6, ["src/pipeline/"]),
+    # Perfetto trace output (`export`): the TrackEvent writer over the importers' raw events.
+    ("perfetto", 6, ["src/perfetto/"]),
     # The one interface every kind of host telemetry implements (below its sources).
     ("agent_collector", 6, ["src/agent/collector/"]),
     # The one HTTP client (the scraper's fetches, `status`, `run`).
@@ -77,7 +79,13 @@ CLI_SHARED = ["inferscope_cli_voice"]
 CLI_LIBRARY = re.compile(r"^inferscope_cli(_|$)")
 
 # The offline path: none of these may link or include agent code.
-OFFLINE_TARGETS = ["inferscope_pipeline", "inferscope_cli_analyze", "analyze_benchmark"]
+OFFLINE_TARGETS = [
+    "inferscope_pipeline",
+    "inferscope_cli_analyze",
+    "inferscope_perfetto",
+    "inferscope_cli_export",
+    "analyze_benchmark",
+]
 AGENT_LINK_FORBIDDEN = re.compile(
     r"^inferscope_agent|^inferscope_httplib$|^inferscope_cli_(?!analyze$)")
 

@@ -37,6 +37,7 @@ fi
 if [[ "${CI:-}" == "true" ]]; then
   export INFERSCOPE_REQUIRE_OTEL=1
   export INFERSCOPE_REQUIRE_MCP=1
+  export INFERSCOPE_REQUIRE_PROTOC=1  # protoc checks `export`'s output (tests/perfetto)
 fi
 
 echo "== build (ci preset: -Werror) and test =="
@@ -128,9 +129,10 @@ for b in build/ci/src/aggregate/aggregator_benchmark \
          build/ci/src/inject/drain_benchmark \
          build/ci/src/agent/otlp/otlp_decode_benchmark \
          build/ci/src/agent/scrape/prometheus_text_benchmark \
-         build/ci/src/agent/http/metrics_exporter_benchmark; do
+         build/ci/src/agent/http/metrics_exporter_benchmark \
+         build/ci/src/perfetto/export_benchmark; do
   "$b" --benchmark_min_time=0.01 \
-    --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze|Drain|Decode|Parse|Scrape|OnWindow|Render)' \
+    --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze|Drain|Decode|Parse|Scrape|OnWindow|Render|KernelSlice|ExportTrace)' \
     2>&1 | tail -n 3
 done
 # Range queries over a small store filled through the write path (rollups on); full-size figures

@@ -20,6 +20,7 @@
 #include "src/cli/context_command.h"
 #include "src/cli/diff_command.h"
 #include "src/cli/exit_codes.h"
+#include "src/cli/export_command.h"
 #include "src/cli/run_command.h"
 #include "src/cli/status_command.h"
 #include "src/report/report.h"
@@ -193,6 +194,7 @@ int Main(int argc, char** argv) {
   StatusCommand status(&app);
   ContextAndMcpCommands context_and_mcp(&app);
   DiffCommand diff(&app);
+  ExportCommand export_cmd(&app);
 
   // `run ... -- CMD ARGS`: everything after the first "--" is the command, whatever it looks like
   // (CLI11 would try to parse the command's own options).
@@ -276,6 +278,7 @@ int Main(int argc, char** argv) {
   if (std::optional<int> code = status.RunIfParsed()) return *code;
   if (std::optional<int> code = context_and_mcp.RunIfParsed()) return *code;
   if (std::optional<int> code = diff.RunIfParsed()) return *code;
+  if (std::optional<int> code = export_cmd.RunIfParsed()) return *code;
 
   // No subcommand: show what there is.
   std::cerr << app.help();

@@ -1,0 +1,48 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `inferscope export`: Kineto / Nsight traces -> a Perfetto trace seen through inferscope's
+// taxonomy. One track group per GPU with a child track per stream (kernels named by their short
+// name, categorized, with full name, grid, block, correlation and graph ids as arguments; copies
+// and memsets), host process tracks with a track per thread (CUDA runtime/driver calls) and its
+// sync waits, flows from each launch to its GPU work by correlation id, and counter tracks of each
+// category's share of GPU busy time. Timestamps stay on the traces' clock, shifted by one offset
+// (the earliest event) so that they encode short.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::perfetto {
+
+struct ExportOptions {
+  int64_t counter_bin_ns = 0;  // busy-share counter bin; 0: the span / 500, at least 10 us
+};
+
+struct ExportStats {
+  uint64_t kernels = 0;
+  uint64_t copies = 0;  // memcpy and memset slices
+  uint64_t api_calls = 0;
+  uint64_t flows = 0;
+  uint64_t input_bytes = 0;
+  uint64_t output_bytes = 0;  // on disk (after gzip)
+  uint64_t kernel_bytes = 0;  // bytes of the kernel slices' packets alone, before gzip
+  uint64_t clipped = 0;       // GPU slices overlapping their predecessor on a stream, clipped
+};
+
+// Whether `path` asks for Chrome JSON (.json, .json.gz) rather than Perfetto protobuf.
+bool IsChromeJsonPath(const std::string& path);
+
+// Exports `trace_paths` (already expanded files) to `output_path`: Chrome JSON when it ends in
+// .json or .json.gz, else Perfetto protobuf; gzipped when it ends in .gz. Errors are one line; a
+// bad input names its file in `*failed_path`.
+base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_paths,
+                                         const std::string& output_path,
+                                         const model::KernelClassifier& classifier,
+                                         const ExportOptions& options, std::string* failed_path);
+
+}  // namespace inferscope::perfetto

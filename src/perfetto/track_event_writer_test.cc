@@ -1,0 +1,129 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// The TrackEvent writer read back with src/wire's reader (no protoc needed; tests/perfetto checks
+// the same output against Perfetto's schema): packet framing, interning once per sequence,
+// incremental timestamps that never go backwards, and ends of nested slices in time order.
+
+#include "src/perfetto/track_event_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "src/wire/wire_buffer.h"
+
+namespace inferscope::perfetto {
+namespace {
+
+struct Event {
+  uint64_t delta = 0;
+  uint64_t type = 0;
+  uint64_t name_iid = 0;
+  std::vector<std::string> interned;  // strings interned in this packet
+};
+
+// The packets' TrackEvents in order (descriptor and sequence-start packets are skipped).
+std::vector<Event> Events(const std::string& trace) {
+  std::vector<Event> events;
+  wire::WireReader trace_reader(trace);
+  wire::WireField packet;
+  while (trace_reader.NextField(&packet)) {
+    EXPECT_EQ(packet.number, field::kTracePacket);
+    wire::WireReader p(packet.bytes);
+    wire::WireField f;
+    Event e;
+    bool has_event = false;
+    while (p.NextField(&f)) {
+      if (f.number == field::kTimestamp) e.delta = f.value;
+      if (f.number == field::kTrackEvent) {
+        has_event = true;
+        wire::WireReader te(f.bytes);
+        wire::WireField g;
+        while (te.NextField(&g)) {
+          if (g.number == field::kType) e.type = g.value;
+          if (g.number == field::kNameIid) e.name_iid = g.value;
+        }
+      }
+      if (f.number == field::kInternedData) {
+        wire::WireReader in(f.bytes);
+        wire::WireField entry;
+        while (in.NextField(&entry)) {
+          wire::WireReader er(entry.bytes);
+          wire::WireField g;
+          while (er.NextField(&g))
+            if (g.number == 2) e.interned.emplace_back(g.bytes);
+        }
+      }
+    }
+    EXPECT_TRUE(p.ok());
+    if (has_event) events.push_back(e);
+  }
+  EXPECT_TRUE(trace_reader.ok());
+  return events;
+}
+
+TEST(TrackEventWriterTest, InternsOncePerSequenceAndWritesDeltas) {
+  std::string out;
+  TrackEventWriter writer([&](std::string_view b) { out.append(b); });
+  writer.PlainTrack(1, 0, "stream 7");
+  writer.BeginSequence(1);
+  const Arg args[] = {Arg::String("grid", "1,1,1"), Arg::Uint("correlation_id", 5)};
+  writer.WriteSlice({1000, 1500, "k", "matmul", args, 2, 0, 0});
+  writer.WriteSlice({2000, 2600, "k", "matmul", args, 2, 0, 0});
+  const uint64_t written = writer.Finish();
+  EXPECT_EQ(written, out.size());
+
+  const std::vector<Event> events = Events(out);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].type, kTypeSliceBegin);
+  EXPECT_EQ(events[0].delta, 1000u);  // the first is relative to the clock snapshot's 0
+  EXPECT_EQ(events[1].type, kTypeSliceEnd);
+  EXPECT_EQ(events[1].delta, 500u);
+  EXPECT_EQ(events[2].delta, 500u);
+  EXPECT_EQ(events[3].delta, 600u);
+  EXPECT_EQ(events[0].interned,
+            (std::vector<std::string>{"matmul", "k", "grid", "1,1,1", "correlation_id"}));
+  EXPECT_TRUE(events[2].interned.empty());  // the second slice costs ids only
+  EXPECT_EQ(events[2].name_iid, events[0].name_iid);
+}
+
+TEST(TrackEventWriterTest, NestedSlicesEndInTimeOrderAndAreCutToTheirParent) {
+  std::string out;
+  TrackEventWriter writer([&](std::string_view b) { out.append(b); });
+  writer.BeginSequence(1);
+  writer.WriteSlice({100, 1000, "runtime", "cuda_api", nullptr, 0, 0, 0});
+  writer.WriteSlice({200, 400, "driver", "cuda_api", nullptr, 0, 0, 0});
+  writer.WriteSlice({500, 1200, "outlasts its parent", "cuda_api", nullptr, 0, 0, 0});
+  writer.WriteSlice({2000, 2100, "next", "cuda_api", nullptr, 0, 0, 0});
+  writer.Finish();
+
+  std::vector<uint64_t> types, times;
+  uint64_t t = 0;
+  for (const Event& e : Events(out)) {
+    t += e.delta;
+    types.push_back(e.type);
+    times.push_back(t);
+  }
+  EXPECT_EQ(types, (std::vector<uint64_t>{1, 1, 2, 1, 2, 2, 1, 2}));
+  EXPECT_EQ(times, (std::vector<uint64_t>{100, 200, 400, 500, 1000, 1000, 2000, 2100}));
+}
+
+TEST(TrackEventWriterTest, NewSequenceStartsInterningAndTheClockOver) {
+  std::string out;
+  TrackEventWriter writer([&](std::string_view b) { out.append(b); });
+  writer.BeginSequence(1);
+  writer.WriteSlice({5000, 6000, "k", "matmul", nullptr, 0, 0, 0});
+  writer.BeginSequence(2);
+  writer.WriteSlice({5000, 6000, "k", "matmul", nullptr, 0, 0, 0});
+  writer.WriteCounter(7000, 0.5);
+  writer.Finish();
+  const std::vector<Event> events = Events(out);
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[2].delta, 5000u);
+  EXPECT_EQ(events[2].interned, (std::vector<std::string>{"matmul", "k"}));
+  EXPECT_EQ(events[4].type, kTypeCounter);
+  EXPECT_EQ(events[4].delta, 1000u);
+}
+
+}  // namespace
+}  // namespace inferscope::perfetto
