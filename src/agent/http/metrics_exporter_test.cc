@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "src/analyze/diagnose.h"
+#include "src/wire/test_frames.h"
 #include "src/wire/test_windows.h"
 
 namespace inferscope::agent {
@@ -24,12 +25,10 @@ namespace {
 constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kT0 = 1'700'000'000 * kSecond;  // a window boundary
 
-wire::Hello MakeHello(uint32_t pid, int32_t rank = 0, std::string host = "node1") {
-  wire::Hello h;
-  h.pid = pid;
-  h.rank = rank;
+// The shared test hello (host node-a), on another host when a test needs one.
+wire::Hello MakeHello(uint32_t pid, int32_t rank = 0, std::string host = "node-a") {
+  wire::Hello h = wire::testing::MakeHello(pid, rank);
   h.hostname = std::move(host);
-  h.process_start_unix_ns = 1;
   return h;
 }
 
@@ -45,7 +44,7 @@ model::ProfileWindow MakeWindow(int64_t start_ns, int64_t k, uint32_t pid = 42) 
   model::ProcessProfile& p = w.processes.emplace_back();
   p.pid = pid;
   p.rank = 0;
-  p.hostname = "node1";
+  p.hostname = "node-a";
   model::DeviceProfile& d = p.devices.emplace_back();
   d.device = 0;
   d.busy_ns = 2 * kSecond * k;
@@ -122,7 +121,7 @@ TEST(MetricsExporterTest, RendersOneWindowExactly) {
   MetricsExporter m;
   m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
   const std::string out = m.Render(kSelf);
-  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  const std::string labels = R"(pid="42",rank="0",host="node-a")";
   for (const std::string& line : std::vector<std::string>{
            "# HELP inferscope_gpu_kernel_seconds_total GPU kernel time by category (sum of kernel "
            "durations; concurrent kernels both count).",
@@ -181,7 +180,7 @@ TEST(MetricsExporterTest, RendersOneWindowExactly) {
 
 TEST(MetricsExporterTest, CountersAccumulateGaugesReplace) {
   MetricsExporter m;
-  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  const std::string labels = R"(pid="42",rank="0",host="node-a")";
   m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
   m.OnWindow(MakeHello(42), MakeWindow(kT0 + 10 * kSecond, 3));
   std::string out = m.Render(kSelf);
@@ -241,7 +240,7 @@ TEST(MetricsExporterTest, ReusedPidGetsGaugesBack) {
   m.OnWindow(reused, MakeWindow(kT0 + 10 * kSecond, 3));
   m.OnProcessEnd(MakeHello(42));  // the old process's end, late: ignored
   const std::string out = m.Render(kSelf);
-  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  const std::string labels = R"(pid="42",rank="0",host="node-a")";
   EXPECT_TRUE(HasLine(out, R"(inferscope_gpu_busy_ratio{gpu="0",)" + labels + "} 0.6"));
   EXPECT_TRUE(HasLine(out, "inferscope_windows_total{" + labels + "} 2"));
 }
@@ -310,7 +309,7 @@ TEST(MetricsExporterTest, VerdictOfTheLatestWindow) {
   d.syncs[static_cast<size_t>(model::SyncType::kStream)].wait.Add(7 * kSecond);
   m.OnWindow(MakeHello(42), w);
   std::string out = m.Render(kSelf);
-  const std::string labels = R"(pid="42",rank="0",host="node1")";
+  const std::string labels = R"(pid="42",rank="0",host="node-a")";
   EXPECT_TRUE(HasLine(out, "# TYPE inferscope_verdict gauge"));
   EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="host_sync",)" + labels + "} 1")) << out;
   EXPECT_TRUE(HasLine(out, R"(inferscope_verdict{verdict="healthy",)" + labels + "} 0"));
