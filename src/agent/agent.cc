@@ -74,15 +74,18 @@ struct Agent::WriteItem {
   PendingWindow window;  // kWindow (process_id is resolved by the writer)
   // kWindow: the event loop's decoded copy, handed on so the store does not decode the window
   // again to fold it into the rollup tiers (~8 us of the writer's ~90 us per window). Kept only
-  // while the queue is short (kKeepDecodedBelow): a backed-up queue holds the compact encoding.
+  // while the queue is short (kKeepDecodedBelow): a burst or a backed-up queue holds the compact
+  // encoding.
   std::optional<model::ProfileWindow> decoded;
   bool goodbye = false;  // kEnd: the session ended with a goodbye
 };
 
 namespace {
-// Queue length under which windows keep their decoded copy (a decoded window is a few times its
-// encoding: ~20-60 KB, so at most a few MB).
-constexpr size_t kKeepDecodedBelow = 64;
+// Queue length under which windows keep their decoded copy. Small on purpose: a decoded window is
+// a few times its encoding (~20-60 KB), and with 64 processes sending at the same second a bound
+// of 64 held ~3 MB at each burst that the allocator kept (live_load's RSS check caught it); 8
+// covers a host's GPUs in steady state, a burst beyond it is decoded again by the writer.
+constexpr size_t kKeepDecodedBelow = 8;
 }  // namespace
 
 Agent::Agent(AgentOptions options) : options_(std::move(options)) {
