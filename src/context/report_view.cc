@@ -258,24 +258,9 @@ int64_t ReportView::span_ns() const {
   for (const RankView& r : ranks) out = std::max(out, r.span_ns);
   return out;
 }
-int64_t ReportView::busy_ns() const {
+int64_t ReportView::Total(int64_t RankView::*field) const {
   int64_t out = 0;
-  for (const RankView& r : ranks) out += r.busy_ns;
-  return out;
-}
-int64_t ReportView::idle_ns() const {
-  int64_t out = 0;
-  for (const RankView& r : ranks) out += r.idle_ns;
-  return out;
-}
-int64_t ReportView::compute_ns() const {
-  int64_t out = 0;
-  for (const RankView& r : ranks) out += r.compute_ns;
-  return out;
-}
-int64_t ReportView::kernel_time_ns() const {
-  int64_t out = 0;
-  for (const RankView& r : ranks) out += r.kernel_time_ns;
+  for (const RankView& r : ranks) out += r.*field;
   return out;
 }
 

@@ -87,7 +87,11 @@ struct ReportView {
 
   // Sums over the kept ranks.
   int64_t span_ns() const;  // longest rank span
-  int64_t busy_ns() const, idle_ns() const, compute_ns() const, kernel_time_ns() const;
+  int64_t busy_ns() const { return Total(&RankView::busy_ns); }
+  int64_t idle_ns() const { return Total(&RankView::idle_ns); }
+  int64_t compute_ns() const { return Total(&RankView::compute_ns); }
+  int64_t kernel_time_ns() const { return Total(&RankView::kernel_time_ns); }
+  int64_t Total(int64_t RankView::*field) const;
   // Kernels merged by name across ranks, heaviest first; ties by name.
   std::vector<KernelRow> MergedKernels() const;
   // A per-key sum over ranks of one of the (key, ns) lists, heaviest first, zeros dropped.

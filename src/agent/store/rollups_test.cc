@@ -181,6 +181,17 @@ TEST(RollupTest, RollbackUndoesTheFoldAndRestartRebuildsOpenBuckets) {
     model::ProfileWindow lost = RollupTestWindow(100, 0, kT0 + 30 * 60 * kSec, 999);
     ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[0], lost, kT0), &lost).ok());
     ASSERT_TRUE((*store)->Rollback().ok());
+    // A bigger batch rolled back: 15 min of windows (closing and sealing buckets, so rollup rows
+    // are written inside it) and a late window rewriting a sealed row. Rows and open buckets must
+    // both come back to what they were.
+    ASSERT_TRUE((*store)->Begin().ok());
+    for (int64_t t = kT0 + 30 * 60 * kSec; t < kT0 + 45 * 60 * kSec; t += 10 * kSec) {
+      model::ProfileWindow w = RollupTestWindow(100, 0, t, 777);
+      ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[0], w, t), &w).ok());
+    }
+    model::ProfileWindow late = RollupTestWindow(101, 1, kT0 + 5 * kSec, 778);
+    ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[1], late, kT0), &late).ok());
+    ASSERT_TRUE((*store)->Rollback().ok());
     Fill(**store, ids, kT0 + 30 * 60 * kSec, kT0 + 50 * 60 * kSec, 10 * kSec, &appended);
     // 10 min buckets up to 1:20 after the first hour's start, the first hour.
     EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 2 * (5 + 1));

@@ -141,38 +141,6 @@ struct SqliteStore::RollupState {
   int64_t from_ns = 0;                  // store_meta rollups_from_ns
   int64_t sealed_ns = 0;                // store_meta rollups_sealed_ns
   int64_t newest_start_ns = INT64_MIN;  // window time the writer has reached
-
-  // Undo log of the open transaction: each bucket as it was before its first change (nullopt:
-  // absent), so Rollback() restores the buckets without copying all of them at every Begin().
-  bool in_transaction = false;
-  std::map<Key, std::optional<Open>> undo;
-  int64_t undo_sealed_ns = 0, undo_newest_start_ns = 0;
-
-  void Touch(const Key& key) {
-    if (!in_transaction || undo.count(key)) return;
-    auto it = open.find(key);
-    undo.emplace(key, it == open.end() ? std::nullopt : std::optional<Open>(it->second));
-  }
-  void BeginTransaction() {
-    in_transaction = true;
-    undo.clear();
-    undo_sealed_ns = sealed_ns;
-    undo_newest_start_ns = newest_start_ns;
-  }
-  void EndTransaction(bool commit) {
-    if (!commit && in_transaction) {
-      for (auto& [key, value] : undo) {
-        if (value)
-          open[key] = std::move(*value);
-        else
-          open.erase(key);
-      }
-      sealed_ns = undo_sealed_ns;
-      newest_start_ns = undo_newest_start_ns;
-    }
-    in_transaction = false;
-    undo.clear();
-  }
 };
 
 SqliteStore::SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -305,19 +273,20 @@ base::Status SqliteStore::Migrate() {
 }
 
 base::Status SqliteStore::Begin() {
-  RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  // The open rollup buckets change with the rows of this transaction: log how to undo them.
-  if (rollups_) rollups_->BeginTransaction();
-  return base::OkStatus();
+  if (rollups_ && rollups_stale_ && LoadRollups().ok()) rollups_stale_ = false;
+  return Exec("BEGIN IMMEDIATE");
 }
-base::Status SqliteStore::Commit() {
-  RETURN_IF_ERROR(Exec("COMMIT"));
-  if (rollups_) rollups_->EndTransaction(/*commit=*/true);
-  return base::OkStatus();
-}
+base::Status SqliteStore::Commit() { return Exec("COMMIT"); }
 base::Status SqliteStore::Rollback() {
-  if (rollups_) rollups_->EndTransaction(/*commit=*/false);
-  return Exec("ROLLBACK");
+  const base::Status status = Exec("ROLLBACK");
+  // The open rollup buckets took this transaction's windows too: rebuild them from the store, as
+  // a restart does. Until a rebuild succeeds (it may fail for the reason the transaction did)
+  // nothing is folded, so no row is written from buckets that hold rolled-back windows.
+  // (An undo log did this before: a copy of each bucket at its first change in every
+  // transaction, which the agent paid on nearly every window, its batches being mostly one
+  // window, to serve a path that runs only when the disk fails.)
+  if (rollups_) rollups_stale_ = !LoadRollups().ok();
+  return status;
 }
 
 base::StatusOr<int64_t> SqliteStore::UpsertProcess(const wire::Hello& hello, int64_t now_ns) {
@@ -420,6 +389,12 @@ base::Status SqliteStore::AppendWindow(const PendingWindow& window,
     sqlite3_reset(m);
   }
   if (!rollups_ || !rollups_enabled_) return base::OkStatus();
+  if (rollups_stale_) {
+    // The open buckets are being rebuilt (Rollback). Outside a transaction the rebuild reads this
+    // window too, now stored; inside one, it will when a later rebuild runs after the commit.
+    if (sqlite3_get_autocommit(db_) != 0 && LoadRollups().ok()) rollups_stale_ = false;
+    return base::OkStatus();
+  }
   if (decoded) return FoldIntoRollups(window.process_id, *decoded, /*rebuilding=*/false);
   ASSIGN_OR_RETURN(model::ProfileWindow w, wire::DecodeWindow(window.encoded));
   return FoldIntoRollups(window.process_id, w, /*rebuilding=*/false);
@@ -757,7 +732,6 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
   const RollupState::Key key{tier, process_id};
   auto it = st.open.find(key);
   if (it != st.open.end() && it->second.start_ns == bucket) {
-    st.Touch(key);
     FoldWindow(part, bin_ns, RollupMergeOptions(), &it->second.merged);
     it->second.windows += windows;
     return base::OkStatus();
@@ -773,7 +747,6 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
     return base::OkStatus();
   }
   if (it != st.open.end()) RETURN_IF_ERROR(CloseBucket(tier, process_id));  // moved on
-  st.Touch(key);
   RollupState::Open& open = st.open[key];
   open.start_ns = bucket;
   open.windows = windows;
@@ -787,7 +760,6 @@ base::Status SqliteStore::CloseBucket(size_t tier, int64_t process_id) {
   const RollupState::Key key{tier, process_id};
   auto it = st.open.find(key);
   if (it == st.open.end()) return base::OkStatus();
-  st.Touch(key);
   RollupState::Open closed = std::move(it->second);
   st.open.erase(it);
   RETURN_IF_ERROR(WriteRollupRow(kRollupTierNs[tier], process_id, closed.start_ns, closed.windows,

@@ -178,7 +178,8 @@ class SqliteStore {
   base::Status MarkProcessEnded(int64_t process_id, int64_t now_ns);
   // Compresses and appends one window; updates the process's last_seen_ns. A read-write store also
   // folds it into the rollup tiers (decoding `encoded` unless `decoded` is given); the fold is
-  // part of the caller's transaction, and Rollback() undoes its in-memory part too.
+  // part of the caller's transaction, and Rollback() undoes its in-memory part too (by rebuilding
+  // the open buckets from the store).
   base::Status AppendWindow(const PendingWindow& window,
                             const model::ProfileWindow* decoded = nullptr);
 
@@ -253,6 +254,7 @@ class SqliteStore {
   std::map<const char*, sqlite3_stmt*> statements_;  // keyed by the SQL literal's address
   std::unique_ptr<RollupState> rollups_;             // read-write stores only
   bool rollups_enabled_ = true;
+  bool rollups_stale_ = false;  // a Rollback() whose rebuild of the open buckets failed
   int64_t max_window_ns_ = -1;  // store_meta max_window_ns as this writer knows it (-1: unread)
 };
 
