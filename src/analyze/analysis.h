@@ -21,6 +21,9 @@ struct AnalysisOptions {
   int64_t bin_ns = 100'000'000;  // timeline bin width the windows were aggregated with
   int64_t kernel_wait_threshold_ns = 30'000;
   std::string rules_path;  // user taxonomy rules, if any (echoed in reports)
+  // Shortened kernel names for people (KernelRow::display_name). Off where only the verdict is
+  // read (/metrics' verdict gauge): shortening every name was a fifth of the agent's event loop.
+  bool display_names = true;
 };
 
 // One analyzed input file and the window its events were folded into.

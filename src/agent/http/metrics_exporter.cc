@@ -329,6 +329,7 @@ namespace {
 // diagnose a range with its telemetry.
 std::string PrimaryVerdict(const model::ProfileWindow& window) {
   analyze::AnalysisOptions options;
+  options.display_names = false;  // only the verdict's id is read
   for (const model::ProcessProfile& p : window.processes)
     for (const model::DeviceProfile& d : p.devices)
       if (d.timeline.bin_ns > 0) options.bin_ns = d.timeline.bin_ns;
