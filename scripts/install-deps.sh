@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   clang clang-format clang-tidy libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
-  libsimdjson-dev libsqlite3-dev sqlite3 zlib1g-dev
+  libsimdjson-dev libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev
   protobuf-compiler                                  # protoc --decode checks `export` (tests/perfetto)
   libcli11-dev libfmt-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev

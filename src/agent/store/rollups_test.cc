@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <map>
@@ -279,6 +280,20 @@ constexpr const char* kVersion4Schema =
     "CREATE INDEX telemetry_by_start ON telemetry (kind, start_ns);"
     "PRAGMA user_version = 4;";
 
+// A payload as schema versions 1-7 stored it: codec byte 1, the size (u32 LE), zlib level 6.
+base::StatusOr<std::string> ZlibPayload(std::string_view encoded) {
+  uLongf bound = compressBound(static_cast<uLong>(encoded.size()));
+  std::string out(5 + bound, '\0');
+  out[0] = 1;
+  const auto n = static_cast<uint32_t>(encoded.size());
+  for (int i = 0; i < 4; ++i) out[1 + i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  if (compress2(reinterpret_cast<Bytef*>(out.data() + 5), &bound,
+                reinterpret_cast<const Bytef*>(encoded.data()), n, 6) != Z_OK)
+    return base::InternalError("compress2");
+  out.resize(5 + bound);
+  return out;
+}
+
 TEST(RollupTest, MigratesAVersion4StoreInPlace) {
   TempDir dir;
   const std::string path = dir.path() + "/" + SqliteStore::kFileName;
@@ -304,7 +319,7 @@ TEST(RollupTest, MigratesAVersion4StoreInPlace) {
       model::ProfileWindow w = RollupTestWindow(100, 0, kT0 + i * 10 * kSec, i);
       std::string encoded;
       wire::EncodeWindow(w, &encoded);
-      auto payload = SqliteStore::CompressPayload(encoded);
+      auto payload = ZlibPayload(encoded);  // what versions 1-7 wrote
       ASSERT_TRUE(payload.ok());
       sqlite3_bind_int64(s, 1, w.start_ns);
       sqlite3_bind_int64(s, 2, w.end_ns);
@@ -391,7 +406,7 @@ TEST(RollupTest, MigrationDropsTheOneMinuteTier) {
                            "DROP INDEX windows_by_received; DROP INDEX telemetry_by_received;"
                            "DROP TRIGGER windows_counted_in; DROP TRIGGER windows_counted_out;"
                            "DELETE FROM store_meta WHERE key IN ('window_count',"
-                           " 'window_payload_bytes');"
+                           " 'window_payload_bytes', 'payload_codec');"
                            "PRAGMA user_version = 5;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);

@@ -3,7 +3,7 @@
 
 // The agent's embedded store: one SQLite database, <state dir>/inferscope.db, holding the
 // processes that connected (one row per hello identity) and their profile windows (one row per
-// window, the wire encoding compressed with zlib). Never per-kernel rows. Schema and payload
+// window, the wire encoding compressed with zstd). Never per-kernel rows. Schema and payload
 // format: docs/agent.md.
 
 #include <array>
@@ -221,8 +221,8 @@ class SqliteStore {
   base::StatusOr<RetentionResult> ApplyRetention(int64_t max_age_ns, uint64_t max_bytes,
                                                  int64_t now_ns, const RollupRetention& tiers = {});
 
-  // Payload codec (public for tests and size measurements): byte 0 = codec (1 = zlib), bytes 1-4 =
-  // uncompressed size (u32 LE), then the zlib stream.
+  // Payload codec (public for tests and size measurements): byte 0 = codec (2 = zstd, written; 1 =
+  // zlib, what schema 1-7 wrote, read), bytes 1-4 = uncompressed size (u32 LE), then the stream.
   static base::StatusOr<std::string> CompressPayload(std::string_view encoded);
   static base::StatusOr<std::string> DecompressPayload(std::string_view stored);
 
