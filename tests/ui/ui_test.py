@@ -2,9 +2,8 @@
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 """The dashboard (/ui/) in a real browser: Debian's headless Chromium driven by playwright-core.
 
-The store: 24 h of 10 s windows of two GPUs whose newer half holds the scenario pair's attention
-regression (mcp_store_fixture --baseline/--candidate, tools/make_scenario_traces.py --pair
-regression), ending two minutes ago; then a live agent with the fake NVML (2 GPUs) and a fake
+The store: 24 h of 10 s windows of two GPUs (mcp_store_fixture: the bundled vLLM example's
+windows), ending two minutes ago; then a live agent with the fake NVML (2 GPUs) and a fake
 SGLang /metrics endpoint (tests/live/fake_engine_metrics.py), and a replay of the bundled vLLM
 example through `inferscope run` (the fake CUPTI) for a few seconds, as tests/live/
 telemetry_picture.py does. ui_test.mjs then loads every view and checks it against the API
@@ -48,6 +47,13 @@ def http_get(url, timeout=10.0):
         return r.status, r.read()
 
 
+T0 = time.time()
+
+
+def phase(what):
+    print("[%5.1f s] %s" % (time.time() - T0, what), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--inferscope", required=True)
@@ -76,19 +82,14 @@ def main():
     state = os.path.join(work, "state")
     os.makedirs(state)
 
-    # History: the regression pair over the last `hours`, ending 2 minutes ago.
-    scen = os.path.join(work, "scenarios")
-    subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_scenario_traces.py"),
-                    "--out", scen, "--quiet"], check=True)
-    pair = os.path.join(scen, "pairs", "regression")
+    # History: the bundled vLLM example's windows on two GPUs over the last `hours`, ending 2
+    # minutes ago.
     started = time.time()
     end_s = int(time.time()) - 120
     subprocess.run([args.fixture, "--dir", state, "--minutes", str(args.hours * 60),
-                    "--end-unix-s", str(end_s), "--baseline",
-                    os.path.join(pair, "baseline.json.gz"), "--candidate",
-                    os.path.join(pair, "candidate.json.gz")], check=True,
-                   stdout=subprocess.DEVNULL)
+                    "--end-unix-s", str(end_s)], check=True, stdout=subprocess.DEVNULL)
     fill_s = time.time() - started
+    phase("history stored")
 
     fake = FakeEngineMetrics(os.path.join(REPO, "tests", "data", "engine_metrics", "sglang.txt"))
     fake.start()
@@ -114,6 +115,7 @@ def main():
                     raise RuntimeError("no agent.json")
                 time.sleep(0.05)
         base = endpoints["api"][: -len("/api/v1")]
+        phase("agent up")
         try:
             http_get(base + "/ui/app.js")
         except urllib.error.HTTPError:
@@ -139,6 +141,7 @@ def main():
             if time.time() > deadline:
                 raise RuntimeError("the agent did not store the replay's windows: %r" % st)
             time.sleep(0.2)
+        phase("replay stored")
         time.sleep(2.5)  # one more telemetry window (GPU samples and a scrape) after the replay
         node = subprocess.run(
             [args.node, os.path.join(HERE, "ui_test.mjs"), "--url", base, "--out", args.out,
@@ -146,6 +149,7 @@ def main():
              "--history-hours", str(args.hours)],
             timeout=240)
         result = node.returncode
+        phase("browser checks done")
         print("store: %d h of history filled in %.1f s" % (args.hours, fill_s))
     except (RuntimeError, subprocess.SubprocessError, OSError, ValueError) as e:
         print("FAIL ui_test: %s" % e)
