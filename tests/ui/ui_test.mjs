@@ -152,6 +152,20 @@ try {
   const label = await page.locator('#range-label').textContent();
   check(label.includes('→'), `range selection: label shows the selected range (${label})`);
 
+  // ---- one GPU: the device filter narrows the kernel timeline and the GPU metrics ----
+  await show(`view=timeline&${RH}&device=1`, 'timeline');
+  const p1 = await api('/profile', { ...R, device: '1' });
+  const one = await page.evaluate(() => ({
+    device: document.getElementById('device').value,
+    note: [...document.querySelectorAll('section')].find((x) => x.textContent.includes('GPU idle by cause'))?.querySelector('p.muted')?.textContent,
+  }));
+  const powerLabels = (await page.locator('figure.chart', { hasText: 'Power (W)' }).locator('.u-legend .u-label').allTextContents())
+    .filter((l) => l !== 'time');
+  check(one.device === '1', 'one GPU: the selector shows GPU 1');
+  check(p1.ranks.length > 0 && p1.ranks.every((r) => r.device === 1), `one GPU: the API's ranks are GPU 1's (${p1.ranks.length})`);
+  check(one.note?.includes(`GPU busy ${fmtPct(p1.summary.temporal_breakdown.busy_pct)}`), `one GPU: busy ${fmtPct(p1.summary.temporal_breakdown.busy_pct)} as the API's (${one.note})`);
+  check(powerLabels.length === 1 && powerLabels[0].startsWith('GPU1'), `one GPU: power of GPU 1 only (${powerLabels.join(', ')})`);
+
   // ---- range detail ----
   await show(`view=detail&${RH}`, 'detail');
   await readCells();
