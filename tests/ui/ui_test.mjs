@@ -190,11 +190,16 @@ try {
   const cmp = await api('/compare', { ...a, ...b });
   const sig = cmp.comparison.changes.filter((m) => m.significant);
   check(sig.length > 0, `compare: the API finds ${sig.length} significant changes`);
+  check(cmp.comparison.changes.some((m) => m.status === 'regression'), 'compare: some changes are regressions');
+  const summary = await page.locator('[data-testid="compare-summary"] p.muted').textContent();
+  check(summary.includes(`${cmp.comparison.regressions} regressions`) && summary.includes(cmp.comparison.baseline.slices),
+    `compare: the summary names ${cmp.comparison.regressions} regressions and the slices (${summary})`);
   const rows = await page.locator('[data-testid="compare-changes"] tbody tr').evaluateAll((trs) => trs.map((t) => ({ key: t.dataset.key, cls: t.className })));
   check(rows.length === cmp.comparison.changes.length, `compare: ${rows.length} rows = the API's ${cmp.comparison.changes.length} changes`);
   for (const m of cmp.comparison.changes) {
     const row = rows.find((r) => r.key === m.key);
-    const want = m.regression ? 'regression' : m.improvement ? 'improvement' : m.significant ? 'significant' : '';
+    // The diff's status (regression, improvement, explained), else `significant` when significant.
+    const want = m.status !== 'not_significant' ? m.status : m.significant ? 'significant' : '';
     if (m.significant || row?.cls) check(row && row.cls === want, `compare: ${m.key} highlighted as '${want}'`);
   }
   await shot('compare');

@@ -33,6 +33,13 @@ function rangeForm(el, state, b, nav) {
   el.append(f);
 }
 
+// The row class of a change: its diff status, or `significant` for a significant change that is
+// none of those.
+export function rowClass(m) {
+  if (m.status && m.status !== 'not_significant') return m.status;
+  return m.significant ? 'significant' : '';
+}
+
 // The comparison is the diff's own (/api/v1/compare: `inferscope diff`'s significance test
 // against the slice-to-slice spread); significant changes are highlighted.
 export async function compare(el, state, nav) {
@@ -54,11 +61,13 @@ export async function compare(el, state, nav) {
   }
   const c = cmp.comparison;
   const s = section(el, `Candidate (A) ${fmtTime(profileA.range.from_unix_ns)} … ${fmtTime(profileA.range.to_unix_ns)} vs baseline (B) ${fmtTime(b.from * 1e9)} … ${fmtTime(b.to * 1e9)}`,
-    `normalized ${c.normalization}; ${c.regression ? 'regression found' : 'no regression'}; baseline ${c.baseline_slices || 'no slices'}, candidate ${c.candidate_slices || 'no slices'}`);
+    `normalized ${c.normalization}; ${c.regression ? `${c.regressions} regressions` : 'no regression'}, ${c.improvements} improvements; judged against the spread of the baseline's ${c.baseline?.slices || 'whole range (no slices)'} and the candidate's ${c.candidate?.slices || 'whole range (no slices)'}`);
   s.dataset.testid = 'compare-summary';
   const rows = c.changes.map((m) => {
-    const cls = m.regression ? 'regression' : m.improvement ? 'improvement' : m.significant ? 'significant' : '';
-    const mark = m.regression ? 'worse' : m.improvement ? 'better' : m.significant ? 'changed' : '';
+    // status (docs/diff.md): regression, improvement, explained (worse, but faster kernels
+    // account for it) or not_significant.
+    const cls = rowClass(m);
+    const mark = { regression: 'worse', improvement: 'better', explained: 'explained', significant: 'changed' }[cls] || '';
     return `<tr class="${cls}" data-key="${esc(m.key)}"><td class="name">${esc(m.label)}</td><td>${fmtNum(m.baseline, 3)}</td><td>${fmtNum(m.candidate, 3)}</td><td>${m.delta >= 0 ? '+' : ''}${fmtNum(m.delta, 3)} ${esc(m.unit)}</td><td>${fmtPct(m.relative * 100)}</td><td>${mark ? `<b>${mark}</b>` : 'not significant'}</td></tr>`;
   }).join('');
   s.insertAdjacentHTML('beforeend', `<div class="scroll"><table data-testid="compare-changes"><thead><tr><th>quantity</th><th>baseline (B)</th><th>candidate (A)</th><th>change</th><th>relative</th><th>verdict</th></tr></thead><tbody>${rows}</tbody></table></div>`);
