@@ -42,6 +42,41 @@ base::StatusOr<RangeSeries> QueryRangeSeries(SqliteStore& store, const RangeQuer
       out.steps[step].Merge(std::move(data).value());
     }
   }
+  // Idle causes from the profile windows (rollup rows in the middle of a long range, as the
+  // report reads them).
+  out.idle_ns.resize(out.steps.size());
+  ScanStats scan;
+  RETURN_IF_ERROR(ScanRange(
+      store, query.Windows(), RangeBinNs(span), query.use_rollups,
+      [&](int64_t, uint64_t, model::ProfileWindow& window) {
+        const int64_t start = std::max(window.start_ns, query.from_ns);
+        const int64_t end = std::min(window.end_ns, to_ns);
+        if (end <= start || window.end_ns <= window.start_ns) return;
+        std::array<double, model::kIdleCauseCount> idle{};
+        bool any = false;
+        for (const model::ProcessProfile& p : window.processes)
+          for (const model::DeviceProfile& d : p.devices) {
+            if (query.device && d.device != *query.device) continue;
+            any = true;
+            for (size_t i = 0; i < model::kIdleCauseCount; ++i)
+              idle[i] += static_cast<double>(d.idle_causes.ns[i]);
+          }
+        if (!any) return;
+        const double length = static_cast<double>(window.end_ns - window.start_ns);
+        for (size_t k = static_cast<size_t>((start - query.from_ns) / out.step_ns);
+             k < out.idle_ns.size(); ++k) {
+          const int64_t step_from = query.from_ns + static_cast<int64_t>(k) * out.step_ns;
+          if (step_from >= end) break;
+          const int64_t overlap =
+              std::min(end, step_from + out.step_ns) - std::max(start, step_from);
+          if (overlap <= 0) continue;
+          auto& slot = out.idle_ns[k];
+          if (!slot) slot.emplace();
+          const double share = static_cast<double>(overlap) / length;
+          for (size_t i = 0; i < model::kIdleCauseCount; ++i) (*slot)[i] += idle[i] * share;
+        }
+      },
+      &scan));
   if (query.device) {
     for (collector::TelemetrySet& set : out.steps) {
       GpuMetricsWindow* gpu = set.GetMutable<GpuMetricsWindow>();

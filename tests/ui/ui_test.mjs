@@ -81,7 +81,8 @@ try {
   const histEnd = +args['history-end'];
   // It ends 3 s ago: the agent goes on storing 1 s telemetry windows (fake NVML, scrapes), and
   // every row starting before then is stored, so the page and the API see the same rows.
-  const R = { from: String(histEnd - 600), to: String(Math.floor(Date.now() / 1e3) - 3) };
+  // It starts on the stored windows' 10 s grid, so no window straddles its start.
+  const R = { from: String(Math.floor(histEnd / 10) * 10 - 600), to: String(Math.floor(Date.now() / 1e3) - 3) };
   const RH = `from=${R.from}&to=${R.to}`;
   // ---- overview ----
   await show(`view=overview&${RH}`, 'overview');
@@ -109,7 +110,7 @@ try {
   // ---- timeline ----
   await show(`view=timeline&${RH}`, 'timeline');
   const titles = await page.locator('figure.chart figcaption').allTextContents();
-  for (const t of ['GPU time by category', 'GPU busy and idle', 'Requests', 'Latency percentiles', 'SM activity', 'DRAM bandwidth', 'Power', 'SM clock', 'NVLink and PCIe', 'Clock throttling'])
+  for (const t of ['GPU time by category', 'GPU busy and idle', 'GPU idle by cause', 'Requests', 'Latency percentiles', 'SM activity', 'DRAM bandwidth', 'Power', 'SM clock', 'NVLink and PCIe', 'Clock throttling'])
     check(titles.some((x) => x.startsWith(t)), `timeline: chart '${t}'`);
   const busyNote = await page.locator('section', { hasText: 'GPU idle by cause' }).locator('p.muted').textContent();
   check(busyNote.includes(`GPU busy ${fmtPct(profile15.summary.temporal_breakdown.busy_pct)}`),
@@ -121,6 +122,10 @@ try {
   for (const c of used) check(legend.includes(c), `timeline: category ${c} in the stacked chart`);
   const series = await api('/timeseries', { ...R, steps: 120 });
   check(series.steps.some((s) => s.gpu_metrics?.devices?.length === 2), 'timeseries: steps with the 2 fake GPUs');
+  // The steps' idle causes add up to the profile's (windows inside the range count whole).
+  const idleSum = series.steps.reduce((t, s) => t + Object.values(s.idle_causes_ns || {}).reduce((a, b) => a + b, 0), 0);
+  const idleWant = Object.entries(profile15.summary.idle_causes).reduce((t, [k, v]) => t + (k === 'intervals' ? 0 : v.total_ns), 0);
+  check(Math.abs(idleSum - idleWant) <= 1e-3 * idleWant + 1000, `timeseries: idle causes over the steps ${fmtNs(idleSum)} = the profile's ${fmtNs(idleWant)}`);
   check(series.steps.some((s) => s.engine?.derived?.requests_finished_per_s > 0), 'timeseries: steps with engine request rates');
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.waitForTimeout(100);

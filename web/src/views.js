@@ -136,6 +136,8 @@ function kernelSeries(profile) {
   };
 }
 
+const IDLE_CAUSES = ['sync', 'launch', 'allocation', 'dependency', 'queued', 'host_idle', 'unattributed'];
+const IDLE_COLORS = ['#e15759', '#f28e2b', '#edc948', '#b07aa1', '#76b7b2', '#9c755f', '#8c8c8c'];
 const meanOf = (m) => (m && m.samples ? m.sum / m.samples : null);
 
 export async function timeline(el, state, nav) {
@@ -164,10 +166,20 @@ export async function timeline(el, state, nav) {
         ],
       });
     }
+    // Idle by cause per step (/api/v1/timeseries), as % of one GPU's time (summed over GPUs).
+    const sx = series.steps.map((st) => st.start_unix_ns / 1e9);
+    const idleSeries = IDLE_CAUSES.map((c, i) => ({
+      label: c, color: IDLE_COLORS[i],
+      values: series.steps.map((st) => (st.idle_causes_ns ? (100 * st.idle_causes_ns[c]) / series.step_ns : null)),
+      fmt: fmtPct,
+    })).filter((x) => x.values.some((v) => v > 0));
+    if (idleSeries.length) {
+      timeChart(charts, { title: `GPU idle by cause (% of a GPU's time per ${fmtNs(series.step_ns)} step, summed over GPUs)`, x: sx, stacked: true, yFmt: pct, onSelect, xRange, series: idleSeries });
+    }
     const sum = profile.summary;
     const idle = sum.idle_causes;
-    const causes = ['sync', 'launch', 'allocation', 'dependency', 'queued', 'host_idle', 'unattributed'];
-    const colors = ['#e15759', '#f28e2b', '#edc948', '#b07aa1', '#76b7b2', '#9c755f', '#8c8c8c'];
+    const causes = IDLE_CAUSES;
+    const colors = IDLE_COLORS;
     const idleBox = section(el, 'GPU idle by cause (whole range)', `GPU busy ${fmtPct(sum.temporal_breakdown.busy_pct)}, idle ${fmtPct(sum.temporal_breakdown.idle_pct)} of ${fmtNs(sum.temporal_breakdown.span_ns)} GPU time`);
     splitBar(idleBox, causes.map((c, i) => ({ label: c, value: idle[c]?.total_ns || 0, color: colors[i] })), fmtNs, 'idle-causes');
     el.append(idleBox);

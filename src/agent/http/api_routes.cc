@@ -18,6 +18,7 @@
 #include "src/base/duration.h"
 #include "src/base/json_writer.h"
 #include "src/base/time_point.h"
+#include "src/model/profile.h"
 #include "src/report/report.h"
 
 #ifndef INFERSCOPE_VERSION
@@ -416,6 +417,15 @@ HttpResponse Timeseries(const HttpRequest& req, SqliteStore& store, const Query&
   for (size_t i = 0; i < series->steps.size(); ++i) {
     w.BeginObject();
     w.Key("start_unix_ns").Int(series->from_ns + static_cast<int64_t>(i) * series->step_ns);
+    w.Key("idle_causes_ns");
+    if (const auto& idle = series->idle_ns[i]) {
+      w.BeginObject();
+      for (size_t c = 0; c < model::kIdleCauseCount; ++c)
+        w.Key(model::kIdleCauseNames[c]).Int(static_cast<int64_t>((*idle)[c]));
+      w.EndObject();
+    } else {
+      w.Null();
+    }
     for (const collector::TelemetryKind* kind : TelemetryKinds().kinds()) {
       w.Key(kind->report_key());
       if (const collector::TelemetryData* data = series->steps[i].Find(*kind))

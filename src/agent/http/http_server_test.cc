@@ -414,6 +414,16 @@ TEST_F(ApiRoutesTest, TimeseriesMergesTheTelemetryRowsOfEachStep) {
   EXPECT_EQ(double(power(steps.at(1), 0)["sum"]), 30.0);
   EXPECT_TRUE(steps.at(2)["gpu_metrics"].is_null());
   EXPECT_TRUE(steps.at(0)["engine"].is_null());
+  // Idle causes: each 10 s step holds one window of each of the two processes.
+  model::IdleCauseStats want;
+  for (const model::DeviceProfile& d : wire::testing::FullWindow().processes[0].devices)
+    want.Merge(d.idle_causes);
+  ASSERT_GT(want.total_ns(), 0);
+  for (size_t step = 0; step < 3; ++step)
+    for (size_t c = 0; c < model::kIdleCauseCount; ++c)
+      EXPECT_EQ(int64_t(steps.at(step)["idle_causes_ns"][model::kIdleCauseNames[c]]),
+                2 * want.ns[c])
+          << step << " " << model::kIdleCauseNames[c];
   simdjson::dom::parser other;
   simdjson::dom::element one =
       Parse(other, Get("/api/v1/timeseries?from=" + from + "&to=" + to + "&steps=3&device=1"));
