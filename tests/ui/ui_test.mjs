@@ -237,14 +237,14 @@ try {
 
   // ---- 24 h range: the timeline of the whole history, timed ----
   const r24 = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     const t0 = Date.now();
     const ms = await show(`view=timeline&last=24h&n=${i}`, 'timeline');
     r24.push({ render_ms: ms, wall_ms: Date.now() - t0 });
   }
-  // The median of 3 loads: one load can lose the 2 cores to the other processes of a loaded
-  // machine for a second; every load is recorded.
-  const median = r24.map((r) => r.render_ms).sort((x, y) => x - y)[1];
+  // The median of 5 loads: a load can lose the 2 cores to the other processes of a loaded
+  // machine for a second or more; every load is recorded.
+  const median = r24.map((r) => r.render_ms).sort((x, y) => x - y)[2];
   timings.range_24h_render_ms = r24.map((r) => Math.round(r.render_ms));
   timings.range_24h_wall_ms = r24.map((r) => r.wall_ms);
   check(median <= RANGE_24H_BUDGET_MS, `24 h timeline rendered in ${median.toFixed(0)} ms (median of ${timings.range_24h_render_ms.join(', ')}) <= ${RANGE_24H_BUDGET_MS} ms`);

@@ -259,7 +259,7 @@ export async function detail(el, state) {
       <small>confidence ${fmtNum(f.confidence)}, <span data-testid="stake-${esc(f.id)}">${fmtPct(f.score * 100)}</span> of time at stake${f.rank >= 0 ? `, rank ${f.rank}` : ''}</small></h3>
       <p>${esc(f.summary)}</p>`;
     const ev = document.createElement('div');
-    table(ev, ['evidence', 'value'], f.evidence.map((e) => [e.name, `${fmtNum(e.value)} ${e.unit}`]));
+    table(ev, ['evidence', 'value'], f.evidence.map((e) => [e.name, e.unit === 'count' ? fmtInt(e.value) : `${fmtNum(e.value)} ${e.unit}`]));
     box.append(ev);
     if (f.fixes.length) box.insertAdjacentHTML('beforeend', `<ul class="fixes">${f.fixes.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>`);
     d.append(box);
