@@ -34,6 +34,10 @@ from live_common import REPO, wait_for_socket  # noqa: E402
 SCENARIO = "devices=2;arch=hopper,ampere"
 
 
+class Skipped(Exception):
+    """The test cannot run here (and INFERSCOPE_REQUIRE_UI may make that a failure)."""
+
+
 def skip(message):
     if os.environ.get("INFERSCOPE_REQUIRE_UI") == "1":
         print("FAIL ui_test: %s; INFERSCOPE_REQUIRE_UI=1 makes this a failure" % message)
@@ -119,9 +123,8 @@ def main():
         try:
             http_get(base + "/ui/app.js")
         except urllib.error.HTTPError:
-            result = skip("this inferscope was built without the dashboard (no node/npm at "
+            raise Skipped("this inferscope was built without the dashboard (no node/npm at "
                           "build time): /ui/app.js is 404")
-            return result
         replay = subprocess.run(
             [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", "1s", "--",
              args.replay_engine, "--speed", "1", "--loop-for", str(args.seconds),
@@ -151,6 +154,8 @@ def main():
         result = node.returncode
         phase("browser checks done")
         print("store: %d h of history filled in %.1f s" % (args.hours, fill_s))
+    except Skipped as e:
+        result = skip(str(e))
     except (RuntimeError, subprocess.SubprocessError, OSError, ValueError) as e:
         print("FAIL ui_test: %s" % e)
         result = 1
@@ -161,7 +166,7 @@ def main():
         except subprocess.TimeoutExpired:
             agent.kill()
         fake.stop()
-    if result != 0 or args.keep:
+    if result not in (0, 77) or args.keep:
         print("work dir kept: " + work)
     else:
         shutil.rmtree(work, ignore_errors=True)
