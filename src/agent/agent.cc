@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "src/agent/http/api_routes.h"
+#include "src/agent/ui/ui_routes.h"
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
@@ -234,6 +235,7 @@ base::Status Agent::StartHttp() {
   };
   AddApiRoutes(http_.get(), std::move(api));
   mcp::AddMcpRoute(http_.get(), options_.state_dir);
+  AddUiRoutes(http_.get());  // the dashboard, /ui/
   http_->Post("/api/v1/watch", [this](const HttpRequest& req) {
     const std::string* v = req.Param("pid");
     int pid = 0;
@@ -292,6 +294,7 @@ base::Status Agent::StartHttp() {
   w.Key("api").String(base + "/api/v1");
   w.Key("metrics").String(base + "/metrics");
   w.Key("otlp_http").String(base + "/v1/traces");
+  w.Key("ui").String(base + "/ui/");
   w.EndObject();
   w.EndObject();
   endpoints_path_ = options_.state_dir + "/agent.json";
