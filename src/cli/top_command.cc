@@ -213,8 +213,8 @@ std::string RenderTopFrame(const TopFrame& f, size_t width) {
         fmt::format("{} {} {} {}  {}", Pad(std::to_string(g.device), 5, true),
                     Pad(std::to_string(g.rank), 5, true), Pad(std::to_string(g.pid), 8, true),
                     Pad(report::FormatPct(g.busy_pct), 6, true), CategoryBar(g, bar_width));
+    for (const auto& [name, pct] : g.categories) legend[CategoryLetter(name)] = name;
     for (const auto& [name, pct] : g.categories) {
-      legend[CategoryLetter(name)] = name;
       const std::string item = fmt::format(" {} {:.0f}%", name, pct);
       if (line.size() + item.size() > width) break;
       line += item;
@@ -338,8 +338,11 @@ int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
   // No agent, no live view: say how to start one (the store alone is `report`'s business).
   auto endpoints = agent::ReadAgentEndpoints(options.state_dir);
   if (!endpoints.ok()) {
-    err << "inferscope: error: no agent runs for " << options.state_dir << " ("
-        << endpoints.status().message() << ")\n"
+    err << "inferscope: error: no agent runs for " << options.state_dir
+        << (endpoints.status().code() == base::StatusCode::kNotFound
+                ? std::string(" (no agent.json)")
+                : " (" + endpoints.status().message() + ")")
+        << "\n"
         << "  start one with 'inferscope agent', or run the server under 'inferscope run -- CMD'; "
            "'inferscope report' reads a stopped agent's store\n";
     return kExitNotFound;

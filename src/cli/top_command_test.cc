@@ -89,6 +89,10 @@ TEST(TopLayoutTest, BarShowsBusyShareSplitByCategory) {
       << text;
   EXPECT_TRUE(HasLineWith(text, {" CCCC" + std::string(31, '.')})) << text;
   EXPECT_TRUE(HasLineWith(text, {"A=attention", "C=communication", "M=matmul", "O=other"})) << text;
+  // Narrow: fewer names follow the bars, the legend still names every letter in them.
+  const std::string narrow = RenderTopFrame(f, 60);
+  EXPECT_EQ(narrow.find("other 10%"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("O=other"), std::string::npos) << narrow;
   // Wide: the bar stops at 50 cells and category names follow it.
   const std::string wide = RenderTopFrame(f, 200);
   EXPECT_TRUE(HasLineWith(wide, {"attention 60%", "matmul 30%", "other 10%"})) << wide;
