@@ -485,9 +485,7 @@ TopCommand::TopCommand(CLI::App* app) {
                    "Agent socket and store directory (default: $INFERSCOPE_STATE_DIR, else\n"
                    "$XDG_STATE_HOME/inferscope, else ~/.local/state/inferscope)")
       ->type_name("DIR");
-  cmd_->add_option("--interval", interval_,
-                   "Refresh every DURATION; each frame covers that much (default: the agent's "
-                   "window)")
+  cmd_->add_option("--interval", interval_, "Refresh every DURATION (default: the agent's window)")
       ->type_name("DURATION");
   cmd_->add_option("--pid", pid_, "Only this process id")->type_name("PID");
   cmd_->add_option("--rank", rank_, "Only this rank")->type_name("N");
