@@ -285,6 +285,17 @@ TEST_F(ReportCommandTest, FiltersMatchGpuMetricsByUuidWhenOrdersDiffer) {
   EXPECT_EQ(indices(0, 0), "3");              // rank 0's CUDA 0
   EXPECT_EQ(indices(1, 2), "0");              // rank 1's CUDA 2
   EXPECT_EQ(indices(std::nullopt, 1), "12");  // CUDA 1 of both ranks
+  // The JSON says which UUID each rank's CUDA ordinal is: the key to gpu_metrics' indices.
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  options.format = report::ReportFormat::kJson;
+  options.rank = 0;
+  options.device = 0;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"device_uuid\": \"" + uuid(0, 0) + "\""), std::string::npos)
+      << out.str().substr(0, 1500);
 }
 
 // Issue 19 item 3: a report says what it covers. One input line for the store (not one per
