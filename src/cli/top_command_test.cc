@@ -6,10 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "src/agent/collector/telemetry_kind.h"
+#include "src/agent/otlp/span_window.h"
 #include "src/base/human_format.h"
 #include "src/cli/exit_codes.h"
 #include "tests/temp_dir.h"
@@ -107,6 +110,40 @@ TEST(TopLayoutTest, NoteReplacesTheTables) {
   EXPECT_NE(text.find("waiting for the first window"), std::string::npos) << text;
   EXPECT_NE(text.find("requests -  latency -"), std::string::npos) << text;
   EXPECT_EQ(text.find("TOP KERNELS"), std::string::npos) << text;
+}
+
+// Requests and latency come from the request spans of the range: requests / range seconds and the
+// span histograms' percentiles (what the API's "requests" holds).
+TEST(TopFrameTest, RequestsAndLatencyFromSpans) {
+  agent::RangeProfile profile;
+  profile.from_ns = 1'800'000'000 * kSec;
+  profile.to_ns = profile.from_ns + 10 * kSec;
+  agent::otlp::SpanWindow spans;
+  spans.start_unix_ns = static_cast<uint64_t>(profile.from_ns);
+  spans.end_unix_ns = static_cast<uint64_t>(profile.to_ns);
+  spans.requests = 25;
+  for (int i = 1; i <= 25; ++i) {
+    spans.stages[static_cast<size_t>(agent::otlp::Stage::kE2e)].Add(i * 40'000'000);
+    spans.stages[static_cast<size_t>(agent::otlp::Stage::kTtft)].Add(i * 2'000'000);
+  }
+  const agent::otlp::LatencyHistogram e2e = spans.stage(agent::otlp::Stage::kE2e);
+  profile.telemetry.Merge(std::make_unique<agent::collector::WindowData<agent::otlp::SpanWindow>>(
+      agent::otlp::SpanKind(), spans));
+  const TopFrame f = BuildTopFrame(profile, 5);
+  ASSERT_TRUE(f.requests_per_s.has_value());
+  EXPECT_DOUBLE_EQ(*f.requests_per_s, 2.5);
+  EXPECT_EQ(f.latency_source, "spans");
+  ASSERT_EQ(f.latencies.size(), 2u);
+  EXPECT_EQ(f.latencies[0].first, "e2e");
+  EXPECT_EQ(f.latencies[0].second[0], e2e.PercentileNs(0.5));
+  EXPECT_EQ(f.latencies[0].second[2], e2e.PercentileNs(0.99));
+  EXPECT_EQ(f.latencies[1].first, "ttft");
+  EXPECT_EQ(f.note, "no GPU activity in this range");
+  const std::string text = RenderTopFrame(f, 100);
+  EXPECT_NE(text.find("requests 2.5/s  latency (spans) e2e p50 " +
+                      base::FormatDuration(e2e.PercentileNs(0.5))),
+            std::string::npos)
+      << text;
 }
 
 TEST(TopCommandTest, NoAgentIsAClearError) {
