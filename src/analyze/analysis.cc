@@ -113,6 +113,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   RankAnalysis r;
   r.device = d.device;
   r.device_name = d.device_name;
+  r.device_uuid = d.device_uuid;
   r.first_start_ns = d.first_start_ns;
   r.last_end_ns = d.last_end_ns;
   r.temporal.span_ns = d.span_ns();

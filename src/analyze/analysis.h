@@ -164,7 +164,8 @@ struct RankAnalysis {
   std::string hostname;
   uint32_t device = 0;
   std::string device_name;
-  size_t input_index = 0;  // into Analysis::inputs
+  std::string device_uuid;  // "GPU-..." (live windows from an injection library that sends it)
+  size_t input_index = 0;   // into Analysis::inputs
 
   int64_t first_start_ns = 0, last_end_ns = 0;
   TemporalBreakdown temporal;

@@ -19,6 +19,7 @@
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
+#include "src/base/human_format.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
 #include "src/cli/cli_voice.h"
@@ -38,12 +39,7 @@ using agent::AddEngineFigures;
 using agent::AddSpanFigures;
 using agent::kDiffTopK;
 
-std::string Duration(int64_t ns) {
-  if (ns % 1'000'000'000 == 0) return fmt::format("{} s", ns / 1'000'000'000);
-  if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
-  if (ns % 1'000'000 == 0) return fmt::format("{} ms", ns / 1'000'000);
-  return fmt::format("{:.1f} ms", static_cast<double>(ns) / 1e6);
-}
+std::string Duration(int64_t ns) { return base::FormatDuration(ns); }
 
 // ---- Traces: imported in base windows, coarsened into at most max_slices slices ----
 

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <set>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::context {
 namespace {
 
@@ -239,14 +241,7 @@ void ParseTelemetry(dom::element doc, ReportView* view) {
 
 }  // namespace
 
-std::string FormatNs(int64_t ns) {
-  const double v = static_cast<double>(ns);
-  if (ns >= 100'000'000'000) return fmt::format("{:.0f} s", v / 1e9);
-  if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", v / 1e9);
-  if (ns >= 1'000'000) return fmt::format("{:.1f} ms", v / 1e6);
-  if (ns >= 1'000) return fmt::format("{:.0f} us", v / 1e3);
-  return fmt::format("{} ns", ns);
-}
+std::string FormatNs(int64_t ns) { return base::FormatDuration(ns); }
 
 std::string Share(int64_t part, int64_t whole) {
   if (whole <= 0) return "0.0%";

@@ -104,7 +104,7 @@ struct ReportView {
 base::StatusOr<ReportView> ParseReport(std::string_view json, const std::string& host,
                                        const std::string& engine);
 
-// "1.23 s", "45.6 ms", "789 us", "12 ns".
+// base::FormatDuration: "1.23 s", "45.6 ms", "789 us", "12 ns" (the one duration style).
 std::string FormatNs(int64_t ns);
 // `part` of `whole` in percent with one decimal ("12.3%"); "0.0%" when whole is 0.
 std::string Share(int64_t part, int64_t whole);
