@@ -73,9 +73,17 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
     return kExitNotFound;
   }
   if (!thresholds.ok()) return Fail(err, thresholds.status(), options.thresholds_path);
-  const std::string rendered = options.format == report::ReportFormat::kText
-                                   ? report::RenderText(analysis, options.text_width)
-                                   : report::Render(analysis, options.format);
+  std::string rendered;
+  if (options.csv) {
+    if (!report::RenderCsv(analysis, options.csv_table, &rendered)) {
+      err << "inferscope: error: --table: unknown table '" << options.csv_table << "'\n";
+      return kExitUsage;
+    }
+  } else if (options.format == report::ReportFormat::kText) {
+    rendered = report::RenderText(analysis, options.text_width);
+  } else {
+    rendered = report::Render(analysis, options.format);
+  }
 
   if (options.output_path.empty()) {
     out << rendered;
@@ -111,7 +119,45 @@ pipeline::TraceOptions TraceOptionsOf(const AnalyzeOptions& options) {
   t.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
   t.rules_path = options.rules_path;
   t.progress = options.verbose || options.progress;
+  t.views = options.views;
+  t.step_prefixes = options.step_prefixes;
+  if (!options.step_prefixes.empty()) t.views.steps = true;
+  if (options.csv) {
+    // The table's view, so that `--format csv --table streams` needs no --views.
+    const std::string& table = options.csv_table;
+    if (table == "kernel_stats" || table == "launch_configs") t.views.kernels = true;
+    if (table == "streams") t.views.streams = true;
+    if (table == "steps") t.views.steps = true;
+    if (table == "ranges") t.views.ranges = true;
+  }
   return t;
+}
+
+base::Status ParseViewList(std::string_view list, model::ViewSelection* views) {
+  model::ViewSelection v;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    const std::string_view name = list.substr(start, end - start);
+    if (name == "kernels") {
+      v.kernels = true;
+    } else if (name == "streams") {
+      v.streams = true;
+    } else if (name == "steps") {
+      v.steps = true;
+    } else if (name == "ranges") {
+      v.ranges = true;
+    } else if (name == "all") {
+      v = {true, true, true, true};
+    } else {
+      return base::InvalidArgumentError("--views: unknown view '" + std::string(name) +
+                                        "' (kernels, streams, steps, ranges or all)");
+    }
+    start = end + 1;
+  }
+  *views = v;
+  return base::OkStatus();
 }
 
 int RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {

@@ -59,6 +59,9 @@ constexpr const char* kAnalyzeFooter =
     "  inferscope analyze trace.json.gz\n"
     "  inferscope analyze traces/ --format json -o report.json\n"
     "  inferscope analyze rank0.json rank1.json --top 30 --bin 10ms --format markdown\n"
+    "  inferscope analyze trace.json.gz --views all\n"
+    "  inferscope analyze run.sqlite --views steps --step-range train_step\n"
+    "  inferscope analyze trace.json.gz --format csv --table kernel_stats > kernels.csv\n"
     "\n";
 
 constexpr int64_t kMaxKernelWaitNs = 1'000'000'000;
@@ -71,6 +74,14 @@ int TerminalWidth(bool to_stdout) {
       ws.ws_col > 0)
     return std::clamp<int>(ws.ws_col, 60, 300);
   return 100;
+}
+
+// "a, b or c".
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 int UsageError(const std::string& message, const std::string& help_command) {
@@ -100,10 +111,31 @@ int Main(int argc, char** argv) {
   analyze_cmd->add_option("PATH", analyze.paths, "Trace files or directories of trace files")
       ->required()
       ->type_name("PATH...");
-  analyze_cmd->add_option("-f,--format", format, "Report format: text, markdown (md) or json")
+  analyze_cmd
+      ->add_option("-f,--format", format,
+                   "Report format: text, markdown (md), json, or csv (one table, --table)")
       ->capture_default_str()
       ->type_name("FORMAT")
-      ->check(OneOf({"text", "markdown", "md", "json"}));
+      ->check(OneOf({"text", "markdown", "md", "json", "csv"}));
+  std::string views;
+  analyze_cmd
+      ->add_option("--views", views,
+                   "Also compute these views (comma-separated): kernels (statistics like nsys\n"
+                   "cuda_gpu_kern_sum, launch configurations), streams (busy/idle/overlap per\n"
+                   "stream), steps (ProfilerStep#N / NVTX step ranges), ranges (NVTX / annotation\n"
+                   "ranges like nsys nvtx_sum, with the GPU time they launched), or all")
+      ->type_name("LIST");
+  analyze_cmd
+      ->add_option("--step-range", analyze.step_prefixes,
+                   "A host range whose name starts with PREFIX is a step (repeatable; default\n"
+                   "ProfilerStep#); implies --views steps")
+      ->type_name("PREFIX");
+  analyze_cmd
+      ->add_option("--table", analyze.csv_table,
+                   "The table --format csv prints: " + JoinNames(report::CsvTableNames()))
+      ->capture_default_str()
+      ->type_name("NAME")
+      ->check(OneOf(report::CsvTableNames()));
   analyze_cmd->add_option("--top", analyze.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
       ->type_name("N")
@@ -226,7 +258,12 @@ int Main(int argc, char** argv) {
   }
 
   if (analyze_cmd->parsed()) {
-    if (!report::ParseReportFormat(format, &analyze.format))
+    analyze.csv = format == "csv";
+    if (!views.empty()) {
+      const base::Status parsed = ParseViewList(views, &analyze.views);
+      if (!parsed.ok()) return UsageError(parsed.message(), "inferscope analyze");
+    }
+    if (!analyze.csv && !report::ParseReportFormat(format, &analyze.format))
       return UsageError("--format: unknown format '" + format + "'", "inferscope analyze");
     // Durations parse the same in every command: long units too (`--bin 10m` for a long trace).
     analyze.bin_ns = 0;  // automatic

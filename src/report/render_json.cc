@@ -6,6 +6,7 @@
 #include "src/base/json_writer.h"
 #include "src/report/document.h"
 #include "src/report/report.h"
+#include "src/report/views.h"
 
 #ifndef INFERSCOPE_VERSION
 #define INFERSCOPE_VERSION "0.0.0"
@@ -419,6 +420,12 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   }
   w.Key("straggler_excess_compute_ns").Int(c.straggler_excess_compute_ns);
   w.EndObject();
+
+  // Only when `--views` selected some: reports without them keep their keys as they were.
+  if (!a.views.empty()) {
+    w.Key("views");
+    WriteViewsJson(w, a);
+  }
 
   if (extra_keys) extra_keys(w);
   w.EndObject();
