@@ -148,7 +148,8 @@ TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
       {"analyze " + t + " --top 0", "--top: must be between 1 and 100000, got 0",
        "inferscope analyze"},
       {"analyze " + t + " --format html",
-       "--format: unknown value 'html' (one of text, markdown, md, json)", "inferscope analyze"},
+       "--format: unknown value 'html' (one of text, markdown, md, json, csv)",
+       "inferscope analyze"},
       {"report --pid x", "--pid: 'x' is not a whole number", "inferscope report"},
       {"status --bogus", "unknown flag --bogus", "inferscope status"},
       {"agent --http-port 99999", "--http-port: must be between -1 and 65535, got 99999",
@@ -225,6 +226,52 @@ TEST_F(CliTest, TimelineBinFollowsTheSpan) {
   EXPECT_NE(r.err.find("--bin 1 ns: too small for the 350 us span of"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("use at least --bin 4ns"), std::string::npos) << r.err;
   EXPECT_EQ(Run("analyze --bin 4ns --format json " + t).exit_code, 0);
+}
+
+// Issue 20: the views (`--views`) and one table as CSV (`--format csv --table`).
+TEST_F(CliTest, ViewsAndCsvTables) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  Result r = Run("analyze --views kernels,streams " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Kernel statistics (like nsys cuda_gpu_kern_sum)"), std::string::npos);
+  EXPECT_NE(r.out.find("Streams (busy, idle and overlap per stream)"), std::string::npos);
+  EXPECT_EQ(r.out.find("Steps (ProfilerStep"), std::string::npos);  // not selected
+
+  r = Run("analyze --format json --views all " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t views = r.out.find("\"views\": {");
+  ASSERT_NE(views, std::string::npos) << r.out;
+  size_t at = r.out.find("\"selected\": [", views);
+  for (const char* view : {"kernels", "streams", "steps", "ranges"}) {
+    at = r.out.find(std::string("\"") + view + "\"", at);
+    EXPECT_NE(at, std::string::npos) << view;
+  }
+
+  // CSV needs no --views: the table's view is computed. Two GEMMs of 100 us, grid 8x1x1.
+  r = Run("analyze --format csv --table kernel_stats " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("\r\n")),
+            "rank,name,count,total_ns,mean_ns,median_ns,min_ns,max_ns,stddev_ns,p99_ns,category");
+  EXPECT_NE(r.out.find("0,ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn,2,200000,"
+                       "100000,100000,100000,100000,0,100000,matmul\r\n"),
+            std::string::npos)
+      << r.out;
+  r = Run("analyze --format csv --table launch_configs " + t);
+  EXPECT_NE(r.out.find(",8x1x1,256x1x1,2,200000,1\r\n"), std::string::npos) << r.out;
+  r = Run("analyze --format csv --table streams " + t);
+  EXPECT_NE(r.out.find("0,7,3,0,0,340000,250000,73.53,90000,0,0.00\r\n"), std::string::npos)
+      << r.out;
+  r = Run("analyze --format csv " + t);  // default table: kernels
+  EXPECT_EQ(r.out.rfind("rank,name,category,subcategory,count,total_ns", 0), 0u) << r.out;
+
+  for (const std::string& args : {"analyze --views frames " + t, "analyze --table nope " + t,
+                                  "analyze --format csv --table nope " + t}) {
+    r = Run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("inferscope: error: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
 }
 
 TEST_F(CliTest, MissingFile) {
