@@ -1,9 +1,14 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/cli/analyze_command.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "src/analyze/analysis.h"
 #include "src/analyze/diagnose.h"
@@ -25,10 +30,53 @@ int Fail(std::ostream& err, const base::Status& status, const std::string& path)
   return ExitCodeFor(status);
 }
 
-int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.paths.empty()) {
+// `-` (a trace on stdin) as a file the importers can open: the Nsight format is a SQLite database,
+// which needs a file, and Kineto detection reads the first bytes before streaming. Removed when
+// the command ends.
+class StdinTrace {
+ public:
+  ~StdinTrace() {
+    if (!path_.empty()) std::filesystem::remove(path_);
+  }
+  // Copies all of `in` into a temporary file; the error is one line.
+  base::Status Spool(std::istream& in) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/inferscope_stdin_XXXXXX";
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0)
+      return base::UnavailableError(std::string("cannot spool stdin: ") + std::strerror(errno));
+    ::close(fd);
+    path_ = pattern;
+    std::ofstream file(path_, std::ios::binary | std::ios::trunc);
+    file << in.rdbuf();
+    file.close();
+    if (!file) return base::UnavailableError("cannot spool stdin to " + path_);
+    return base::OkStatus();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+int Run(const AnalyzeOptions& options_in, std::ostream& out, std::ostream& err) {
+  if (options_in.paths.empty()) {
     err << "inferscope: error: analyze: no input files (run 'inferscope analyze --help')\n";
     return kExitUsage;
+  }
+  AnalyzeOptions options = options_in;
+  StdinTrace stdin_trace;
+  size_t stdin_index = options.paths.size();
+  for (size_t i = 0; i < options.paths.size(); ++i) {
+    if (options.paths[i] != "-") continue;
+    if (stdin_index != options.paths.size()) {
+      err << "inferscope: error: analyze: '-' (stdin) given more than once\n";
+      return kExitUsage;
+    }
+    stdin_index = i;
+    const base::Status spooled = stdin_trace.Spool(std::cin);
+    if (!spooled.ok()) return Fail(err, spooled, "-");
+    options.paths[i] = stdin_trace.path();
   }
   model::KernelClassifier classifier;
   if (!options.rules_path.empty()) {
@@ -46,6 +94,12 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   std::string failed_path;
   auto traces = pipeline::ImportTraces(options.paths, trace_options, classifier, &failed_path, err);
   if (!traces.ok()) {
+    if (!failed_path.empty() && failed_path == stdin_trace.path()) {
+      std::string message = traces.status().message();
+      for (size_t at; (at = message.find(failed_path)) != std::string::npos;)
+        message.replace(at, failed_path.size(), "-");
+      return Fail(err, base::Status(traces.status().code(), message), "-");
+    }
     if (!failed_path.empty()) return Fail(err, traces.status(), failed_path);
     err << "inferscope: error: " << traces.status().message()
         << "\nRun 'inferscope analyze --help' for usage.\n";
@@ -53,6 +107,9 @@ int Run(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   }
 
   if (!traces->job_warning.empty()) err << "inferscope: warning: " << traces->job_warning << "\n";
+  // The report names stdin "-", not the spool file.
+  for (pipeline::ImportedTrace& t : traces->traces)
+    if (!stdin_trace.path().empty() && t.path == stdin_trace.path()) t.path = "-";
 
   const analyze::Analysis analysis = pipeline::AnalyzeTraces(
       *traces, trace_options, thresholds.ok() ? *thresholds : analyze::DiagnosisThresholds{});

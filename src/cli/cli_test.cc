@@ -274,6 +274,30 @@ TEST_F(CliTest, ViewsAndCsvTables) {
   }
 }
 
+// Issue 20: `-` reads the trace from stdin (gzip or not; the report names it "-").
+TEST_F(CliTest, TraceOnStdin) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
+  auto run = [&](const std::string& feed, const std::string& args) {
+    const std::string cmd = feed + " | '" + INFERSCOPE_CLI_BINARY + "' analyze " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  ASSERT_EQ(run("cat " + t, "--format json -"), 0) << ReadFile(err);
+  EXPECT_NE(ReadFile(out).find("\"path\": \"-\""), std::string::npos) << ReadFile(out);
+  EXPECT_NE(ReadFile(out).find("\"kernel_count\": 3"), std::string::npos);
+  ASSERT_EQ(run("gzip -c " + t, "--format csv --table kernels -"), 0) << ReadFile(err);
+  EXPECT_NE(ReadFile(out).find("0,ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn,"),
+            std::string::npos)
+      << ReadFile(out);
+  EXPECT_EQ(run("echo not a trace", "-"), 4) << ReadFile(err);
+  EXPECT_EQ(ReadFile(err).rfind("inferscope: error: -: ", 0), 0u) << ReadFile(err);
+  EXPECT_EQ(ReadFile(err).find("inferscope_stdin_"), std::string::npos) << ReadFile(err);
+  EXPECT_EQ(run("cat " + t, "- -"), 2) << ReadFile(err);
+}
+
 TEST_F(CliTest, MissingFile) {
   const Result r = Run("analyze '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(r.exit_code, 3);

@@ -421,11 +421,12 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   w.Key("straggler_excess_compute_ns").Int(c.straggler_excess_compute_ns);
   w.EndObject();
 
-  // Only when `--views` selected some: reports without them keep their keys as they were.
-  if (!a.views.empty()) {
-    w.Key("views");
+  // `analyze --views` only; null otherwise (every key always appears).
+  w.Key("views");
+  if (a.views.empty())
+    w.Null();
+  else
     WriteViewsJson(w, a);
-  }
 
   if (extra_keys) extra_keys(w);
   w.EndObject();
