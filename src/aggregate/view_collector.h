@@ -57,7 +57,7 @@ class ViewCollector final : public model::EventSink {
   model::EventSink* next_;
 };
 
-// Exact summary of `values` (reordered in place); all zero when empty.
+// Exact summary of `values` (reordered in place: a selection, not a sort); all zero when empty.
 model::DurationSummary SummarizeDurations(std::vector<int64_t>* values);
 
 }  // namespace inferscope::aggregate

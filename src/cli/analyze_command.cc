@@ -12,6 +12,7 @@
 
 #include "src/analyze/analysis.h"
 #include "src/analyze/diagnose.h"
+#include "src/base/duration.h"
 #include "src/cli/exit_codes.h"
 #include "src/model/taxonomy.h"
 #include "src/report/report.h"
@@ -176,6 +177,7 @@ pipeline::TraceOptions TraceOptionsOf(const AnalyzeOptions& options) {
   t.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
   t.rules_path = options.rules_path;
   t.progress = options.verbose || options.progress;
+  t.slice = options.slice;
   t.views = options.views;
   t.step_prefixes = options.step_prefixes;
   if (!options.step_prefixes.empty()) t.views.steps = true;
@@ -188,6 +190,43 @@ pipeline::TraceOptions TraceOptionsOf(const AnalyzeOptions& options) {
     if (table == "ranges") t.views.ranges = true;
   }
   return t;
+}
+
+base::Status ParseTimeSlice(const std::string& from, const std::string& to,
+                            aggregate::TimeSlice* slice) {
+  aggregate::TimeSlice s;
+  int absolute = 0, relative = 0;
+  auto parse = [&](const std::string& flag, const std::string& text, int64_t* ns) {
+    if (text.empty()) return base::OkStatus();
+    if (text[0] == '@') {
+      ++absolute;
+      const std::string digits = text.substr(1);
+      char* end = nullptr;
+      errno = 0;
+      const long long v = std::strtoll(digits.c_str(), &end, 10);
+      if (digits.empty() || *end != '\0' || errno == ERANGE || v < 0)
+        return base::InvalidArgumentError(flag + ": '" + text +
+                                          "' is not @NS (a timestamp in integer nanoseconds)");
+      *ns = v;
+      return base::OkStatus();
+    }
+    ++relative;
+    auto d = base::ParseDuration(text, base::DurationUnits::kWithLongUnits);
+    if (!d.ok()) return base::InvalidArgumentError(flag + ": " + d.status().message());
+    if (*d < 0) return base::InvalidArgumentError(flag + ": must not be negative");
+    *ns = *d;
+    return base::OkStatus();
+  };
+  RETURN_IF_ERROR(parse("--from", from, &s.from_ns));
+  RETURN_IF_ERROR(parse("--to", to, &s.to_ns));
+  if (absolute > 0 && relative > 0)
+    return base::InvalidArgumentError(
+        "--from/--to: both offsets (durations) or both timestamps (@NS), not one of each");
+  s.relative = relative > 0;
+  if (!from.empty() && !to.empty() && s.from_ns >= s.to_ns)
+    return base::InvalidArgumentError("--from/--to: --from must be before --to");
+  *slice = s;
+  return base::OkStatus();
 }
 
 base::Status ParseViewList(std::string_view list, model::ViewSelection* views) {

@@ -40,7 +40,15 @@ struct AnalyzeOptions {
   // view it needs is computed whether or not --views names it.
   bool csv = false;
   std::string csv_table = "kernels";
+  aggregate::TimeSlice slice;  // --from / --to
 };
+
+// Parses `--from` / `--to` values into `slice`: a duration ("1.5s") is an offset from the trace's
+// first event, "@NS" a timestamp on the trace clock (integer ns, as the JSON report prints them).
+// Empty strings leave that bound open. Both bounds must be of one kind and from < to; errors are
+// kInvalidArgument naming the flag.
+base::Status ParseTimeSlice(const std::string& from, const std::string& to,
+                            aggregate::TimeSlice* slice);
 
 // Parses `--views`: a comma-separated list of kernels, streams, steps, ranges, or all. A bad name
 // is kInvalidArgument naming it.

@@ -117,7 +117,16 @@ int Main(int argc, char** argv) {
       ->capture_default_str()
       ->type_name("FORMAT")
       ->check(OneOf({"text", "markdown", "md", "json", "csv"}));
-  std::string views;
+  std::string views, slice_from, slice_to;
+  analyze_cmd
+      ->add_option("--from", slice_from,
+                   "Only events starting at or after this point: a duration from the trace's\n"
+                   "first event (1.5s), or @NS, a timestamp on the trace clock")
+      ->type_name("TIME");
+  analyze_cmd
+      ->add_option("--to", slice_to,
+                   "Only events starting before this point (same forms as --from)")
+      ->type_name("TIME");
   analyze_cmd
       ->add_option("--views", views,
                    "Also compute these views (comma-separated): kernels (statistics like nsys\n"
@@ -259,6 +268,9 @@ int Main(int argc, char** argv) {
 
   if (analyze_cmd->parsed()) {
     analyze.csv = format == "csv";
+    if (const base::Status sliced = ParseTimeSlice(slice_from, slice_to, &analyze.slice);
+        !sliced.ok())
+      return UsageError(sliced.message(), "inferscope analyze");
     if (!views.empty()) {
       const base::Status parsed = ParseViewList(views, &analyze.views);
       if (!parsed.ok()) return UsageError(parsed.message(), "inferscope analyze");

@@ -308,14 +308,21 @@ base::StatusOr<import::ImportStats> ImportFile(
     collector =
         std::make_unique<aggregate::ViewCollector>(view_options, &names, &classifier, &aggregator);
   }
-  import::PipelinedSink pipeline(collector ? static_cast<model::EventSink*>(collector.get())
-                                           : &aggregator);
+  model::EventSink* first =
+      collector ? static_cast<model::EventSink*>(collector.get()) : &aggregator;
+  std::unique_ptr<aggregate::SliceSink> slice;
+  if (options.slice.active()) {
+    slice = std::make_unique<aggregate::SliceSink>(options.slice, first);
+    first = slice.get();
+  }
+  import::PipelinedSink pipeline(first);
   auto stats = import::ImportTrace(path, &names, &pipeline);
   pipeline.Close();
   if (!stats.ok()) {
     if (show) err << " failed\n";
     return stats.status();
   }
+  if (slice) slice->Finish();
   aggregator.Finish();
   if (collector) *views = collector->Finish();
   if (show) {

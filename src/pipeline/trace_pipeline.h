@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "src/aggregate/slice_sink.h"
 #include "src/analyze/analysis.h"
 #include "src/analyze/diagnose.h"
 #include "src/base/status.h"
@@ -35,6 +36,9 @@ struct TraceOptions {
   // prefixes of step ranges (empty: `ProfilerStep#`).
   model::ViewSelection views;
   std::vector<std::string> step_prefixes;
+  // `analyze --from/--to`: only the events that start in the slice (each file's own origin when
+  // relative).
+  aggregate::TimeSlice slice;
 };
 
 // Expands command-line paths: files stay, directories become their trace files (sorted,
