@@ -298,6 +298,34 @@ TEST_F(CliTest, TraceOnStdin) {
   EXPECT_EQ(run("cat " + t, "- -"), 2) << ReadFile(err);
 }
 
+// Issue 20: --from/--to keep the events that start in the slice: offsets from the trace's first
+// event (the launch at 1000 us) or @NS timestamps. Kernels start at 1010, 1120 and 1300 us.
+TEST_F(CliTest, TimeSlice) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  auto kernels = [&](const std::string& args) {
+    const Result r = Run("analyze --format csv --table temporal " + args + " " + t);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    const Result j = Run("analyze --format json " + args + " " + t);
+    const size_t at = j.out.find("\"kernel_count\": ");
+    return at == std::string::npos ? -1 : std::atoi(j.out.c_str() + at + 16);
+  };
+  EXPECT_EQ(kernels(""), 3);
+  EXPECT_EQ(kernels("--from 100us"), 2);
+  EXPECT_EQ(kernels("--to 100us"), 1);
+  EXPECT_EQ(kernels("--from 100us --to 200us"), 1);
+  EXPECT_EQ(kernels("--from @1200000"), 1);
+  EXPECT_EQ(kernels("--from @1000000 --to @1120001"), 2);
+  // An empty slice is no GPU activity (exit 3); bad bounds are usage errors.
+  EXPECT_EQ(Run("analyze --from 1s " + t).exit_code, 3);
+  for (const std::string args :
+       {"--from 2ms --to 1ms", "--from @5 --to 1ms", "--from @x", "--to 100", "--from -1ms"}) {
+    const Result r = Run("analyze " + args + " " + t);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("inferscope: error: --", 0), 0u) << args << "\n" << r.err;
+  }
+}
+
 TEST_F(CliTest, MissingFile) {
   const Result r = Run("analyze '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(r.exit_code, 3);
