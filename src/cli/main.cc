@@ -52,6 +52,9 @@ constexpr const char* kAnalyzeFooter =
     "  transfers, allocations, communication and its overlap with compute, a timeline and data\n"
     "  quality counters; with several ranks a job summary and a rank comparison (imbalance,\n"
     "  straggler). JSON keys are documented in docs/report-schema.md.\n"
+    "  --views adds kernel statistics (nsys cuda_gpu_kern_sum, launch configurations), streams,\n"
+    "  steps (ProfilerStep#N, NVTX step ranges) and NVTX ranges (nsys nvtx_sum); --format csv\n"
+    "  --table NAME prints one table for spreadsheets. PATH - reads a trace from stdin.\n"
     "\n"
     "Durations take a unit: 250ns, 30us, 100ms, 1.5s, 10m, 2h.\n"
     "\n"
@@ -120,8 +123,8 @@ int Main(int argc, char** argv) {
   std::string views, slice_from, slice_to;
   analyze_cmd
       ->add_option("--from", slice_from,
-                   "Only events starting at or after this point: a duration from the trace's\n"
-                   "first event (1.5s), or @NS, a timestamp on the trace clock")
+                   "Only events starting at or after this point: a duration from the\n"
+                   "trace's first event (1.5s), or @NS, a timestamp on the trace clock")
       ->type_name("TIME");
   analyze_cmd
       ->add_option("--to", slice_to,
@@ -129,19 +132,20 @@ int Main(int argc, char** argv) {
       ->type_name("TIME");
   analyze_cmd
       ->add_option("--views", views,
-                   "Also compute these views (comma-separated): kernels (statistics like nsys\n"
-                   "cuda_gpu_kern_sum, launch configurations), streams (busy/idle/overlap per\n"
-                   "stream), steps (ProfilerStep#N / NVTX step ranges), ranges (NVTX / annotation\n"
-                   "ranges like nsys nvtx_sum, with the GPU time they launched), or all")
+                   "Also compute these views (comma-separated): kernels (statistics\n"
+                   "like nsys cuda_gpu_kern_sum, launch configurations), streams\n"
+                   "(busy/idle/overlap per stream), steps (ProfilerStep#N / NVTX step\n"
+                   "ranges), ranges (NVTX / annotation ranges like nsys nvtx_sum, with\n"
+                   "the GPU time they launched), or all")
       ->type_name("LIST");
   analyze_cmd
       ->add_option("--step-range", analyze.step_prefixes,
-                   "A host range whose name starts with PREFIX is a step (repeatable; default\n"
-                   "ProfilerStep#); implies --views steps")
+                   "A host range whose name starts with PREFIX is a step (repeatable;\n"
+                   "default ProfilerStep#); implies --views steps")
       ->type_name("PREFIX");
   analyze_cmd
       ->add_option("--table", analyze.csv_table,
-                   "The table --format csv prints: " + JoinNames(report::CsvTableNames()))
+                   "The table --format csv prints:\n" + JoinNames(report::CsvTableNames()))
       ->capture_default_str()
       ->type_name("NAME")
       ->check(OneOf(report::CsvTableNames()));
