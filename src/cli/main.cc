@@ -87,6 +87,34 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
+std::vector<std::string> Split(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : text) {
+    if (c == ' ') {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+// JoinNames, broken into lines of at most 60 columns (the help's description column).
+std::string WrapNames(const std::vector<std::string>& names) {
+  std::string out, line;
+  for (const std::string& word : Split(JoinNames(names))) {
+    if (!line.empty() && line.size() + 1 + word.size() > 60) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 int UsageError(const std::string& message, const std::string& help_command) {
   std::cerr << "inferscope: error: " << message << "\n"
             << "Run '" << help_command << " --help' for usage.\n";
@@ -144,8 +172,9 @@ int Main(int argc, char** argv) {
                    "default ProfilerStep#); implies --views steps")
       ->type_name("PREFIX");
   analyze_cmd
-      ->add_option("--table", analyze.csv_table,
-                   "The table --format csv prints:\n" + JoinNames(report::CsvTableNames()))
+      ->add_option(
+          "--table", analyze.csv_table,
+          "The table --format csv prints (docs/cli.md):\n" + WrapNames(report::CsvTableNames()))
       ->capture_default_str()
       ->type_name("NAME")
       ->check(OneOf(report::CsvTableNames()));
