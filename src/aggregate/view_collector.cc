@@ -2,6 +2,7 @@
 #include "src/aggregate/view_collector.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <string_view>
@@ -128,6 +129,27 @@ void SortByThreadThenStart(std::vector<HostRange>* ranges) {
     begin = end;
   }
   *ranges = std::move(sorted);
+}
+
+// A step's forward phase: the engine's own word in its name first (vLLM and SGLang name their
+// passes and stages: "prefill", "extend", "decode"), else the attention kernels it launched
+// (`attention_kinds`: 1 prefill-shaped, 2 decode-shaped; both: "mixed", as chunked prefill runs).
+std::string PhaseOf(std::string_view name, uint8_t attention_kinds) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("prefill") != std::string::npos || lower.find("extend") != std::string::npos)
+    return "prefill";
+  if (lower.find("decode") != std::string::npos) return "decode";
+  switch (attention_kinds) {
+    case 1:
+      return "prefill";
+    case 2:
+      return "decode";
+    case 3:
+      return "mixed";
+    default:
+      return "";
+  }
 }
 
 }  // namespace
@@ -461,7 +483,11 @@ void ViewCollector::Impl::FinishProjection() {
         list.begin(), list.end(),
         [](const model::StepRow& a, const model::StepRow& b) { return a.start_ns < b.start_ns; });
   std::map<uint32_t, std::vector<std::vector<std::pair<int64_t, int64_t>>>> step_intervals;
-  for (auto& [pid, list] : steps) step_intervals[pid].resize(list.size());
+  std::map<uint32_t, std::vector<uint8_t>> step_attention;  // 1: prefill, 2: decode kernels
+  for (auto& [pid, list] : steps) {
+    step_intervals[pid].resize(list.size());
+    step_attention[pid].resize(list.size());
+  }
 
   // Each op to its launching call: (pid, tid, launch time, op index), sorted for the range sweep.
   struct Point {
@@ -497,6 +523,11 @@ void ViewCollector::Impl::FinishProjection() {
     if (it->start_ns >= list[k].end_ns) continue;
     AddToProjection(op, CategoryOf(op), &list[k].gpu);
     step_intervals[op.pid][k].emplace_back(op.start_ns, op.end_ns);
+    if (op.kind == OpKind::kKernel && op.name != model::kNoName) {
+      const std::string_view sub = classify_.Classify(op.name).subcategory;
+      if (sub == "attention.prefill") step_attention[op.pid][k] |= 1;
+      if (sub == "attention.decode") step_attention[op.pid][k] |= 2;
+    }
   }
 
   if (want_ranges) {
@@ -540,11 +571,28 @@ void ViewCollector::Impl::FinishProjection() {
   for (auto& [pid, list] : steps) {
     model::ProcessViews& process = ProcessOf(pid);
     std::vector<int64_t> durations, gpu;
+    std::map<std::string, std::vector<int64_t>> phase_durations;
+    std::map<std::string, model::PhaseRow> phases;
     for (size_t k = 0; k < list.size(); ++k) {
       model::StepRow& step = list[k];
       step.gpu.busy_ns = UnionNs(&step_intervals[pid][k]);
       durations.push_back(step.end_ns - step.start_ns);
       if (step.gpu.ops > 0) gpu.push_back(step.gpu.last_end_ns - step.gpu.first_start_ns);
+      step.phase = PhaseOf(step.name, step_attention[pid][k]);
+      const std::string key = step.phase.empty() ? "unknown" : step.phase;
+      model::PhaseRow& phase = phases[key];
+      phase.phase = key;
+      phase.gpu_time_ns += step.gpu.time_ns;
+      phase.gpu_busy_ns += step.gpu.busy_ns;
+      for (size_t c = 0; c < model::kCategoryCount; ++c)
+        phase.category_ns[c] += step.gpu.category_ns[c];
+      phase_durations[key].push_back(step.end_ns - step.start_ns);
+    }
+    for (const char* key : {"prefill", "decode", "mixed", "unknown"}) {
+      auto it = phases.find(key);
+      if (it == phases.end()) continue;
+      it->second.duration = SummarizeDurations(&phase_durations[key]);
+      process.phases.push_back(std::move(it->second));
     }
     process.steps_total = list.size();
     process.step_duration = SummarizeDurations(&durations);

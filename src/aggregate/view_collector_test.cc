@@ -260,3 +260,52 @@ TEST_F(ViewCollectorTest, StepPrefixesAndRangeTail) {
 
 }  // namespace
 }  // namespace inferscope::aggregate
+
+namespace inferscope::aggregate {
+namespace {
+
+TEST_F(ViewCollectorTest, StepPhasesFromNamesThenAttentionKernels) {
+  constexpr const char* kPrefill = "void flashinfer::BatchPrefillWithPagedKVCacheKernel<128>()";
+  constexpr const char* kDecode = "void flashinfer::BatchDecodeWithPagedKVCacheKernel<128>()";
+  ViewOptions options;
+  options.selection.steps = true;
+  options.step_prefixes = {"step", "SGLang"};
+  ViewCollector views(options, &names_, &classifier_, nullptr);
+  views.OnNvtx(Range("step 1", 0, 100));           // prefill attention: prefill
+  views.OnNvtx(Range("step 2", 100, 200));         // decode attention: decode
+  views.OnNvtx(Range("step 3", 200, 300));         // both: mixed (chunked prefill)
+  views.OnNvtx(Range("step 4", 300, 400));         // a GEMM only: unknown
+  views.OnNvtx(Range("SGLang EXTEND", 400, 500));  // the engine's word wins over kernels
+  uint32_t corr = 1;
+  auto launch = [&](const char* kernel, int64_t at) {
+    views.OnApiCall(Launch(at, corr));
+    views.OnKernel(Kernel(kernel, 1000 + at, 1010 + at, 7, corr));
+    ++corr;
+  };
+  launch(kPrefill, 10);
+  launch(kDecode, 110);
+  launch(kPrefill, 210);
+  launch(kDecode, 220);
+  launch(kGemm, 310);
+  launch(kDecode, 410);
+  const model::TraceViews v = views.Finish();
+  const model::ProcessViews& p = v.processes.at(0);
+  ASSERT_EQ(p.steps.size(), 5u);
+  EXPECT_EQ(p.steps[0].phase, "prefill");
+  EXPECT_EQ(p.steps[1].phase, "decode");
+  EXPECT_EQ(p.steps[2].phase, "mixed");
+  EXPECT_EQ(p.steps[3].phase, "");
+  EXPECT_EQ(p.steps[4].phase, "prefill");
+  ASSERT_EQ(p.phases.size(), 4u);  // prefill, decode, mixed, unknown
+  EXPECT_EQ(p.phases[0].phase, "prefill");
+  EXPECT_EQ(p.phases[0].duration.count, 2u);
+  EXPECT_EQ(p.phases[0].gpu_time_ns, 20);
+  EXPECT_EQ(p.phases[0].category_ns[static_cast<size_t>(model::Category::kAttention)], 20);
+  EXPECT_EQ(p.phases[2].phase, "mixed");
+  EXPECT_EQ(p.phases[2].gpu_time_ns, 20);
+  EXPECT_EQ(p.phases[3].phase, "unknown");
+  EXPECT_EQ(p.phases[3].category_ns[static_cast<size_t>(model::Category::kMatmul)], 10);
+}
+
+}  // namespace
+}  // namespace inferscope::aggregate

@@ -106,11 +106,25 @@ struct ProjectedGpu {
 // One step (iteration): a `ProfilerStep#N` range, or an NVTX range named like a step.
 struct StepRow {
   std::string name;
+  // "prefill", "decode", "mixed" (both attention kinds) or "" (unknown): from the name when the
+  // engine says ("prefill"/"extend", "decode"), else from the attention kernels it launched.
+  std::string phase;
   uint32_t tid = 0;
   int64_t start_ns = 0, end_ns = 0;  // the host range
   ProjectedGpu gpu;
 
   bool operator==(const StepRow&) const = default;
+};
+
+// The steps of one phase (prefill, decode, mixed, unknown) together.
+struct PhaseRow {
+  std::string phase;         // as StepRow::phase; "unknown" for ""
+  DurationSummary duration;  // host durations of its steps
+  int64_t gpu_time_ns = 0;   // sum of the GPU op durations of its steps
+  int64_t gpu_busy_ns = 0;   // sum of the steps' GPU busy time
+  std::array<int64_t, kCategoryCount> category_ns{};
+
+  bool operator==(const PhaseRow&) const = default;
 };
 
 // One NVTX / user-annotation range name: its host durations (like `nsys stats nvtx_sum`) and the
@@ -131,6 +145,7 @@ struct ProcessViews {
   uint64_t steps_total = 0;          // steps found (steps may list fewer)
   DurationSummary step_duration;     // over every step found (host range durations)
   DurationSummary step_gpu_time;     // over every step found: projected GPU span (last - first)
+  std::vector<PhaseRow> phases;      // prefill, decode, mixed, unknown: those with steps
   std::vector<RangeRow> ranges;      // by total host time, at most top
   RangeRow range_tail;               // every other range name as one row
   uint64_t range_tail_names = 0;

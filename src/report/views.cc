@@ -191,10 +191,18 @@ std::string TopCategories(const model::ProjectedGpu& g) {
   return out;
 }
 
+model::ProjectedGpu PhaseGpu(const model::PhaseRow& ph) {
+  model::ProjectedGpu g;
+  g.time_ns = ph.gpu_time_ns;
+  g.category_ns = ph.category_ns;
+  return g;
+}
+
 ViewTable Steps(const Analysis& a, bool text) {
   ViewTable t = NewTable("steps", "Steps (ProfilerStep / NVTX step ranges)");
   AddColumn(&t, "rank", "rank", true);
   AddColumn(&t, "step", "name", false);
+  AddColumn(&t, "phase", "phase", false);
   if (!text) {
     AddColumn(&t, "start", "start_ns", true);
     AddColumn(&t, "end", "end_ns", true);
@@ -225,7 +233,7 @@ ViewTable Steps(const Analysis& a, bool text) {
     }
     for (const model::StepRow* s : steps) {
       const int64_t span = s->gpu.last_end_ns - s->gpu.first_start_ns;
-      std::vector<ViewCell> row = {Text(rank), Text(s->name)};
+      std::vector<ViewCell> row = {Text(rank), Text(s->name), Text(s->phase)};
       if (!text) {
         row.push_back(Ns(s->start_ns));
         row.push_back(Ns(s->end_ns));
@@ -254,11 +262,19 @@ ViewTable Steps(const Analysis& a, bool text) {
         FormatDuration(d.max_ns), FormatDuration(static_cast<int64_t>(d.stddev_ns + 0.5)),
         analyze::Pct(d.stddev_ns, static_cast<double>(d.mean_ns)), FormatDuration(g.median_ns),
         FormatDuration(g.max_ns)));
+    for (const model::PhaseRow& ph : p.phases)
+      t.notes.push_back(
+          fmt::format("rank {}: {} {} steps, duration median {} max {}, gpu time {}, gpu busy {}{}",
+                      rank, ph.duration.count, ph.phase, FormatDuration(ph.duration.median_ns),
+                      FormatDuration(ph.duration.max_ns), FormatDuration(ph.gpu_time_ns),
+                      FormatDuration(ph.gpu_busy_ns),
+                      ph.gpu_time_ns > 0 ? " (" + TopCategories(PhaseGpu(ph)) + ")" : ""));
   });
   t.notes.push_back(
       "GPU work is projected onto a step by correlation: the kernels, copies and memsets whose "
       "launch call started inside the step's host range (any thread of the process); busy % = "
-      "gpu busy / gpu span.");
+      "gpu busy / gpu span. phase: the engine's word in the step name (prefill/extend, decode), "
+      "else the attention kernels it launched (attention.prefill, attention.decode, both: mixed).");
   if (text) t.notes.push_back("slowest steps first (the JSON and CSV list them in time order).");
   t.empty_note =
       "no step ranges: none named ProfilerStep#N (torch.profiler with schedule/step()) or with a "
@@ -498,6 +514,21 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
                        return x->end_ns - x->start_ns > y->end_ns - y->start_ns;
                      });
     if (slowest.size() > kSlowestSteps) slowest.resize(kSlowestSteps);
+    w.Key("phases").BeginArray();
+    for (const model::PhaseRow& ph : p.phases) {
+      w.BeginObject();
+      w.Key("phase").String(ph.phase);
+      w.Key("duration");
+      WriteDuration(w, ph.duration);
+      w.Key("gpu_time_ns").Int(ph.gpu_time_ns);
+      w.Key("gpu_busy_ns").Int(ph.gpu_busy_ns);
+      w.Key("categories_ns").BeginObject();
+      for (size_t c = 0; c < model::kCategoryCount; ++c)
+        if (ph.category_ns[c] > 0) w.Key(model::kCategoryNames[c]).Int(ph.category_ns[c]);
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndArray();
     w.Key("slowest").BeginArray();
     for (const model::StepRow* s : slowest) w.String(s->name);
     w.EndArray();
@@ -505,6 +536,7 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
     for (const model::StepRow& s : p.steps) {
       w.BeginObject();
       w.Key("name").String(s.name);
+      w.Key("phase").String(s.phase);
       w.Key("tid").UInt(s.tid);
       w.Key("start_ns").Int(s.start_ns);
       w.Key("end_ns").Int(s.end_ns);

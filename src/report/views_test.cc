@@ -45,10 +45,16 @@ model::TraceViews SomeViews() {
   s1.gpu.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 500;
   model::StepRow& s2 = p.steps.emplace_back(s1);
   s2.name = "ProfilerStep#2";
+  s2.phase = "decode";
   s2.start_ns = 100;
   s2.end_ns = 400;  // the slowest
   p.steps_total = 2;
   p.step_duration = {2, 400, 200, 100, 100, 300, 300, 141.4};
+  model::PhaseRow& ph = p.phases.emplace_back();
+  ph.phase = "decode";
+  ph.duration = {1, 300, 300, 300, 300, 300, 300, 0};
+  ph.gpu_time_ns = 500;
+  ph.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 500;
   model::RangeRow& r = p.ranges.emplace_back();
   r.name = "forward";
   r.duration = {3, 75, 25, 25, 5, 45, 45, 20.0};
@@ -87,6 +93,9 @@ TEST(ViewsReportTest, JsonCarriesEveryViewWhenSelected) {
   EXPECT_EQ(int64_t(d["multi_stream_ns"]), 50);
   EXPECT_EQ(uint64_t(p["steps"]["count"]), 2u);
   EXPECT_EQ(std::string_view(p["steps"]["slowest"].at(0)), "ProfilerStep#2");
+  EXPECT_EQ(std::string_view(p["steps"]["list"].at(1)["phase"]), "decode");
+  EXPECT_EQ(std::string_view(p["steps"]["phases"].at(0)["phase"]), "decode");
+  EXPECT_EQ(int64_t(p["steps"]["phases"].at(0)["categories_ns"]["matmul"]), 500);
   EXPECT_EQ(int64_t(p["steps"]["list"].at(0)["gpu"]["categories_ns"]["matmul"]), 500);
   EXPECT_EQ(int64_t(p["ranges"]["list"].at(0)["gpu"]["time_ns"]), 600);
   EXPECT_EQ(uint64_t(p["ranges"]["other"]["distinct_names"]), 2u);
@@ -105,6 +114,7 @@ TEST(ViewsReportTest, TextSectionsFitTheWidth) {
                             "NVTX / annotation ranges"})
     EXPECT_NE(text.find(title), std::string::npos) << title;
   EXPECT_NE(text.find("8x1x1"), std::string::npos);
+  EXPECT_NE(text.find("rank 0: 1 decode steps, duration median 300 ns"), std::string::npos) << text;
   EXPECT_NE(text.find("other (3 kernels)"), std::string::npos);
   // The slowest step is listed first in text.
   EXPECT_LT(text.find("ProfilerStep#2"), text.find("ProfilerStep#1"));
@@ -136,7 +146,8 @@ TEST(ViewsReportTest, CsvTables) {
   ASSERT_TRUE(RenderCsv(a, "streams", &csv));
   EXPECT_NE(csv.find("0,9,1,0,0,350,200,57.14,150,50,25.00\r\n"), std::string::npos) << csv;
   ASSERT_TRUE(RenderCsv(a, "steps", &csv));
-  EXPECT_NE(csv.find("0,ProfilerStep#2,100,400,300,2,500,400,80.00,0,500,"), std::string::npos)
+  EXPECT_NE(csv.find("0,ProfilerStep#2,decode,100,400,300,2,500,400,80.00,0,500,"),
+            std::string::npos)
       << csv;
   ASSERT_TRUE(RenderCsv(a, "ranges", &csv));
   EXPECT_NE(csv.find("0,forward,55.56,3,75,25,25,5,45,20,3,600\r\n"), std::string::npos) << csv;
