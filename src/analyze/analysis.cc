@@ -250,6 +250,11 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
   Analysis result;
   result.options = options;
   result.inputs = inputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].views == nullptr) continue;
+    result.views.resize(inputs.size());
+    result.views[i] = *inputs[i].views;
+  }
 
   // Ranks known from the traces are kept; unknown ones get the next free number in input order.
   std::set<int32_t> used_ranks;

@@ -13,6 +13,7 @@
 
 #include "src/analyze/diagnose.h"
 #include "src/model/profile.h"
+#include "src/model/views.h"
 
 namespace inferscope::analyze {
 
@@ -31,6 +32,7 @@ struct AnalysisInput {
   std::string path;
   std::string format;  // "kineto_json", "nsys_sqlite"
   const model::ProfileWindow* window = nullptr;
+  const model::TraceViews* views = nullptr;  // the views computed for it (`analyze --views`)
 };
 
 // Percent of `part` in `whole`, from exact integers; 0 when `whole` is 0.
@@ -250,6 +252,9 @@ struct Analysis {
   std::vector<RankAnalysis> ranks;    // by rank, then device
   JobSummary summary;
   RankComparison comparison;  // meaningful when ranks.size() > 1
+  // The views of each input (indexed like `inputs`; empty unless some input had views): kernel
+  // statistics, streams, steps and ranges as model/views.h computes them, keyed by pid.
+  std::vector<model::TraceViews> views;
   // Verdicts, computed once by Analyze() with the host signals and thresholds it was given (a
   // trace has no host signals; a store range passes its telemetry's).
   Diagnosis diagnosis;

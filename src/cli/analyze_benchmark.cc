@@ -3,6 +3,8 @@
 //   analyze_benchmark                 the largest shared Kineto trace (.json and .json.gz) and an
 //                                     Nsight export; bytes/s counts uncompressed JSON
 //   analyze_benchmark --file=PATH     any trace (e.g. a 1 GB trace from tools/tile_kineto_trace.py)
+// Each input also runs with each `--views` view on (".../views:kernels"), to check what a view
+// costs against the run without it (issue 20: at most 10% of analyze throughput each).
 
 #include <benchmark/benchmark.h>
 
@@ -32,7 +34,8 @@ aggregate::AggregateWholeTrace({}, &names, &classifier, [&](model::EventSink* si
 return stats;
 }  // namespace
 
-void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path) {
+void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path,
+                         const std::string& views) {
   if (path.empty()) {
     state.SkipWithError("trace not available (../shared/traces absent?)");
     return;
@@ -41,6 +44,10 @@ void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path) {
   cli::AnalyzeOptions options;
   options.paths = {path};
   options.format = report::ReportFormat::kJson;
+  if (!views.empty() && !cli::ParseViewList(views, &options.views).ok()) {
+    state.SkipWithError("bad view list");
+    return;
+  }
   for (auto _ : state) {
     std::ostringstream out, err;
     if (cli::RunAnalyze(options, out, err) != 0) {
@@ -56,13 +63,25 @@ void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path) {
 
 }  // namespace
 
+// The run without views, then one per view and all of them.
+void Register(const std::string& name, const std::string& path) {
+  for (const char* views : {"", "kernels", "streams", "steps", "ranges", "all"}) {
+    const std::string suffix = *views ? std::string("/views:") + views : "";
+    // Process CPU time (both pipeline threads) beside real time: on a shared machine real time
+    // swings with the load, the CPU a view adds does not.
+    benchmark::RegisterBenchmark((name + suffix).c_str(), RunAnalyzeBenchmark, path,
+                                 std::string(views))
+        ->Unit(benchmark::kMillisecond)
+        ->MeasureProcessCPUTime()
+        ->UseRealTime();
+  }
+}
+
 int main(int argc, char** argv) {
   const std::string file = testing::TakeFileFlag(&argc, argv);
   std::string temp_json;
   if (!file.empty()) {
-    benchmark::RegisterBenchmark("BM_Analyze/file", RunAnalyzeBenchmark, file)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+    Register("BM_Analyze/file", file);
   } else {
     const std::string gz =
         testing::SharedTrace("HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
@@ -73,17 +92,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     temp_json = testing::DecompressToTemp(gz, "_analyze_bench.json");
-    benchmark::RegisterBenchmark("BM_Analyze/df_index_resolver.json", RunAnalyzeBenchmark,
-                                 temp_json)
+    Register("BM_Analyze/df_index_resolver.json", temp_json);
+    benchmark::RegisterBenchmark("BM_Analyze/df_index_resolver.json.gz", RunAnalyzeBenchmark, gz,
+                                 std::string())
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
-    benchmark::RegisterBenchmark("BM_Analyze/df_index_resolver.json.gz", RunAnalyzeBenchmark, gz)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
-    benchmark::RegisterBenchmark("BM_Analyze/mfu_2gpu_before.sqlite", RunAnalyzeBenchmark,
-                                 testing::SharedTrace("nsys-ai/mfu_2gpu_before.sqlite"))
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+    Register("BM_Analyze/mfu_2gpu_before.sqlite",
+             testing::SharedTrace("nsys-ai/mfu_2gpu_before.sqlite"));
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -8,12 +8,14 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/base/status.h"
 #include "src/import/trace_importer.h"
 #include "src/model/profile.h"
 #include "src/model/taxonomy.h"
+#include "src/model/views.h"
 #include "src/pipeline/trace_pipeline.h"
 #include "src/report/report.h"
 
@@ -31,7 +33,26 @@ struct AnalyzeOptions {
   bool verbose = false;         // progress lines on `err` even when it is not a terminal
   bool progress = false;        // progress lines on `err` (set by the caller for a terminal)
   int text_width = 100;         // columns of the text report (the terminal's, when it is one)
+  // `--views`: the views computed beside the report (model/views.h); `--step-range` prefixes.
+  model::ViewSelection views;
+  std::vector<std::string> step_prefixes;
+  // `--format csv`: print this one table (report::CsvTableNames()) instead of the report; the
+  // view it needs is computed whether or not --views names it.
+  bool csv = false;
+  std::string csv_table = "kernels";
+  aggregate::TimeSlice slice;  // --from / --to
 };
+
+// Parses `--from` / `--to` values into `slice`: a duration ("1.5s") is an offset from the trace's
+// first event, "@NS" a timestamp on the trace clock (integer ns, as the JSON report prints them).
+// Empty strings leave that bound open. Both bounds must be of one kind and from < to; errors are
+// kInvalidArgument naming the flag.
+base::Status ParseTimeSlice(const std::string& from, const std::string& to,
+                            aggregate::TimeSlice* slice);
+
+// Parses `--views`: a comma-separated list of kernels, streams, steps, ranges, or all. A bad name
+// is kInvalidArgument naming it.
+base::Status ParseViewList(std::string_view list, model::ViewSelection* views);
 
 // Bins a timeline gets when --bin is not given (pipeline::kAutoTimelineBins).
 inline constexpr int kAutoTimelineBins = pipeline::kAutoTimelineBins;

@@ -148,7 +148,8 @@ TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
       {"analyze " + t + " --top 0", "--top: must be between 1 and 100000, got 0",
        "inferscope analyze"},
       {"analyze " + t + " --format html",
-       "--format: unknown value 'html' (one of text, markdown, md, json)", "inferscope analyze"},
+       "--format: unknown value 'html' (one of text, markdown, md, json, csv)",
+       "inferscope analyze"},
       {"report --pid x", "--pid: 'x' is not a whole number", "inferscope report"},
       {"status --bogus", "unknown flag --bogus", "inferscope status"},
       {"agent --http-port 99999", "--http-port: must be between -1 and 65535, got 99999",
@@ -226,6 +227,104 @@ TEST_F(CliTest, TimelineBinFollowsTheSpan) {
   EXPECT_NE(r.err.find("--bin 1 ns: too small for the 350 us span of"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("use at least --bin 4ns"), std::string::npos) << r.err;
   EXPECT_EQ(Run("analyze --bin 4ns --format json " + t).exit_code, 0);
+}
+
+// Issue 20: the views (`--views`) and one table as CSV (`--format csv --table`).
+TEST_F(CliTest, ViewsAndCsvTables) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  Result r = Run("analyze --views kernels,streams " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Kernel statistics (like nsys cuda_gpu_kern_sum)"), std::string::npos);
+  EXPECT_NE(r.out.find("Streams (busy, idle and overlap per stream)"), std::string::npos);
+  EXPECT_EQ(r.out.find("Steps (ProfilerStep"), std::string::npos);  // not selected
+
+  r = Run("analyze --format json --views all " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t views = r.out.find("\"views\": {");
+  ASSERT_NE(views, std::string::npos) << r.out;
+  size_t at = r.out.find("\"selected\": [", views);
+  for (const char* view : {"kernels", "streams", "steps", "ranges"}) {
+    at = r.out.find(std::string("\"") + view + "\"", at);
+    EXPECT_NE(at, std::string::npos) << view;
+  }
+
+  // CSV needs no --views: the table's view is computed. Two GEMMs of 100 us, grid 8x1x1.
+  r = Run("analyze --format csv --table kernel_stats " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("\r\n")),
+            "rank,name,count,total_ns,mean_ns,median_ns,min_ns,max_ns,stddev_ns,p99_ns,category");
+  EXPECT_NE(r.out.find("0,ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn,2,200000,"
+                       "100000,100000,100000,100000,0,100000,matmul\r\n"),
+            std::string::npos)
+      << r.out;
+  r = Run("analyze --format csv --table launch_configs " + t);
+  EXPECT_NE(r.out.find(",8x1x1,256x1x1,2,200000,1\r\n"), std::string::npos) << r.out;
+  r = Run("analyze --format csv --table streams " + t);
+  EXPECT_NE(r.out.find("0,7,3,0,0,340000,250000,73.53,90000,0,0.00\r\n"), std::string::npos)
+      << r.out;
+  r = Run("analyze --format csv " + t);  // default table: kernels
+  EXPECT_EQ(r.out.rfind("rank,name,category,subcategory,count,total_ns", 0), 0u) << r.out;
+
+  for (const std::string& args : {"analyze --views frames " + t, "analyze --table nope " + t,
+                                  "analyze --format csv --table nope " + t}) {
+    r = Run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("inferscope: error: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
+// Issue 20: `-` reads the trace from stdin (gzip or not; the report names it "-").
+TEST_F(CliTest, TraceOnStdin) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
+  auto run = [&](const std::string& feed, const std::string& args) {
+    const std::string cmd = feed + " | '" + INFERSCOPE_CLI_BINARY + "' analyze " + args + " >'" +
+                            out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  ASSERT_EQ(run("cat " + t, "--format json -"), 0) << ReadFile(err);
+  EXPECT_NE(ReadFile(out).find("\"path\": \"-\""), std::string::npos) << ReadFile(out);
+  EXPECT_NE(ReadFile(out).find("\"kernel_count\": 3"), std::string::npos);
+  ASSERT_EQ(run("gzip -c " + t, "--format csv --table kernels -"), 0) << ReadFile(err);
+  EXPECT_NE(ReadFile(out).find("0,ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn,"),
+            std::string::npos)
+      << ReadFile(out);
+  EXPECT_EQ(run("echo not a trace", "-"), 4) << ReadFile(err);
+  EXPECT_EQ(ReadFile(err).rfind("inferscope: error: -: ", 0), 0u) << ReadFile(err);
+  EXPECT_EQ(ReadFile(err).find("inferscope_stdin_"), std::string::npos) << ReadFile(err);
+  EXPECT_EQ(run("cat " + t, "- -"), 2) << ReadFile(err);
+}
+
+// Issue 20: --from/--to keep the events that start in the slice: offsets from the trace's first
+// event (the launch at 1000 us) or @NS timestamps. Kernels start at 1010, 1120 and 1300 us.
+TEST_F(CliTest, TimeSlice) {
+  WriteFile(dir_ / "t.json", kTrace);
+  const std::string t = "'" + (dir_ / "t.json").string() + "'";
+  auto kernels = [&](const std::string& args) {
+    const Result r = Run("analyze --format csv --table temporal " + args + " " + t);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    const Result j = Run("analyze --format json " + args + " " + t);
+    const size_t at = j.out.find("\"kernel_count\": ");
+    return at == std::string::npos ? -1 : std::atoi(j.out.c_str() + at + 16);
+  };
+  EXPECT_EQ(kernels(""), 3);
+  EXPECT_EQ(kernels("--from 100us"), 2);
+  EXPECT_EQ(kernels("--to 100us"), 1);
+  EXPECT_EQ(kernels("--from 100us --to 200us"), 1);
+  EXPECT_EQ(kernels("--from @1200000"), 1);
+  EXPECT_EQ(kernels("--from @1000000 --to @1120001"), 2);
+  // An empty slice is no GPU activity (exit 3); bad bounds are usage errors.
+  EXPECT_EQ(Run("analyze --from 1s " + t).exit_code, 3);
+  for (const std::string args :
+       {"--from 2ms --to 1ms", "--from @5 --to 1ms", "--from @x", "--to 100", "--from -1ms"}) {
+    const Result r = Run("analyze " + args + " " + t);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("inferscope: error: --", 0), 0u) << args << "\n" << r.err;
+  }
 }
 
 TEST_F(CliTest, MissingFile) {

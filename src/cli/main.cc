@@ -53,6 +53,9 @@ constexpr const char* kAnalyzeFooter =
     "  transfers, allocations, communication and its overlap with compute, a timeline and data\n"
     "  quality counters; with several ranks a job summary and a rank comparison (imbalance,\n"
     "  straggler). JSON keys are documented in docs/report-schema.md.\n"
+    "  --views adds kernel statistics (nsys cuda_gpu_kern_sum, launch configurations), streams,\n"
+    "  steps (ProfilerStep#N, NVTX step ranges) and NVTX ranges (nsys nvtx_sum); --format csv\n"
+    "  --table NAME prints one table for spreadsheets. PATH - reads a trace from stdin.\n"
     "\n"
     "Durations take a unit: 250ns, 30us, 100ms, 1.5s, 10m, 2h.\n"
     "\n"
@@ -60,6 +63,9 @@ constexpr const char* kAnalyzeFooter =
     "  inferscope analyze trace.json.gz\n"
     "  inferscope analyze traces/ --format json -o report.json\n"
     "  inferscope analyze rank0.json rank1.json --top 30 --bin 10ms --format markdown\n"
+    "  inferscope analyze trace.json.gz --views all\n"
+    "  inferscope analyze run.sqlite --views steps --step-range train_step\n"
+    "  inferscope analyze trace.json.gz --format csv --table kernel_stats > kernels.csv\n"
     "\n";
 
 constexpr int64_t kMaxKernelWaitNs = 1'000'000'000;
@@ -72,6 +78,42 @@ int TerminalWidth(bool to_stdout) {
       ws.ws_col > 0)
     return std::clamp<int>(ws.ws_col, 60, 300);
   return 100;
+}
+
+// "a, b or c".
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+std::vector<std::string> Split(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : text) {
+    if (c == ' ') {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+// JoinNames, broken into lines of at most 60 columns (the help's description column).
+std::string WrapNames(const std::vector<std::string>& names) {
+  std::string out, line;
+  for (const std::string& word : Split(JoinNames(names))) {
+    if (!line.empty() && line.size() + 1 + word.size() > 60) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
 }
 
 int UsageError(const std::string& message, const std::string& help_command) {
@@ -101,10 +143,42 @@ int Main(int argc, char** argv) {
   analyze_cmd->add_option("PATH", analyze.paths, "Trace files or directories of trace files")
       ->required()
       ->type_name("PATH...");
-  analyze_cmd->add_option("-f,--format", format, "Report format: text, markdown (md) or json")
+  analyze_cmd
+      ->add_option("-f,--format", format,
+                   "Report format: text, markdown (md), json, or csv (one table, --table)")
       ->capture_default_str()
       ->type_name("FORMAT")
-      ->check(OneOf({"text", "markdown", "md", "json"}));
+      ->check(OneOf({"text", "markdown", "md", "json", "csv"}));
+  std::string views, slice_from, slice_to;
+  analyze_cmd
+      ->add_option("--from", slice_from,
+                   "Only events starting at or after this point: a duration from the\n"
+                   "trace's first event (1.5s), or @NS, a timestamp on the trace clock")
+      ->type_name("TIME");
+  analyze_cmd
+      ->add_option("--to", slice_to,
+                   "Only events starting before this point (same forms as --from)")
+      ->type_name("TIME");
+  analyze_cmd
+      ->add_option("--views", views,
+                   "Also compute these views (comma-separated): kernels (statistics\n"
+                   "like nsys cuda_gpu_kern_sum, launch configurations), streams\n"
+                   "(busy/idle/overlap per stream), steps (ProfilerStep#N / NVTX step\n"
+                   "ranges), ranges (NVTX / annotation ranges like nsys nvtx_sum, with\n"
+                   "the GPU time they launched), or all")
+      ->type_name("LIST");
+  analyze_cmd
+      ->add_option("--step-range", analyze.step_prefixes,
+                   "A host range whose name starts with PREFIX is a step (repeatable;\n"
+                   "default ProfilerStep#); implies --views steps")
+      ->type_name("PREFIX");
+  analyze_cmd
+      ->add_option(
+          "--table", analyze.csv_table,
+          "The table --format csv prints (docs/cli.md):\n" + WrapNames(report::CsvTableNames()))
+      ->capture_default_str()
+      ->type_name("NAME")
+      ->check(OneOf(report::CsvTableNames()));
   analyze_cmd->add_option("--top", analyze.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
       ->type_name("N")
@@ -228,7 +302,15 @@ int Main(int argc, char** argv) {
   }
 
   if (analyze_cmd->parsed()) {
-    if (!report::ParseReportFormat(format, &analyze.format))
+    analyze.csv = format == "csv";
+    if (const base::Status sliced = ParseTimeSlice(slice_from, slice_to, &analyze.slice);
+        !sliced.ok())
+      return UsageError(sliced.message(), "inferscope analyze");
+    if (!views.empty()) {
+      const base::Status parsed = ParseViewList(views, &analyze.views);
+      if (!parsed.ok()) return UsageError(parsed.message(), "inferscope analyze");
+    }
+    if (!analyze.csv && !report::ParseReportFormat(format, &analyze.format))
       return UsageError("--format: unknown format '" + format + "'", "inferscope analyze");
     // Durations parse the same in every command: long units too (`--bin 10m` for a long trace).
     analyze.bin_ns = 0;  // automatic

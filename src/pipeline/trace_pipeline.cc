@@ -9,12 +9,14 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "src/aggregate/aggregator.h"
 #include "src/aggregate/device_state.h"
+#include "src/aggregate/view_collector.h"
 #include "src/base/human_format.h"
 #include "src/import/pipelined_sink.h"
 #include "src/import/trace_importer.h"
@@ -26,16 +28,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+base::StatusOr<import::ImportStats> ImportFile(
+    const std::string& path, const TraceOptions& options, const model::KernelClassifier& classifier,
+    int64_t window_ns, const std::function<void(model::ProfileWindow&&)>& on_window,
+    model::TraceViews* views, std::ostream& err);
+
 base::Status ImportWhole(const std::string& path, const TraceOptions& options,
                          const model::KernelClassifier& classifier, ImportedTrace* result,
                          std::ostream& err) {
   result->path = path;
   std::vector<model::ProfileWindow> windows;
-  ASSIGN_OR_RETURN(
-      result->stats,
-      ImportTraceFile(
-          path, options, classifier, /*window_ns=*/0,
-          [&windows](model::ProfileWindow&& w) { windows.push_back(std::move(w)); }, err));
+  ASSIGN_OR_RETURN(result->stats,
+                   ImportFile(
+                       path, options, classifier, /*window_ns=*/0,
+                       [&windows](model::ProfileWindow&& w) { windows.push_back(std::move(w)); },
+                       &result->views, err));
   result->format = import::TraceFormatName(result->stats.format);
   if (!windows.empty()) {
     result->window = std::move(windows.front());
@@ -259,6 +266,16 @@ base::StatusOr<import::ImportStats> ImportTraceFile(
     const std::string& path, const TraceOptions& options, const model::KernelClassifier& classifier,
     int64_t window_ns, const std::function<void(model::ProfileWindow&&)>& on_window,
     std::ostream& err) {
+  return ImportFile(path, options, classifier, window_ns, on_window, /*views=*/nullptr, err);
+}
+
+namespace {
+
+// ImportTraceFile, and the views options.views selects into `*views` when `views` is given.
+base::StatusOr<import::ImportStats> ImportFile(
+    const std::string& path, const TraceOptions& options, const model::KernelClassifier& classifier,
+    int64_t window_ns, const std::function<void(model::ProfileWindow&&)>& on_window,
+    model::TraceViews* views, std::ostream& err) {
   const bool show = options.progress;
   std::error_code ec;
   const uintmax_t size = fs::file_size(path, ec);
@@ -281,14 +298,33 @@ base::StatusOr<import::ImportStats> ImportTraceFile(
       [&on_window](model::ProfileWindow&& w) { on_window(std::move(w)); });
   // The importer and the aggregator run on two threads (the machine's second core is otherwise
   // idle); PipelinedSink keeps the event order and bounds what is in flight.
-  import::PipelinedSink pipeline(&aggregator);
+  // The views, when selected, sit in front of the aggregator on its thread (off: no extra hop).
+  std::unique_ptr<aggregate::ViewCollector> collector;
+  if (views != nullptr && options.views.any()) {
+    aggregate::ViewOptions view_options;
+    view_options.selection = options.views;
+    view_options.top = std::max(options.top, 1);
+    if (!options.step_prefixes.empty()) view_options.step_prefixes = options.step_prefixes;
+    collector =
+        std::make_unique<aggregate::ViewCollector>(view_options, &names, &classifier, &aggregator);
+  }
+  model::EventSink* first =
+      collector ? static_cast<model::EventSink*>(collector.get()) : &aggregator;
+  std::unique_ptr<aggregate::SliceSink> slice;
+  if (options.slice.active()) {
+    slice = std::make_unique<aggregate::SliceSink>(options.slice, first);
+    first = slice.get();
+  }
+  import::PipelinedSink pipeline(first);
   auto stats = import::ImportTrace(path, &names, &pipeline);
   pipeline.Close();
   if (!stats.ok()) {
     if (show) err << " failed\n";
     return stats.status();
   }
+  if (slice) slice->Finish();
   aggregator.Finish();
+  if (collector) *views = collector->Finish();
   if (show) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -297,6 +333,8 @@ base::StatusOr<import::ImportStats> ImportTraceFile(
   }
   return *stats;
 }
+
+}  // namespace
 
 base::StatusOr<TraceSet> ImportTraces(const std::vector<std::string>& paths,
                                       const TraceOptions& options,
@@ -359,7 +397,8 @@ analyze::Analysis AnalyzeTraces(const TraceSet& traces, const TraceOptions& opti
   analysis_options.rules_path = options.rules_path;
   std::vector<analyze::AnalysisInput> inputs;
   inputs.reserve(traces.traces.size());
-  for (const ImportedTrace& w : traces.traces) inputs.push_back({w.path, w.format, &w.window});
+  for (const ImportedTrace& w : traces.traces)
+    inputs.push_back({w.path, w.format, &w.window, options.views.any() ? &w.views : nullptr});
   return analyze::Analyze(inputs, analysis_options, analyze::HostSignals{}, thresholds);
 }
 

@@ -11,12 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "src/aggregate/slice_sink.h"
 #include "src/analyze/analysis.h"
 #include "src/analyze/diagnose.h"
 #include "src/base/status.h"
 #include "src/import/import_stats.h"
 #include "src/model/profile.h"
 #include "src/model/taxonomy.h"
+#include "src/model/views.h"
 
 namespace inferscope::pipeline {
 
@@ -30,6 +32,13 @@ struct TraceOptions {
   int64_t kernel_wait_threshold_ns = 30'000;
   std::string rules_path;  // echoed in the analysis; the classifier is the caller's to load
   bool progress = false;   // "analyzing PATH (12 MB)... done in 1.2 s (N kernels)" lines on `err`
+  // The views to compute beside the windows (`analyze --views`; model/views.h), and the name
+  // prefixes of step ranges (empty: `ProfilerStep#`).
+  model::ViewSelection views;
+  std::vector<std::string> step_prefixes;
+  // `analyze --from/--to`: only the events that start in the slice (each file's own origin when
+  // relative).
+  aggregate::TimeSlice slice;
 };
 
 // Expands command-line paths: files stay, directories become their trace files (sorted,
@@ -53,6 +62,7 @@ struct ImportedTrace {
   std::string format;  // import::TraceFormatName: "kineto_json", "nsys_sqlite"
   import::ImportStats stats;
   model::ProfileWindow window;
+  model::TraceViews views;  // the views options.views selected (none: empty)
 };
 
 // Traces of one job, by index into the list GroupTracesByJob was given (in input order).

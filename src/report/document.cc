@@ -10,6 +10,7 @@
 
 #include "src/report/format.h"
 #include "src/report/report.h"
+#include "src/report/views.h"
 
 namespace inferscope::report {
 namespace {
@@ -651,6 +652,7 @@ Document BuildDocument(const Analysis& a, int width) {
   doc.sections.push_back(Communication(a));
   if (Multi(a)) doc.sections.push_back(Comparison(a));
   doc.sections.push_back(TimelineSection(a, width));
+  AppendViewSections(a, &doc);
   doc.sections.push_back(DataQuality(a));
   return doc;
 }

@@ -6,6 +6,7 @@
 #include "src/base/json_writer.h"
 #include "src/report/document.h"
 #include "src/report/report.h"
+#include "src/report/views.h"
 
 #ifndef INFERSCOPE_VERSION
 #define INFERSCOPE_VERSION "0.0.0"
@@ -420,6 +421,13 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   }
   w.Key("straggler_excess_compute_ns").Int(c.straggler_excess_compute_ns);
   w.EndObject();
+
+  // `analyze --views` only; null otherwise (every key always appears).
+  w.Key("views");
+  if (a.views.empty())
+    w.Null();
+  else
+    WriteViewsJson(w, a);
 
   if (extra_keys) extra_keys(w);
   w.EndObject();

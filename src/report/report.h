@@ -34,6 +34,13 @@ std::string RenderJson(const analyze::Analysis& analysis,
 
 std::string Render(const analyze::Analysis& analysis, ReportFormat format);
 
+// One table of the report as CSV (RFC 4180: a header row, then one row per line; durations in
+// integer ns, percentages as decimal numbers): `analyze --format csv --table NAME`. The tables are
+// CsvTableNames(); the views' tables are empty unless the analysis carries that view. False for an
+// unknown name.
+bool RenderCsv(const analyze::Analysis& analysis, const std::string& table, std::string* out);
+const std::vector<std::string>& CsvTableNames();
+
 // What a caller adds beside the kernel profile: `inferscope report` adds the GPU metrics, engine
 // load and request latencies of the same time range. Text and markdown get the sections (each a
 // preformatted block, after the profile), then the data sections present; JSON gets the keys

@@ -1,0 +1,30 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/aggregate/slice_sink.h"
+
+#include <type_traits>
+#include <variant>
+
+namespace inferscope::aggregate {
+
+void SliceSink::Finish() {
+  if (!slice_.relative) return;
+  const int64_t origin = held_.empty() ? 0 : first_ns_;
+  for (const model::AnyEvent& any : held_) {
+    std::visit(
+        [&](const auto& e) {
+          using T = std::decay_t<decltype(e)>;
+          if constexpr (std::is_same_v<T, model::ProcessInfo> ||
+                        std::is_same_v<T, model::DeviceInfo> ||
+                        std::is_same_v<T, model::DataQualityEvent>) {
+            model::Deliver(any, next_);
+          } else {
+            Pass(e, origin);
+          }
+        },
+        any);
+  }
+  held_.clear();
+  held_.shrink_to_fit();
+}
+
+}  // namespace inferscope::aggregate

@@ -1,0 +1,705 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/aggregate/view_collector.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+namespace inferscope::aggregate {
+namespace {
+
+using model::NameId;
+
+enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+// A GPU operation as the stream, step and range views need it.
+struct Op {
+  int64_t start_ns = 0, end_ns = 0;
+  uint32_t pid = 0, device = 0, stream = 0, correlation_id = 0;
+  NameId name = model::kNoName;
+  OpKind kind = OpKind::kKernel;
+};
+
+// A call that launched GPU work (kernel, graph, copy, memset), by (pid, correlation id).
+struct Launch {
+  uint32_t pid = 0, correlation_id = 0, tid = 0;
+  int64_t start_ns = 0;
+};
+
+struct HostRange {
+  int64_t start_ns = 0, end_ns = 0;
+  uint32_t pid = 0, tid = 0;
+  NameId name = model::kNoName;
+  uint32_t group = 0;  // its range-table name (RangeGroup), set when the views are computed
+  uint64_t thread() const { return (uint64_t{pid} << 32) | tid; }
+};
+
+// One kernel name on one (pid, device): every duration and its launch configurations.
+struct KernelAcc {
+  uint32_t pid = 0, device = 0;
+  NameId name = model::kNoName;
+  std::vector<int64_t> durations;
+  std::map<std::array<int32_t, 6>, std::pair<uint64_t, int64_t>> configs;  // -> count, total
+};
+
+struct RangeAcc {
+  uint32_t group = 0;
+  std::vector<int64_t> durations;
+  model::ProjectedGpu gpu;
+  size_t last_op = static_cast<size_t>(-1);  // the op last added: a nested same name counts once
+};
+
+// The range-table accumulators of one process, found by group id in one load.
+struct ProcessRanges {
+  std::vector<int32_t> slot;  // by group: index into accs, -1 none
+  std::vector<RangeAcc> accs;
+
+  RangeAcc& Of(uint32_t group) {
+    if (group >= slot.size()) slot.resize(static_cast<size_t>(group) + 1, -1);
+    if (slot[group] < 0) {
+      slot[group] = static_cast<int32_t>(accs.size());
+      accs.emplace_back().group = group;
+    }
+    return accs[static_cast<size_t>(slot[group])];
+  }
+};
+
+void AddToProjection(const Op& op, model::Category category, model::ProjectedGpu* gpu) {
+  const int64_t d = op.end_ns - op.start_ns;
+  if (gpu->ops == 0 || op.start_ns < gpu->first_start_ns) gpu->first_start_ns = op.start_ns;
+  if (gpu->ops == 0 || op.end_ns > gpu->last_end_ns) gpu->last_end_ns = op.end_ns;
+  ++gpu->ops;
+  gpu->time_ns += d;
+  gpu->category_ns[static_cast<size_t>(category)] += d;
+}
+
+// Union length of [start, end) intervals (reordered in place).
+int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>>* intervals) {
+  std::sort(intervals->begin(), intervals->end());
+  int64_t total = 0, cur_start = 0, cur_end = 0;
+  bool open = false;
+  for (const auto& [s, e] : *intervals) {
+    if (!open || s > cur_end) {
+      if (open) total += cur_end - cur_start;
+      cur_start = s;
+      cur_end = e;
+      open = true;
+    } else if (e > cur_end) {
+      cur_end = e;
+    }
+  }
+  if (open) total += cur_end - cur_start;
+  return total;
+}
+
+// Orders ranges by (thread, start) in linear time when each thread's ranges arrive in start order
+// (Nsight rows and most Kineto files): a stable scatter into per-thread buckets, then a sort only
+// of a bucket that is out of order. A comparison sort of ~10^4 ranges was a quarter of the
+// range table's cost.
+void SortByThreadThenStart(std::vector<HostRange>* ranges) {
+  std::map<uint64_t, size_t> first;  // thread -> its first index in the result (few threads)
+  for (const HostRange& r : *ranges) ++first[r.thread()];
+  size_t at = 0;
+  for (auto& [thread, count] : first) {
+    const size_t n = count;
+    count = at;
+    at += n;
+  }
+  std::vector<HostRange> sorted(ranges->size());
+  uint64_t last_thread = ~uint64_t{0};
+  size_t* next = nullptr;
+  for (const HostRange& r : *ranges) {
+    if (next == nullptr || r.thread() != last_thread) {
+      next = &first[r.thread()];
+      last_thread = r.thread();
+    }
+    sorted[(*next)++] = r;
+  }
+  auto by_start = [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; };
+  size_t begin = 0;
+  for (const auto& [thread, end] : first) {
+    const auto b = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto e = sorted.begin() + static_cast<std::ptrdiff_t>(end);
+    if (!std::is_sorted(b, e, by_start)) std::sort(b, e, by_start);
+    begin = end;
+  }
+  *ranges = std::move(sorted);
+}
+
+// A step's forward phase: the engine's own word in its name first (vLLM and SGLang name their
+// passes and stages: "prefill", "extend", "decode"), else the attention kernels it launched
+// (`attention_kinds`: 1 prefill-shaped, 2 decode-shaped; both: "mixed", as chunked prefill runs).
+std::string PhaseOf(std::string_view name, uint8_t attention_kinds) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("prefill") != std::string::npos || lower.find("extend") != std::string::npos)
+    return "prefill";
+  if (lower.find("decode") != std::string::npos) return "decode";
+  switch (attention_kinds) {
+    case 1:
+      return "prefill";
+    case 2:
+      return "decode";
+    case 3:
+      return "mixed";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+model::DurationSummary SummarizeDurations(std::vector<int64_t>* values) {
+  model::DurationSummary s;
+  if (values->empty()) return s;
+  std::vector<int64_t>& v = *values;
+  const size_t n = v.size();
+  s.count = n;
+  double sum = 0;
+  for (int64_t x : v) {
+    s.total_ns += x;
+    sum += static_cast<double>(x);
+  }
+  s.mean_ns = s.total_ns / static_cast<int64_t>(n);
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  s.min_ns = *lo;
+  s.max_ns = *hi;
+  // Selection, not a sort: two order statistics in linear time.
+  const size_t median = (n - 1) / 2;
+  // Nearest rank: the ceil(0.99 n)-th smallest value (1-based).
+  const size_t p99 = std::clamp<size_t>((n * 99 + 99) / 100, 1, n) - 1;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(median), v.end());
+  s.median_ns = v[median];
+  std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(median),
+                   v.begin() + static_cast<std::ptrdiff_t>(p99), v.end());
+  s.p99_ns = v[p99];
+  if (n > 1) {
+    const double mean = sum / static_cast<double>(n);
+    double sq = 0;
+    for (int64_t x : v) {
+      const double d = static_cast<double>(x) - mean;
+      sq += d * d;
+    }
+    s.stddev_ns = std::sqrt(sq / static_cast<double>(n - 1));
+  }
+  return s;
+}
+
+class ViewCollector::Impl {
+ public:
+  Impl(const ViewOptions& options, const model::NameTable* names,
+       const model::KernelClassifier* classifier)
+      : options_(options), names_(names), classify_(classifier, names) {
+    const model::ViewSelection& s = options_.selection;
+    keep_ops_ = s.streams || s.steps || s.ranges;
+    keep_host_ = s.steps || s.ranges;
+  }
+
+  void Kernel(const model::KernelEvent& e) {
+    if (options_.selection.kernels) AddKernelStat(e);
+    if (keep_ops_)
+      ops_.push_back({e.start_ns, e.end_ns, e.pid, e.device, e.stream, e.correlation_id, e.name,
+                      OpKind::kKernel});
+  }
+  void Copy(const Op& op) {
+    if (keep_ops_) ops_.push_back(op);
+  }
+  void Api(const model::ApiCallEvent& e) {
+    if (!keep_host_ || e.correlation_id == 0) return;
+    switch (e.kind) {
+      case model::ApiKind::kKernelLaunch:
+      case model::ApiKind::kGraphLaunch:
+      case model::ApiKind::kMemcpy:
+      case model::ApiKind::kMemset:
+        launches_.push_back({e.pid, e.correlation_id, e.tid, e.start_ns});
+        break;
+      default:
+        break;
+    }
+  }
+  void Nvtx(const model::NvtxEvent& e) {
+    if (!keep_host_) return;
+    // Without the range table only step ranges matter (Nsight exports hold ~10^4 op ranges).
+    if (options_.selection.ranges || IsStep(e.name)) {
+      ranges_.push_back({e.start_ns, e.end_ns, e.pid, e.tid, e.name});
+    } else {
+      ++other_ranges_[e.pid];
+    }
+  }
+
+  model::TraceViews Finish();
+
+ private:
+  void AddKernelStat(const model::KernelEvent& e) {
+    if (e.name == model::kNoName) return;
+    if (e.name >= by_name_.size()) by_name_.resize(static_cast<size_t>(e.name) + 1);
+    const uint64_t where = (uint64_t{e.pid} << 32) | e.device;
+    std::vector<std::pair<uint64_t, uint32_t>>& slots = by_name_[e.name];
+    KernelAcc* acc = nullptr;
+    for (const auto& [key, index] : slots)
+      if (key == where) acc = &kernels_[index];
+    if (acc == nullptr) {
+      slots.emplace_back(where, static_cast<uint32_t>(kernels_.size()));
+      kernels_.push_back({e.pid, e.device, e.name, {}, {}});
+      acc = &kernels_.back();
+    }
+    const int64_t d = e.end_ns - e.start_ns;
+    acc->durations.push_back(d);
+    const std::array<int32_t, 6> config = {e.grid[0],  e.grid[1],  e.grid[2],
+                                           e.block[0], e.block[1], e.block[2]};
+    auto& [count, total] = acc->configs[config];
+    ++count;
+    total += d;
+  }
+
+  // The range-table group of a range name: PyTorch's emit_nvtx makes every op's name unique
+  // ("aten::mm, seq = 12, op_id = 345, sizes = [...]"); the table groups by the op name before
+  // those annotations, as torch.profiler's key_averages does.
+  uint32_t RangeGroup(NameId name) {
+    if (name >= range_group_.size()) range_group_.resize(static_cast<size_t>(name) + 1, -1);
+    int64_t& group = range_group_[name];
+    if (group < 0) {
+      std::string_view text = names_->Get(name);
+      // One pass over the ", " separators (most names have none).
+      for (size_t at = text.find(", "); at != std::string_view::npos;
+           at = text.find(", ", at + 2)) {
+        const std::string_view rest = text.substr(at + 2);
+        if (rest.starts_with("seq = ") || rest.starts_with("op_id = ") ||
+            rest.starts_with("sizes = ")) {
+          text = text.substr(0, at);
+          break;
+        }
+      }
+      // `text` points into the NameTable, whose strings never move: no copy per name.
+      auto [it, added] = group_index_.try_emplace(text, static_cast<uint32_t>(group_names_.size()));
+      if (added) group_names_.push_back(text);
+      group = it->second;
+    }
+    return static_cast<uint32_t>(group);
+  }
+
+  model::ProcessViews& ProcessOf(uint32_t pid) { return processes_[pid]; }
+  model::DeviceViews& DeviceOf(uint32_t pid, uint32_t device) {
+    model::ProcessViews& p = ProcessOf(pid);
+    p.pid = pid;
+    for (model::DeviceViews& d : p.devices)
+      if (d.device == device) return d;
+    p.devices.push_back({});
+    p.devices.back().device = device;
+    return p.devices.back();
+  }
+  model::Category CategoryOf(const Op& op) {
+    if (op.kind != OpKind::kKernel || op.name == model::kNoName) return model::Category::kMemory;
+    return classify_.Classify(op.name).category;
+  }
+  bool IsStep(NameId name) {
+    if (name == model::kNoName) return false;
+    if (name >= is_step_.size()) is_step_.resize(static_cast<size_t>(name) + 1, -1);
+    int8_t& known = is_step_[name];
+    if (known < 0) {
+      const std::string_view text = names_->Get(name);
+      known = 0;
+      for (const std::string& prefix : options_.step_prefixes)
+        if (!prefix.empty() && text.substr(0, prefix.size()) == prefix) known = 1;
+    }
+    return known == 1;
+  }
+
+  void FinishKernels();
+  void FinishStreams();
+  void FinishProjection();
+
+  ViewOptions options_;
+  const model::NameTable* names_;
+  model::CachedClassifier classify_;
+  bool keep_ops_ = false, keep_host_ = false;
+
+  std::vector<KernelAcc> kernels_;
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> by_name_;  // NameId -> (pid:device, acc)
+  std::vector<Op> ops_;
+  std::vector<Launch> launches_;
+  std::vector<HostRange> ranges_;
+  std::vector<int8_t> is_step_;       // by NameId: -1 unknown, 0 no, 1 yes
+  std::vector<int64_t> range_group_;  // by NameId: -1 unknown, else an index into group_names_
+  std::unordered_map<std::string_view, uint32_t> group_index_;
+  std::vector<std::string_view> group_names_;
+  std::map<uint32_t, uint64_t> other_ranges_;  // by pid: ranges not kept (steps only)
+
+  std::map<uint32_t, model::ProcessViews> processes_;
+};
+
+void ViewCollector::Impl::FinishKernels() {
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<size_t>> by_device;
+  for (size_t i = 0; i < kernels_.size(); ++i)
+    by_device[{kernels_[i].pid, kernels_[i].device}].push_back(i);
+  for (auto& [where, indices] : by_device) {
+    std::vector<model::KernelStatRow> rows;
+    rows.reserve(indices.size());
+    for (size_t i : indices) {
+      KernelAcc& acc = kernels_[i];
+      model::KernelStatRow row;
+      row.name = std::string(names_->Get(acc.name));
+      row.category = classify_.Classify(acc.name).category;
+      row.duration = SummarizeDurations(&acc.durations);
+      row.distinct_configs = acc.configs.size();
+      for (const auto& [config, stat] : acc.configs) {
+        model::LaunchConfig c;
+        std::copy(config.begin(), config.begin() + 3, c.grid.begin());
+        std::copy(config.begin() + 3, config.end(), c.block.begin());
+        c.count = stat.first;
+        c.total_ns = stat.second;
+        row.configs.push_back(c);
+      }
+      std::stable_sort(row.configs.begin(), row.configs.end(),
+                       [](const model::LaunchConfig& a, const model::LaunchConfig& b) {
+                         return a.count != b.count ? a.count > b.count : a.total_ns > b.total_ns;
+                       });
+      if (row.configs.size() > model::kMaxLaunchConfigs)
+        row.configs.resize(model::kMaxLaunchConfigs);
+      rows.push_back(std::move(row));
+    }
+    // Order of the rows by total time, then name; `order[k]` indexes rows and indices alike.
+    std::vector<size_t> order(rows.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&rows](size_t a, size_t b) {
+      if (rows[a].duration.total_ns != rows[b].duration.total_ns)
+        return rows[a].duration.total_ns > rows[b].duration.total_ns;
+      return rows[a].name < rows[b].name;
+    });
+    model::DeviceViews& device = DeviceOf(where.first, where.second);
+    const size_t top = std::min(static_cast<size_t>(std::max(options_.top, 1)), order.size());
+    if (order.size() > top) {
+      // The tail's order statistics are over every duration of every kernel left out.
+      std::vector<int64_t> tail;
+      for (size_t k = top; k < order.size(); ++k) {
+        const std::vector<int64_t>& d = kernels_[indices[order[k]]].durations;
+        tail.insert(tail.end(), d.begin(), d.end());
+      }
+      device.kernel_tail_names = order.size() - top;
+      device.kernel_tail.duration = SummarizeDurations(&tail);
+    }
+    for (size_t k = 0; k < top; ++k) device.kernels.push_back(std::move(rows[order[k]]));
+  }
+}
+
+void ViewCollector::Impl::FinishStreams() {
+  // Per device: a sweep over op boundaries (ends before starts at one instant, so back-to-back
+  // operations on two streams do not count as overlap).
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<std::tuple<int64_t, int, uint32_t>>> points;
+  std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, model::StreamRow>> rows;
+  for (const Op& op : ops_) {
+    auto& p = points[{op.pid, op.device}];
+    p.emplace_back(op.start_ns, 1, op.stream);
+    p.emplace_back(op.end_ns, -1, op.stream);
+    model::StreamRow& row = rows[{op.pid, op.device}][op.stream];
+    const bool first = row.kernels + row.memcpys + row.memsets == 0;
+    row.stream = op.stream;
+    if (first || op.start_ns < row.first_start_ns) row.first_start_ns = op.start_ns;
+    if (first || op.end_ns > row.last_end_ns) row.last_end_ns = op.end_ns;
+    (op.kind == OpKind::kKernel   ? row.kernels
+     : op.kind == OpKind::kMemcpy ? row.memcpys
+                                  : row.memsets) += 1;
+  }
+  for (auto& [where, p] : points) {
+    std::sort(p.begin(), p.end());
+    std::map<uint32_t, model::StreamRow>& streams = rows[where];
+    std::vector<model::StreamRow*> by_index;
+    std::unordered_map<uint32_t, size_t> index;
+    for (auto& [id, row] : streams) {
+      index[id] = by_index.size();
+      by_index.push_back(&row);
+    }
+    std::vector<int> active(by_index.size(), 0);
+    int active_streams = 0;
+    int64_t prev = 0, multi = 0;
+    for (const auto& [t, delta, stream] : p) {
+      if (active_streams > 0) {
+        const int64_t dt = t - prev;
+        for (size_t i = 0; i < active.size(); ++i) {
+          if (active[i] == 0) continue;
+          by_index[i]->busy_ns += dt;
+          if (active_streams > 1) by_index[i]->overlap_ns += dt;
+        }
+        if (active_streams > 1) multi += dt;
+      }
+      prev = t;
+      int& a = active[index[stream]];
+      if (delta > 0 && a++ == 0) ++active_streams;
+      if (delta < 0 && --a == 0) --active_streams;
+    }
+    model::DeviceViews& device = DeviceOf(where.first, where.second);
+    device.multi_stream_ns = multi;
+    for (model::StreamRow* row : by_index) {
+      row->idle_ns = row->last_end_ns - row->first_start_ns - row->busy_ns;
+      device.streams.push_back(*row);
+    }
+  }
+}
+
+void ViewCollector::Impl::FinishProjection() {
+  std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
+    return std::tie(a.pid, a.correlation_id, a.start_ns) <
+           std::tie(b.pid, b.correlation_id, b.start_ns);
+  });
+  SortByThreadThenStart(&ranges_);
+  const bool want_steps = options_.selection.steps, want_ranges = options_.selection.ranges;
+
+  // Steps per process, by start; GPU intervals per step for its busy time.
+  std::map<uint32_t, std::vector<model::StepRow>> steps;
+  std::map<uint32_t, ProcessRanges> range_accs;
+  for (const auto& [pid, count] : other_ranges_) {
+    ProcessOf(pid).pid = pid;
+    ProcessOf(pid).nvtx_ranges += count;
+  }
+  uint32_t last_pid = 0;
+  ProcessRanges* accs_of_pid = nullptr;
+  for (HostRange& r : ranges_) {
+    if (accs_of_pid == nullptr || r.pid != last_pid) {
+      ProcessOf(r.pid).pid = r.pid;
+      accs_of_pid = want_ranges ? &range_accs[r.pid] : nullptr;
+      last_pid = r.pid;
+    }
+    ++ProcessOf(r.pid).nvtx_ranges;
+    if (want_ranges) {
+      r.group = RangeGroup(r.name);
+      accs_of_pid->Of(r.group).durations.push_back(r.end_ns - r.start_ns);
+    }
+    if (want_steps && IsStep(r.name)) {
+      model::StepRow step;
+      step.name = std::string(names_->Get(r.name));
+      step.tid = r.tid;
+      step.start_ns = r.start_ns;
+      step.end_ns = r.end_ns;
+      steps[r.pid].push_back(std::move(step));
+    }
+  }
+  for (auto& [pid, list] : steps)
+    std::stable_sort(
+        list.begin(), list.end(),
+        [](const model::StepRow& a, const model::StepRow& b) { return a.start_ns < b.start_ns; });
+  std::map<uint32_t, std::vector<std::vector<std::pair<int64_t, int64_t>>>> step_intervals;
+  std::map<uint32_t, std::vector<uint8_t>> step_attention;  // 1: prefill, 2: decode kernels
+  for (auto& [pid, list] : steps) {
+    step_intervals[pid].resize(list.size());
+    step_attention[pid].resize(list.size());
+  }
+
+  // Each op to its launching call: (pid, tid, launch time, op index), sorted for the range sweep.
+  struct Point {
+    uint32_t pid, tid;
+    int64_t t;
+    size_t op;
+  };
+  std::vector<Point> points;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    auto it = std::lower_bound(launches_.begin(), launches_.end(),
+                               std::make_pair(op.pid, op.correlation_id),
+                               [](const Launch& l, const std::pair<uint32_t, uint32_t>& key) {
+                                 return std::make_pair(l.pid, l.correlation_id) < key;
+                               });
+    if (op.correlation_id == 0 || it == launches_.end() || it->pid != op.pid ||
+        it->correlation_id != op.correlation_id) {
+      ProcessOf(op.pid).pid = op.pid;
+      ++ProcessOf(op.pid).unprojected_ops;
+      continue;
+    }
+    if (want_ranges) points.push_back({op.pid, it->tid, it->start_ns, i});
+    if (!want_steps) continue;
+    auto s = steps.find(op.pid);
+    if (s == steps.end()) continue;
+    std::vector<model::StepRow>& list = s->second;
+    // The last step starting at or before the launch; it holds the launch if it has not ended.
+    auto after =
+        std::upper_bound(list.begin(), list.end(), it->start_ns,
+                         [](int64_t t, const model::StepRow& step) { return t < step.start_ns; });
+    if (after == list.begin()) continue;
+    const size_t k = static_cast<size_t>(after - list.begin()) - 1;
+    if (it->start_ns >= list[k].end_ns) continue;
+    AddToProjection(op, CategoryOf(op), &list[k].gpu);
+    step_intervals[op.pid][k].emplace_back(op.start_ns, op.end_ns);
+    if (op.kind == OpKind::kKernel && op.name != model::kNoName) {
+      const std::string_view sub = classify_.Classify(op.name).subcategory;
+      if (sub == "attention.prefill") step_attention[op.pid][k] |= 1;
+      if (sub == "attention.decode") step_attention[op.pid][k] |= 2;
+    }
+  }
+
+  if (want_ranges) {
+    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+      return std::tie(a.pid, a.tid, a.t, a.op) < std::tie(b.pid, b.tid, b.t, b.op);
+    });
+    // Per thread: walk its launches in time order beside its ranges in start order, keeping the
+    // ranges open at the launch (nested or not).
+    size_t r = 0;
+    std::vector<const HostRange*> open;
+    uint32_t cur_pid = 0, cur_tid = 0;
+    bool have_thread = false;
+    for (const Point& p : points) {
+      if (!have_thread || p.pid != cur_pid || p.tid != cur_tid) {
+        open.clear();
+        cur_pid = p.pid;
+        cur_tid = p.tid;
+        have_thread = true;
+        const uint64_t thread = (uint64_t{p.pid} << 32) | p.tid;
+        while (r < ranges_.size() && ranges_[r].thread() < thread) ++r;
+      }
+      while (r < ranges_.size() && ranges_[r].pid == p.pid && ranges_[r].tid == p.tid &&
+             ranges_[r].start_ns <= p.t)
+        open.push_back(&ranges_[r++]);
+      open.erase(std::remove_if(open.begin(), open.end(),
+                                [&](const HostRange* h) { return h->end_ns <= p.t; }),
+                 open.end());
+      if (open.empty()) continue;
+      const Op& op = ops_[p.op];
+      const model::Category category = CategoryOf(op);
+      ProcessRanges& accs = range_accs[p.pid];
+      for (const HostRange* h : open) {
+        RangeAcc& acc = accs.Of(h->group);
+        if (acc.last_op == p.op) continue;
+        acc.last_op = p.op;
+        AddToProjection(op, category, &acc.gpu);
+      }
+    }
+  }
+
+  for (auto& [pid, list] : steps) {
+    model::ProcessViews& process = ProcessOf(pid);
+    std::vector<int64_t> durations, gpu;
+    std::map<std::string, std::vector<int64_t>> phase_durations;
+    std::map<std::string, model::PhaseRow> phases;
+    for (size_t k = 0; k < list.size(); ++k) {
+      model::StepRow& step = list[k];
+      step.gpu.busy_ns = UnionNs(&step_intervals[pid][k]);
+      durations.push_back(step.end_ns - step.start_ns);
+      if (step.gpu.ops > 0) gpu.push_back(step.gpu.last_end_ns - step.gpu.first_start_ns);
+      step.phase = PhaseOf(step.name, step_attention[pid][k]);
+      const std::string key = step.phase.empty() ? "unknown" : step.phase;
+      model::PhaseRow& phase = phases[key];
+      phase.phase = key;
+      phase.gpu_time_ns += step.gpu.time_ns;
+      phase.gpu_busy_ns += step.gpu.busy_ns;
+      for (size_t c = 0; c < model::kCategoryCount; ++c)
+        phase.category_ns[c] += step.gpu.category_ns[c];
+      phase_durations[key].push_back(step.end_ns - step.start_ns);
+    }
+    for (const char* key : {"prefill", "decode", "mixed", "unknown"}) {
+      auto it = phases.find(key);
+      if (it == phases.end()) continue;
+      it->second.duration = SummarizeDurations(&phase_durations[key]);
+      process.phases.push_back(std::move(it->second));
+    }
+    process.steps_total = list.size();
+    process.step_duration = SummarizeDurations(&durations);
+    process.step_gpu_time = SummarizeDurations(&gpu);
+    if (list.size() > model::kMaxSteps) list.resize(model::kMaxSteps);
+    process.steps = std::move(list);
+  }
+
+  for (auto& [pid, accs] : range_accs) {
+    std::vector<model::RangeRow> rows;
+    rows.reserve(accs.accs.size());
+    for (RangeAcc& acc : accs.accs) {
+      model::RangeRow row;
+      row.name = std::string(group_names_[acc.group]);
+      row.duration = SummarizeDurations(&acc.durations);
+      row.gpu = acc.gpu;
+      row.gpu.category_ns = {};  // the table shows GPU time, not its split
+      rows.push_back(std::move(row));
+    }
+    std::sort(rows.begin(), rows.end(), [](const model::RangeRow& a, const model::RangeRow& b) {
+      if (a.duration.total_ns != b.duration.total_ns)
+        return a.duration.total_ns > b.duration.total_ns;
+      return a.name < b.name;
+    });
+    model::ProcessViews& process = ProcessOf(pid);
+    const size_t top = static_cast<size_t>(std::max(options_.top, 1));
+    if (rows.size() > top) {
+      // Host durations of the tail are summed as counts and totals; their order statistics would
+      // need every instance again, and the tail is the part nobody reads instance by instance.
+      model::RangeRow& tail = process.range_tail;
+      for (size_t i = top; i < rows.size(); ++i) {
+        tail.duration.count += rows[i].duration.count;
+        tail.duration.total_ns += rows[i].duration.total_ns;
+        tail.gpu.ops += rows[i].gpu.ops;
+        tail.gpu.time_ns += rows[i].gpu.time_ns;
+      }
+      if (tail.duration.count > 0)
+        tail.duration.mean_ns = tail.duration.total_ns / static_cast<int64_t>(tail.duration.count);
+      process.range_tail_names = rows.size() - top;
+      rows.resize(top);
+    }
+    process.ranges = std::move(rows);
+  }
+}
+
+model::TraceViews ViewCollector::Impl::Finish() {
+  model::TraceViews views;
+  views.selection = options_.selection;
+  if (options_.selection.kernels) FinishKernels();
+  if (options_.selection.streams) FinishStreams();
+  if (keep_host_) FinishProjection();
+  for (auto& [pid, process] : processes_) {
+    process.pid = pid;
+    std::sort(process.devices.begin(), process.devices.end(),
+              [](const model::DeviceViews& a, const model::DeviceViews& b) {
+                return a.device < b.device;
+              });
+    for (model::DeviceViews& d : process.devices)
+      std::sort(
+          d.streams.begin(), d.streams.end(),
+          [](const model::StreamRow& a, const model::StreamRow& b) { return a.stream < b.stream; });
+    views.processes.push_back(std::move(process));
+  }
+  processes_.clear();
+  return views;
+}
+
+ViewCollector::ViewCollector(const ViewOptions& options, const model::NameTable* names,
+                             const model::KernelClassifier* classifier, model::EventSink* next)
+    : impl_(std::make_unique<Impl>(options, names, classifier)), next_(next) {}
+ViewCollector::~ViewCollector() = default;
+
+void ViewCollector::OnProcess(const model::ProcessInfo& e) {
+  if (next_) next_->OnProcess(e);
+}
+void ViewCollector::OnDevice(const model::DeviceInfo& e) {
+  if (next_) next_->OnDevice(e);
+}
+void ViewCollector::OnKernel(const model::KernelEvent& e) {
+  impl_->Kernel(e);
+  if (next_) next_->OnKernel(e);
+}
+void ViewCollector::OnMemcpy(const model::MemcpyEvent& e) {
+  impl_->Copy({e.start_ns, e.end_ns, e.pid, e.device, e.stream, e.correlation_id, model::kNoName,
+               OpKind::kMemcpy});
+  if (next_) next_->OnMemcpy(e);
+}
+void ViewCollector::OnMemset(const model::MemsetEvent& e) {
+  impl_->Copy({e.start_ns, e.end_ns, e.pid, e.device, e.stream, e.correlation_id, model::kNoName,
+               OpKind::kMemset});
+  if (next_) next_->OnMemset(e);
+}
+void ViewCollector::OnSync(const model::SyncEvent& e) {
+  if (next_) next_->OnSync(e);
+}
+void ViewCollector::OnApiCall(const model::ApiCallEvent& e) {
+  impl_->Api(e);
+  if (next_) next_->OnApiCall(e);
+}
+void ViewCollector::OnNvtx(const model::NvtxEvent& e) {
+  impl_->Nvtx(e);
+  if (next_) next_->OnNvtx(e);
+}
+void ViewCollector::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) {
+  if (next_) next_->OnDataQuality(pid, counter, count);
+}
+
+model::TraceViews ViewCollector::Finish() { return impl_->Finish(); }
+
+}  // namespace inferscope::aggregate
