@@ -54,6 +54,8 @@ LAYERS = [
     # Store range -> analysis -> report, the per-window telemetry collection, and the registry of
     # telemetry kinds (src/agent/telemetry_kinds) both iterate.
     ("agent_query", 9, ["src/agent/range_query", "src/agent/telemetry"]),
+    # The fleet: the ClickHouse sink (a WindowSink, src/agent/store/window_sink.h) and its reads.
+    ("agent_clickhouse", 9, ["src/agent/clickhouse/"]),
     ("agent_http", 10, ["src/agent/http/"]),
     # The agent-facing surfaces: the bounded context text and the MCP server (the agent hosts
     # its /mcp route, so both sit below the agent).
