@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "src/agent/clickhouse/clickhouse_sink.h"
 #include "src/agent/range_query.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
@@ -88,7 +89,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "state dir.\n\n"
       "Examples:\n"
       "  inferscope agent\n"
-      "  inferscope agent --state-dir /var/tmp/prof --retention 2d --max-store 5GiB\n");
+      "  inferscope agent --state-dir /var/tmp/prof --retention 2d --max-store 5GiB\n"
+      "  inferscope agent --sink clickhouse://ch1:8123/fleet --sink-credentials ~/.ch --label "
+      "replica=r3\n");
   agent_cmd_->add_option("--state-dir", state_dir_, kStateDirHelp)->type_name("DIR");
   agent_cmd_->add_option("--retention", retention_, "Delete windows older than this (e.g. 7d, 12h)")
       ->type_name("DURATION")
@@ -149,6 +152,27 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   agent_cmd_->add_flag("--no-nvml", no_nvml_, "Do not sample GPU metrics");
   agent_cmd_->add_flag("--no-scrape", no_scrape_, "Do not scrape the engine's metrics");
   agent_cmd_->add_flag("--no-otlp", no_otlp_, "Do not receive OpenTelemetry spans");
+  agent_cmd_
+      ->add_option("--sink", sink_,
+                   "Also ship every stored window and telemetry record to ClickHouse,\n"
+                   "clickhouse://HOST[:8123][/DB] (docs/fleet.md); a spool in the store holds\n"
+                   "them while the server is down")
+      ->type_name("URL");
+  agent_cmd_
+      ->add_option("--sink-credentials", sink_credentials_,
+                   "File with `user = NAME` and `password = SECRET` lines for --sink (mode 600;\n"
+                   "never on the command line)")
+      ->type_name("FILE");
+  agent_cmd_
+      ->add_option("--sink-spool", sink_spool_,
+                   "Bound of the --sink spool in the store (oldest rows dropped, counted)")
+      ->type_name("SIZE")
+      ->capture_default_str();
+  agent_cmd_
+      ->add_option("--label", labels_,
+                   "KEY=VALUE stamped on every row --sink ships (repeatable): host=, engine=,\n"
+                   "model= fill those dimensions; cluster=, replica=... are free labels")
+      ->type_name("KEY=VALUE");
   agent_cmd_->add_flag("-v,--verbose", verbose_, "Log every window and retention pass");
 
   report_cmd_ = app->add_subcommand(
@@ -256,6 +280,35 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     options.telemetry.otlp = !no_otlp_;
     options.telemetry.metrics_url = metrics_url_;
     options.telemetry.nvml_library = nvml_library_;
+    if (sink_.empty() && (!sink_credentials_.empty() || !labels_.empty()))
+      return Usage("--sink-credentials and --label need --sink", "agent");
+    if (!sink_.empty()) {
+      agent::clickhouse::ClickHouseSinkOptions sink;
+      auto target = agent::clickhouse::ParseClickHouseUrl(sink_);
+      if (!target.ok()) return Usage("--sink: " + target.status().message(), "agent");
+      sink.target = *target;
+      if (!sink_credentials_.empty()) {
+        auto creds = agent::clickhouse::ReadCredentialsFile(sink_credentials_);
+        if (!creds.ok()) return Usage("--sink-credentials: " + creds.status().message(), "agent");
+        sink.target.user = creds->user;
+        sink.target.password = creds->password;
+      }
+      for (const std::string& label : labels_) {
+        const base::Status s = agent::clickhouse::ParseLabel(label, &sink.identity.labels);
+        if (!s.ok()) return Usage("--label: " + s.message(), "agent");
+      }
+      auto spool = ParseBytes(sink_spool_);
+      if (!spool.ok()) return Usage("--sink-spool: " + spool.status().message(), "agent");
+      sink.max_spool_bytes = *spool;
+      options.make_sink =
+          [sink](
+              const std::string& state_dir) -> base::StatusOr<std::unique_ptr<agent::WindowSink>> {
+        agent::clickhouse::ClickHouseSinkOptions o = sink;
+        o.state_dir = state_dir;
+        ASSIGN_OR_RETURN(auto s, agent::clickhouse::ClickHouseSink::Start(std::move(o)));
+        return std::unique_ptr<agent::WindowSink>(std::move(s));
+      };
+    }
     return RunAgent(options);
   }
   if (report_cmd_->parsed()) {
