@@ -187,7 +187,8 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "Examples:\n"
       "  inferscope report\n"
       "  inferscope report --last 1h --rank 0 --format markdown\n"
-      "  inferscope report --from 2026-01-02T15:00 --to 2026-01-02T15:10 --format json\n");
+      "  inferscope report --from 2026-01-02T15:00 --to 2026-01-02T15:10 --format json\n"
+      "  inferscope report --source clickhouse://ch1:8123/fleet --last 24h --rank-by sync\n");
   report_cmd_->add_option("--state-dir", report_state_dir_, kStateDirHelp)->type_name("DIR");
   auto* last = report_cmd_->add_option("--last", last_, "Report the last DURATION (default 5m)")
                    ->type_name("DURATION");
@@ -227,6 +228,39 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str()
       ->type_name("N")
       ->check(IntIn(1, agent::kMaxTop));
+  auto* source =
+      report_cmd_
+          ->add_option(
+              "--source", fleet_.source,
+              "Report on the fleet in ClickHouse instead of this host's store:\n"
+              "clickhouse://HOST[:8123][/DB], what agents ship with --sink (docs/fleet.md)")
+          ->type_name("URL");
+  report_cmd_
+      ->add_option("--source-credentials", fleet_.credentials_path,
+                   "Credentials file for --source (`user = ...`, `password = ...`; mode 600)")
+      ->type_name("FILE")
+      ->needs(source);
+  report_cmd_->add_option("--host", fleet_.hosts, "With --source: only this host (repeatable)")
+      ->type_name("HOST")
+      ->needs(source);
+  report_cmd_
+      ->add_option("--label", fleet_.labels,
+                   "With --source: only rows with this agent label (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->needs(source);
+  report_cmd_
+      ->add_option("--group-by", fleet_.group_by,
+                   "With --source: one row per host, model, engine or gpu_model")
+      ->capture_default_str()
+      ->type_name("DIM")
+      ->needs(source);
+  report_cmd_
+      ->add_option("--rank-by", fleet_.rank_by,
+                   "With --source: worst first by idle share, exposed communication,\n"
+                   "sync waits or mean step time (idle, communication, sync, step)")
+      ->capture_default_str()
+      ->type_name("FIGURE")
+      ->needs(source);
 }
 
 std::optional<int> AgentAndReportCommands::RunIfParsed() {
@@ -322,6 +356,18 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     }
     if (!report::ParseReportFormat(format_, &report_.format))
       return Usage("--format: unknown format '" + format_ + "'", "report");
+    if (!fleet_.source.empty()) {
+      if (pid_ || rank_ || device_)
+        return Usage("--pid, --rank and --device are for a host's store, not --source", "report");
+      if (report_.format == report::ReportFormat::kMarkdown)
+        return Usage("--source: --format is text or json", "report");
+      fleet_.last_ns = report_.last_ns;
+      fleet_.from = report_.from;
+      fleet_.to = report_.to;
+      fleet_.json = report_.format == report::ReportFormat::kJson;
+      if (report_cmd_->count("--top") > 0) fleet_.top = report_.top;
+      return RunFleetReport(fleet_, std::cout, std::cerr);
+    }
     report_.pid = pid_;
     report_.rank = rank_;
     report_.device = device_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/agent/agent.h"
+#include "src/cli/fleet_report.h"
 #include "src/cli/report_command.h"
 
 namespace CLI {
@@ -51,6 +52,7 @@ class AgentAndReportCommands {
   std::optional<uint32_t> pid_, device_;
   std::optional<int32_t> rank_;
   ReportOptions report_;
+  FleetReportOptions fleet_;  // report --source clickhouse://
 };
 
 }  // namespace inferscope::cli
