@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3                                            # tools/ and the golden comparison
   prometheus                                         # a real Prometheus scrapes /metrics in a test
+  clickhouse-server                                  # the fleet sink's tests (docs/fleet.md)
 )
 
 missing=()

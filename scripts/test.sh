@@ -38,6 +38,11 @@ if [[ "${CI:-}" == "true" ]]; then
   export INFERSCOPE_REQUIRE_OTEL=1
   export INFERSCOPE_REQUIRE_MCP=1
   export INFERSCOPE_REQUIRE_PROTOC=1  # protoc checks `export`'s output (tests/perfetto)
+  # Debian's clickhouse-server: the fleet sink and reads against a real server (docs/fleet.md).
+  export INFERSCOPE_REQUIRE_CLICKHOUSE=1
+fi
+if [[ ! -x /usr/sbin/clickhouse-server && -z "${INFERSCOPE_CLICKHOUSE_SERVER:-}" ]]; then
+  echo "note: clickhouse-server not found: the ClickHouse sink tests will skip"
 fi
 
 echo "== build (ci preset: -Werror) and test =="
