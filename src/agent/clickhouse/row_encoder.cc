@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agent/clickhouse/row_encoder.h"
 
+#include <charconv>
 #include <cstdio>
 
 #include "src/agent/clickhouse/schema.h"
@@ -13,25 +14,51 @@ namespace {
 
 using base::JsonWriter;
 
+// Appends `s` as a JSON string: as is when it needs no escaping (the common case: names and
+// labels), else through base::JsonWriter::Quote (escapes, invalid UTF-8 replaced).
+void AppendQuoted(std::string_view s, std::string* out) {
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+      out->append(JsonWriter::Quote(s));
+      return;
+    }
+  }
+  out->push_back('"');
+  out->append(s);
+  out->push_back('"');
+}
+
+template <typename T>
+void AppendNumber(T v, std::string* out) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
 // One JSONEachRow object, written by hand: base::JsonWriter pretty-prints (the format wants one
-// object per line) and this is the sink's hot path (docs/benchmarks.md measures it).
+// object per line) and this is the sink's hot path (docs/benchmarks.md measures it). `prefix` is
+// the row's key and dimension columns, encoded once per device and shared by its rows.
 class Row {
  public:
-  explicit Row(std::string* out) : out_(out) { out_->push_back('{'); }
+  Row(std::string* out, std::string_view prefix) : out_(out) {
+    out_->push_back('{');
+    out_->append(prefix);
+  }
   ~Row() { out_->append("}\n"); }
   Row& Str(const char* key, std::string_view value) {
     Key(key);
-    out_->append(JsonWriter::Quote(value));
+    AppendQuoted(value, out_);
     return *this;
   }
   Row& Int(const char* key, int64_t value) {
     Key(key);
-    out_->append(std::to_string(value));
+    AppendNumber(value, out_);
     return *this;
   }
   Row& UInt(const char* key, uint64_t value) {
     Key(key);
-    out_->append(std::to_string(value));
+    AppendNumber(value, out_);
     return *this;
   }
   Row& Labels(const clickhouse::Labels& labels) {
@@ -39,14 +66,14 @@ class Row {
     out_->push_back('[');
     for (size_t i = 0; i < labels.size(); ++i) {
       if (i) out_->push_back(',');
-      out_->append(JsonWriter::Quote(labels[i].first));
+      AppendQuoted(labels[i].first, out_);
     }
     out_->append("]");
     Key("label_values");
     out_->push_back('[');
     for (size_t i = 0; i < labels.size(); ++i) {
       if (i) out_->push_back(',');
-      out_->append(JsonWriter::Quote(labels[i].second));
+      AppendQuoted(labels[i].second, out_);
     }
     out_->append("]");
     return *this;
@@ -62,33 +89,35 @@ class Row {
   std::string* out_;
 };
 
-// The key and dimension columns every per-window fact table starts with (schema.cc).
-struct KeyColumns {
-  std::string date;
-  int64_t start_ns, end_ns;
-  const std::string* host;
-  const wire::Hello* hello;
-  const model::ProcessProfile* process;
-  const model::DeviceProfile* device;
-  const FleetIdentity* identity;
-  std::string engine, model;
-
-  void Write(Row& r) const {
+// The key and dimension columns every per-window fact table starts with (schema.cc), encoded
+// once per device.
+std::string KeyPrefix(const std::string& date, const model::ProfileWindow& window,
+                      const std::string& host, const wire::Hello& hello,
+                      const model::ProcessProfile& process, const model::DeviceProfile& device,
+                      const FleetIdentity& identity, const std::string& engine,
+                      const std::string& model_name) {
+  std::string prefix;
+  prefix.reserve(256);
+  prefix.push_back('{');
+  {
+    Row r(&prefix, "");
     r.Str("date", date)
-        .Int("window_start_ns", start_ns)
-        .Int("window_end_ns", end_ns)
-        .Str("host", *host)
-        .UInt("pid", process->pid)
-        .Int("process_start_ns", hello->process_start_unix_ns)
-        .Int("rank", process->rank)
-        .Int("world_size", process->world_size)
-        .UInt("device", device->device)
+        .Int("window_start_ns", window.start_ns)
+        .Int("window_end_ns", window.end_ns)
+        .Str("host", host)
+        .UInt("pid", process.pid)
+        .Int("process_start_ns", hello.process_start_unix_ns)
+        .Int("rank", process.rank)
+        .Int("world_size", process.world_size)
+        .UInt("device", device.device)
         .Str("engine", engine)
-        .Str("model", model)
-        .Str("gpu_model", device->device_name)
-        .Labels(identity->labels);
+        .Str("model", model_name)
+        .Str("gpu_model", device.device_name)
+        .Labels(identity.labels);
   }
-};
+  // Drop the braces and newline the Row wrote: the prefix goes inside other rows.
+  return prefix.substr(2, prefix.size() - 4);
+}
 
 }  // namespace
 
@@ -152,8 +181,8 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
     const std::string host =
         identity.LabelOr("host", p.hostname.empty() ? process.hostname : p.hostname);
     for (const model::DeviceProfile& d : p.devices) {
-      KeyColumns key{date, window.start_ns, window.end_ns, &host,     &process, &p,
-                     &d,   &identity,       engine,        model_name};
+      const std::string key =
+          KeyPrefix(date, window, host, process, p, d, identity, engine, model_name);
       {
         int64_t sync_wait_ns = 0;
         uint64_t sync_count = 0;
@@ -167,8 +196,7 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
         const int64_t step_ns = d.steps.plain.total_ns + d.steps.prefill.total_ns;
         const int64_t step_max = std::max(d.steps.plain.max_ns, d.steps.prefill.max_ns);
         const int64_t exposed = d.communication_ns - d.communication_overlap_ns;
-        Row r(&out->body[RowBatch::kWindows]);
-        key.Write(r);
+        Row r(&out->body[RowBatch::kWindows], key);
         r.Int("span_ns", d.span_ns())
             .Int("busy_ns", d.busy_ns)
             .Int("idle_ns", d.idle_ns())
@@ -192,16 +220,14 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
       for (int c = 0; c < model::kCategoryCount; ++c) {
         const model::CategoryStats& cs = d.categories[static_cast<size_t>(c)];
         if (cs.count == 0 && cs.time_ns == 0) continue;
-        Row r(&out->body[RowBatch::kCategories]);
-        key.Write(r);
+        Row r(&out->body[RowBatch::kCategories], key);
         r.Str("category", model::kCategoryNames[c])
             .UInt("kernel_count", cs.count)
             .Int("time_ns", cs.time_ns);
         ++out->rows[RowBatch::kCategories];
       }
       auto kernel_row = [&](const model::KernelStats& k, bool tail) {
-        Row r(&out->body[RowBatch::kKernels]);
-        key.Write(r);
+        Row r(&out->body[RowBatch::kKernels], key);
         r.Str("kernel", tail ? std::string_view("(tail)") : std::string_view(k.name))
             .Str("category", tail ? "" : model::kCategoryNames[static_cast<int>(k.category)])
             .Str("subcategory", tail ? "" : k.subcategory)
@@ -218,8 +244,7 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
       for (size_t t = 0; t < d.syncs.size(); ++t) {
         const model::DurationStats& w = d.syncs[t].wait;
         if (w.count == 0) continue;
-        Row r(&out->body[RowBatch::kSyncs]);
-        key.Write(r);
+        Row r(&out->body[RowBatch::kSyncs], key);
         r.Str("sync_type", model::kSyncTypeNames[t])
             .UInt("sync_count", w.count)
             .Int("wait_ns", w.total_ns)
@@ -232,7 +257,7 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
 
 void EncodeTelemetry(const FleetIdentity& identity, const std::string& hostname,
                      const TelemetryRecord& record, RowBatch* out) {
-  Row r(&out->body[RowBatch::kTelemetry]);
+  Row r(&out->body[RowBatch::kTelemetry], "");
   r.Str("date", UtcDate(record.start_ns))
       .Int("start_ns", record.start_ns)
       .Int("end_ns", record.end_ns)
