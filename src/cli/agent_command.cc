@@ -261,6 +261,11 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str()
       ->type_name("FIGURE")
       ->needs(source);
+  report_cmd_
+      ->add_flag("--exact", fleet_.exact,
+                 "With --source: read with FINAL, collapsing rows a retried insert left twice\n"
+                 "before ClickHouse merged them (exact; slower on large ranges)")
+      ->needs(source);
 }
 
 std::optional<int> AgentAndReportCommands::RunIfParsed() {

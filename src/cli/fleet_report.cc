@@ -32,6 +32,7 @@ int RunFleetReport(const FleetReportOptions& o, std::ostream& out, std::ostream&
     if (!s.ok()) return usage("--label: " + s.message());
   }
   q.hosts = o.hosts;
+  q.exact = o.exact;
   q.top = static_cast<size_t>(o.top);
   const int64_t now_ns = o.now_unix_ns ? o.now_unix_ns : base::UnixNowNs();
   q.from_ns = now_ns - o.last_ns;

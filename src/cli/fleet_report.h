@@ -21,6 +21,7 @@ struct FleetReportOptions {
   std::string group_by = "host", rank_by = "idle";
   int top = 10;
   bool json = false;
+  bool exact = false;       // --exact: FINAL (collapse not-yet-merged retried rows)
   int64_t now_unix_ns = 0;  // 0: the clock
 };
 

@@ -199,14 +199,14 @@ def finish(p):
         raise Failure("replay failed (%d): %s" % (p.returncode, err[-500:]))
 
 
-def wait_for(what, probe, timeout_s=30.0):
+def wait_for(what, probe, timeout_s=30.0, state=None):
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         value = probe()
         if value:
             return value
         time.sleep(0.2)
-    raise Failure("timed out waiting for " + what)
+    raise Failure("timed out waiting for " + what + (" (%s)" % state() if state else ""))
 
 
 def settled(agent):
@@ -241,7 +241,7 @@ def check(ch, agents, inferscope):
         if plain != final:
             problems.append("%s: %d rows, %d after FINAL (duplicates)" % (table, plain, final))
     r = subprocess.run([inferscope, "report", "--source", ch.url, "--last", "24h", "--group-by",
-                        "host", "--label", "cluster=test", "--format", "json"],
+                        "host", "--label", "cluster=test", "--exact", "--format", "json"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
     if r.returncode != 0:
         raise Failure("fleet report failed: " + r.stderr)
@@ -294,7 +294,8 @@ def main():
         b.replay(["--speed", "0"])
         wait_for("host-b's rows in the spool",
                  lambda: b.sink()["spooled_rows"] > 0 and b.sink()["queued_rows"] == 0 and
-                 b.status()["windows_stored"] > 0 and b.status()["connected_processes"] == 0)
+                 b.status()["windows_stored"] > 0 and b.status()["connected_processes"] == 0,
+                 state=lambda: json.dumps(b.status()))
         time.sleep(2.5)  # one more flush: the last window's rows are spooled too
         spooled_b = b.sink()["spooled_rows"]
         b.stop(signal.SIGKILL)
@@ -306,7 +307,8 @@ def main():
         b.start()
         if b.sink()["spooled_rows"] == 0 and b.sink()["spool_drained"] == 0:
             raise Failure("the restarted host-b found nothing in its spool")
-        wait_for("both agents to drain", lambda: settled(a) and settled(b), 60)
+        wait_for("both agents to drain", lambda: settled(a) and settled(b), 60,
+                 state=lambda: json.dumps([a.sink(), b.sink()]))
         time.sleep(2.5)
         wait_for("both agents to settle", lambda: settled(a) and settled(b), 30)
         stats = {x.host: x.sink() for x in (a, b)}

@@ -110,6 +110,8 @@ TEST(FleetSql, FiltersQuoted) {
   q.hosts = {"a'b"};
   q.labels = {{"replica", "x\\y"}};
   q.group_by = GroupBy::kModel;
+  EXPECT_EQ(FleetGroupsSql("db", q).find("FINAL"), std::string::npos);
+  q.exact = true;
   const std::string sql = FleetGroupsSql("db", q);
   EXPECT_NE(sql.find("host IN ('a\\'b')"), std::string::npos) << sql;
   EXPECT_NE(sql.find("indexOf(label_keys, 'replica')] = 'x\\\\y'"), std::string::npos) << sql;

@@ -224,6 +224,11 @@ TEST_F(ClickHouseServerTest, FleetViewSumsAndOutliers) {
   EXPECT_EQ(view->outliers[0].key, "node-z");
   EXPECT_NEAR(view->outliers[0].value, 0.6, 1e-9);
   // Filters: a host list, a label, another grouping.
+  q.exact = true;  // the same answer with FINAL
+  auto exact = QueryFleet(client, q);
+  ASSERT_TRUE(exact.ok()) << exact.status().message();
+  EXPECT_EQ(exact->total.idle_ns, idle_total);
+  EXPECT_EQ(exact->groups[0].key, "node-z");
   q.hosts = {"node-w", "node-x"};
   auto two = QueryFleet(client, q);
   ASSERT_TRUE(two.ok());

@@ -34,13 +34,18 @@ struct FleetQuery {
   GroupBy group_by = GroupBy::kHost;
   FleetMetric rank_by = FleetMetric::kIdle;
   size_t top = 10;  // groups listed worst first (all groups count for the median)
+  // FINAL: collapse the duplicate rows a retried insert may have left until ClickHouse's next
+  // merge (exact, but 18.16 reads FINAL in one stream: ~7x slower, docs/benchmarks.md). Without
+  // it a duplicate counts twice until merged; the sink writes one only when an insert's answer
+  // was lost after the server stored it.
+  bool exact = false;
 };
 
-// One group's sums over its device windows (exact: retried inserts are collapsed with FINAL).
+// One group's sums over its device windows.
 struct FleetGroup {
   std::string key;
   uint64_t windows = 0;  // device windows
-  uint64_t gpus = 0;     // distinct (host, pid, device)
+  uint64_t gpus = 0;     // distinct (host, process, device); an estimate beyond 65,536 a group
   int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, exposed_communication_ns = 0, sync_wait_ns = 0;
   uint64_t step_count = 0, kernel_count = 0;
   int64_t step_total_ns = 0;
