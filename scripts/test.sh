@@ -146,4 +146,7 @@ sqb_dir=$(mktemp -d)
 build/ci/src/agent/store_query_benchmark --gpus 2 --days 1 --dir "$sqb_dir/store" \
   --ranges 5m,1h,24h
 rm -rf "$sqb_dir"
+# The fleet benchmark on 16 GPUs x 1 h into its own clickhouse-server (skips without one; full-size
+# figures in docs/benchmarks.md).
+build/ci/src/agent/clickhouse/fleet_benchmark --gpus 16 --hours 1 --runs 1 --cpu-seconds 0
 echo "scripts/test.sh --full: all stages passed"
