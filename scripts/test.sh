@@ -115,7 +115,8 @@ FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/nsys/nsys_importer_
          src/model/taxonomy_fuzzer src/wire/window_codec_fuzzer src/wire/framing_fuzzer
          src/agent/otlp/otlp_decode_fuzzer src/agent/scrape/prometheus_text_fuzzer
          src/agent/nvml/gpu_metrics_window_fuzzer src/cli/status_parse_fuzzer
-         src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer)
+         src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer
+         src/agent/clickhouse/clickhouse_parse_fuzzer)
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target "${FUZZERS[@]##*/}"
 for f in "${FUZZERS[@]}"; do

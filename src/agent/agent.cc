@@ -565,6 +565,12 @@ void Agent::WriterLoop() {
   // Hands a committed item to the sink (encoding only: it never waits on the sink's server).
   auto to_sink = [&](const WriteItem& item) {
     if (!sink_) return;
+    if (item.kind == WriteItem::Kind::kEnd) {
+      // Here, not in apply: a batch applies its items before handing them over, and a session's
+      // last windows often share a batch with its end.
+      hello_of_session.erase(item.session_id);
+      return;
+    }
     if (item.kind == WriteItem::Kind::kTelemetry) {
       for (const TelemetryRecord& r : item.telemetry) sink_->OnTelemetry(r);
       return;
@@ -600,7 +606,6 @@ void Agent::WriterLoop() {
         if (it == process_of_session.end()) return base::OkStatus();
         const int64_t id = it->second;
         process_of_session.erase(it);
-        hello_of_session.erase(item.session_id);
         return item.goodbye ? store_->MarkProcessEnded(id, UnixNowNs()) : base::OkStatus();
       }
       case WriteItem::Kind::kTelemetry: {

@@ -292,11 +292,18 @@ def main():
         ch.kill()
         # 2. B stores a replay while ClickHouse is down; its rows land in the spool.
         b.replay(["--speed", "0"])
-        wait_for("host-b's rows in the spool",
-                 lambda: b.sink()["spooled_rows"] > 0 and b.sink()["queued_rows"] == 0 and
-                 b.status()["windows_stored"] > 0 and b.status()["connected_processes"] == 0,
+        # Every window the process sent is stored (and so handed to the sink) ...
+        wait_for("host-b to store its windows",
+                 lambda: (lambda st: st["connected_processes"] == 0 and st["windows_stored"] > 0
+                          and st["windows_stored"] == st["windows_received"])(b.status()),
                  state=lambda: json.dumps(b.status()))
-        time.sleep(2.5)  # one more flush: the last window's rows are spooled too
+        # ... and two more failed flushes have passed: the one that took the last rows from
+        # memory has written them to the spool (a flush counts its failure before spooling).
+        failures = b.sink()["failures"]
+        wait_for("host-b's rows in the spool",
+                 lambda: (lambda k: k["failures"] >= failures + 2 and k["queued_rows"] == 0 and
+                          k["spooled_rows"] > 0)(b.sink()),
+                 timeout_s=60, state=lambda: json.dumps(b.sink()))
         spooled_b = b.sink()["spooled_rows"]
         b.stop(signal.SIGKILL)
         print("host-b killed with %d rows spooled; host-a spooled %d so far" %
