@@ -169,6 +169,11 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->type_name("SIZE")
       ->capture_default_str();
   agent_cmd_
+      ->add_option("--sink-retention", sink_retention_,
+                   "Drop the ClickHouse tables' days older than this (e.g. 90d; whole days,\n"
+                   "hourly; default: keep everything)")
+      ->type_name("DURATION");
+  agent_cmd_
       ->add_option("--label", labels_,
                    "KEY=VALUE stamped on every row --sink ships (repeatable): host=, engine=,\n"
                    "model= fill those dimensions; cluster=, replica=... are free labels")
@@ -319,8 +324,9 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     options.telemetry.otlp = !no_otlp_;
     options.telemetry.metrics_url = metrics_url_;
     options.telemetry.nvml_library = nvml_library_;
-    if (sink_.empty() && (!sink_credentials_.empty() || !labels_.empty()))
-      return Usage("--sink-credentials and --label need --sink", "agent");
+    if (sink_.empty() &&
+        (!sink_credentials_.empty() || !labels_.empty() || !sink_retention_.empty()))
+      return Usage("--sink-credentials, --sink-retention and --label need --sink", "agent");
     if (!sink_.empty()) {
       agent::clickhouse::ClickHouseSinkOptions sink;
       auto target = agent::clickhouse::ParseClickHouseUrl(sink_);
@@ -339,6 +345,12 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       auto spool = ParseBytes(sink_spool_);
       if (!spool.ok()) return Usage("--sink-spool: " + spool.status().message(), "agent");
       sink.max_spool_bytes = *spool;
+      if (!sink_retention_.empty()) {
+        auto keep = base::ParseDuration(sink_retention_, base::DurationUnits::kWithLongUnits);
+        if (!keep.ok() || *keep < 86400'000'000'000)
+          return Usage("--sink-retention: want whole days, at least 1d (e.g. 90d)", "agent");
+        sink.retention_days = static_cast<int>(*keep / 86400'000'000'000);
+      }
       options.make_sink =
           [sink](
               const std::string& state_dir) -> base::StatusOr<std::unique_ptr<agent::WindowSink>> {

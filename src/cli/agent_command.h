@@ -46,7 +46,7 @@ class AgentAndReportCommands {
               span_grace_ = "10s";
   std::string metrics_url_, nvml_library_ = "libnvidia-ml.so.1";
   std::vector<int> watch_pids_;
-  std::string sink_, sink_credentials_, sink_spool_ = "256MiB";
+  std::string sink_, sink_credentials_, sink_spool_ = "256MiB", sink_retention_;
   std::vector<std::string> labels_;
   std::string report_state_dir_, last_, format_ = "text";
   std::optional<uint32_t> pid_, device_;

@@ -77,6 +77,38 @@ base::Status ClickHouseClient::InsertJsonEachRow(std::string_view table,
   return r.ok() ? base::OkStatus() : r.status();
 }
 
+base::StatusOr<int> ClickHouseClient::DropPartitionsBefore(
+    const std::string& keep_from_date) const {
+  const std::string& db = target_.database;
+  std::string tables;
+  for (const char* t :
+       {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable, kTelemetryTable})
+    tables += std::string(tables.empty() ? "" : ", ") + "'" + t + "'";
+  // A partition's value is its date; ClickHouse lists each once per part.
+  ASSIGN_OR_RETURN(std::string rows,
+                   Execute("SELECT DISTINCT table, partition FROM system.parts WHERE database = '" +
+                           db + "' AND active AND table IN (" + tables + ") AND partition < '" +
+                           keep_from_date + "' ORDER BY table, partition FORMAT TabSeparated"));
+  int dropped = 0;
+  size_t pos = 0;
+  while (pos < rows.size()) {
+    const size_t nl = rows.find('\n', pos);
+    const std::string line = rows.substr(pos, nl == std::string::npos ? nl : nl - pos);
+    pos = nl == std::string::npos ? rows.size() : nl + 1;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string table = line.substr(0, tab), partition = line.substr(tab + 1);
+    // Dates only ("2026-01-02"): the value is spliced into the statement.
+    if (partition.size() != 10 || partition.find_first_not_of("0123456789-") != std::string::npos)
+      continue;
+    RETURN_IF_ERROR(
+        Execute("ALTER TABLE " + db + "." + table + " DROP PARTITION '" + partition + "'")
+            .status());
+    ++dropped;
+  }
+  return dropped;
+}
+
 base::StatusOr<int> ClickHouseClient::EnsureSchema() const {
   const std::string& db = target_.database;
   RETURN_IF_ERROR(Execute("CREATE DATABASE IF NOT EXISTS " + db).status());

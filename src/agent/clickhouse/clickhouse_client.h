@@ -30,6 +30,10 @@ class ClickHouseClient {
   // Creates or migrates the schema (schema.h) to LatestSchemaVersion(); returns the version found.
   base::StatusOr<int> EnsureSchema() const;
 
+  // Retention without TTL (18.16): drops the daily partitions (`date`) before `keep_from_date`
+  // ("YYYY-MM-DD") of every fleet table; returns how many it dropped.
+  base::StatusOr<int> DropPartitionsBefore(const std::string& keep_from_date) const;
+
   const ClickHouseTarget& target() const { return target_; }
 
  private:

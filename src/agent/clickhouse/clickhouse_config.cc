@@ -43,7 +43,7 @@ base::StatusOr<ClickHouseTarget> ParseClickHouseUrl(std::string_view url) {
     return base::InvalidArgumentError(shown + ": expected clickhouse://HOST[:PORT][/DB]");
   std::string_view rest = url.substr(kScheme.size());
   if (rest.find('@') != std::string_view::npos)
-    return base::InvalidArgumentError(shown.substr(0, 15) +
+    return base::InvalidArgumentError(std::string("ClickHouse URL") +
                                       ": credentials do not belong on the command line; use a " +
                                       "credentials file (--sink-credentials FILE)");
   const size_t slash = rest.find('/');

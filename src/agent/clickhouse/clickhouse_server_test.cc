@@ -189,6 +189,25 @@ TEST_F(ClickHouseServerTest, SpoolOutlivesTheSink) {
   EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 24);
 }
 
+TEST_F(ClickHouseServerTest, RetentionDropsOldDays) {
+  auto sink = MakeSink("node-r");
+  wire::Hello hello;
+  hello.pid = 12;
+  // Three days: 2025-11-27, -28, -29.
+  for (int day = 0; day < 3; ++day)
+    sink->OnWindow(hello, MakeWindow(int64_t{day} * 8640, 12, 1, 100));
+  ASSERT_TRUE(sink->Flush().ok());
+  ClickHouseClient client(server_->Target(database_));
+  auto dropped = client.DropPartitionsBefore("2025-11-29");
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  EXPECT_EQ(*dropped, 2 * 4);  // two days of the four window tables (no telemetry rows)
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 1);
+  EXPECT_EQ(Scalar("SELECT min(date) = toDate('2025-11-29') FROM " + Table(kWindowsTable)), 1);
+  auto again = client.DropPartitionsBefore("2025-11-29");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0);
+}
+
 TEST_F(ClickHouseServerTest, FleetViewSumsAndOutliers) {
   // Four hosts; node-z idles 60% where the others idle 10-15%.
   const std::pair<const char*, int> hosts[] = {

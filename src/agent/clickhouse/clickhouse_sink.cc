@@ -7,6 +7,8 @@
 #include <chrono>
 #include <vector>
 
+#include "src/base/time_point.h"
+
 namespace inferscope::agent::clickhouse {
 namespace {
 
@@ -140,6 +142,7 @@ void ClickHouseSink::Loop() {
       flush_ticket = flush_requested_;
     }
     Ship(batch);
+    if (!stopping) MaybeApplyRetention();
     {
       std::lock_guard<std::mutex> lock(mu_);
       flush_status_ =
@@ -152,6 +155,23 @@ void ClickHouseSink::Loop() {
     flushed_cv_.notify_all();
     if (stopping) break;
   }
+}
+
+void ClickHouseSink::MaybeApplyRetention() {
+  if (options_.retention_days <= 0 || !schema_ok_) return;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  if (now < next_retention_ns_) return;
+  next_retention_ns_ = now + 3600'000'000'000;
+  const std::string keep_from =
+      UtcDate(base::UnixNowNs() - int64_t{options_.retention_days} * 86400'000'000'000);
+  auto dropped = client_.DropPartitionsBefore(keep_from);
+  if (!dropped.ok())
+    Log("ClickHouse retention: " + dropped.status().message());
+  else if (*dropped > 0)
+    Log("ClickHouse retention: dropped " + std::to_string(*dropped) + " partitions before " +
+        keep_from);
 }
 
 void ClickHouseSink::Fail(const base::Status& status) {

@@ -30,9 +30,12 @@ struct ClickHouseSinkOptions {
   // cannot be sent is dropped and counted).
   std::string state_dir;
   int64_t flush_interval_ns = 2'000'000'000;
-  size_t max_queued_bytes = 32u << 20;        // encoded rows in memory; beyond: dropped, counted
-  uint64_t max_spool_bytes = 256u << 20;      // compressed spool; beyond: oldest dropped, counted
-  int64_t timeout_ms = 10'000;                // per insert
+  size_t max_queued_bytes = 32u << 20;    // encoded rows in memory; beyond: dropped, counted
+  uint64_t max_spool_bytes = 256u << 20;  // compressed spool; beyond: oldest dropped, counted
+  int64_t timeout_ms = 10'000;            // per insert
+  // > 0: once an hour, drop the fleet tables' daily partitions older than this many days (every
+  // agent may do it: dropping a dropped partition is a no-op). 0: keep everything.
+  int retention_days = 0;
   std::function<void(std::string_view)> log;  // one line per state change (down, back, drops)
 };
 
@@ -65,6 +68,7 @@ class ClickHouseSink : public WindowSink {
   base::Status DrainSpool();
   void SpoolBatch(const RowBatch& batch, int first_table);
   void Fail(const base::Status& status);
+  void MaybeApplyRetention();
   void Log(const std::string& line);
 
   ClickHouseSinkOptions options_;
@@ -82,7 +86,8 @@ class ClickHouseSink : public WindowSink {
   base::Status flush_status_;
   std::condition_variable flushed_cv_;
   SinkStats stats_;
-  uint64_t spool_bytes_ = 0;  // sink thread only
+  uint64_t spool_bytes_ = 0;       // sink thread only
+  int64_t next_retention_ns_ = 0;  // sink thread only (monotonic)
 };
 
 }  // namespace inferscope::agent::clickhouse
