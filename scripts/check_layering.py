@@ -54,6 +54,8 @@ LAYERS = [
     # Store range -> analysis -> report, the per-window telemetry collection, and the registry of
     # telemetry kinds (src/agent/telemetry_kinds) both iterate.
     ("agent_query", 9, ["src/agent/range_query", "src/agent/range_series", "src/agent/range_compare", "src/agent/telemetry"]),
+    # The fleet: the ClickHouse sink (a WindowSink, src/agent/store/window_sink.h) and its reads.
+    ("agent_clickhouse", 9, ["src/agent/clickhouse/"]),
     ("agent_http", 10, ["src/agent/http/"]),
     # The dashboard's embedded files, served on the HTTP listener (/ui/).
     ("agent_ui", 11, ["src/agent/ui/"]),

@@ -13,6 +13,7 @@ PACKAGES=(
   python3                                            # tools/ and the golden comparison
   prometheus                                         # a real Prometheus scrapes /metrics in a test
   chromium                                           # the dashboard's browser test (tests/ui)
+  clickhouse-server                                  # the fleet sink's tests (docs/fleet.md)
 )
 
 missing=()

@@ -46,6 +46,11 @@ if [[ "${CI:-}" == "true" ]]; then
   export INFERSCOPE_REQUIRE_MCP=1
   export INFERSCOPE_REQUIRE_UI=1  # the dashboard in chromium (tests/ui)
   export INFERSCOPE_REQUIRE_PROTOC=1  # protoc checks `export`'s output (tests/perfetto)
+  # Debian's clickhouse-server: the fleet sink and reads against a real server (docs/fleet.md).
+  export INFERSCOPE_REQUIRE_CLICKHOUSE=1
+fi
+if [[ ! -x /usr/sbin/clickhouse-server && -z "${INFERSCOPE_CLICKHOUSE_SERVER:-}" ]]; then
+  echo "note: clickhouse-server not found: the ClickHouse sink tests will skip"
 fi
 
 echo "== build (ci preset: -Werror) and test =="
@@ -118,7 +123,8 @@ FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/nsys/nsys_importer_
          src/model/taxonomy_fuzzer src/wire/window_codec_fuzzer src/wire/framing_fuzzer
          src/agent/otlp/otlp_decode_fuzzer src/agent/scrape/prometheus_text_fuzzer
          src/agent/nvml/gpu_metrics_window_fuzzer src/cli/status_parse_fuzzer
-         src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer)
+         src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer
+         src/agent/clickhouse/clickhouse_parse_fuzzer)
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target "${FUZZERS[@]##*/}"
 for f in "${FUZZERS[@]}"; do
@@ -149,4 +155,7 @@ sqb_dir=$(mktemp -d)
 build/ci/src/agent/store_query_benchmark --gpus 2 --days 1 --dir "$sqb_dir/store" \
   --ranges 5m,1h,24h
 rm -rf "$sqb_dir"
+# The fleet benchmark on 16 GPUs x 1 h into its own clickhouse-server (skips without one; full-size
+# figures in docs/benchmarks.md).
+build/ci/src/agent/clickhouse/fleet_benchmark --gpus 16 --hours 1 --runs 1 --cpu-seconds 0
 echo "scripts/test.sh --full: all stages passed"

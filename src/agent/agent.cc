@@ -143,6 +143,9 @@ base::Status Agent::Start() {
 
   ASSIGN_OR_RETURN(store_, SqliteStore::Open(dir, SqliteStore::Mode::kReadWrite));
   store_->set_rollups_enabled(options_.rollups);
+  if (options_.make_sink) {
+    ASSIGN_OR_RETURN(sink_, options_.make_sink(dir));
+  }
 
   socket_path_ = dir + "/agent.sock";
   sockaddr_un addr{};
@@ -206,6 +209,7 @@ base::Status Agent::Wait() {
   loop_thread_.join();
   writer_thread_.join();
   joined_ = true;
+  if (sink_) sink_->Stop();  // sends (or spools) what the writer handed it last
   if (http_) http_->Stop();
   if (!endpoints_path_.empty()) ::unlink(endpoints_path_.c_str());
   store_.reset();  // closes SQLite (checkpoints the WAL)
@@ -231,6 +235,7 @@ base::Status Agent::StartHttp() {
       s.has_telemetry = true;
       s.telemetry = telemetry_->status();
     }
+    if (sink_) s.sink = sink_->stats();
     return s;
   };
   AddApiRoutes(http_.get(), std::move(api));
@@ -559,12 +564,36 @@ void Agent::EndSession(Connection* c, const char* how) {
 
 void Agent::WriterLoop() {
   std::map<uint64_t, int64_t> process_of_session;
+  std::map<uint64_t, wire::Hello> hello_of_session;  // for the sink (kept while the session lives)
+  // Hands a committed item to the sink (encoding only: it never waits on the sink's server).
+  auto to_sink = [&](const WriteItem& item) {
+    if (!sink_) return;
+    if (item.kind == WriteItem::Kind::kEnd) {
+      // Here, not in apply: a batch applies its items before handing them over, and a session's
+      // last windows often share a batch with its end.
+      hello_of_session.erase(item.session_id);
+      return;
+    }
+    if (item.kind == WriteItem::Kind::kTelemetry) {
+      for (const TelemetryRecord& r : item.telemetry) sink_->OnTelemetry(r);
+      return;
+    }
+    if (item.kind != WriteItem::Kind::kWindow) return;
+    auto hello = hello_of_session.find(item.session_id);
+    if (hello == hello_of_session.end()) return;
+    if (item.decoded) {
+      sink_->OnWindow(hello->second, *item.decoded);
+    } else if (auto w = wire::DecodeWindow(item.window.encoded); w.ok()) {
+      sink_->OnWindow(hello->second, *w);
+    }
+  };
   int64_t next_retention_ns = MonotonicNs();  // once at start, then every period
   auto apply = [&](const WriteItem& item) -> base::Status {
     switch (item.kind) {
       case WriteItem::Kind::kHello: {
         ASSIGN_OR_RETURN(int64_t id, store_->UpsertProcess(item.hello, UnixNowNs()));
         process_of_session[item.session_id] = id;
+        if (sink_) hello_of_session[item.session_id] = item.hello;
         return base::OkStatus();
       }
       case WriteItem::Kind::kWindow: {
@@ -616,16 +645,20 @@ void Agent::WriterLoop() {
       if (status.ok()) status = store_->Commit();
       uint64_t stored = 0;
       if (status.ok()) {
-        for (const WriteItem& item : batch) stored += item.kind == WriteItem::Kind::kWindow;
+        for (const WriteItem& item : batch) {
+          stored += item.kind == WriteItem::Kind::kWindow;
+          to_sink(item);
+        }
       } else {
         (void)store_->Rollback();
         for (const WriteItem& item : batch) {
           const base::Status one = apply(item);
           if (!one.ok()) {
             fail(one);
-          } else if (item.kind == WriteItem::Kind::kWindow) {
-            ++stored;
+            continue;
           }
+          stored += item.kind == WriteItem::Kind::kWindow;
+          to_sink(item);
         }
       }
       windows_stored_ += stored;

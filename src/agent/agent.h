@@ -20,6 +20,7 @@
 #include "src/agent/http/http_server.h"
 #include "src/agent/http/metrics_exporter.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/agent/store/window_sink.h"
 #include "src/agent/telemetry.h"
 #include "src/base/status.h"
 
@@ -54,6 +55,11 @@ struct AgentOptions {
   size_t max_queued_windows = 4096;  // writer queue bound; beyond it the agent stops reading
   size_t max_batch = 256;            // windows per SQLite transaction
   bool verbose = false;
+  // Makes the sink every stored window and telemetry record is also handed to (`--sink`,
+  // docs/fleet.md), called by Start once the store is open (the sink may keep a spool in it);
+  // empty: no sink.
+  std::function<base::StatusOr<std::unique_ptr<WindowSink>>(const std::string& state_dir)>
+      make_sink;
   // One line per session start/end and per problem; default: stderr with an "inferscope agent: "
   // prefix. Called from the agent's threads.
   std::function<void(std::string_view)> log;
@@ -125,8 +131,9 @@ class Agent {
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<Telemetry> telemetry_;
-  MetricsExporter metrics_;     // thread-safe; fed by the event loop and the telemetry thread
-  std::string endpoints_path_;  // <state dir>/agent.json, removed at exit
+  std::unique_ptr<WindowSink> sink_;  // fed by the writer after each commit
+  MetricsExporter metrics_;           // thread-safe; fed by the event loop and the telemetry thread
+  std::string endpoints_path_;        // <state dir>/agent.json, removed at exit
   int64_t started_unix_ns_ = 0;
   std::mutex watch_mu_;
   std::vector<int> watched_;             // guarded by watch_mu_

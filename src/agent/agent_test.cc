@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -387,6 +388,87 @@ TEST(AgentTest, ServesTheHttpApiAndNamesItsEndpoints) {
   ASSERT_TRUE(agent.Wait().ok());
   EXPECT_FALSE(fs::exists(dir.path() + "/agent.json"));
   EXPECT_FALSE(client.Get("/api/v1/status"));
+}
+
+}  // namespace
+}  // namespace inferscope::agent
+
+namespace inferscope::agent {
+namespace {
+
+// Records what the agent hands its sink (the WindowSink contract: after the commit, in order).
+class RecordingSink : public WindowSink {
+ public:
+  void OnWindow(const wire::Hello& process, const model::ProfileWindow& window) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    windows.push_back(window);
+    hellos.push_back(process);
+  }
+  void OnTelemetry(const TelemetryRecord& record) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    telemetry.push_back(record.kind);
+  }
+  SinkStats stats() const override {
+    SinkStats s;
+    s.url = "recording://";
+    std::lock_guard<std::mutex> lock(mu_);
+    s.rows_sent = windows.size();
+    return s;
+  }
+  void Stop() override { stopped = true; }
+
+  mutable std::mutex mu_;
+  std::vector<model::ProfileWindow> windows;
+  std::vector<wire::Hello> hellos;
+  std::vector<std::string> telemetry;
+  std::atomic<bool> stopped{false};
+};
+
+TEST(AgentTest, HandsEveryStoredWindowToItsSink) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  RecordingSink* sink = nullptr;
+  options.make_sink =
+      [&sink](const std::string& state_dir) -> base::StatusOr<std::unique_ptr<WindowSink>> {
+    // The store exists by then: a sink may keep its spool in it.
+    EXPECT_TRUE(fs::exists(state_dir + "/inferscope.db"));
+    auto s = std::make_unique<RecordingSink>();
+    sink = s.get();
+    return std::unique_ptr<WindowSink>(std::move(s));
+  };
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  ASSERT_NE(sink, nullptr);
+  const std::vector<model::ProfileWindow> windows = LiveWindows();
+  const wire::Hello hello = MakeHello(windows[0].processes[0].pid, 0);
+  const int fd = Connect(agent.socket_path());
+  std::string bytes = HelloFrame(hello);
+  for (const model::ProfileWindow& w : windows) bytes += WindowFrame(w);
+  SendAll(fd, bytes + Frame(wire::FrameType::kGoodbye, ""));
+  ::close(fd);
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_stored == windows.size(); }));
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  EXPECT_TRUE(sink->stopped);
+  ASSERT_EQ(sink->windows.size(), windows.size());
+  for (size_t i = 0; i < windows.size(); ++i) {
+    EXPECT_EQ(wire::testing::FirstDifference(windows[i], sink->windows[i]), "") << i;
+    EXPECT_EQ(sink->hellos[i], hello);
+  }
+}
+
+TEST(AgentTest, ASinkThatCannotStartStopsTheAgentStarting) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.make_sink = [](const std::string&) -> base::StatusOr<std::unique_ptr<WindowSink>> {
+    return base::UnavailableError("spool: disk full");
+  };
+  Agent agent(options);
+  const base::Status s = agent.Start();
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "spool: disk full");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "src/agent/clickhouse/clickhouse_sink.h"
 #include "src/agent/range_query.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
@@ -88,7 +89,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "state dir.\n\n"
       "Examples:\n"
       "  inferscope agent\n"
-      "  inferscope agent --state-dir /var/tmp/prof --retention 2d --max-store 5GiB\n");
+      "  inferscope agent --state-dir /var/tmp/prof --retention 2d --max-store 5GiB\n"
+      "  inferscope agent --sink clickhouse://ch1:8123/fleet --sink-credentials ~/.ch --label "
+      "replica=r3\n");
   agent_cmd_->add_option("--state-dir", state_dir_, kStateDirHelp)->type_name("DIR");
   agent_cmd_->add_option("--retention", retention_, "Delete windows older than this (e.g. 7d, 12h)")
       ->type_name("DURATION")
@@ -149,6 +152,32 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   agent_cmd_->add_flag("--no-nvml", no_nvml_, "Do not sample GPU metrics");
   agent_cmd_->add_flag("--no-scrape", no_scrape_, "Do not scrape the engine's metrics");
   agent_cmd_->add_flag("--no-otlp", no_otlp_, "Do not receive OpenTelemetry spans");
+  agent_cmd_
+      ->add_option("--sink", sink_,
+                   "Also ship every stored window and telemetry record to ClickHouse,\n"
+                   "clickhouse://HOST[:8123][/DB] (docs/fleet.md); a spool in the store holds\n"
+                   "them while the server is down")
+      ->type_name("URL");
+  agent_cmd_
+      ->add_option("--sink-credentials", sink_credentials_,
+                   "File with `user = NAME` and `password = SECRET` lines for --sink (mode 600;\n"
+                   "never on the command line)")
+      ->type_name("FILE");
+  agent_cmd_
+      ->add_option("--sink-spool", sink_spool_,
+                   "Bound of the --sink spool in the store (oldest rows dropped, counted)")
+      ->type_name("SIZE")
+      ->capture_default_str();
+  agent_cmd_
+      ->add_option("--sink-retention", sink_retention_,
+                   "Drop the ClickHouse tables' days older than this (e.g. 90d; whole days,\n"
+                   "hourly; default: keep everything)")
+      ->type_name("DURATION");
+  agent_cmd_
+      ->add_option("--label", labels_,
+                   "KEY=VALUE stamped on every row --sink ships (repeatable): host=, engine=,\n"
+                   "model= fill those dimensions; cluster=, replica=... are free labels")
+      ->type_name("KEY=VALUE");
   agent_cmd_->add_flag("-v,--verbose", verbose_, "Log every window and retention pass");
 
   report_cmd_ = app->add_subcommand(
@@ -163,7 +192,8 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "Examples:\n"
       "  inferscope report\n"
       "  inferscope report --last 1h --rank 0 --format markdown\n"
-      "  inferscope report --from 2026-01-02T15:00 --to 2026-01-02T15:10 --format json\n");
+      "  inferscope report --from 2026-01-02T15:00 --to 2026-01-02T15:10 --format json\n"
+      "  inferscope report --source clickhouse://ch1:8123/fleet --last 24h --rank-by sync\n");
   report_cmd_->add_option("--state-dir", report_state_dir_, kStateDirHelp)->type_name("DIR");
   auto* last = report_cmd_->add_option("--last", last_, "Report the last DURATION (default 5m)")
                    ->type_name("DURATION");
@@ -203,6 +233,44 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str()
       ->type_name("N")
       ->check(IntIn(1, agent::kMaxTop));
+  auto* source =
+      report_cmd_
+          ->add_option(
+              "--source", fleet_.source,
+              "Report on the fleet in ClickHouse instead of this host's store:\n"
+              "clickhouse://HOST[:8123][/DB], what agents ship with --sink (docs/fleet.md)")
+          ->type_name("URL");
+  report_cmd_
+      ->add_option("--source-credentials", fleet_.credentials_path,
+                   "Credentials file for --source (`user = ...`, `password = ...`; mode 600)")
+      ->type_name("FILE")
+      ->needs(source);
+  report_cmd_->add_option("--host", fleet_.hosts, "With --source: only this host (repeatable)")
+      ->type_name("HOST")
+      ->needs(source);
+  report_cmd_
+      ->add_option("--label", fleet_.labels,
+                   "With --source: only rows with this agent label (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->needs(source);
+  report_cmd_
+      ->add_option("--group-by", fleet_.group_by,
+                   "With --source: one row per host, model, engine or gpu_model")
+      ->capture_default_str()
+      ->type_name("DIM")
+      ->needs(source);
+  report_cmd_
+      ->add_option("--rank-by", fleet_.rank_by,
+                   "With --source: worst first by idle share, exposed communication,\n"
+                   "sync waits or mean step time (idle, communication, sync, step)")
+      ->capture_default_str()
+      ->type_name("FIGURE")
+      ->needs(source);
+  report_cmd_
+      ->add_flag("--exact", fleet_.exact,
+                 "With --source: read with FINAL, collapsing rows a retried insert left twice\n"
+                 "before ClickHouse merged them (exact; slower on large ranges)")
+      ->needs(source);
 }
 
 std::optional<int> AgentAndReportCommands::RunIfParsed() {
@@ -256,6 +324,42 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     options.telemetry.otlp = !no_otlp_;
     options.telemetry.metrics_url = metrics_url_;
     options.telemetry.nvml_library = nvml_library_;
+    if (sink_.empty() &&
+        (!sink_credentials_.empty() || !labels_.empty() || !sink_retention_.empty()))
+      return Usage("--sink-credentials, --sink-retention and --label need --sink", "agent");
+    if (!sink_.empty()) {
+      agent::clickhouse::ClickHouseSinkOptions sink;
+      auto target = agent::clickhouse::ParseClickHouseUrl(sink_);
+      if (!target.ok()) return Usage("--sink: " + target.status().message(), "agent");
+      sink.target = *target;
+      if (!sink_credentials_.empty()) {
+        auto creds = agent::clickhouse::ReadCredentialsFile(sink_credentials_);
+        if (!creds.ok()) return Usage("--sink-credentials: " + creds.status().message(), "agent");
+        sink.target.user = creds->user;
+        sink.target.password = creds->password;
+      }
+      for (const std::string& label : labels_) {
+        const base::Status s = agent::clickhouse::ParseLabel(label, &sink.identity.labels);
+        if (!s.ok()) return Usage("--label: " + s.message(), "agent");
+      }
+      auto spool = ParseBytes(sink_spool_);
+      if (!spool.ok()) return Usage("--sink-spool: " + spool.status().message(), "agent");
+      sink.max_spool_bytes = *spool;
+      if (!sink_retention_.empty()) {
+        auto keep = base::ParseDuration(sink_retention_, base::DurationUnits::kWithLongUnits);
+        if (!keep.ok() || *keep < 86400'000'000'000)
+          return Usage("--sink-retention: want whole days, at least 1d (e.g. 90d)", "agent");
+        sink.retention_days = static_cast<int>(*keep / 86400'000'000'000);
+      }
+      options.make_sink =
+          [sink](
+              const std::string& state_dir) -> base::StatusOr<std::unique_ptr<agent::WindowSink>> {
+        agent::clickhouse::ClickHouseSinkOptions o = sink;
+        o.state_dir = state_dir;
+        ASSIGN_OR_RETURN(auto s, agent::clickhouse::ClickHouseSink::Start(std::move(o)));
+        return std::unique_ptr<agent::WindowSink>(std::move(s));
+      };
+    }
     return RunAgent(options);
   }
   if (report_cmd_->parsed()) {
@@ -269,6 +373,18 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     }
     if (!report::ParseReportFormat(format_, &report_.format))
       return Usage("--format: unknown format '" + format_ + "'", "report");
+    if (!fleet_.source.empty()) {
+      if (pid_ || rank_ || device_)
+        return Usage("--pid, --rank and --device are for a host's store, not --source", "report");
+      if (report_.format == report::ReportFormat::kMarkdown)
+        return Usage("--source: --format is text or json", "report");
+      fleet_.last_ns = report_.last_ns;
+      fleet_.from = report_.from;
+      fleet_.to = report_.to;
+      fleet_.json = report_.format == report::ReportFormat::kJson;
+      if (report_cmd_->count("--top") > 0) fleet_.top = report_.top;
+      return RunFleetReport(fleet_, std::cout, std::cerr);
+    }
     report_.pid = pid_;
     report_.rank = rank_;
     report_.device = device_;

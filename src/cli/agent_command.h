@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/agent/agent.h"
+#include "src/cli/fleet_report.h"
 #include "src/cli/report_command.h"
 
 namespace CLI {
@@ -45,10 +46,13 @@ class AgentAndReportCommands {
               span_grace_ = "10s";
   std::string metrics_url_, nvml_library_ = "libnvidia-ml.so.1";
   std::vector<int> watch_pids_;
+  std::string sink_, sink_credentials_, sink_spool_ = "256MiB", sink_retention_;
+  std::vector<std::string> labels_;
   std::string report_state_dir_, last_, format_ = "text";
   std::optional<uint32_t> pid_, device_;
   std::optional<int32_t> rank_;
   ReportOptions report_;
+  FleetReportOptions fleet_;  // report --source clickhouse://
 };
 
 }  // namespace inferscope::cli

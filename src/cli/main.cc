@@ -264,6 +264,17 @@ int Main(int argc, char** argv) {
                    "The engine's Prometheus /metrics URL, for the agent this starts\n"
                    "(default: found from the command's listening sockets)")
       ->type_name("URL");
+  run_cmd
+      ->add_option("--sink", run.sink,
+                   "Ship the agent's windows to ClickHouse too, clickhouse://HOST[:8123][/DB]\n"
+                   "(for the agent this starts; docs/fleet.md)")
+      ->type_name("URL");
+  run_cmd
+      ->add_option("--sink-credentials", run.sink_credentials,
+                   "Credentials file for --sink (`user = ...`, `password = ...`; mode 600)")
+      ->type_name("FILE");
+  run_cmd->add_option("--label", run.labels, "KEY=VALUE on every row --sink ships (repeatable)")
+      ->type_name("KEY=VALUE");
 
   AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
   StatusCommand status(&app);

@@ -94,6 +94,11 @@ void StartAgent(const std::string& self_exe, const RunOptions& options, const Ru
     if (!options.window.empty()) argv.insert(argv.end(), {"--window", options.window.c_str()});
     if (!options.metrics_url.empty())
       argv.insert(argv.end(), {"--metrics-url", options.metrics_url.c_str()});
+    if (!options.sink.empty()) argv.insert(argv.end(), {"--sink", options.sink.c_str()});
+    if (!options.sink_credentials.empty())
+      argv.insert(argv.end(), {"--sink-credentials", options.sink_credentials.c_str()});
+    for (const std::string& label : options.labels)
+      argv.insert(argv.end(), {"--label", label.c_str()});
     argv.push_back(nullptr);
     ::execv(self_exe.c_str(), const_cast<char* const*>(argv.data()));
     ::_exit(127);
@@ -246,6 +251,10 @@ int RunRun(const RunOptions& options, std::ostream& err) {
         err << "inferscope: note: an agent already runs for " << plan->state_dir
             << "; --metrics-url applies only to an agent this command starts (restart the agent "
                "with 'inferscope agent --metrics-url URL')\n";
+      if (!options.sink.empty())
+        err << "inferscope: note: an agent already runs for " << plan->state_dir
+            << "; --sink applies only to an agent this command starts (restart the agent "
+               "with 'inferscope agent --sink URL')\n";
     } else
       StartAgent(self, options, *plan, err);
   }

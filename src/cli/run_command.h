@@ -24,6 +24,9 @@ struct RunOptions {
   bool start_agent = true;   // --no-agent clears it
   bool enable_otel = false;  // --enable-otel: point the engine's request tracing at the agent
   std::string metrics_url;   // --metrics-url: the engine's /metrics, for the agent it starts
+  // --sink, --sink-credentials, --label: passed to the agent it starts (docs/fleet.md).
+  std::string sink, sink_credentials;
+  std::vector<std::string> labels;
 };
 
 // How `--enable-otel` changes the command of a known engine (docs/request-spans.md, "Engine

@@ -89,6 +89,21 @@ base::StatusOr<AgentStatusResponse> ParseAgentStatus(std::string_view body) {
   Get(doc, "windows_stored", &r.windows_stored);
   Get(doc, "dropped_connections", &r.dropped_connections);
   Get(doc, "store_errors", &r.store_errors);
+  dom::element sink;
+  if (doc["sink"].get(sink) == simdjson::SUCCESS && sink.is_object()) {
+    SinkStatus k;
+    GetString(sink, "url", &k.url);
+    GetString(sink, "last_error", &k.last_error);
+    bool connected = false;
+    if (sink["connected"].get(connected) == simdjson::SUCCESS) k.connected = connected;
+    Get(sink, "rows_sent", &k.rows_sent);
+    Get(sink, "failures", &k.failures);
+    Get(sink, "queued_rows", &k.queued_rows);
+    Get(sink, "spooled_rows", &k.spooled_rows);
+    Get(sink, "spool_drained", &k.spool_drained);
+    Get(sink, "dropped_rows", &k.dropped_rows);
+    r.sink = std::move(k);
+  }
   dom::object collectors;
   if (doc["collectors"].get(collectors) == simdjson::SUCCESS) {
     r.has_collectors = true;

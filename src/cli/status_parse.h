@@ -28,6 +28,14 @@ struct CollectorStatus {
   std::optional<uint64_t> spans_received;  // otlp
 };
 
+// The agent's `--sink` as GET /api/v1/status reports it ("sink" object; docs/fleet.md).
+struct SinkStatus {
+  std::string url, last_error;
+  bool connected = false;
+  uint64_t rows_sent = 0, failures = 0, queued_rows = 0, spooled_rows = 0, spool_drained = 0,
+           dropped_rows = 0;
+};
+
 // The agent's answer to GET /api/v1/status: its own fields plus the collectors.
 struct AgentStatusResponse {
   int64_t pid = 0;
@@ -37,6 +45,7 @@ struct AgentStatusResponse {
            dropped_connections = 0, store_errors = 0;
   bool has_collectors = false;  // false: an agent from before collectors existed
   CollectorStatus nvml, scrape, otlp;
+  std::optional<SinkStatus> sink;  // nullopt: no --sink (or an agent from before sinks)
 };
 
 // A process the agent saw (GET /api/v1/processes, or the store when the agent is down).

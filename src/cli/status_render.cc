@@ -173,6 +173,22 @@ std::string RenderStatusJson(const Gathered& g, int64_t now_ns) {
   WriteCollector(w, "scrape", ShownCollector(g, &AgentStatusResponse::scrape), "scrape");
   WriteCollector(w, "otlp", ShownCollector(g, &AgentStatusResponse::otlp), "otlp");
   w.EndObject();
+  if (g.agent && g.agent->sink) {
+    const SinkStatus& k = *g.agent->sink;
+    w.Key("sink").BeginObject();
+    w.Key("url").String(k.url);
+    w.Key("connected").Bool(k.connected);
+    w.Key("rows_sent").UInt(k.rows_sent);
+    w.Key("failures").UInt(k.failures);
+    w.Key("queued_rows").UInt(k.queued_rows);
+    w.Key("spooled_rows").UInt(k.spooled_rows);
+    w.Key("spool_drained").UInt(k.spool_drained);
+    w.Key("dropped_rows").UInt(k.dropped_rows);
+    w.Key("last_error").String(k.last_error);
+    w.EndObject();
+  } else {
+    w.Key("sink").Null();
+  }
   w.Key("notes").BeginArray();
   for (const std::string& note : g.notes) w.String(note);
   w.EndArray();
@@ -302,6 +318,16 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
                       base::FormatCount(g.agent->dropped_connections),
                       base::FormatCount(g.agent->store_errors)),
           &out);
+    if (g.agent->sink) {
+      const SinkStatus& k = *g.agent->sink;
+      std::string line = fmt::format(
+          "{} ({}): {} rows sent, {} spooled now ({} drained), {} dropped, {} failures", k.url,
+          k.connected ? "connected" : "not connected", base::FormatCount(k.rows_sent),
+          base::FormatCount(k.spooled_rows), base::FormatCount(k.spool_drained),
+          base::FormatCount(k.dropped_rows), base::FormatCount(k.failures));
+      if (!k.last_error.empty()) line += "; last error: " + k.last_error;
+      Field("Sink", line, &out);
+    }
   }
   if (g.store) {
     std::string store = fmt::format(

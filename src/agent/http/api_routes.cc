@@ -223,6 +223,24 @@ HttpResponse Status(const ApiContext& ctx) {
   });
   collector("otlp", t.otlp, [&] { w.Key("spans_received").UInt(t.spans_received); });
   w.EndObject();
+  if (s.sink) {
+    const SinkStats& k = *s.sink;
+    w.Key("sink").BeginObject();
+    w.Key("url").String(k.url);
+    w.Key("connected").Bool(k.connected);
+    w.Key("rows_sent").UInt(k.rows_sent);
+    w.Key("batches_sent").UInt(k.batches_sent);
+    w.Key("failures").UInt(k.failures);
+    w.Key("queued_rows").UInt(k.queued_rows);
+    w.Key("spooled_rows").UInt(k.spooled_rows);
+    w.Key("spooled_total").UInt(k.spooled_total);
+    w.Key("spool_drained").UInt(k.spool_drained);
+    w.Key("dropped_rows").UInt(k.dropped_rows);
+    w.Key("last_error").String(k.last_error);
+    w.EndObject();
+  } else {
+    w.Key("sink").Null();
+  }
   w.EndObject();
   return Json(w);
 }

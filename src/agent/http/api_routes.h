@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "src/agent/http/http_server.h"
 #include "src/agent/http/metrics_exporter.h"
+#include "src/agent/store/window_sink.h"
 #include "src/agent/telemetry.h"
 
 namespace inferscope::agent {
@@ -23,6 +25,7 @@ struct AgentSnapshot {
   MetricsExporter::AgentCounters counters;  // the same counters /metrics shows
   bool has_telemetry = false;               // false: telemetry disabled, `collectors` says so
   TelemetryStatus telemetry;
+  std::optional<SinkStats> sink;  // the `--sink` (docs/fleet.md); nullopt: none
 };
 
 struct ApiContext {

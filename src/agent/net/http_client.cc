@@ -63,6 +63,8 @@ base::StatusOr<FetchResult> Request(const HttpTarget& target, const FetchOptions
   try {
     httplib::Client client(target.host, target.port);
     SetTimeouts(options, &client);
+    if (!options.basic_auth_user.empty())
+      client.set_basic_auth(options.basic_auth_user, options.basic_auth_password);
     httplib::Headers headers;
     if (!options.accept.empty()) headers.emplace("Accept", options.accept);
     FetchResult result;
@@ -166,6 +168,21 @@ base::StatusOr<FetchResult> HttpPost(const HttpTarget& target, const FetchOption
       target, options,
       [&](httplib::Client& client, const httplib::Headers& headers, FetchResult& result) {
         httplib::Result r = client.Post(target.path, headers);
+        if (r) {
+          result.body = r->body.substr(0, options.max_body_bytes);
+          result.truncated = r->body.size() > options.max_body_bytes;
+        }
+        return r;
+      });
+}
+
+base::StatusOr<FetchResult> HttpPostBody(const HttpTarget& target, const FetchOptions& options,
+                                         std::string_view body, std::string_view content_type) {
+  return Request(
+      target, options,
+      [&](httplib::Client& client, const httplib::Headers& headers, FetchResult& result) {
+        httplib::Result r =
+            client.Post(target.path, headers, body.data(), body.size(), std::string(content_type));
         if (r) {
           result.body = r->body.substr(0, options.max_body_bytes);
           result.truncated = r->body.size() > options.max_body_bytes;

@@ -36,6 +36,8 @@ struct FetchOptions {
   int64_t read_timeout_ms = 2000;  // also bounds writing the request
   size_t max_body_bytes = 16u << 20;
   std::string accept;  // the Accept header; empty: cpp-httplib's default
+  // HTTP basic authentication (the ClickHouse sink's credentials file); empty user: none.
+  std::string basic_auth_user, basic_auth_password;
 };
 
 struct FetchResult {
@@ -50,5 +52,8 @@ struct FetchResult {
 // HTTP a DataLoss error; both messages name the URL and the cause.
 base::StatusOr<FetchResult> HttpGet(const HttpTarget& target, const FetchOptions& options);
 base::StatusOr<FetchResult> HttpPost(const HttpTarget& target, const FetchOptions& options);
+// POST with a body (the ClickHouse sink's inserts and queries); same results and errors.
+base::StatusOr<FetchResult> HttpPostBody(const HttpTarget& target, const FetchOptions& options,
+                                         std::string_view body, std::string_view content_type);
 
 }  // namespace inferscope::agent::net

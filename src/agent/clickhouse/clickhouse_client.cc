@@ -1,0 +1,135 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/clickhouse/clickhouse_client.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "src/agent/clickhouse/schema.h"
+#include "src/base/time_point.h"
+
+namespace inferscope::agent::clickhouse {
+namespace {
+
+std::string UrlEncode(std::string_view s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ClickHouseClient::ClickHouseClient(ClickHouseTarget target, int64_t timeout_ms)
+    : target_(std::move(target)), timeout_ms_(timeout_ms) {}
+
+base::StatusOr<std::string> ClickHouseClient::Post(const std::string& path_and_query,
+                                                   std::string_view body,
+                                                   size_t max_body_bytes) const {
+  net::HttpTarget t = target_.http;
+  t.path = path_and_query;
+  net::FetchOptions options;
+  options.connect_timeout_ms = 2000;
+  options.read_timeout_ms = timeout_ms_;
+  options.max_body_bytes = max_body_bytes;
+  options.basic_auth_user = target_.user;
+  options.basic_auth_password = target_.password;
+  ASSIGN_OR_RETURN(net::FetchResult r,
+                   net::HttpPostBody(t, options, body, "text/plain; charset=utf-8"));
+  if (r.status == 200) {
+    if (r.truncated)
+      return base::DataLossError(target_.ToUrl() + ": answer over " +
+                                 std::to_string(max_body_bytes) + " bytes");
+    return std::move(r.body);
+  }
+  const std::string why =
+      target_.ToUrl() + ": HTTP " + std::to_string(r.status) + ": " + ClickHouseErrorLine(r.body);
+  // 5xx other than a statement error is the server's trouble (starting, overloaded): retry.
+  // ClickHouse answers a refused statement with 500 and "DB::Exception" in the body, or with 4xx.
+  if (r.status >= 500 && r.body.find("DB::Exception") == std::string::npos)
+    return base::UnavailableError(why);
+  // A server still loading its tables or out of memory answers with an exception too; those
+  // codes (TOO_MANY_SIMULTANEOUS_QUERIES 202, MEMORY_LIMIT_EXCEEDED 241, TIMEOUT_EXCEEDED 159,
+  // TABLE_IS_READ_ONLY 242) are worth a retry.
+  for (const char* code : {"Code: 202,", "Code: 241,", "Code: 159,", "Code: 242,"})
+    if (r.body.rfind(code, 0) == 0) return base::UnavailableError(why);
+  return base::InvalidArgumentError(why);
+}
+
+base::StatusOr<std::string> ClickHouseClient::Execute(std::string_view sql,
+                                                      size_t max_body_bytes) const {
+  return Post("/?database=default", sql, max_body_bytes);
+}
+
+base::Status ClickHouseClient::InsertJsonEachRow(std::string_view table,
+                                                 std::string_view rows) const {
+  const std::string query =
+      "INSERT INTO " + target_.database + "." + std::string(table) + " FORMAT JSONEachRow";
+  // input_format_skip_unknown_fields: a newer agent's extra columns do not fail an older schema.
+  auto r = Post("/?input_format_skip_unknown_fields=1&query=" + UrlEncode(query), rows, 1 << 16);
+  return r.ok() ? base::OkStatus() : r.status();
+}
+
+base::StatusOr<int> ClickHouseClient::DropPartitionsBefore(
+    const std::string& keep_from_date) const {
+  const std::string& db = target_.database;
+  std::string tables;
+  for (const char* t :
+       {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable, kTelemetryTable})
+    tables += std::string(tables.empty() ? "" : ", ") + "'" + t + "'";
+  // A partition's value is its date; ClickHouse lists each once per part.
+  ASSIGN_OR_RETURN(std::string rows,
+                   Execute("SELECT DISTINCT table, partition FROM system.parts WHERE database = '" +
+                           db + "' AND active AND table IN (" + tables + ") AND partition < '" +
+                           keep_from_date + "' ORDER BY table, partition FORMAT TabSeparated"));
+  int dropped = 0;
+  size_t pos = 0;
+  while (pos < rows.size()) {
+    const size_t nl = rows.find('\n', pos);
+    const std::string line = rows.substr(pos, nl == std::string::npos ? nl : nl - pos);
+    pos = nl == std::string::npos ? rows.size() : nl + 1;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string table = line.substr(0, tab), partition = line.substr(tab + 1);
+    // Dates only ("2026-01-02"): the value is spliced into the statement.
+    if (partition.size() != 10 || partition.find_first_not_of("0123456789-") != std::string::npos)
+      continue;
+    RETURN_IF_ERROR(
+        Execute("ALTER TABLE " + db + "." + table + " DROP PARTITION '" + partition + "'")
+            .status());
+    ++dropped;
+  }
+  return dropped;
+}
+
+base::StatusOr<int> ClickHouseClient::EnsureSchema() const {
+  const std::string& db = target_.database;
+  RETURN_IF_ERROR(Execute("CREATE DATABASE IF NOT EXISTS " + db).status());
+  RETURN_IF_ERROR(Execute(WithDatabase(Migrations().front().statements[1], db)).status());
+  ASSIGN_OR_RETURN(std::string found,
+                   Execute("SELECT max(version) FROM " + db + "." + kSchemaTable));
+  const int version = std::atoi(found.c_str());
+  if (version > LatestSchemaVersion())
+    return base::UnsupportedError(target_.ToUrl() + ": schema version " + std::to_string(version) +
+                                  " is newer than this build's " +
+                                  std::to_string(LatestSchemaVersion()));
+  for (const Migration& m : Migrations()) {
+    if (m.version <= version) continue;
+    for (const std::string& statement : m.statements)
+      RETURN_IF_ERROR(Execute(WithDatabase(statement, db)).status());
+    RETURN_IF_ERROR(Execute("INSERT INTO " + db + "." + kSchemaTable + " VALUES (" +
+                            std::to_string(m.version) + ", " + std::to_string(base::UnixNowNs()) +
+                            ")")
+                        .status());
+  }
+  return version;
+}
+
+}  // namespace inferscope::agent::clickhouse

@@ -1,0 +1,268 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// The sink and the fleet reads against a real clickhouse-server (Debian's 18.16) on loopback:
+// schema creation, exactly-once delivery across retries, a server restart and a sink that died
+// with spooled rows, and the fleet view's sums. Skips without the server binary unless
+// INFERSCOPE_REQUIRE_CLICKHOUSE=1.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "src/agent/clickhouse/clickhouse_sink.h"
+#include "src/agent/clickhouse/fleet_query.h"
+#include "src/agent/clickhouse/schema.h"
+#include "src/agent/clickhouse/test_clickhouse_server.h"
+#include "src/agent/store/sqlite_store.h"
+
+namespace inferscope::agent::clickhouse {
+namespace {
+
+constexpr int64_t kBase = 1'764'201'600'000'000'000;  // 2025-11-27T00:00:00Z
+constexpr int64_t kWindowNs = 10'000'000'000;
+
+// One process with `devices` GPUs; idle grows with `idle_permille`.
+model::ProfileWindow MakeWindow(int64_t index, uint32_t pid, int devices, int idle_permille) {
+  model::ProfileWindow w;
+  w.start_ns = kBase + index * kWindowNs;
+  w.end_ns = w.start_ns + kWindowNs;
+  model::ProcessProfile p;
+  p.pid = pid;
+  p.rank = 0;
+  for (int dev = 0; dev < devices; ++dev) {
+    model::DeviceProfile d;
+    d.device = static_cast<uint32_t>(dev);
+    d.device_name = "NVIDIA H100";
+    d.first_start_ns = w.start_ns;
+    d.last_end_ns = w.start_ns + 10'000'000'000;
+    d.busy_ns = int64_t{10'000'000} * (1000 - idle_permille);
+    d.compute_ns = d.busy_ns;
+    d.kernel_count = 10;
+    d.categories[0] = {10, d.busy_ns};
+    model::KernelStats k;
+    k.name = "gemm_" + std::to_string(index % 3);
+    k.duration.Add(d.busy_ns);
+    d.top_kernels.push_back(k);
+    d.idle_causes.ns[3] = d.idle_ns();
+    d.syncs[1].wait.Add(1000 + index);
+    d.steps.plain.Add(20'000'000);
+    p.devices.push_back(d);
+  }
+  w.processes.push_back(p);
+  return w;
+}
+
+class ClickHouseServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (testing::ClickHouseServerBinary().empty()) return;
+    server_ = new testing::TestClickHouseServer();
+    if (!server_->Start()) start_error_ = server_->error();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    if (!server_) {
+      if (testing::ClickHouseRequired())
+        FAIL() << "clickhouse-server not installed and INFERSCOPE_REQUIRE_CLICKHOUSE=1";
+      GTEST_SKIP() << "clickhouse-server not installed (apt-get install clickhouse-server); "
+                      "the ClickHouse sink tests need it";
+    }
+    ASSERT_TRUE(start_error_.empty()) << start_error_;
+    char dir[] = "/tmp/inferscope_sink_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    state_dir_ = dir;
+    auto store = SqliteStore::Open(state_dir_, SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    // A database per test: tests do not see each other's rows.
+    database_ = std::string("t_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!state_dir_.empty()) std::filesystem::remove_all(state_dir_, ec);
+  }
+
+  std::unique_ptr<ClickHouseSink> MakeSink(const std::string& host) {
+    ClickHouseSinkOptions o;
+    o.target = server_->Target(database_);
+    o.identity.labels = {{"host", host}, {"model", "llama"}};
+    o.state_dir = state_dir_;
+    o.flush_interval_ns = 3600'000'000'000;  // only Flush() sends
+    o.timeout_ms = 3000;
+    o.log = [](std::string_view) {};
+    auto s = ClickHouseSink::Start(o);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  // A scalar query's answer as an integer (-1 on error).
+  int64_t Scalar(const std::string& sql) {
+    ClickHouseClient c(server_->Target(database_));
+    auto r = c.Execute(sql);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? std::atoll(r->c_str()) : -1;
+  }
+  std::string Table(const char* t) { return database_ + "." + t; }
+
+  static testing::TestClickHouseServer* server_;
+  static std::string start_error_;
+  std::string state_dir_, database_;
+};
+testing::TestClickHouseServer* ClickHouseServerTest::server_ = nullptr;
+std::string ClickHouseServerTest::start_error_;
+
+TEST_F(ClickHouseServerTest, EveryWindowOnceAcrossRetries) {
+  auto sink = MakeSink("node-a");
+  ASSERT_NE(sink, nullptr);
+  wire::Hello hello;
+  hello.pid = 7;
+  hello.process_start_unix_ns = 99;
+  for (int i = 0; i < 20; ++i) sink->OnWindow(hello, MakeWindow(i, 7, 2, 100));
+  sink->OnTelemetry({"gpu", kBase, kBase + kWindowNs, 0, "{\"sm\": 1}"});
+  ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
+  EXPECT_EQ(Scalar("SELECT max(version) FROM " + Table(kSchemaTable)), LatestSchemaVersion());
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable) + " FINAL"), 40);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kKernelsTable) + " FINAL"), 40);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kTelemetryTable) + " FINAL"), 1);
+  // A retry (the same windows again, as after a lost acknowledgement) adds no row.
+  for (int i = 0; i < 20; ++i) sink->OnWindow(hello, MakeWindow(i, 7, 2, 100));
+  ASSERT_TRUE(sink->Flush().ok());
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable) + " FINAL"), 40);
+  EXPECT_EQ(
+      Scalar("SELECT uniqExact(host, window_start_ns, pid, device) FROM " + Table(kWindowsTable)),
+      40);
+  Scalar("OPTIMIZE TABLE " + Table(kWindowsTable) + " FINAL");
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 40);
+  const SinkStats st = sink->stats();
+  EXPECT_TRUE(st.connected);
+  EXPECT_EQ(st.dropped_rows, 0u);
+  EXPECT_EQ(st.spooled_rows, 0u);
+}
+
+TEST_F(ClickHouseServerTest, ServerRestartSpoolsThenDrains) {
+  auto sink = MakeSink("node-b");
+  ASSERT_NE(sink, nullptr);
+  wire::Hello hello;
+  hello.pid = 8;
+  for (int i = 0; i < 5; ++i) sink->OnWindow(hello, MakeWindow(i, 8, 1, 100));
+  ASSERT_TRUE(sink->Flush().ok());
+  server_->Stop(/*kill=*/true);
+  for (int i = 5; i < 15; ++i) sink->OnWindow(hello, MakeWindow(i, 8, 1, 100));
+  EXPECT_FALSE(sink->Flush().ok());
+  SinkStats st = sink->stats();
+  EXPECT_FALSE(st.connected);
+  EXPECT_GT(st.spooled_rows, 0u);
+  EXPECT_FALSE(st.last_error.empty());
+  ASSERT_TRUE(server_->Start()) << server_->error();
+  for (int i = 15; i < 20; ++i) sink->OnWindow(hello, MakeWindow(i, 8, 1, 100));
+  ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
+  st = sink->stats();
+  EXPECT_TRUE(st.connected);
+  EXPECT_EQ(st.spooled_rows, 0u);
+  EXPECT_EQ(st.spool_drained, st.spooled_total);
+  EXPECT_EQ(st.dropped_rows, 0u);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable) + " FINAL"), 20);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 20);  // nothing sent twice
+}
+
+TEST_F(ClickHouseServerTest, SpoolOutlivesTheSink) {
+  wire::Hello hello;
+  hello.pid = 9;
+  {
+    auto warm = MakeSink("node-c");  // creates the schema
+    ASSERT_TRUE(warm->Flush().ok());
+  }
+  server_->Stop();
+  {
+    auto sink = MakeSink("node-c");
+    for (int i = 0; i < 12; ++i) sink->OnWindow(hello, MakeWindow(i, 9, 2, 200));
+    EXPECT_FALSE(sink->Flush().ok());
+    EXPECT_EQ(sink->stats().spooled_rows, 12u * 2 + 12u * 2 + 12u * 2 + 12u * 2);
+  }  // the agent goes away with its rows in the spool
+  ASSERT_TRUE(server_->Start()) << server_->error();
+  auto next = MakeSink("node-c");  // the next agent on the same state dir
+  EXPECT_EQ(next->stats().spooled_rows, 96u);
+  ASSERT_TRUE(next->Flush().ok()) << next->stats().last_error;
+  EXPECT_EQ(next->stats().spool_drained, 96u);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable) + " FINAL"), 24);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 24);
+}
+
+TEST_F(ClickHouseServerTest, RetentionDropsOldDays) {
+  auto sink = MakeSink("node-r");
+  wire::Hello hello;
+  hello.pid = 12;
+  // Three days: 2025-11-27, -28, -29.
+  for (int day = 0; day < 3; ++day)
+    sink->OnWindow(hello, MakeWindow(int64_t{day} * 8640, 12, 1, 100));
+  ASSERT_TRUE(sink->Flush().ok());
+  ClickHouseClient client(server_->Target(database_));
+  auto dropped = client.DropPartitionsBefore("2025-11-29");
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  EXPECT_EQ(*dropped, 2 * 4);  // two days of the four window tables (no telemetry rows)
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 1);
+  EXPECT_EQ(Scalar("SELECT min(date) = toDate('2025-11-29') FROM " + Table(kWindowsTable)), 1);
+  auto again = client.DropPartitionsBefore("2025-11-29");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0);
+}
+
+TEST_F(ClickHouseServerTest, FleetViewSumsAndOutliers) {
+  // Four hosts; node-z idles 60% where the others idle 10-15%.
+  const std::pair<const char*, int> hosts[] = {
+      {"node-w", 100}, {"node-x", 120}, {"node-y", 150}, {"node-z", 600}};
+  int64_t idle_total = 0, span_total = 0;
+  for (const auto& [host, idle] : hosts) {
+    auto sink = MakeSink(host);
+    wire::Hello hello;
+    hello.pid = 11;
+    for (int i = 0; i < 6; ++i) {
+      const model::ProfileWindow w = MakeWindow(i, 11, 2, idle);
+      for (const auto& d : w.processes[0].devices) {
+        idle_total += d.idle_ns();
+        span_total += d.span_ns();
+      }
+      sink->OnWindow(hello, w);
+    }
+    ASSERT_TRUE(sink->Flush().ok());
+  }
+  ClickHouseClient client(server_->Target(database_));
+  FleetQuery q;
+  q.from_ns = kBase;
+  q.to_ns = kBase + 86400'000'000'000;
+  auto view = QueryFleet(client, q);
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  ASSERT_EQ(view->groups.size(), 4u);
+  EXPECT_EQ(view->groups[0].key, "node-z");  // worst idle first
+  EXPECT_EQ(view->total.idle_ns, idle_total);
+  EXPECT_EQ(view->total.span_ns, span_total);
+  EXPECT_EQ(view->total.gpus, 8u);
+  EXPECT_EQ(view->total.windows, 48u);
+  ASSERT_EQ(view->outliers.size(), 1u) << RenderFleetText(*view, q, "x");
+  EXPECT_EQ(view->outliers[0].key, "node-z");
+  EXPECT_NEAR(view->outliers[0].value, 0.6, 1e-9);
+  // Filters: a host list, a label, another grouping.
+  q.exact = true;  // the same answer with FINAL
+  auto exact = QueryFleet(client, q);
+  ASSERT_TRUE(exact.ok()) << exact.status().message();
+  EXPECT_EQ(exact->total.idle_ns, idle_total);
+  EXPECT_EQ(exact->groups[0].key, "node-z");
+  q.hosts = {"node-w", "node-x"};
+  auto two = QueryFleet(client, q);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->groups.size(), 2u);
+  q.hosts.clear();
+  q.labels = {{"host", "node-y"}};
+  q.group_by = GroupBy::kModel;
+  auto by_model = QueryFleet(client, q);
+  ASSERT_TRUE(by_model.ok()) << by_model.status().message();
+  ASSERT_EQ(by_model->groups.size(), 1u);
+  EXPECT_EQ(by_model->groups[0].key, "llama");
+  EXPECT_EQ(by_model->groups[0].windows, 12u);
+  const std::string text = RenderFleetText(*view, FleetQuery{}, "clickhouse://x");
+  EXPECT_NE(text.find("node-z: idle 60.0%"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace inferscope::agent::clickhouse

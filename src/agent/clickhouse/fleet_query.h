@@ -1,0 +1,87 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The fleet reads (`inferscope report --source clickhouse://...`, docs/fleet.md): per host (or
+// model, engine, GPU model) figures of a time range, aggregated by ClickHouse (GROUP BY over the
+// fact tables; only one row per group travels), ranked worst first, with the groups that differ
+// from the fleet median.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/agent/clickhouse/clickhouse_client.h"
+#include "src/base/status.h"
+
+namespace inferscope::agent::clickhouse {
+
+enum class GroupBy { kHost, kModel, kEngine, kGpuModel };
+// "host", "model", "engine", "gpu_model"; false on anything else.
+bool ParseGroupBy(std::string_view text, GroupBy* out);
+const char* GroupByName(GroupBy g);
+
+// What a fleet figure ranks by.
+enum class FleetMetric { kIdle, kCommunication, kSync, kStep };
+bool ParseFleetMetric(std::string_view text, FleetMetric* out);  // idle, communication, sync, step
+const char* FleetMetricName(FleetMetric m);
+
+struct FleetQuery {
+  int64_t from_ns = 0, to_ns = 0;  // windows starting in [from, to)
+  std::vector<std::string> hosts;  // empty: all
+  Labels labels;                   // every one must match
+  GroupBy group_by = GroupBy::kHost;
+  FleetMetric rank_by = FleetMetric::kIdle;
+  size_t top = 10;  // groups listed worst first (all groups count for the median)
+  // FINAL: collapse the duplicate rows a retried insert may have left until ClickHouse's next
+  // merge (exact, but 18.16 reads FINAL in one stream: ~7x slower, docs/benchmarks.md). Without
+  // it a duplicate counts twice until merged; the sink writes one only when an insert's answer
+  // was lost after the server stored it.
+  bool exact = false;
+};
+
+// One group's sums over its device windows.
+struct FleetGroup {
+  std::string key;
+  uint64_t windows = 0;  // device windows
+  uint64_t gpus = 0;     // distinct (host, process, device); an estimate beyond 65,536 a group
+  int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, exposed_communication_ns = 0, sync_wait_ns = 0;
+  uint64_t step_count = 0, kernel_count = 0;
+  int64_t step_total_ns = 0;
+
+  // Shares of the GPUs' active span (0 when there is none), and the mean step in ns.
+  double Share(int64_t part_ns) const {
+    return span_ns > 0 ? static_cast<double>(part_ns) / static_cast<double>(span_ns) : 0;
+  }
+  double Metric(FleetMetric m) const;
+};
+
+struct FleetOutlier {
+  std::string key;
+  FleetMetric metric;
+  double value = 0, median = 0;
+};
+
+struct FleetView {
+  std::vector<FleetGroup> groups;  // every group, worst first by the query's rank_by
+  FleetGroup total;                // the whole selection (key "fleet")
+  double median[4] = {};           // per FleetMetric, over the groups
+  std::vector<FleetOutlier> outliers;
+};
+
+// The SQL the view runs (public for tests and the benchmark).
+std::string FleetGroupsSql(const std::string& database, const FleetQuery& query);
+base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const FleetQuery& query);
+
+// Renders the view as text (worst `query.top` groups and the outliers) or JSON (everything).
+std::string RenderFleetText(const FleetView& view, const FleetQuery& query, const std::string& url);
+std::string RenderFleetJson(const FleetView& view, const FleetQuery& query, const std::string& url);
+
+// ClickHouse's TabSeparated output (escapes \t \n \\ \' \0 \b \f \r): rows of fields. kDataLoss
+// on a malformed escape or a row whose width differs from the first's.
+base::StatusOr<std::vector<std::vector<std::string>>> ParseTabSeparated(std::string_view body);
+// `s` as a single-quoted ClickHouse string literal.
+std::string SqlQuote(std::string_view s);
+
+}  // namespace inferscope::agent::clickhouse

@@ -1,0 +1,273 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/clickhouse/row_encoder.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "src/agent/clickhouse/schema.h"
+#include "src/base/json_writer.h"
+#include "src/model/events.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::agent::clickhouse {
+namespace {
+
+using base::JsonWriter;
+
+// Appends `s` as a JSON string: as is when it needs no escaping (the common case: names and
+// labels), else through base::JsonWriter::Quote (escapes, invalid UTF-8 replaced).
+void AppendQuoted(std::string_view s, std::string* out) {
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+      out->append(JsonWriter::Quote(s));
+      return;
+    }
+  }
+  out->push_back('"');
+  out->append(s);
+  out->push_back('"');
+}
+
+template <typename T>
+void AppendNumber(T v, std::string* out) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+// One JSONEachRow object, written by hand: base::JsonWriter pretty-prints (the format wants one
+// object per line) and this is the sink's hot path (docs/benchmarks.md measures it). `prefix` is
+// the row's key and dimension columns, encoded once per device and shared by its rows.
+class Row {
+ public:
+  Row(std::string* out, std::string_view prefix) : out_(out) {
+    out_->push_back('{');
+    out_->append(prefix);
+  }
+  ~Row() { out_->append("}\n"); }
+  Row& Str(const char* key, std::string_view value) {
+    Key(key);
+    AppendQuoted(value, out_);
+    return *this;
+  }
+  Row& Int(const char* key, int64_t value) {
+    Key(key);
+    AppendNumber(value, out_);
+    return *this;
+  }
+  Row& UInt(const char* key, uint64_t value) {
+    Key(key);
+    AppendNumber(value, out_);
+    return *this;
+  }
+  Row& Labels(const clickhouse::Labels& labels) {
+    Key("label_keys");
+    out_->push_back('[');
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (i) out_->push_back(',');
+      AppendQuoted(labels[i].first, out_);
+    }
+    out_->append("]");
+    Key("label_values");
+    out_->push_back('[');
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (i) out_->push_back(',');
+      AppendQuoted(labels[i].second, out_);
+    }
+    out_->append("]");
+    return *this;
+  }
+
+ private:
+  void Key(const char* key) {
+    if (out_->back() != '{') out_->push_back(',');
+    out_->push_back('"');
+    out_->append(key);
+    out_->append("\":");
+  }
+  std::string* out_;
+};
+
+// The key and dimension columns every per-window fact table starts with (schema.cc), encoded
+// once per device.
+std::string KeyPrefix(const std::string& date, const model::ProfileWindow& window,
+                      const std::string& host, const wire::Hello& hello,
+                      const model::ProcessProfile& process, const model::DeviceProfile& device,
+                      const FleetIdentity& identity, const std::string& engine,
+                      const std::string& model_name) {
+  std::string prefix;
+  prefix.reserve(256);
+  prefix.push_back('{');
+  {
+    Row r(&prefix, "");
+    r.Str("date", date)
+        .Int("window_start_ns", window.start_ns)
+        .Int("window_end_ns", window.end_ns)
+        .Str("host", host)
+        .UInt("pid", process.pid)
+        .Int("process_start_ns", hello.process_start_unix_ns)
+        .Int("rank", process.rank)
+        .Int("world_size", process.world_size)
+        .UInt("device", device.device)
+        .Str("engine", engine)
+        .Str("model", model_name)
+        .Str("gpu_model", device.device_name)
+        .Labels(identity.labels);
+  }
+  // Drop the braces and newline the Row wrote: the prefix goes inside other rows.
+  return prefix.substr(2, prefix.size() - 4);
+}
+
+}  // namespace
+
+std::string FleetIdentity::LabelOr(std::string_view key, std::string_view fallback) const {
+  for (const auto& [k, v] : labels)
+    if (k == key) return v;
+  return std::string(fallback);
+}
+
+uint64_t RowBatch::total_rows() const {
+  uint64_t n = 0;
+  for (uint64_t r : rows) n += r;
+  return n;
+}
+
+size_t RowBatch::total_bytes() const {
+  size_t n = 0;
+  for (const std::string& b : body) n += b.size();
+  return n;
+}
+
+void RowBatch::Clear() {
+  for (std::string& b : body) b.clear();
+  rows.fill(0);
+}
+
+const char* RowBatch::TableName(int table) {
+  static const char* kNames[kTables] = {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable,
+                                        kTelemetryTable};
+  return kNames[table];
+}
+
+std::string UtcDate(int64_t unix_ns) {
+  // Days since 1970-01-01 to a civil date (the proleptic Gregorian calendar in 400-year eras).
+  int64_t days = unix_ns / 86'400'000'000'000LL;
+  if (unix_ns < 0 && unix_ns % 86'400'000'000'000LL != 0) --days;
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t doe = days - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t y = yoe + era * 400 + (m <= 2);
+  // ClickHouse's Date covers 1970..2105; clamp so a bad clock cannot make the insert fail.
+  if (y < 1970) return "1970-01-01";
+  if (y > 2105) return "2105-12-31";
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02d", static_cast<int>(y), static_cast<int>(m),
+                static_cast<int>(d));
+  return buf;
+}
+
+void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
+                  const model::ProfileWindow& window, RowBatch* out) {
+  const std::string date = UtcDate(window.start_ns);
+  const std::string engine = identity.LabelOr("engine", "");
+  const std::string model_name = identity.LabelOr("model", "");
+  for (const model::ProcessProfile& p : window.processes) {
+    const std::string host =
+        identity.LabelOr("host", p.hostname.empty() ? process.hostname : p.hostname);
+    for (const model::DeviceProfile& d : p.devices) {
+      const std::string key =
+          KeyPrefix(date, window, host, process, p, d, identity, engine, model_name);
+      {
+        int64_t sync_wait_ns = 0;
+        uint64_t sync_count = 0;
+        for (size_t t = 0; t < d.syncs.size(); ++t) {
+          // stream_wait_event is a GPU-side wait, not the host blocked (events.h).
+          if (t == static_cast<size_t>(model::SyncType::kStreamWaitEvent)) continue;
+          sync_wait_ns += d.syncs[t].wait.total_ns;
+          sync_count += d.syncs[t].wait.count;
+        }
+        const uint64_t steps = d.steps.plain.count + d.steps.prefill.count;
+        const int64_t step_ns = d.steps.plain.total_ns + d.steps.prefill.total_ns;
+        const int64_t step_max = std::max(d.steps.plain.max_ns, d.steps.prefill.max_ns);
+        const int64_t exposed = d.communication_ns - d.communication_overlap_ns;
+        Row r(&out->body[RowBatch::kWindows], key);
+        r.Int("span_ns", d.span_ns())
+            .Int("busy_ns", d.busy_ns)
+            .Int("idle_ns", d.idle_ns())
+            .Int("compute_ns", d.compute_ns)
+            .Int("communication_ns", d.communication_ns)
+            .Int("communication_overlap_ns", d.communication_overlap_ns)
+            .Int("exposed_communication_ns", exposed > 0 ? exposed : 0)
+            .UInt("kernel_count", d.kernel_count);
+        static const char* kIdle[model::kIdleCauseCount] = {
+            "idle_allocation_ns", "idle_sync_ns",   "idle_launch_ns",      "idle_host_idle_ns",
+            "idle_dependency_ns", "idle_queued_ns", "idle_unattributed_ns"};
+        for (size_t c = 0; c < model::kIdleCauseCount; ++c) r.Int(kIdle[c], d.idle_causes.ns[c]);
+        r.UInt("idle_intervals", d.idle_causes.intervals)
+            .UInt("sync_count", sync_count)
+            .Int("sync_wait_ns", sync_wait_ns)
+            .UInt("step_count", steps)
+            .Int("step_total_ns", step_ns)
+            .Int("step_max_ns", steps ? step_max : 0);
+        ++out->rows[RowBatch::kWindows];
+      }
+      for (int c = 0; c < model::kCategoryCount; ++c) {
+        const model::CategoryStats& cs = d.categories[static_cast<size_t>(c)];
+        if (cs.count == 0 && cs.time_ns == 0) continue;
+        Row r(&out->body[RowBatch::kCategories], key);
+        r.Str("category", model::kCategoryNames[c])
+            .UInt("kernel_count", cs.count)
+            .Int("time_ns", cs.time_ns);
+        ++out->rows[RowBatch::kCategories];
+      }
+      auto kernel_row = [&](const model::KernelStats& k, bool tail) {
+        Row r(&out->body[RowBatch::kKernels], key);
+        r.Str("kernel", tail ? std::string_view("(tail)") : std::string_view(k.name))
+            .Str("category", tail ? "" : model::kCategoryNames[static_cast<int>(k.category)])
+            .Str("subcategory", tail ? "" : k.subcategory)
+            .UInt("is_tail", tail ? 1 : 0)
+            .UInt("kernel_count", k.duration.count)
+            .Int("total_ns", k.duration.total_ns)
+            .Int("min_ns", k.duration.min_or_zero_ns())
+            .Int("max_ns", k.duration.max_ns)
+            .UInt("distinct_names", tail ? k.distinct_names : 1);
+        ++out->rows[RowBatch::kKernels];
+      };
+      for (const model::KernelStats& k : d.top_kernels) kernel_row(k, false);
+      if (d.tail.duration.count > 0) kernel_row(d.tail, true);
+      for (size_t t = 0; t < d.syncs.size(); ++t) {
+        const model::DurationStats& w = d.syncs[t].wait;
+        if (w.count == 0) continue;
+        Row r(&out->body[RowBatch::kSyncs], key);
+        r.Str("sync_type", model::kSyncTypeNames[t])
+            .UInt("sync_count", w.count)
+            .Int("wait_ns", w.total_ns)
+            .Int("max_ns", w.max_ns);
+        ++out->rows[RowBatch::kSyncs];
+      }
+    }
+  }
+}
+
+void EncodeTelemetry(const FleetIdentity& identity, const std::string& hostname,
+                     const TelemetryRecord& record, RowBatch* out) {
+  Row r(&out->body[RowBatch::kTelemetry], "");
+  r.Str("date", UtcDate(record.start_ns))
+      .Int("start_ns", record.start_ns)
+      .Int("end_ns", record.end_ns)
+      .Str("host", identity.LabelOr("host", hostname))
+      .Str("kind", record.kind)
+      .Str("engine", identity.LabelOr("engine", ""))
+      .Str("model", identity.LabelOr("model", ""))
+      .Labels(identity.labels)
+      .Str("json", record.json);
+  ++out->rows[RowBatch::kTelemetry];
+}
+
+}  // namespace inferscope::agent::clickhouse

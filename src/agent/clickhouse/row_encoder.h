@@ -1,0 +1,49 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Turns a stored window (one process, its devices) and telemetry records into ClickHouse rows,
+// `INSERT ... FORMAT JSONEachRow` bodies, one per fact table (src/agent/clickhouse/schema.h).
+// Deterministic: the same window always gives the same bytes, so a retried insert carries the
+// same row keys and ReplacingMergeTree collapses it (docs/fleet.md).
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "src/agent/clickhouse/clickhouse_config.h"
+#include "src/agent/store/sqlite_store.h"
+#include "src/model/profile.h"
+#include "src/wire/framing.h"
+
+namespace inferscope::agent::clickhouse {
+
+// The dimensions this agent stamps on every row: `host` (the `host` label, else the process's
+// hostname), `engine` and `model` (labels of those names; empty otherwise), and all labels.
+struct FleetIdentity {
+  Labels labels;
+  std::string LabelOr(std::string_view key, std::string_view fallback) const;
+};
+
+// Rows waiting to be sent, one JSONEachRow body per table.
+struct RowBatch {
+  enum Table { kWindows = 0, kCategories, kKernels, kSyncs, kTelemetry, kTables };
+  std::array<std::string, kTables> body;
+  std::array<uint64_t, kTables> rows{};
+
+  uint64_t total_rows() const;
+  size_t total_bytes() const;
+  void Clear();
+  static const char* TableName(int table);
+};
+
+// Appends the rows of `window` (every device of every process in it) to `out`.
+void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
+                  const model::ProfileWindow& window, RowBatch* out);
+// Appends one telemetry row.
+void EncodeTelemetry(const FleetIdentity& identity, const std::string& hostname,
+                     const TelemetryRecord& record, RowBatch* out);
+
+// "YYYY-MM-DD" of a Unix time in ns (UTC; ClickHouse's Date has no zone).
+std::string UtcDate(int64_t unix_ns);
+
+}  // namespace inferscope::agent::clickhouse

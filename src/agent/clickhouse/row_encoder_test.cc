@@ -1,0 +1,104 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/clickhouse/row_encoder.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+namespace inferscope::agent::clickhouse {
+namespace {
+
+model::ProfileWindow TwoDeviceWindow() {
+  model::ProfileWindow w;
+  w.start_ns = 1'764'201'600'000'000'000;  // 2025-11-27T00:00:00Z
+  w.end_ns = w.start_ns + 10'000'000'000;
+  model::ProcessProfile p;
+  p.pid = 42;
+  p.rank = 1;
+  p.world_size = 2;
+  p.hostname = "node\"7";
+  for (uint32_t dev : {0u, 1u}) {
+    model::DeviceProfile d;
+    d.device = dev;
+    d.device_name = "NVIDIA H100";
+    d.first_start_ns = w.start_ns;
+    d.last_end_ns = w.start_ns + 8'000'000'000;
+    d.busy_ns = 6'000'000'000;
+    d.compute_ns = 5'000'000'000;
+    d.communication_ns = 1'000'000'000;
+    d.communication_overlap_ns = 400'000'000;
+    d.kernel_count = 100;
+    d.categories[0] = {60, 3'000'000'000};
+    d.categories[2] = {40, 3'000'000'000};
+    model::KernelStats k;
+    k.name = "gemm";
+    k.duration.Add(10);
+    d.top_kernels.push_back(k);
+    d.tail.duration.Add(5);
+    d.tail.distinct_names = 3;
+    d.idle_causes.ns[1] = 1'500'000'000;
+    d.idle_causes.ns[3] = 500'000'000;
+    d.syncs[static_cast<size_t>(model::SyncType::kDevice)].wait.Add(700);
+    d.syncs[static_cast<size_t>(model::SyncType::kStreamWaitEvent)].wait.Add(900);
+    p.devices.push_back(d);
+  }
+  w.processes.push_back(p);
+  return w;
+}
+
+TEST(RowEncoder, RowsPerTableAndValues) {
+  FleetIdentity id;
+  id.labels = {{"engine", "vllm"}, {"replica", "r1"}};
+  wire::Hello hello;
+  hello.pid = 42;
+  hello.hostname = "ignored";
+  hello.process_start_unix_ns = 123;
+  RowBatch b;
+  EncodeWindow(id, hello, TwoDeviceWindow(), &b);
+  EXPECT_EQ(b.rows[RowBatch::kWindows], 2u);
+  EXPECT_EQ(b.rows[RowBatch::kCategories], 4u);
+  EXPECT_EQ(b.rows[RowBatch::kKernels], 4u);  // gemm + tail per device
+  EXPECT_EQ(b.rows[RowBatch::kSyncs], 4u);
+  // Each line is one JSON object with the key columns and the figures.
+  simdjson::dom::parser parser;
+  const std::string& windows = b.body[RowBatch::kWindows];
+  const std::string first = windows.substr(0, windows.find('\n'));
+  simdjson::dom::element row;
+  ASSERT_EQ(parser.parse(first).get(row), simdjson::SUCCESS) << first;
+  EXPECT_EQ(std::string_view(row["date"].get_string().value()), "2025-11-27");
+  EXPECT_EQ(std::string_view(row["host"].get_string().value()), "node\"7");
+  EXPECT_EQ(std::string_view(row["engine"].get_string().value()), "vllm");
+  EXPECT_EQ(std::string_view(row["gpu_model"].get_string().value()), "NVIDIA H100");
+  EXPECT_EQ(row["process_start_ns"].get_int64().value(), 123);
+  EXPECT_EQ(row["span_ns"].get_int64().value(), 8'000'000'000);
+  EXPECT_EQ(row["idle_ns"].get_int64().value(), 2'000'000'000);
+  EXPECT_EQ(row["exposed_communication_ns"].get_int64().value(), 600'000'000);
+  EXPECT_EQ(row["sync_wait_ns"].get_int64().value(), 700);  // stream_wait_event left out
+  EXPECT_EQ(row["idle_sync_ns"].get_int64().value(), 1'500'000'000);
+  EXPECT_EQ(row["label_keys"].at(1).get_string().value(), "replica");
+  // Deterministic: the same window encodes to the same bytes (a retry has the same keys).
+  RowBatch again;
+  EncodeWindow(id, hello, TwoDeviceWindow(), &again);
+  EXPECT_EQ(again.body, b.body);
+}
+
+TEST(RowEncoder, HostLabelWins) {
+  FleetIdentity id;
+  id.labels = {{"host", "replica-a"}};
+  RowBatch b;
+  EncodeWindow(id, wire::Hello{}, TwoDeviceWindow(), &b);
+  EXPECT_NE(b.body[RowBatch::kWindows].find("\"host\":\"replica-a\""), std::string::npos);
+  TelemetryRecord rec{"gpu", 1'764'201'600'000'000'000, 1'764'201'610'000'000'000, 0, "{\n}"};
+  EncodeTelemetry(id, "machine", rec, &b);
+  EXPECT_EQ(b.rows[RowBatch::kTelemetry], 1u);
+  EXPECT_NE(b.body[RowBatch::kTelemetry].find("\"json\":\"{\\n}\""), std::string::npos);
+}
+
+TEST(RowEncoder, UtcDate) {
+  EXPECT_EQ(UtcDate(0), "1970-01-01");
+  EXPECT_EQ(UtcDate(951'782'400'000'000'000), "2000-02-29");
+  EXPECT_EQ(UtcDate(1'764'201'599'999'999'999), "2025-11-26");
+  EXPECT_EQ(UtcDate(-5), "1970-01-01");
+}
+
+}  // namespace
+}  // namespace inferscope::agent::clickhouse

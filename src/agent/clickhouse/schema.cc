@@ -1,0 +1,83 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/clickhouse/schema.h"
+
+namespace inferscope::agent::clickhouse {
+namespace {
+
+// The columns every per-window fact table starts with: its key, then the dimensions users filter
+// and group by. Repeated in each table (not joined) because ClickHouse joins are costly and
+// columns of repeated values compress to almost nothing.
+constexpr const char* kKeyAndDimensions =
+    "date Date, window_start_ns Int64, window_end_ns Int64, host String, pid UInt32, "
+    "process_start_ns Int64, rank Int32, world_size Int32, device UInt32, engine String, "
+    "model String, gpu_model String, label_keys Array(String), label_values Array(String)";
+
+// ReplacingMergeTree over the full row key: a retried insert (same rows, same keys) collapses to
+// one row at the next merge, and readers that must be exact before merges add FINAL or group by
+// the key (docs/fleet.md). Daily partitions: retention drops whole days (ALTER TABLE ... DROP
+// PARTITION), the way a server without TTL expires data.
+std::string FactTable(const char* name, const std::string& figures, const std::string& extra_key) {
+  return std::string("CREATE TABLE IF NOT EXISTS {db}.") + name + " (" + kKeyAndDimensions + ", " +
+         figures +
+         ") ENGINE = ReplacingMergeTree() PARTITION BY date ORDER BY (host, window_start_ns, pid, "
+         "process_start_ns, rank, device" +
+         extra_key + ")";
+}
+
+}  // namespace
+
+const std::vector<Migration>& Migrations() {
+  static const std::vector<Migration> kMigrations = {
+      {1,
+       {
+           "CREATE DATABASE IF NOT EXISTS {db}",
+           "CREATE TABLE IF NOT EXISTS {db}.inferscope_schema (version UInt32, applied_ns Int64) "
+           "ENGINE = TinyLog",
+           FactTable(kWindowsTable,
+                     "span_ns Int64, busy_ns Int64, idle_ns Int64, compute_ns Int64, "
+                     "communication_ns Int64, communication_overlap_ns Int64, "
+                     "exposed_communication_ns Int64, kernel_count UInt64, "
+                     "idle_allocation_ns Int64, idle_sync_ns Int64, idle_launch_ns Int64, "
+                     "idle_host_idle_ns Int64, idle_dependency_ns Int64, idle_queued_ns Int64, "
+                     "idle_unattributed_ns Int64, idle_intervals UInt64, "
+                     "sync_count UInt64, sync_wait_ns Int64, step_count UInt64, "
+                     "step_total_ns Int64, step_max_ns Int64",
+                     ""),
+           FactTable(kCategoriesTable, "category String, kernel_count UInt64, time_ns Int64",
+                     ", category"),
+           FactTable(kKernelsTable,
+                     "kernel String, category String, subcategory String, is_tail UInt8, "
+                     "kernel_count UInt64, total_ns Int64, min_ns Int64, max_ns Int64, "
+                     "distinct_names UInt64",
+                     ", is_tail, kernel"),
+           FactTable(kSyncsTable,
+                     "sync_type String, sync_count UInt64, wait_ns Int64, max_ns Int64",
+                     ", sync_type"),
+           // Telemetry: each collector's window summary as the agent stores it (its JSON), per
+           // host; the fleet reads pick fields out with visitParam/JSONExtract functions.
+           "CREATE TABLE IF NOT EXISTS {db}.inferscope_telemetry (date Date, start_ns Int64, "
+           "end_ns Int64, host String, kind String, engine String, model String, "
+           "label_keys Array(String), label_values Array(String), json String) "
+           "ENGINE = ReplacingMergeTree() PARTITION BY date ORDER BY (host, kind, start_ns)",
+       }},
+  };
+  return kMigrations;
+}
+
+int LatestSchemaVersion() { return Migrations().back().version; }
+
+std::string WithDatabase(const std::string& statement, const std::string& database) {
+  std::string out;
+  out.reserve(statement.size() + 16);
+  for (size_t i = 0; i < statement.size(); ++i) {
+    if (statement.compare(i, 4, "{db}") == 0) {
+      out += database;
+      i += 3;
+    } else {
+      out += statement[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace inferscope::agent::clickhouse

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+# Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+"""Two agents ship to one real ClickHouse: every window exactly once, and the fleet report equals
+the merge of the per-host stores (issue 18, docs/fleet.md).
+
+Starts Debian's clickhouse-server on loopback (free ports, data in a temp dir), then two agents
+(`inferscope agent --sink clickhouse://127.0.0.1:PORT/fleet --label host=host-a|host-b`) fed by
+replays through `inferscope run` (tests/fakes/replay_engine, the bundled vLLM example trace, 1 s
+windows). Choreography:
+  1. agent A replays in real time for ~10 s; ClickHouse is killed (SIGKILL) 3 s in and started
+     again 4 s later: A spools meanwhile, then drains (a restart mid-run);
+  2. while ClickHouse is down, agent B stores a replay; once its rows sit in the spool, B is killed
+     (SIGKILL) and started again on the same state dir after ClickHouse is back: the new agent
+     drains the dead one's spool;
+  3. both agents stop cleanly.
+Checked per host: the process windows in ClickHouse (distinct pid, process start, window start)
+equal the windows rows of its SQLite store; no key twice (FINAL count = distinct keys, and after
+OPTIMIZE ... FINAL the plain count too); no row dropped (status `dropped_rows` 0, spool drained);
+and `inferscope report --source ... --group-by host --format json` gives each host the kernel
+count and busy time of `inferscope report --state-dir` of that host.
+
+Usage: fleet_clickhouse.py --inferscope BIN --replay-engine BIN
+Exit codes: 0 ok, 1 failure, 77 skipped (no clickhouse-server; a failure when
+INFERSCOPE_REQUIRE_CLICKHOUSE=1).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from live_common import REPO, wait_for_socket
+
+TRACE = os.path.join(REPO, "examples", "vllm_tp2_decode", "rank0.json.gz")
+DB = "fleet"
+
+
+class Failure(Exception):
+    pass
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def server_binary():
+    env = os.environ.get("INFERSCOPE_CLICKHOUSE_SERVER")
+    if env:
+        return env
+    for p in ("/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"):
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+class ClickHouse:
+    """A throwaway server; start() may repeat on the same data dir (a restart)."""
+
+    def __init__(self, binary, work):
+        self.binary, self.dir = binary, os.path.join(work, "clickhouse")
+        os.makedirs(self.dir)
+        self.http_port, tcp_port = free_port(), free_port()
+        d = self.dir
+        with open(os.path.join(d, "config.xml"), "w") as f:
+            f.write("""<?xml version="1.0"?>
+<yandex>
+<logger><level>warning</level><log>%(d)s/server.log</log><errorlog>%(d)s/err.log</errorlog>
+<size>10M</size><count>1</count></logger>
+<http_port>%(http)d</http_port><tcp_port>%(tcp)d</tcp_port><listen_host>127.0.0.1</listen_host>
+<path>%(d)s/data/</path><tmp_path>%(d)s/tmp/</tmp_path><user_files_path>%(d)s/uf/</user_files_path>
+<format_schema_path>%(d)s/fs/</format_schema_path>
+<mark_cache_size>268435456</mark_cache_size><uncompressed_cache_size>268435456</uncompressed_cache_size>
+<timezone>UTC</timezone>
+<users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile>
+<quota>default</quota></default></users><profiles><default></default></profiles>
+<quotas><default></default></quotas><default_profile>default</default_profile>
+<default_database>default</default_database>
+</yandex>
+""" % {"d": d, "http": self.http_port, "tcp": tcp_port})
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [self.binary, "--config-file=" + os.path.join(self.dir, "config.xml")],
+            stdout=open(os.path.join(self.dir, "stdout.log"), "a"), stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if self.query("SELECT 1").strip() == "1":
+                    return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                raise Failure("clickhouse-server exited at start (%s/stdout.log)" % self.dir)
+            time.sleep(0.1)
+        raise Failure("clickhouse-server did not answer within 60 s")
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def query(self, sql):
+        req = urllib.request.Request("http://127.0.0.1:%d/" % self.http_port, data=sql.encode())
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.read().decode()
+
+    def scalar(self, sql):
+        return int(self.query(sql).strip())
+
+    @property
+    def url(self):
+        return "clickhouse://127.0.0.1:%d/%s" % (self.http_port, DB)
+
+
+class Agent:
+    def __init__(self, args, work, host, url):
+        self.args, self.host, self.url = args, host, url
+        self.state = os.path.join(work, host)
+        self.log = os.path.join(work, host + ".log")
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [self.args.inferscope, "agent", "--state-dir", self.state, "--http-port", "0",
+             "--no-nvml", "--no-scrape", "--no-otlp", "--sink", self.url, "--label",
+             "host=" + self.host, "--label", "cluster=test"],
+            stdout=subprocess.DEVNULL, stderr=open(self.log, "a"))
+        if not wait_for_socket(os.path.join(self.state, "agent.sock")):
+            raise Failure("agent %s did not start (%s)" % (self.host, self.log))
+        deadline = time.time() + 10
+        while time.time() < deadline:  # agent.json is written once the HTTP API is up
+            try:
+                with open(os.path.join(self.state, "agent.json")) as f:
+                    info = json.load(f)
+                if info.get("pid") == self.proc.pid:
+                    self.api = info["endpoints"]["api"]
+                    return
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(0.05)
+        raise Failure("agent %s wrote no agent.json" % self.host)
+
+    def status(self):
+        with urllib.request.urlopen(self.api + "/status", timeout=5) as r:
+            return json.loads(r.read().decode())
+
+    def sink(self):
+        s = self.status()["sink"]
+        if s is None:
+            raise Failure("agent %s: no sink in /api/v1/status" % self.host)
+        return s
+
+    def replay(self, extra, background=False):
+        cmd = [self.args.inferscope, "run", "--state-dir", self.state, "--no-agent", "--window",
+               "1s", "--", self.args.replay_engine] + extra + [TRACE]
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if background:
+            return p
+        finish(p)
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=60)
+        self.proc = None
+
+    def store_windows(self):
+        db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.state, "inferscope.db"),
+                             uri=True)
+        n = db.execute("SELECT count(*) FROM windows").fetchone()[0]
+        db.close()
+        return n
+
+    def report(self):
+        r = subprocess.run([self.args.inferscope, "report", "--state-dir", self.state, "--last",
+                            "24h", "--format", "json"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        if r.returncode != 0:
+            raise Failure("report of %s failed: %s" % (self.host, r.stderr))
+        return json.loads(r.stdout)
+
+
+def finish(p):
+    _, err = p.communicate(timeout=120)
+    if p.returncode != 0:
+        raise Failure("replay failed (%d): %s" % (p.returncode, err[-500:]))
+
+
+def wait_for(what, probe, timeout_s=30.0, state=None):
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise Failure("timed out waiting for " + what + (" (%s)" % state() if state else ""))
+
+
+def settled(agent):
+    """True once everything the agent stored has been acknowledged by ClickHouse."""
+    s = agent.sink()
+    return s["connected"] and s["spooled_rows"] == 0 and s["queued_rows"] == 0
+
+
+def check(ch, agents, inferscope):
+    problems = []
+    for a in agents:
+        h = "'%s'" % a.host
+        stored = a.store_windows()
+        windows = ch.scalar("SELECT uniqExact(pid, process_start_ns, window_start_ns) FROM "
+                            "%s.inferscope_windows WHERE host = %s" % (DB, h))
+        final = ch.scalar("SELECT count() FROM %s.inferscope_windows FINAL WHERE host = %s" % (DB, h))
+        keys = ch.scalar("SELECT uniqExact(pid, process_start_ns, window_start_ns, rank, device) "
+                         "FROM %s.inferscope_windows WHERE host = %s" % (DB, h))
+        print("%s: %d windows stored, %d in ClickHouse (%d device rows)" % (a.host, stored,
+                                                                             windows, final))
+        if stored == 0:
+            problems.append("%s stored no windows" % a.host)
+        if windows != stored:
+            problems.append("%s: %d windows stored, %d in ClickHouse" % (a.host, stored, windows))
+        if final != keys:
+            problems.append("%s: %d rows after FINAL, %d distinct keys" % (a.host, final, keys))
+    for table in ("inferscope_windows", "inferscope_window_categories",
+                  "inferscope_window_kernels", "inferscope_window_syncs"):
+        ch.query("OPTIMIZE TABLE %s.%s FINAL" % (DB, table))
+        plain = ch.scalar("SELECT count() FROM %s.%s" % (DB, table))
+        final = ch.scalar("SELECT count() FROM %s.%s FINAL" % (DB, table))
+        if plain != final:
+            problems.append("%s: %d rows, %d after FINAL (duplicates)" % (table, plain, final))
+    r = subprocess.run([inferscope, "report", "--source", ch.url, "--last", "24h", "--group-by",
+                        "host", "--label", "cluster=test", "--exact", "--format", "json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    if r.returncode != 0:
+        raise Failure("fleet report failed: " + r.stderr)
+    fleet = {g["key"]: g for g in json.loads(r.stdout)["groups"]}
+    for a in agents:
+        local = a.report()
+        kernels = sum(rk["kernel_count"] for rk in local["ranks"])
+        busy = sum(rk["temporal_breakdown"]["busy_ns"] for rk in local["ranks"])
+        g = fleet.get(a.host)
+        if g is None:
+            problems.append("fleet report has no %s" % a.host)
+            continue
+        print("%s: kernels %d local / %d fleet, busy %d / %d ns" % (a.host, kernels,
+                                                                   g["kernel_count"], busy,
+                                                                   g["busy_ns"]))
+        if (g["kernel_count"], g["busy_ns"]) != (kernels, busy):
+            problems.append("%s: fleet report %d kernels %d ns busy, the store %d and %d" %
+                            (a.host, g["kernel_count"], g["busy_ns"], kernels, busy))
+    return problems
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--inferscope", required=True)
+    p.add_argument("--replay-engine", required=True)
+    p.add_argument("--keep", action="store_true")
+    args = p.parse_args()
+    binary = server_binary()
+    if binary is None:
+        if os.environ.get("INFERSCOPE_REQUIRE_CLICKHOUSE") == "1":
+            print("FAIL: clickhouse-server not installed and INFERSCOPE_REQUIRE_CLICKHOUSE=1")
+            return 1
+        print("SKIP: clickhouse-server not installed (apt-get install clickhouse-server)")
+        return 77
+    work = tempfile.mkdtemp(prefix="inferscope_fleet_")
+    ch = ClickHouse(binary, work)
+    a = Agent(args, work, "host-a", ch.url)
+    b = Agent(args, work, "host-b", ch.url)
+    ok = False
+    try:
+        ch.start()
+        a.start()
+        b.start()
+        # 1. A replays for ~10 s in real time; ClickHouse dies 3 s in.
+        long_replay = a.replay(["--speed", "1", "--loop-for", "10", "--loop-period", "1"],
+                               background=True)
+        time.sleep(3)
+        ch.kill()
+        # 2. B stores a replay while ClickHouse is down; its rows land in the spool.
+        b.replay(["--speed", "0"])
+        # Every window the process sent is stored (and so handed to the sink) ...
+        wait_for("host-b to store its windows",
+                 lambda: (lambda st: st["connected_processes"] == 0 and st["windows_stored"] > 0
+                          and st["windows_stored"] == st["windows_received"])(b.status()),
+                 state=lambda: json.dumps(b.status()))
+        # ... and two more failed flushes have passed: the one that took the last rows from
+        # memory has written them to the spool (a flush counts its failure before spooling).
+        failures = b.sink()["failures"]
+        wait_for("host-b's rows in the spool",
+                 lambda: (lambda k: k["failures"] >= failures + 2 and k["queued_rows"] == 0 and
+                          k["spooled_rows"] > 0)(b.sink()),
+                 timeout_s=60, state=lambda: json.dumps(b.sink()))
+        spooled_b = b.sink()["spooled_rows"]
+        b.stop(signal.SIGKILL)
+        print("host-b killed with %d rows spooled; host-a spooled %d so far" %
+              (spooled_b, a.sink()["spooled_rows"]))
+        time.sleep(1)
+        ch.start()  # the same data dir: the tables and A's early rows are still there
+        finish(long_replay)
+        b.start()
+        if b.sink()["spooled_rows"] == 0 and b.sink()["spool_drained"] == 0:
+            raise Failure("the restarted host-b found nothing in its spool")
+        wait_for("both agents to drain", lambda: settled(a) and settled(b), 60,
+                 state=lambda: json.dumps([a.sink(), b.sink()]))
+        time.sleep(2.5)
+        wait_for("both agents to settle", lambda: settled(a) and settled(b), 30)
+        stats = {x.host: x.sink() for x in (a, b)}
+        a.stop()
+        b.stop()
+        print("sink stats:", json.dumps(stats, sort_keys=True))
+        problems = check(ch, [a, b], args.inferscope)
+        for host, s in stats.items():
+            if s["dropped_rows"]:
+                problems.append("%s dropped %d rows" % (host, s["dropped_rows"]))
+        if stats["host-a"]["spooled_total"] == 0:
+            problems.append("host-a spooled nothing while ClickHouse was down")
+        if stats["host-b"]["spool_drained"] < spooled_b:
+            problems.append("host-b drained %d of the %d rows the killed agent spooled" %
+                            (stats["host-b"]["spool_drained"], spooled_b))
+        for prob in problems:
+            print("FAIL:", prob)
+        ok = not problems
+        if ok:
+            print("OK: every window once in ClickHouse across a restart and a killed agent; "
+                  "the fleet report equals the per-host stores")
+        return 0 if ok else 1
+    except Failure as e:
+        print("FAIL:", e)
+        return 1
+    finally:
+        for x in (a, b):
+            try:
+                x.stop(signal.SIGKILL)
+            except Exception:
+                pass
+        ch.kill()
+        if ok and not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print("work dir kept:", work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
