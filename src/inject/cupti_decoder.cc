@@ -208,6 +208,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.block[2] = r->blockZ;
       if (e.graph_id != 0 && graphs_ != nullptr) graphs_->OnNodeKernel(e);
       sink->OnKernel(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -219,6 +220,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.pageable = r->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE ||
                    r->dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
       sink->OnMemcpy(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -234,6 +236,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.correlation_id = r->correlationId;
       e.type = SyncTypeOf(r->type);
       sink->OnSync(e);
+      Tee(e);
       return;
     }
     default:
@@ -249,6 +252,7 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       e.bytes = r->bytes;
       e.kind = model::MemcpyKind::kPtoP;
       sink->OnMemcpy(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -256,6 +260,7 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       auto e = GpuOp<CUpti_ActivityMemset4, model::MemsetEvent>(r, pid_);
       e.bytes = r->bytes;
       sink->OnMemset(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -268,6 +273,7 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       e.tid = r->threadId;
       e.correlation_id = r->correlationId;
       sink->OnApiCall(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
@@ -293,7 +299,10 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
         // node (at a sampling switch) is dropped.
         if (!graphs_->OnGraphLaunch(e, &estimated_)) return;
         if (!estimated_.empty()) {
-          for (const model::KernelEvent& k : estimated_) sink->OnKernel(k);
+          for (const model::KernelEvent& k : estimated_) {
+            sink->OnKernel(k);
+            Tee(k);
+          }
           return;
         }
       }
@@ -305,6 +314,7 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
                                     std::to_string(pid_) + "]");
       e.name = it->second;
       sink->OnKernel(e);
+      Tee(e);
       return;
     }
     default:

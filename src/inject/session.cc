@@ -149,6 +149,7 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
       graphs_(pid_, config.window_ns, &names_, &classifier_),
       decoder_(&names_, pid_, &binding_.api, binding.layout) {
   decoder_.set_graph_attribution(&graphs_);
+  decoder_.set_capture(&event_capture_);
   aggregate::AggregatorOptions options;
   options.window_ns = config.window_ns;
   options.lateness_ns = config.lateness_ns;
@@ -585,6 +586,8 @@ void Session::CountDataQuality() {
   };
   charge(model::DataQuality::kRecordsDropped, dropped);
   charge(model::DataQuality::kBufferRequestsRefused, exhausted - pool_exhausted_reported_);
+  lost_records_ += dropped + (exhausted - pool_exhausted_reported_);
+  event_capture_.NoteLostRecords(lost_records_);
   pool_exhausted_reported_ = exhausted;
   charge(model::DataQuality::kUnknownRecord, decoder_.unknown_records() - unknown_reported_);
   unknown_reported_ = decoder_.unknown_records();
