@@ -344,6 +344,10 @@ void Agent::AddCaptureRoutes() {
     if (req.Param("pid")) spec.pid = static_cast<uint32_t>(pid);
     if (req.Param("rank")) spec.rank = static_cast<int32_t>(rank);
     if (const std::string* v = req.Param("format")) spec.format = *v;
+    if (const std::string* v = req.Param("graph_nodes")) {
+      if (*v != "0" && *v != "1") return JsonError(400, "graph_nodes: want 0 or 1");
+      spec.graph_nodes = *v == "1";
+    }
     auto id = captures_->Start(spec);
     if (!id.ok()) return JsonError(id.status());
     Wake();

@@ -114,6 +114,7 @@ void CaptureManager::Dispatch(const std::vector<CaptureTarget>& connected, int64
   req.duration_ns = c.spec.duration_ns;
   req.max_bytes = c.spec.max_bytes / c.parts.size();
   req.max_events = c.spec.max_events_per_process;
+  req.graph_nodes = c.spec.graph_nodes;
   std::string payload, frame;
   wire::EncodeCaptureRequest(req, &payload);
   (void)wire::FrameWriter::Append(wire::FrameType::kCaptureRequest, payload, &frame);
@@ -271,6 +272,7 @@ std::string CaptureManager::StatusJsonLocked(const Capture& c) const {
   w.Key("start_unix_ns").Int(c.start_unix_ns);
   w.Key("format").String(c.spec.format);
   w.Key("max_bytes").UInt(c.spec.max_bytes);
+  w.Key("graph_nodes").Bool(c.spec.graph_nodes);
   if (!c.error.empty()) w.Key("error").String(c.error);
   w.Key("processes").BeginArray();
   for (const auto& [session, part] : c.parts) {

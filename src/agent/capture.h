@@ -32,6 +32,7 @@ struct CaptureSpec {
   uint64_t max_bytes = kDefaultMaxBytes;
   uint64_t max_events_per_process = 8'000'000;
   std::string format = "pftrace";  // pftrace, pftrace.gz, json, json.gz
+  bool graph_nodes = false;        // trace CUDA graph nodes as kernels for the span
   static constexpr uint64_t kDefaultMaxBytes = 256ull << 20;
   static constexpr int64_t kMaxDurationNs = 60'000'000'000;
 };

@@ -95,6 +95,7 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
                       "&format=" + CaptureFormatFor(options.output_path);
   if (options.pid) query += "&pid=" + std::to_string(*options.pid);
   if (options.rank) query += "&rank=" + std::to_string(*options.rank);
+  if (options.graph_nodes) query += "&graph_nodes=1";
   auto target = agent::net::ParseHttpUrl(endpoints->api + query, "agent API URL");
   if (!target.ok()) return fail(target.status().message(), kExitError);
   agent::net::FetchOptions fetch;
@@ -227,6 +228,9 @@ CaptureCommand::CaptureCommand(CLI::App* app) {
                    "Memory of the capture, all processes together (e.g. 64MB, 1GB)")
       ->capture_default_str()
       ->type_name("SIZE");
+  cmd_->add_flag("--graph-nodes", options_.graph_nodes,
+                 "Trace every CUDA graph node as a kernel for the span (graph launches are\n"
+                 "otherwise one record each)");
   cmd_->add_option("-o,--output", options_.output_path, "The trace file to write")
       ->required()
       ->type_name("FILE");

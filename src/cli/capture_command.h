@@ -24,6 +24,7 @@ struct CaptureOptions {
   std::string duration = "2s";
   std::string max_size = "256MB";  // the capture's memory, all processes together
   std::string output_path;         // .pftrace[.gz] or .json[.gz]
+  bool graph_nodes = false;        // trace CUDA graph nodes as kernels for the span
 };
 
 // The format the agent writes for `path`: pftrace.gz, json, json.gz, else pftrace.

@@ -45,8 +45,21 @@ class EventCapture {
   void Poll(int64_t now_unix_ns, int64_t settle_ns, std::vector<std::string>* frames);
 
   bool active() const { return active_; }
-  // Bytes held now (the open chunk); sealed chunks are the caller's once Poll returns them.
+  // Events recorded by the current (or last) capture.
+  uint64_t recorded_events() const { return end_.events; }
+  // Whether CUDA graph nodes should be traced as kernels now: the capture asked for it and its
+  // span is near (the switch takes effect from the next flush, so it starts `lead_ns` early).
+  bool WantsGraphNodes(int64_t now_unix_ns, int64_t lead_ns) const {
+    return active_ && request_.graph_nodes && now_unix_ns >= start_ns_ - lead_ns &&
+           now_unix_ns < end_ns_;
+  }
+  // Bytes held now: the open chunk, and sealed chunks until Poll hands them out.
   size_t held_bytes() const { return chunk_.size(); }
+  size_t sealed_bytes() const {
+    size_t n = 0;
+    for (const auto& s : sealed_) n += s.size();
+    return n;
+  }
 
  private:
   bool Admit();  // counts an event against the caps; false once a cap is hit

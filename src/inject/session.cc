@@ -492,9 +492,15 @@ void Session::StepGraphSampling() {
     graphs_.BeginSample(now);
     return;
   }
-  if (config_.graph_sample_ns <= 0) return;
-  const int64_t phase = RealtimeNs() % config_.graph_sample_period_ns;
-  const bool in_window = phase < config_.graph_sample_ns;
+  bool capture_nodes = false;  // a capture asked for graph nodes (--graph-nodes)
+  {
+    std::lock_guard<std::mutex> lock(aggregator_mu_);
+    capture_nodes = event_capture_.WantsGraphNodes(RealtimeNs(), 2 * config_.flush_period_ns);
+  }
+  if (config_.graph_sample_ns <= 0 && !capture_nodes && sample_state_ == SampleState::kIdle) return;
+  const int64_t phase =
+      config_.graph_sample_ns > 0 ? RealtimeNs() % config_.graph_sample_period_ns : INT64_MAX;
+  const bool in_window = phase < config_.graph_sample_ns || capture_nodes;
   switch (sample_state_) {
     case SampleState::kIdle:
       if (!in_window) {

@@ -15,6 +15,7 @@ enum RequestField : uint32_t {
   kReqDuration = 3,
   kReqMaxBytes = 4,
   kReqMaxEvents = 5,
+  kReqGraphNodes = 6,
 };
 enum EndField : uint32_t {
   kEndId = 1,
@@ -185,6 +186,7 @@ void EncodeCaptureRequest(const CaptureRequest& request, std::string* out) {
   w.S(kReqDuration, request.duration_ns);
   w.U(kReqMaxBytes, request.max_bytes);
   w.U(kReqMaxEvents, request.max_events);
+  w.U(kReqGraphNodes, request.graph_nodes ? 1 : 0);
 }
 
 base::StatusOr<CaptureRequest> DecodeCaptureRequest(std::string_view payload) {
@@ -192,7 +194,7 @@ base::StatusOr<CaptureRequest> DecodeCaptureRequest(std::string_view payload) {
   WireReader r(payload);
   WireField f;
   while (r.NextField(&f)) {
-    if (f.number >= kReqId && f.number <= kReqMaxEvents && f.type != WireType::kVarint)
+    if (f.number >= kReqId && f.number <= kReqGraphNodes && f.type != WireType::kVarint)
       return base::DataLossError("capture request: corrupt field " + std::to_string(f.number));
     switch (f.number) {
       case kReqId:
@@ -209,6 +211,9 @@ base::StatusOr<CaptureRequest> DecodeCaptureRequest(std::string_view payload) {
         break;
       case kReqMaxEvents:
         req.max_events = f.value;
+        break;
+      case kReqGraphNodes:
+        req.graph_nodes = f.value != 0;
         break;
       default:
         break;

@@ -31,8 +31,9 @@ struct CaptureRequest {
   uint64_t capture_id = 0;
   int64_t start_unix_ns = 0;
   int64_t duration_ns = 0;
-  uint64_t max_bytes = 0;   // encoded bytes this process may produce (0 = refuse)
-  uint64_t max_events = 0;  // events this process may record (0 = refuse)
+  uint64_t max_bytes = 0;    // encoded bytes this process may produce (0 = refuse)
+  uint64_t max_events = 0;   // events this process may record (0 = refuse)
+  bool graph_nodes = false;  // trace CUDA graph nodes as kernels for the span
   bool operator==(const CaptureRequest&) const = default;
 };
 

@@ -11,7 +11,7 @@ namespace inferscope::wire {
 namespace {
 
 TEST(CaptureCodecTest, RequestAndEndRoundTrip) {
-  CaptureRequest req{7, 1'700'000'000'123'456'789, 2'000'000'000, 64u << 20, 1'000'000};
+  CaptureRequest req{7, 1'700'000'000'123'456'789, 2'000'000'000, 64u << 20, 1'000'000, true};
   std::string payload;
   EncodeCaptureRequest(req, &payload);
   auto back = DecodeCaptureRequest(payload);

@@ -16,6 +16,8 @@ with the real injection library, agent and CLI. The bundled two-rank vLLM decode
   pool_exhausted  a tiny CUPTI buffer pool: the capture completes and the application too.
   byte_cap        a capture whose memory cap is smaller than what the span holds: the cap is
                   reported, the trace holds what fit.
+  graph_nodes     a CUDA-graph server (tools/make_graph_server_trace.py): graph launches are one
+                  slice each, with --graph-nodes every node is a kernel slice with its graph id.
 
 Usage: live_capture.py --inferscope BIN --replay-engine BIN [--cases a,b].
 Exit 0 ok, 1 failure, 77 skipped (no protoc, unless INFERSCOPE_REQUIRE_PROTOC=1).
@@ -263,7 +265,35 @@ def byte_cap(c, protoc):
     decode(protoc, out)
 
 
-CASES = [multi_rank, two_at_once, process_exits, agent_dies, pool_exhausted, byte_cap]
+def graph_nodes(c, protoc):
+    graph_trace = os.path.join(c.work, "graph_server.json.gz")
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_graph_server_trace.py"),
+                    "--out", graph_trace], check=True)
+    c.start_agent()
+    # Graph sampling off: without --graph-nodes a graph launch is one record.
+    c.start_app(20, env={"INFERSCOPE_GRAPH_SAMPLE": "off"}, traces=[graph_trace])
+    c.wait_connected(1)
+    plain = os.path.join(c.work, "plain.json")
+    r = c.capture("--duration", "1s", "-o", plain)
+    assert r.returncode == 0, r.stderr
+    nodes = os.path.join(c.work, "nodes.json")
+    r = c.capture("--duration", "1s", "--graph-nodes", "-o", nodes)
+    assert r.returncode == 0, r.stderr
+
+    def kernels(path):
+        events = json.load(open(path))["traceEvents"]
+        return [e for e in events if e["ph"] == "X" and "full_name" in e.get("args", {})]
+    plain_k, node_k = kernels(plain), kernels(nodes)
+    assert any(e["name"].startswith("[cuda graph") for e in plain_k), \
+        "graph launches should be one slice each without --graph-nodes"
+    graphed = [e for e in node_k if e["args"].get("graph_id")]
+    assert graphed and not any(e["name"].startswith("[cuda graph") for e in graphed), \
+        "with --graph-nodes the graph's kernels carry their graph id: %s" % node_k[:3]
+    assert len(node_k) > len(plain_k), (len(node_k), len(plain_k))
+
+
+CASES = [multi_rank, two_at_once, process_exits, agent_dies, pool_exhausted, byte_cap,
+         graph_nodes]
 
 
 def main():
