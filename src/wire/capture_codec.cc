@@ -46,8 +46,8 @@ enum EventField : uint32_t {
   kNameId = 5,
   kCorrelation = 6,
   kGraphId = 7,
-  kGrid = 8,   // packed x, y, z (zigzag)
-  kBlock = 9,  // packed x, y, z (zigzag)
+  kGrid = 8,   // packed x, y, z (as uint32)
+  kBlock = 9,  // packed x, y, z (as uint32)
   kBytesField = 10,
   kCopyKind = 11,
   kPageable = 12,
@@ -61,7 +61,8 @@ void Dims(WireWriter& w, uint32_t field, const int32_t d[3]) {
   if (d[0] == 0 && d[1] == 0 && d[2] == 0) return;
   std::string packed;
   WireWriter p(&packed);
-  for (int i = 0; i < 3; ++i) p.Varint(ZigZag(d[i]));
+  // As uint32: launch dimensions are positive, and a zigzag would double them (a byte more).
+  for (int i = 0; i < 3; ++i) p.Varint(static_cast<uint32_t>(d[i]));
   w.Str(field, packed);
 }
 
@@ -74,9 +75,9 @@ bool ReadU32(uint64_t v, uint32_t* out) {
 bool ReadDims(std::string_view packed, int32_t d[3]) {
   WireReader r(packed);
   for (int i = 0; i < 3; ++i) {
-    const int64_t v = UnZigZag(r.Varint());
-    if (!r.ok() || v < INT32_MIN || v > INT32_MAX) return false;
-    d[i] = static_cast<int32_t>(v);
+    const uint64_t v = r.Varint();
+    if (!r.ok() || v > UINT32_MAX) return false;
+    d[i] = static_cast<int32_t>(static_cast<uint32_t>(v));
   }
   return r.done();
 }

@@ -165,7 +165,8 @@ HttpResponse Index(const HttpServer& server) {
       .String(
           "from, to (now, -5m, 2026-01-02T15:04[:05][Z], Unix seconds) or last (default 5m); "
           "pid, rank, device; top (profile); format=json|text|markdown (profile); limit "
-          "(windows)");
+          "(windows); capture: duration, pid or rank, max_bytes, graph_nodes=0|1, "
+          "format=pftrace|pftrace.gz|json|json.gz (POST), id (GET, download)");
   w.EndObject();
   return Json(w);
 }
