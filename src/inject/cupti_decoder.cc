@@ -294,24 +294,26 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
         return;
       }
       e.graph_id = r->graphId;
-      if (graphs_ != nullptr) {
-        // Split by the graph's sampled shares when there are some; a launch already seen node by
-        // node (at a sampling switch) is dropped.
-        if (!graphs_->OnGraphLaunch(e, &estimated_)) return;
-        if (!estimated_.empty()) {
-          for (const model::KernelEvent& k : estimated_) {
-            sink->OnKernel(k);
-            Tee(k);
-          }
-          return;
-        }
-      }
       // Graph ids are process-local: the name carries the pid so that merged reports of several
       // processes never fold different graphs into one row.
       auto [it, inserted] = graph_names_.try_emplace(r->graphId, model::kNoName);
       if (inserted)
         it->second = names_->Intern("[cuda graph " + std::to_string(r->graphId) + " of pid " +
                                     std::to_string(pid_) + "]");
+      if (graphs_ != nullptr) {
+        // Split by the graph's sampled shares when there are some; a launch already seen node by
+        // node (at a sampling switch) is dropped.
+        if (!graphs_->OnGraphLaunch(e, &estimated_)) return;
+        if (!estimated_.empty()) {
+          // A capture wants the record as it is, one slice per launch: the estimated kernels are
+          // the windows' attribution, not events that happened with those times.
+          model::KernelEvent launch = e;
+          launch.name = it->second;
+          Tee(launch);
+          for (const model::KernelEvent& k : estimated_) sink->OnKernel(k);
+          return;
+        }
+      }
       e.name = it->second;
       sink->OnKernel(e);
       Tee(e);
