@@ -194,14 +194,16 @@ void CaptureChild() {
   const int64_t now = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
   static std::vector<std::string> frames;  // written under the session's lock
   static std::atomic<bool> ended{false};
+  static std::atomic<bool> armed{false};
   static int64_t start_ns = 0;
-  start_ns = now + 200'000'000;
+  start_ns = now + 1'000'000'000;  // late enough for a loaded machine to arm it first
   auto on_tick = [] {
     EventCapture* c = Session::Instance()->capture();
     static bool requested = false;
     if (!requested) {
       c->Request({9, start_ns, 200'000'000, 1 << 20, 1000});
       requested = true;
+      armed = true;
     }
     timespec t{};
     clock_gettime(CLOCK_REALTIME, &t);
@@ -212,13 +214,16 @@ void CaptureChild() {
   Session* s = Session::Start(
       TestConfig(), binding, [](model::ProfileWindow&&) {}, on_tick, &why);
   CHECK_OR_EXIT(s != nullptr);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a tick has armed it
+  // Decoding happens at the flush before each tick: emit only once a tick has armed the capture.
+  for (int i = 0; i < 1000 && !armed; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK_OR_EXIT(armed);
   FakeCuptiKernel k{};
   k.name = "captured_kernel";
   k.stream_id = 7;
   k.context_id = 1;
-  for (int i = 0; i < 60; ++i) {  // one every 10 ms from now: 20 start in the span
-    k.start_ns = static_cast<uint64_t>(now + i * 10'000'000);
+  for (int i = 0; i < 60; ++i) {  // every 10 ms from 0.6 s on: 20 start in the span
+    k.start_ns = static_cast<uint64_t>(now + 600'000'000 + i * 10'000'000);
     k.end_ns = k.start_ns + 1000;
     k.correlation_id = static_cast<uint32_t>(i + 1);
     fake_cupti_emit_kernel(&k);
