@@ -242,7 +242,7 @@ def agent_dies(c, protoc):
 
 def pool_exhausted(c, protoc):
     c.start_agent()
-    c.start_app(10, env={"INFERSCOPE_BUFFER_COUNT": "2", "INFERSCOPE_BUFFER_SIZE": "65536"})
+    c.start_app(7, env={"INFERSCOPE_BUFFER_COUNT": "2", "INFERSCOPE_BUFFER_SIZE": "65536"})
     c.wait_connected(2)
     out = os.path.join(c.work, "pool.pftrace")
     r = c.capture("--duration", "2s", "-o", out)
@@ -254,10 +254,10 @@ def pool_exhausted(c, protoc):
 
 def byte_cap(c, protoc):
     c.start_agent()
-    c.start_app(20)
+    c.start_app(10)
     c.wait_connected(2)
     out = os.path.join(c.work, "cap.pftrace")
-    r = c.capture("--duration", "10s", "--max-size", "1MB", "-o", out)
+    r = c.capture("--duration", "5s", "--max-size", "1MB", "-o", out)
     assert r.returncode == 0, r.stderr
     assert "the bytes cap was reached" in r.stderr, r.stderr
     status = c.api("/capture")
@@ -272,7 +272,7 @@ def graph_nodes(c, protoc):
                     "--out", graph_trace], check=True)
     c.start_agent()
     # Graph sampling off: without --graph-nodes a graph launch is one record.
-    c.start_app(20, env={"INFERSCOPE_GRAPH_SAMPLE": "off"}, traces=[graph_trace])
+    c.start_app(12, env={"INFERSCOPE_GRAPH_SAMPLE": "off"}, traces=[graph_trace])
     c.wait_connected(1)
     plain = os.path.join(c.work, "plain.json")
     r = c.capture("--duration", "1s", "-o", plain)
