@@ -6,6 +6,7 @@ find_package(ZLIB REQUIRED)       # zlib1g-dev
 find_package(CLI11 REQUIRED)      # libcli11-dev
 find_package(fmt REQUIRED)        # libfmt-dev
 find_package(PkgConfig REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)  # libzstd-dev: the store's payloads
 if(INFERSCOPE_BUILD_TESTS)
   find_package(GTest REQUIRED)    # libgtest-dev libgmock-dev
   include(GoogleTest)

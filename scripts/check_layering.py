@@ -53,8 +53,10 @@ LAYERS = [
     ("agent_endpoints", 8, ["src/agent/agent_endpoints"]),
     # Store range -> analysis -> report, the per-window telemetry collection, and the registry of
     # telemetry kinds (src/agent/telemetry_kinds) both iterate.
-    ("agent_query", 9, ["src/agent/range_query", "src/agent/telemetry"]),
+    ("agent_query", 9, ["src/agent/range_query", "src/agent/range_series", "src/agent/range_compare", "src/agent/telemetry"]),
     ("agent_http", 10, ["src/agent/http/"]),
+    # The dashboard's embedded files, served on the HTTP listener (/ui/).
+    ("agent_ui", 11, ["src/agent/ui/"]),
     # The agent-facing surfaces: the bounded context text and the MCP server (the agent hosts
     # its /mcp route, so both sit below the agent).
     ("context", 11, ["src/context/"]),

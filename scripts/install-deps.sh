@@ -6,12 +6,13 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   clang clang-format clang-tidy libclang-rt-14-dev   # libFuzzer + sanitizer runtimes
-  libsimdjson-dev libsqlite3-dev sqlite3 zlib1g-dev
+  libsimdjson-dev libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev
   protobuf-compiler                                  # protoc --decode checks `export` (tests/perfetto)
   libcli11-dev libfmt-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3                                            # tools/ and the golden comparison
   prometheus                                         # a real Prometheus scrapes /metrics in a test
+  chromium                                           # the dashboard's browser test (tests/ui)
 )
 
 missing=()
@@ -19,7 +20,7 @@ for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # Node.js and npm run the OpenTelemetry SDK exporter of the span test (tests/otel, packages from
-# npm). Only when no node/npm is on PATH: a Node.js from elsewhere (with its own npm) is fine, and
+# npm) and bundle the dashboard (web/, at build time). Only when no node/npm is on PATH: a Node.js from elsewhere (with its own npm) is fine, and
 # Debian's npm package would conflict with it.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   for p in nodejs npm; do

@@ -31,12 +31,20 @@ if command -v npm >/dev/null && [[ ! -d tests/mcp/node_modules ]]; then
   echo "== npm ci (tests/mcp) =="
   npm ci --prefix tests/mcp --no-audit --no-fund --loglevel=error
 fi
+# playwright-core for the dashboard's browser test (tests/ui, pinned the same way; it drives
+# Debian's chromium; skips without either, required in CI through INFERSCOPE_REQUIRE_UI=1).
+if command -v npm >/dev/null && [[ ! -d tests/ui/node_modules ]]; then
+  echo "== npm ci (tests/ui) =="
+  npm ci --prefix tests/ui --no-audit --no-fund --loglevel=error
+fi
 if ! command -v npm >/dev/null; then
-  echo "note: npm not found: the OpenTelemetry and MCP SDK client tests will skip"
+  echo "note: npm not found: the OpenTelemetry and MCP SDK client tests and the dashboard's"
+  echo "      browser test will skip, and /ui/ will say how to build the dashboard"
 fi
 if [[ "${CI:-}" == "true" ]]; then
   export INFERSCOPE_REQUIRE_OTEL=1
   export INFERSCOPE_REQUIRE_MCP=1
+  export INFERSCOPE_REQUIRE_UI=1  # the dashboard in chromium (tests/ui)
   export INFERSCOPE_REQUIRE_PROTOC=1  # protoc checks `export`'s output (tests/perfetto)
 fi
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "src/agent/http/api_routes.h"
+#include "src/agent/ui/ui_routes.h"
 #include "src/base/duration.h"
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
@@ -241,6 +242,7 @@ base::Status Agent::StartHttp() {
   };
   AddApiRoutes(http_.get(), std::move(api));
   mcp::AddMcpRoute(http_.get(), options_.state_dir);
+  AddUiRoutes(http_.get());  // the dashboard, /ui/
   http_->Post("/api/v1/watch", [this](const HttpRequest& req) {
     const std::string* v = req.Param("pid");
     int pid = 0;
@@ -300,6 +302,7 @@ base::Status Agent::StartHttp() {
   w.Key("api").String(base + "/api/v1");
   w.Key("metrics").String(base + "/metrics");
   w.Key("otlp_http").String(base + "/v1/traces");
+  w.Key("ui").String(base + "/ui/");
   w.EndObject();
   w.EndObject();
   endpoints_path_ = options_.state_dir + "/agent.json";

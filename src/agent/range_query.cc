@@ -44,30 +44,36 @@ base::Status MergeTelemetry(SqliteStore& store, const collector::TelemetryKind& 
   return base::OkStatus();
 }
 
-// Filters apply to the GPU metrics too: only the GPUs the matched profile ran on (by index: the
-// CUDA ordinal and the NVML index agree unless CUDA_VISIBLE_DEVICES reorders them), or the one
-// --device names. Engine metrics and spans are the engine's, host-wide: they stay.
+// Filters apply to the GPU metrics too: only the GPUs the matched profile ran on, or the one
+// --device names. A profile's device is a CUDA ordinal and NVML's is a host index: they are matched
+// by the device UUID the injection library reports, and by number only when a profile has no UUID
+// (an older library; then they agree unless CUDA_VISIBLE_DEVICES reorders them). `merged` is
+// already filtered. Engine metrics and spans are the engine's, host-wide: they stay.
 void FilterGpuMetrics(const RangeQuery& query,
                       const std::map<int64_t, model::ProfileWindow>& merged,
                       collector::TelemetrySet* telemetry) {
   GpuMetricsWindow* gpu = telemetry->GetMutable<GpuMetricsWindow>();
   if (!gpu || (!query.pid && !query.rank && !query.device)) return;
-  std::set<int64_t> keep;
-  if (query.device) {
-    keep.insert(*query.device);
-  }
-  if (query.pid || query.rank) {
-    std::set<int64_t> used;
-    for (const auto& [id, w] : merged)
-      for (const model::ProcessProfile& p : w.processes)
-        for (const model::DeviceProfile& d : p.devices) used.insert(d.device);
-    if (query.device) {
-      if (!used.count(*query.device)) keep.clear();
-    } else {
-      keep = std::move(used);
-    }
-  }
-  std::erase_if(gpu->devices, [&](const GpuDeviceWindow& d) { return keep.count(d.index) == 0; });
+  std::set<std::string, std::less<>> nvml_uuids;
+  for (const GpuDeviceWindow& d : gpu->devices)
+    if (!d.uuid.empty()) nvml_uuids.insert(d.uuid);
+  std::set<int64_t> keep_index;
+  std::set<std::string, std::less<>> keep_uuid;
+  bool any_device = false;
+  for (const auto& [id, w] : merged)
+    for (const model::ProcessProfile& p : w.processes)
+      for (const model::DeviceProfile& d : p.devices) {
+        any_device = true;
+        if (nvml_uuids.count(d.device_uuid))
+          keep_uuid.insert(d.device_uuid);
+        else
+          keep_index.insert(d.device);  // no UUID, or one NVML does not list: the number must do
+      }
+  // --device alone with no profile of it in the range: nothing maps it, the number must do.
+  if (!any_device && query.device && !query.pid && !query.rank) keep_index.insert(*query.device);
+  std::erase_if(gpu->devices, [&](const GpuDeviceWindow& d) {
+    return !(!d.uuid.empty() && keep_uuid.count(d.uuid)) && !keep_index.count(d.index);
+  });
   if (gpu->devices.empty()) telemetry->Erase<GpuMetricsWindow>();
 }
 

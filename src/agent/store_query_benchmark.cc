@@ -6,11 +6,13 @@
 // range in a fresh process so its peak RSS is its own, as a `report` run's would be.
 //
 //   store_query_benchmark --gpus 8 --days 1 --dir /tmp/sqb [--ranges 5m,1h,24h,7d] [--no-fill]
-//                         [--no-rollups] [--raw] [--pass-decoded] [--through-agent]
+//                         [--no-rollups] [--raw] [--pass-decoded] [--through-agent [--burst]]
 //
 // --through-agent fills through a real Agent instead (unix socket, event loop, decode, queue,
 // writer thread) and reports the agent's CPU per window: with and without --no-rollups, what the
-// rollups add to the agent's CPU.
+// rollups add to the agent's CPU. Each period's windows are sent once the agent has stored the
+// previous period's, as in steady state (windows 10 s apart, a writer that keeps up); --burst
+// sends as soon as it has read them, so the writer's queue backs up as after an outage.
 //
 // Windows are the Aggregator's 10 s windows of the bundled example trace
 // (examples/vllm_tp2_decode, real vLLM TP=2 decode kernels), timelines tiled to 100 bins (a GPU
@@ -227,7 +229,8 @@ double ThreadCpuSeconds() {
 // them from the unix socket, decodes them for /metrics and queues them; its writer thread stores
 // and folds them), sent by this thread as the injected processes would. The agent's CPU is the
 // process's CPU minus this thread's, which makes, encodes and sends the windows.
-int FillThroughAgent(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollups) {
+int FillThroughAgent(const std::string& dir, int gpus, int days, int64_t end_ns, bool rollups,
+                     bool burst) {
   const std::vector<model::ProcessProfile> templates = Templates();
   if (templates.empty()) return 1;
   AgentOptions options;
@@ -285,8 +288,13 @@ int FillThroughAgent(const std::string& dir, int gpus, int days, int64_t end_ns,
     // fast as possible, the socket buffers (~25 windows each) would let the agent read one
     // process minutes ahead of the rest, and the others' windows would reach rollup buckets
     // already sealed (the late path, a catch-up case). So the sender waits until the agent has
-    // read the previous period: at most two periods in flight per process.
+    // read the previous period: at most two periods in flight per process. In steady state (not
+    // --burst) it also waits until they are stored: live windows come 10 s apart, and a writer
+    // that keeps up gets the window the event loop decoded instead of decoding it again (a
+    // queue of kKeepDecodedBelow windows or more keeps only the encoding).
     while (agent.stats().windows_received + static_cast<uint64_t>(gpus) < n) usleep(50);
+    if (!burst)
+      while (agent.stats().windows_stored + static_cast<uint64_t>(gpus) < n) usleep(50);
   }
   for (size_t g = 0; g < fds.size(); ++g) {
     std::string& out = pending[g];
@@ -305,9 +313,9 @@ int FillThroughAgent(const std::string& dir, int gpus, int days, int64_t end_ns,
   }
   std::printf(
       "fill through_agent gpus=%d days=%d windows=%llu seconds=%.1f agent_cpu_seconds=%.1f "
-      "agent_us_per_window=%.0f sender_us_per_window=%.0f rollups=%s\n",
+      "agent_us_per_window=%.0f sender_us_per_window=%.0f rollups=%s pacing=%s\n",
       gpus, days, static_cast<unsigned long long>(n), seconds, agent_cpu, agent_cpu * 1e6 / n,
-      sender * 1e6 / n, rollups ? "on" : "off");
+      sender * 1e6 / n, rollups ? "on" : "off", burst ? "burst" : "steady");
   std::fflush(stdout);
   return 0;
 }
@@ -343,7 +351,8 @@ int QueryOne(const std::string& dir, const std::string& range, int64_t now_ns, b
 int Main(int argc, char** argv) {
   int gpus = 8, days = 1;
   std::string dir, ranges = "5m,1h,24h,7d", query;
-  bool fill = true, rollups = true, raw = false, pass_decoded = false, through_agent = false;
+  bool fill = true, rollups = true, raw = false, pass_decoded = false, through_agent = false,
+       burst = false;
   int64_t now_ns = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -366,15 +375,17 @@ int Main(int argc, char** argv) {
       pass_decoded = true;
     else if (a == "--through-agent")
       through_agent = true;
+    else if (a == "--burst")
+      burst = true;
     else if (a == "--query")
       query = next();  // internal: one range in a child process
     else if (a == "--now")
       now_ns = std::atoll(next().c_str());
     else {
-      std::fprintf(
-          stderr,
-          "usage: store_query_benchmark --gpus N --days D --dir DIR [--ranges 5m,1h,"
-          "24h,7d] [--no-fill] [--no-rollups] [--raw] [--pass-decoded] [--through-agent]\n");
+      std::fprintf(stderr,
+                   "usage: store_query_benchmark --gpus N --days D --dir DIR [--ranges 5m,1h,"
+                   "24h,7d] [--no-fill] [--no-rollups] [--raw] [--pass-decoded] [--through-agent "
+                   "[--burst]]\n");
       return 2;
     }
   }
@@ -391,7 +402,7 @@ int Main(int argc, char** argv) {
     std::filesystem::remove_all(dir, ec);
     std::filesystem::create_directories(dir, ec);
     now_ns = base::UnixNowNs() / kWindowNs * kWindowNs;
-    const int rc = through_agent ? FillThroughAgent(dir, gpus, days, now_ns, rollups)
+    const int rc = through_agent ? FillThroughAgent(dir, gpus, days, now_ns, rollups, burst)
                                  : Fill(dir, gpus, days, now_ns, rollups, pass_decoded);
     if (rc != 0) return rc;
     if (FILE* f = std::fopen(end_file.c_str(), "w")) {

@@ -126,6 +126,7 @@ struct ProcessState {
   bool has_launch_calls = false;
   std::map<uint32_t, DeviceState> devices;
   std::map<uint32_t, std::string> device_names;
+  std::map<uint32_t, std::string> device_uuids;
   std::vector<LaunchSlot> launches = std::vector<LaunchSlot>(kLaunchTableSize);
   std::vector<OpenSync> open_syncs;
   std::vector<HostThread> threads;
@@ -170,6 +171,8 @@ class Aggregator::Impl {
   void OnDevice(const model::DeviceInfo& info) {
     if (info.name != model::kNoName)
       Process(info.pid).device_names[info.device] = std::string(names_->Get(info.name));
+    if (info.uuid != model::kNoName)
+      Process(info.pid).device_uuids[info.device] = std::string(names_->Get(info.uuid));
   }
 
   void CountQuality(uint32_t pid, DataQuality counter, uint64_t n = 1) {
@@ -843,6 +846,8 @@ class Aggregator::Impl {
         profile.devices.push_back(BuildDeviceProfile(
             &d, name_it != p.device_names.end() ? name_it->second : std::string(), *names_,
             options_, p.has_sync_records));
+        if (auto uuid_it = p.device_uuids.find(id); uuid_it != p.device_uuids.end())
+          profile.devices.back().device_uuid = uuid_it->second;
         d.ResetWindow(end_ns, options_.bin_ns);
       }
       if (!profile.devices.empty() || HasAny(profile.data_quality))

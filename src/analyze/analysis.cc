@@ -21,10 +21,10 @@ std::vector<std::pair<std::string, uint64_t>> DataQualityRows(
   return rows;
 }
 
-KernelRow MakeKernelRow(const model::KernelStats& k, int64_t kernel_time_ns) {
+KernelRow MakeKernelRow(const model::KernelStats& k, int64_t kernel_time_ns, bool display_name) {
   KernelRow row;
   row.name = k.name;
-  row.display_name = model::DisplayKernelName(k.name);
+  if (display_name) row.display_name = model::DisplayKernelName(k.name);
   row.category = kCategoryNames[static_cast<int>(k.category)];
   row.subcategory = k.subcategory;
   row.count = k.duration.count;
@@ -113,6 +113,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   RankAnalysis r;
   r.device = d.device;
   r.device_name = d.device_name;
+  r.device_uuid = d.device_uuid;
   r.first_start_ns = d.first_start_ns;
   r.last_end_ns = d.last_end_ns;
   r.temporal.span_ns = d.span_ns();
@@ -144,7 +145,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   const size_t top = static_cast<size_t>(std::max(options.top, 0));
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (i < top) {
-      r.top_kernels.push_back(MakeKernelRow(*sorted[i], r.kernel_time_ns));
+      r.top_kernels.push_back(MakeKernelRow(*sorted[i], r.kernel_time_ns, options.display_names));
     } else {
       r.other_kernels.distinct_names += 1;
       r.other_kernels.count += sorted[i]->duration.count;
@@ -187,8 +188,10 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
     row.mean_ns = s.wait.mean_ns();
     row.max_ns = s.wait.max_ns;
     for (const model::SyncTarget& target : s.waited_on)
-      row.waited_on.push_back({target.kernel_name, model::DisplayKernelName(target.kernel_name),
-                               target.count, target.wait_ns});
+      row.waited_on.push_back(
+          {target.kernel_name,
+           options.display_names ? model::DisplayKernelName(target.kernel_name) : std::string(),
+           target.count, target.wait_ns});
     r.syncs.push_back(std::move(row));
   }
 

@@ -21,6 +21,9 @@ struct AnalysisOptions {
   int64_t bin_ns = 100'000'000;  // timeline bin width the windows were aggregated with
   int64_t kernel_wait_threshold_ns = 30'000;
   std::string rules_path;  // user taxonomy rules, if any (echoed in reports)
+  // Shortened kernel names for people (KernelRow::display_name). Off where only the verdict is
+  // read (/metrics' verdict gauge): shortening every name was a fifth of the agent's event loop.
+  bool display_names = true;
 };
 
 // One analyzed input file and the window its events were folded into.
@@ -161,7 +164,8 @@ struct RankAnalysis {
   std::string hostname;
   uint32_t device = 0;
   std::string device_name;
-  size_t input_index = 0;  // into Analysis::inputs
+  std::string device_uuid;  // "GPU-..." (live windows from an injection library that sends it)
+  size_t input_index = 0;   // into Analysis::inputs
 
   int64_t first_start_ns = 0, last_end_ns = 0;
   TemporalBreakdown temporal;

@@ -9,6 +9,8 @@
 #include <random>
 #include <set>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::analyze {
 namespace {
 
@@ -392,13 +394,9 @@ Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candida
 
 namespace {
 
-std::string Duration(double ns) {
-  const double a = std::fabs(ns);
-  if (a < 1e3) return fmt::format("{:.0f} ns", ns);
-  if (a < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
-  if (a < 1e9) return fmt::format("{:.2f} ms", ns / 1e6);
-  return fmt::format("{:.2f} s", ns / 1e9);
-}
+// The report's duration style (base::FormatDuration), so a diff row reads like the report rows it
+// compares.
+std::string Duration(double ns) { return base::FormatSeconds(ns / 1e9); }
 
 std::string Value(double v, const std::string& unit) {
   if (unit == "%") return fmt::format("{:.1f}%", v);

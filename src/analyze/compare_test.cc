@@ -1,9 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/analyze/compare.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <random>
+
+#include "src/base/human_format.h"
 
 namespace inferscope::analyze {
 namespace {
@@ -183,6 +186,22 @@ TEST(CompareTest, RenderingNamesTheRegression) {
   WriteComparisonJson(c, w);
   EXPECT_NE(w.str().find("\"regression\": true"), std::string::npos) << w.str();
   EXPECT_NE(w.str().find("\"key\": \"category.attention.mean\""), std::string::npos);
+}
+
+// Issue 19 item 9: one duration style. The diff prints durations as the report does
+// (base::FormatDuration: three significant digits), not its own "100.3 us".
+TEST(CompareTest, DurationsInTheReportsStyle) {
+  const Comparison c = Compare(Side(1, 100'000, 0.2), Side(2, 130'000, 0.2), {});
+  const MetricChange* mean = Find(c, "category.attention.mean");
+  ASSERT_NE(mean, nullptr);
+  ASSERT_EQ(mean->unit, "ns");
+  const std::string text = RenderComparison(c, false, true);
+  const std::string baseline = base::FormatSeconds(mean->baseline / 1e9);
+  const std::string candidate = base::FormatSeconds(mean->candidate / 1e9);
+  EXPECT_EQ(baseline.size(), std::string("100 us").size()) << baseline;  // three digits, no more
+  EXPECT_NE(text.find(baseline), std::string::npos) << baseline << "\n" << text;
+  EXPECT_NE(text.find(candidate), std::string::npos) << candidate << "\n" << text;
+  EXPECT_EQ(text.find(fmt::format("{:.1f} us", mean->baseline / 1e3)), std::string::npos) << text;
 }
 
 // Issue 19: `diff` cut "<long kernel name>: mean time per call" at 38 columns, losing which

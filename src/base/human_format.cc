@@ -8,6 +8,27 @@
 
 namespace inferscope::base {
 
+namespace {
+
+std::string DurationOf(double ns) {
+  if (!std::isfinite(ns)) return "-";
+  if (ns < 0) return "-" + DurationOf(-ns);
+  if (ns < 999.5) return fmt::format("{:.0f} ns", ns);
+  // Switch units slightly early so rounding never prints "1000 us".
+  if (ns < 999.5e3) return ThreeSignificantDigits(ns / 1e3, "us");
+  if (ns < 999.5e6) return ThreeSignificantDigits(ns / 1e6, "ms");
+  return ThreeSignificantDigits(ns / 1e9, "s");
+}
+
+}  // namespace
+
+std::string FormatDuration(int64_t ns) {
+  if (ns >= 0 && ns < 1000) return fmt::format("{} ns", ns);
+  return DurationOf(static_cast<double>(ns));
+}
+
+std::string FormatSeconds(double seconds) { return DurationOf(seconds * 1e9); }
+
 std::string ThreeSignificantDigits(double value, const char* unit) {
   if (value >= 100) return fmt::format("{:.0f} {}", value, unit);
   if (value >= 10) return fmt::format("{:.1f} {}", value, unit);

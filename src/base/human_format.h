@@ -16,6 +16,15 @@ std::string ThreeSignificantDigits(double value, const char* unit);
 // bytes/s), three significant digits, switching unit early so rounding never prints "1000 KB".
 std::string FormatBytes(uint64_t bytes);
 
+// The one duration style of every table the tool prints (report, diff, status, context, top):
+// "0 ns", "850 ns", "12.3 us", "4.56 ms", "1.23 s", "312 s": three significant digits, the unit
+// chosen per value and switched slightly early so rounding never prints "1000 us"; negative
+// values get a leading '-'.
+std::string FormatDuration(int64_t ns);
+// The same style for a duration held as (possibly fractional) seconds: engine histograms,
+// latency percentiles. Non-finite values print "-".
+std::string FormatSeconds(double seconds);
+
 // "1,234,567": thousands separators, for every count a person reads.
 std::string FormatCount(uint64_t count);
 

@@ -3,8 +3,28 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace inferscope::base {
 namespace {
+
+// The one duration style: integral nanoseconds and fractional seconds print alike.
+TEST(HumanFormatTest, DurationsInOneStyle) {
+  EXPECT_EQ(FormatDuration(0), "0 ns");
+  EXPECT_EQ(FormatDuration(850), "850 ns");
+  EXPECT_EQ(FormatDuration(999), "999 ns");
+  EXPECT_EQ(FormatDuration(12'340), "12.3 us");
+  EXPECT_EQ(FormatDuration(999'999), "1.00 ms");  // never "1000 us"
+  EXPECT_EQ(FormatDuration(4'560'000), "4.56 ms");
+  EXPECT_EQ(FormatDuration(1'234'000'000), "1.23 s");
+  EXPECT_EQ(FormatDuration(312'000'000'000), "312 s");
+  EXPECT_EQ(FormatDuration(-4'560'000), "-4.56 ms");
+  EXPECT_EQ(FormatDuration(-850), "-850 ns");
+  EXPECT_EQ(FormatSeconds(0.00456), FormatDuration(4'560'000));
+  EXPECT_EQ(FormatSeconds(1.234), "1.23 s");
+  EXPECT_EQ(FormatSeconds(0.5e-6), "500 ns");
+  EXPECT_EQ(FormatSeconds(std::nan("")), "-");
+}
 
 TEST(HumanFormatTest, BytesInDecimalUnitsWithThreeDigits) {
   EXPECT_EQ(FormatBytes(0), "0 B");

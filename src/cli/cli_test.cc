@@ -192,7 +192,8 @@ TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
                             "--rules FILE", "--output FILE"})
     EXPECT_NE(r.out.find(shown), std::string::npos) << shown << "\n" << r.out;
   // No C++ types or validator wording in any help.
-  for (const char* command : {"analyze", "classify", "run", "agent", "report", "status", "diff"}) {
+  for (const char* command :
+       {"analyze", "classify", "run", "agent", "report", "status", "diff", "top"}) {
     r = Run(std::string(command) + " --help");
     EXPECT_EQ(r.exit_code, 0) << command;
     for (const char* library : {" TEXT", " INT", " UINT", "FLOAT", " in [", ":{"})

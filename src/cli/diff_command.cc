@@ -14,10 +14,12 @@
 #include <new>
 
 #include "src/agent/otlp/span_window.h"
+#include "src/agent/range_compare.h"
 #include "src/agent/range_query.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
+#include "src/base/human_format.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
 #include "src/cli/cli_voice.h"
@@ -33,48 +35,11 @@ namespace dom = simdjson::dom;
 using analyze::ComparisonSide;
 using analyze::ProfileFigures;
 
-// Top kernels kept per window and per merge: diff compares kernels by name, and a kernel that
-// falls into a window's tail is lost to it, so keep more than a report lists.
-constexpr int kDiffTopK = 50;
+using agent::AddEngineFigures;
+using agent::AddSpanFigures;
+using agent::kDiffTopK;
 
-std::string Duration(int64_t ns) {
-  if (ns % 1'000'000'000 == 0) return fmt::format("{} s", ns / 1'000'000'000);
-  if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", static_cast<double>(ns) / 1e9);
-  if (ns % 1'000'000 == 0) return fmt::format("{} ms", ns / 1'000'000);
-  return fmt::format("{:.1f} ms", static_cast<double>(ns) / 1e6);
-}
-
-// ---- Engine and span telemetry as figures ----
-
-void AddEngineFigures(const agent::scrape::EngineMetricsWindow& e, ProfileFigures* f) {
-  using agent::scrape::CounterSignal;
-  using agent::scrape::Stage;
-  if (e.has_counter(CounterSignal::kGenerationTokens)) {
-    f->generation_tokens = e.counter(CounterSignal::kGenerationTokens);
-    f->generation_tokens_per_s = e.Rate(CounterSignal::kGenerationTokens);
-  }
-  for (size_t i = 0; i < agent::scrape::kStageCount; ++i) {
-    const Stage s = static_cast<Stage>(i);
-    if (!e.has_stage(s) || !e.stage(s).has_buckets()) continue;
-    for (auto [name, q] : {std::pair{"p50", 0.5}, std::pair{"p90", 0.9}, std::pair{"p99", 0.99}})
-      if (auto v = e.stage(s).Quantile(q))
-        f->stage_latency_ms[std::string(agent::scrape::StageName(s)) + "." + name] = *v * 1e3;
-  }
-}
-
-// Span latencies fill the stages the engine metrics did not give.
-void AddSpanFigures(const agent::otlp::SpanWindow& spans, ProfileFigures* f) {
-  for (size_t i = 0; i < agent::otlp::kStageCount; ++i) {
-    const auto s = static_cast<agent::otlp::Stage>(i);
-    const agent::otlp::LatencyHistogram& h = spans.stage(s);
-    if (h.count() == 0) continue;
-    for (auto [name, q] : {std::pair{"p50", 0.5}, std::pair{"p90", 0.9}, std::pair{"p99", 0.99}})
-      f->stage_latency_ms.try_emplace(std::string(agent::otlp::StageName(s)) + "." + name,
-                                      static_cast<double>(h.PercentileNs(q)) / 1e6);
-  }
-  if (!f->generation_tokens && spans.completion_tokens > 0)
-    f->generation_tokens = static_cast<double>(spans.completion_tokens);
-}
+std::string Duration(int64_t ns) { return base::FormatDuration(ns); }
 
 // ---- Traces: imported in base windows, coarsened into at most max_slices slices ----
 
@@ -118,17 +83,8 @@ class SliceCollector {
   std::vector<model::ProfileWindow> slices_;
 };
 
-analyze::AnalysisOptions DiffAnalysisOptions(int64_t bin_ns) {
-  analyze::AnalysisOptions options;
-  options.top = kDiffTopK;
-  options.bin_ns = bin_ns;
-  return options;
-}
-
 ProfileFigures Figures(const std::vector<const model::ProfileWindow*>& windows, int64_t bin_ns) {
-  std::vector<analyze::AnalysisInput> inputs;
-  for (const model::ProfileWindow* w : windows) inputs.push_back({"", "", w});
-  return analyze::FiguresFromAnalysis(analyze::Analyze(inputs, DiffAnalysisOptions(bin_ns)));
+  return agent::SliceFigures(windows, bin_ns);
 }
 
 base::StatusOr<ComparisonSide> LoadTraces(const std::vector<std::string>& files,
@@ -305,77 +261,9 @@ base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::str
   agent::RangeQuery query;
   query.from_ns = *from;
   query.to_ns = *to;
-  query.top = kDiffTopK;
-  ASSIGN_OR_RETURN(agent::RangeProfile profile,
-                   agent::QueryRangeProfile(*store, query, "store:" + options.state_dir));
-  if (profile.windows == 0)
-    return base::NotFoundError(fmt::format("{}: no profile windows between {} and {} in {}", flag,
-                                           base::FormatLocalTime(*from), base::FormatLocalTime(*to),
-                                           store->path()));
-  ComparisonSide side;
-  side.label = "store " + base::FormatLocalTime(*from) + " .. " + base::FormatLocalTime(*to);
-  side.whole = analyze::FiguresFromAnalysis(profile.analysis);
-  if (const auto* e = profile.telemetry.Get<agent::scrape::EngineMetricsWindow>())
-    AddEngineFigures(*e, &side.whole);
-  if (const auto* s = profile.telemetry.Get<agent::otlp::SpanWindow>())
-    AddSpanFigures(*s, &side.whole);
-
-  agent::WindowQuery wq;
-  wq.from_ns = *from;
-  wq.to_ns = *to;
-  ASSIGN_OR_RETURN(agent::QueryResult result, store->QueryWindows(wq));
-  // Windows of all processes that start together form one slice; past max_slices, neighbouring
-  // starts share a slice.
-  std::map<int64_t, std::vector<agent::StoredWindow*>> by_start;
-  for (agent::StoredWindow& w : result.windows) by_start[w.window.start_ns].push_back(&w);
-  const size_t groups = by_start.size();
-  const size_t slices = std::min(groups, options.max_slices);
-  std::vector<std::map<int64_t, model::ProfileWindow>> merged(slices);  // per process row
-  std::vector<std::pair<int64_t, int64_t>> bounds(slices, {INT64_MAX, INT64_MIN});
-  model::MergeOptions merge;
-  merge.top_k = kDiffTopK;
-  size_t g = 0;
-  int64_t bin_ns = 0;
-  for (auto& [start, windows] : by_start) {
-    const size_t slice = g++ * slices / groups;
-    for (agent::StoredWindow* w : windows) {
-      model::MergeWindow(w->window, &merged[slice][w->process_id], merge);
-      bounds[slice].first = std::min(bounds[slice].first, w->window.start_ns);
-      bounds[slice].second = std::max(bounds[slice].second, w->window.end_ns);
-      for (const model::ProcessProfile& p : w->window.processes)
-        for (const model::DeviceProfile& d : p.devices)
-          if (bin_ns == 0 && d.timeline.bin_ns > 0) bin_ns = d.timeline.bin_ns;
-    }
-  }
-  if (bin_ns == 0) bin_ns = 100'000'000;
-  // Engine metrics per slice, from the records whose start falls in the slice.
-  std::vector<std::optional<agent::scrape::EngineMetricsWindow>> engine(slices);
-  auto records =
-      store->QueryTelemetry(agent::scrape::EngineMetricsKind().record_kind(), *from, *to);
-  if (records.ok()) {
-    for (const agent::TelemetryRecord& r : *records) {
-      for (size_t i = 0; i < slices; ++i) {
-        if (r.start_ns < bounds[i].first || r.start_ns >= bounds[i].second) continue;
-        auto e = agent::scrape::EngineMetricsWindow::FromJson(r.json);
-        if (!e.ok()) break;
-        if (engine[i])
-          engine[i]->Merge(*e);
-        else
-          engine[i] = std::move(e).value();
-        break;
-      }
-    }
-  }
-  for (size_t i = 0; i < slices; ++i) {
-    std::vector<const model::ProfileWindow*> parts;
-    for (const auto& [id, w] : merged[i]) parts.push_back(&w);
-    if (parts.empty()) continue;
-    ProfileFigures f = Figures(parts, bin_ns);
-    if (engine[i]) AddEngineFigures(*engine[i], &f);
-    side.slices.push_back(std::move(f));
-  }
-  side.slice_kind = groups > slices ? fmt::format("{} slices of {} stored windows", slices, groups)
-                                    : fmt::format("{} stored windows", slices);
+  auto side = agent::LoadRangeSide(*store, query, options.max_slices, "store:" + options.state_dir);
+  if (!side.ok() && side.status().code() == base::StatusCode::kNotFound)
+    return base::NotFoundError(flag + ": " + side.status().message());
   return side;
 }
 

@@ -63,7 +63,9 @@ class ReportCommandTest : public ::testing::Test {
     }
   }
   // GPU metrics of GPUs 0..3 over [start, start + 10 s): what a live agent's store also holds.
-  void AddGpuMetrics(int64_t start_ns, double hw_slowdown_share = 0) {
+  // `uuids`: the NVML UUID of each index (default "GPU-<index>", which no profile device has).
+  void AddGpuMetrics(int64_t start_ns, double hw_slowdown_share = 0,
+                     std::vector<std::string> uuids = {}) {
     auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok());
     agent::GpuMetricsWindow g;
@@ -72,7 +74,7 @@ class ReportCommandTest : public ::testing::Test {
     for (int32_t i = 0; i < 4; ++i) {
       agent::GpuDeviceWindow& d = g.devices.emplace_back();
       d.index = i;
-      d.uuid = "GPU-" + std::to_string(i);
+      d.uuid = uuids.empty() ? "GPU-" + std::to_string(i) : uuids[static_cast<size_t>(i)];
       d.name = "NVIDIA H100 80GB HBM3";
       d.samples = 10;
       if (hw_slowdown_share > 0) {
@@ -247,6 +249,53 @@ TEST_F(ReportCommandTest, FiltersApplyToGpuMetrics) {
   EXPECT_EQ(gpus(std::nullopt, 2), "2");
   EXPECT_EQ(gpus(0, std::nullopt), "01");
   EXPECT_EQ(gpus(1, 2), "2");
+}
+
+// CUDA_VISIBLE_DEVICES order differs from NVML's: rank 0's CUDA 0 and 1 are NVML 3 and 2, rank 1's
+// CUDA 1 and 2 are NVML 1 and 0. Filters find a profile's GPU metrics by the device UUID the
+// injection library reported, not by the number.
+TEST_F(ReportCommandTest, FiltersMatchGpuMetricsByUuidWhenOrdersDiffer) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 6);
+  // wire::testing::FullWindow: process p's CUDA device p + d has UUID ...-00000000000<d> of p.
+  auto uuid = [](int p, int d) {
+    return "GPU-0000000" + std::to_string(p) + "-0000-4000-8000-00000000000" + std::to_string(d);
+  };
+  AddGpuMetrics(now - 120 * kSec, 0, {uuid(1, 1), uuid(1, 0), uuid(0, 1), uuid(0, 0)});
+  auto indices = [&](std::optional<int32_t> rank, std::optional<uint32_t> device) {
+    ReportOptions options;
+    options.state_dir = dir_;
+    options.now_unix_ns = now;
+    options.format = report::ReportFormat::kJson;
+    options.rank = rank;
+    options.device = device;
+    std::ostringstream out, err;
+    EXPECT_EQ(RunReport(options, out, err), 0) << err.str();
+    std::string found;
+    const std::string needle = "\"index\": ";
+    for (size_t pos = 0; (pos = out.str().find(needle, pos)) != std::string::npos;) {
+      pos += needle.size();
+      found += out.str()[pos];
+    }
+    return found;
+  };
+  EXPECT_EQ(indices(std::nullopt, std::nullopt), "0123");
+  EXPECT_EQ(indices(0, std::nullopt), "23");
+  EXPECT_EQ(indices(1, std::nullopt), "01");
+  EXPECT_EQ(indices(0, 0), "3");              // rank 0's CUDA 0
+  EXPECT_EQ(indices(1, 2), "0");              // rank 1's CUDA 2
+  EXPECT_EQ(indices(std::nullopt, 1), "12");  // CUDA 1 of both ranks
+  // The JSON says which UUID each rank's CUDA ordinal is: the key to gpu_metrics' indices.
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  options.format = report::ReportFormat::kJson;
+  options.rank = 0;
+  options.device = 0;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"device_uuid\": \"" + uuid(0, 0) + "\""), std::string::npos)
+      << out.str().substr(0, 1500);
 }
 
 // Issue 19 item 3: a report says what it covers. One input line for the store (not one per

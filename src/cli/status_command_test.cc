@@ -440,7 +440,7 @@ TEST(StatusCommandTest, ShowsCollectorsTheAgentReports) {
   EXPECT_EQ(text.code, kExitOk);
   for (const char* want :
        {"up 1h 02m", "inferscope 9.9.9", "5 sessions (2 connected now)", "10s ago", "gpu-box",
-        "98,765", "2.5 s", "2 GPUs: 0 NVIDIA H100 80GB HBM3 (GPU-aaaa), 1 NVIDIA H100",
+        "98,765", "2.50 s", "2 GPUs: 0 NVIDIA H100 80GB HBM3 (GPU-aaaa), 1 NVIDIA H100",
         "degraded  http://127.0.0.1:8000/metrics (vllm); last scrape timed out after 1 s",
         "off       0 spans received; no spans received yet"})
     EXPECT_NE(text.out.find(want), std::string::npos) << "want '" << want << "' in\n" << text.out;

@@ -346,7 +346,7 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
         rows.push_back({std::to_string(d.pid), d.rank < 0 ? "-" : std::to_string(d.rank),
                         Printable(d.hostname), std::to_string(d.device),
                         base::FormatCount(d.windows), base::FormatCount(d.kernels),
-                        fmt::format("{:.1f} s", static_cast<double>(d.busy_ns) / kSecond)});
+                        base::FormatDuration(d.busy_ns)});
       }
       RenderTable(rows, &out);
     }

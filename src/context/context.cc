@@ -8,6 +8,8 @@
 #include <functional>
 #include <set>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::context {
 namespace {
 
@@ -294,21 +296,26 @@ void Engine(const ReportView& view, Builder* b) {
   if (view.has_engine) {
     for (const auto& [name, value] : view.engine_gauges)
       rows.push_back({name + " (mean)", fmt::format("{:.4g}", value)});
-    for (const auto& [name, value] : view.engine_derived)
-      rows.push_back({name, fmt::format("{:.4g}", value)});
+    // Latencies ("..._s") in the one duration style, like the span percentiles below them.
+    for (const auto& [name, value] : view.engine_derived) {
+      if (name.size() > 2 && name.ends_with("_s"))
+        rows.push_back({name.substr(0, name.size() - 2), base::FormatSeconds(value)});
+      else
+        rows.push_back({name, fmt::format("{:.4g}", value)});
+    }
   }
   if (view.has_requests) {
     rows.push_back({"requests (spans)", std::to_string(view.requests)});
     rows.push_back({"prompt/completion tokens",
                     fmt::format("{}/{}", view.prompt_tokens, view.completion_tokens)});
     for (const StageView& s : view.request_stages)
-      rows.push_back(
-          {"span " + s.stage + " p50/p90/p99",
-           fmt::format("{:.1f}/{:.1f}/{:.1f} ms (n={})", s.p50_ms, s.p90_ms, s.p99_ms, s.count)});
+      rows.push_back({"span " + s.stage + " p50/p90/p99",
+                      fmt::format("{} / {} / {} (n={})", base::FormatSeconds(s.p50_ms / 1e3),
+                                  base::FormatSeconds(s.p90_ms / 1e3),
+                                  base::FormatSeconds(s.p99_ms / 1e3), s.count)});
   }
   if (rows.empty()) return;
-  b->Section("Engine load and stage latencies (rates per s, latencies in s unless marked)", {},
-             rows, {false, true},
+  b->Section("Engine load and stage latencies (rates per s)", {}, rows, {false, true},
              [](size_t n) { return fmt::format("… {} more engine values", n); });
 }
 

@@ -165,7 +165,14 @@ TEST(ContextTest, TelemetrySections) {
   EXPECT_NE(r.text.find("XID errors: 1"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("engine: vllm (v1); models: qwen"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("running_requests (mean)"), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("900.0/950.0/990.0 ms (n=5)"), std::string::npos) << r.text;
+  // One duration style in the engine table: the engine's seconds and the spans' percentiles both
+  // as base::FormatDuration prints them (not "0.125" next to "900.0/950.0/990.0 ms").
+  EXPECT_NE(r.text.find("900 ms / 950 ms / 990 ms (n=5)"), std::string::npos) << r.text;
+  const size_t ttft = r.text.find("\nttft_p50 ");
+  ASSERT_NE(ttft, std::string::npos) << r.text;
+  const std::string ttft_row = r.text.substr(ttft + 1, r.text.find('\n', ttft + 1) - ttft - 1);
+  EXPECT_TRUE(ttft_row.ends_with(" 125 ms")) << ttft_row;
+  EXPECT_EQ(r.text.find("0.125"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("- spans dropped_late: 4"), std::string::npos) << r.text;
   EXPECT_EQ(r.text.find("spans_received"), std::string::npos) << r.text;
   // An engine filter naming another engine drops its section.

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <set>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::context {
 namespace {
 
@@ -239,14 +241,7 @@ void ParseTelemetry(dom::element doc, ReportView* view) {
 
 }  // namespace
 
-std::string FormatNs(int64_t ns) {
-  const double v = static_cast<double>(ns);
-  if (ns >= 100'000'000'000) return fmt::format("{:.0f} s", v / 1e9);
-  if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", v / 1e9);
-  if (ns >= 1'000'000) return fmt::format("{:.1f} ms", v / 1e6);
-  if (ns >= 1'000) return fmt::format("{:.0f} us", v / 1e3);
-  return fmt::format("{} ns", ns);
-}
+std::string FormatNs(int64_t ns) { return base::FormatDuration(ns); }
 
 std::string Share(int64_t part, int64_t whole) {
   if (whole <= 0) return "0.0%";
@@ -258,24 +253,9 @@ int64_t ReportView::span_ns() const {
   for (const RankView& r : ranks) out = std::max(out, r.span_ns);
   return out;
 }
-int64_t ReportView::busy_ns() const {
+int64_t ReportView::Total(int64_t RankView::*field) const {
   int64_t out = 0;
-  for (const RankView& r : ranks) out += r.busy_ns;
-  return out;
-}
-int64_t ReportView::idle_ns() const {
-  int64_t out = 0;
-  for (const RankView& r : ranks) out += r.idle_ns;
-  return out;
-}
-int64_t ReportView::compute_ns() const {
-  int64_t out = 0;
-  for (const RankView& r : ranks) out += r.compute_ns;
-  return out;
-}
-int64_t ReportView::kernel_time_ns() const {
-  int64_t out = 0;
-  for (const RankView& r : ranks) out += r.kernel_time_ns;
+  for (const RankView& r : ranks) out += r.*field;
   return out;
 }
 

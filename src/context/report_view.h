@@ -87,7 +87,11 @@ struct ReportView {
 
   // Sums over the kept ranks.
   int64_t span_ns() const;  // longest rank span
-  int64_t busy_ns() const, idle_ns() const, compute_ns() const, kernel_time_ns() const;
+  int64_t busy_ns() const { return Total(&RankView::busy_ns); }
+  int64_t idle_ns() const { return Total(&RankView::idle_ns); }
+  int64_t compute_ns() const { return Total(&RankView::compute_ns); }
+  int64_t kernel_time_ns() const { return Total(&RankView::kernel_time_ns); }
+  int64_t Total(int64_t RankView::*field) const;
   // Kernels merged by name across ranks, heaviest first; ties by name.
   std::vector<KernelRow> MergedKernels() const;
   // A per-key sum over ranks of one of the (key, ns) lists, heaviest first, zeros dropped.
@@ -100,7 +104,7 @@ struct ReportView {
 base::StatusOr<ReportView> ParseReport(std::string_view json, const std::string& host,
                                        const std::string& engine);
 
-// "1.23 s", "45.6 ms", "789 us", "12 ns".
+// base::FormatDuration: "1.23 s", "45.6 ms", "789 us", "12 ns" (the one duration style).
 std::string FormatNs(int64_t ns);
 // `part` of `whole` in percent with one decimal ("12.3%"); "0.0%" when whole is 0.
 std::string Share(int64_t part, int64_t whole);

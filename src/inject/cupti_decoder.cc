@@ -50,6 +50,20 @@ model::SyncType SyncTypeOf(CUpti_ActivitySynchronizationType type) {
 
 int64_t Signed(uint64_t t) { return static_cast<int64_t>(t); }
 
+// A device UUID spelt as NVML spells it ("GPU-" and 8-4-4-4-12 lowercase hex of the 16 bytes in
+// order), so the agent can match a process's CUDA ordinal to the host's NVML index.
+std::string GpuUuid(const CUuuid& uuid) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    const auto byte = static_cast<uint8_t>(uuid.bytes[i]);
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xf];
+  }
+  return out;
+}
+
 // The fields every GPU-operation record shares (kernels, copies, memsets, graph launches).
 template <typename Record, typename Event>
 Event GpuOp(const Record* r, uint32_t pid) {
@@ -98,6 +112,8 @@ static_assert(offsetof(CUpti_ActivitySynchronization, streamId) ==
 // CONTEXT records: contextId and deviceId lead every version of the struct.
 static_assert(offsetof(CUpti_ActivityContext, contextId) == 4 &&
               offsetof(CUpti_ActivityContext, deviceId) == 8);
+// DEVICE records: CUpti_ActivityDevice5 in every CUPTI this library reads (12.0 to 13.x).
+static_assert(sizeof(CUuuid) == 16);
 
 }  // namespace
 
@@ -281,6 +297,20 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       // the contexts of sync records to devices before any kernel of that context is seen.
       const auto* r = reinterpret_cast<const CUpti_ActivityContext*>(record);
       LearnContext(r->contextId, r->deviceId);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+      // One per device when the kind is enabled: its UUID ties this process's CUDA ordinal (which
+      // CUDA_VISIBLE_DEVICES renumbers) to the host's NVML index.
+      const auto* r = reinterpret_cast<const CUpti_ActivityDevice5*>(record);
+      model::DeviceInfo info;
+      info.pid = pid_;
+      info.device = r->id;
+      if (r->name != nullptr && r->name[0] != '\0') info.name = names_->Intern(r->name);
+      bool any = false;
+      for (char b : r->uuid.bytes) any = any || b != 0;
+      if (any) info.uuid = names_->Intern(GpuUuid(r->uuid));
+      sink->OnDevice(info);
       return;
     }
     case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {

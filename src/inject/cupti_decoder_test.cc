@@ -34,6 +34,8 @@ size_t Stride(uint32_t kind) {
       return sizeof(CUpti_ActivityGraphTrace2);
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
       return sizeof(CUpti_ActivityOverhead3);
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      return sizeof(CUpti_ActivityDevice5);
     default:
       return 0;
   }
@@ -229,6 +231,43 @@ TEST(CuptiDecoderTest, GraphLaunchesFromTheHostAndUnknownKindsAreCountedNotMisre
   // Graph ids are process-local: the pseudo-kernel's name says whose.
   EXPECT_EQ(d2->top_kernels[0].name, "[cuda graph 3 of pid 42]");
   EXPECT_EQ(Device(d, static_cast<uint32_t>(INT_MAX)), nullptr);
+}
+
+// DEVICE records give each CUDA ordinal its name and UUID, spelt as NVML spells it, so that the
+// agent can find the NVML index of "CUDA 0" when CUDA_VISIBLE_DEVICES renumbers the GPUs.
+template <typename Kernel>
+void ExpectDeviceUuids(CuptiLayout layout) {
+  Buffer b;
+  CUpti_ActivityDevice5 dev;
+  std::memset(&dev, 0, sizeof(dev));
+  dev.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+  dev.id = 0;
+  dev.name = "NVIDIA H100 80GB HBM3";
+  const uint8_t uuid[16] = {0xfa, 0x4e, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
+                            0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0xee};
+  std::memcpy(dev.uuid.bytes, uuid, 16);
+  b.Add(dev);
+  dev.id = 1;  // a device without a UUID (all zero): no identity rather than a made-up one
+  std::memset(dev.uuid.bytes, 0, 16);
+  b.Add(dev);
+  b.Add(MakeKernel<Kernel>(1'000, 0, 4, "k"));
+  b.Add(MakeKernel<Kernel>(2'000, 1, 5, "k"));
+  const Decoded d = DecodeAll(b, layout);
+  EXPECT_EQ(d.records, 4u);
+  EXPECT_EQ(d.unknown, 0u);
+  const model::DeviceProfile* d0 = Device(d, 0);
+  const model::DeviceProfile* d1 = Device(d, 1);
+  ASSERT_NE(d0, nullptr);
+  ASSERT_NE(d1, nullptr);
+  EXPECT_EQ(d0->device_uuid, "GPU-fa4e0102-0304-0506-0708-090a0b0c0dee");
+  EXPECT_EQ(d0->device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(d1->device_uuid, "");
+}
+
+TEST(CuptiDecoderTest, DeviceRecordsCarryTheUuidInNvmlSpelling) {
+  ExpectDeviceUuids<CUpti_ActivityKernel10>(CuptiLayout::kCuda13_0);
+  ExpectDeviceUuids<CUpti_ActivityKernel9>(CuptiLayout::kCuda12_8);
+  ExpectDeviceUuids<CUpti_ActivityKernel9>(CuptiLayout::kCuda12_0);
 }
 
 }  // namespace

@@ -388,6 +388,10 @@ bool Session::EnableActivity(std::string* why) {
   if (!config_.graph_nodes) kinds.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
   for (CUpti_ActivityKind kind : kinds)
     if (!enable(kind)) return false;
+  // DEVICE records carry each device's UUID (the CUDA ordinal -> NVML index mapping). Optional:
+  // without them profiling works and the agent falls back to the ordinal.
+  if (const CUptiResult r = api_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE); r == CUPTI_SUCCESS)
+    enabled_kinds_.push_back(CUPTI_ACTIVITY_KIND_DEVICE);
 
   // Runtime/driver API records: on 13.x only the calls the analyses use (launches, copies,
   // allocations, syncs, queries: whatever the shared classifier names), not every call of a

@@ -81,10 +81,14 @@ FakeCuptiEmitResult EmitApi(CUpti_ActivityKind kind, uint32_t cbid, uint64_t t) 
 }
 
 constexpr CUpti_ActivityKind kSessionKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONTEXT,    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-    CUPTI_ACTIVITY_KIND_MEMCPY,     CUPTI_ACTIVITY_KIND_MEMCPY2,
-    CUPTI_ACTIVITY_KIND_MEMSET,     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
+    CUPTI_ACTIVITY_KIND_CONTEXT,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_GRAPH_TRACE,
+    CUPTI_ACTIVITY_KIND_DEVICE};  // device UUIDs: the CUDA ordinal -> NVML index mapping
 
 TEST(SessionTest, Cuda13IsSetUpForAServingProcess) {
   // Re-exec for the child (not a bare fork): sanitizers and CUPTI threads need a clean process.

@@ -158,6 +158,9 @@ struct DeviceInfo {
   uint32_t pid = 0;
   uint32_t device = 0;
   NameId name = kNoName;  // e.g. "NVIDIA H100 80GB HBM3"
+  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", NVML's spelling: the identity that maps this
+  // process's CUDA ordinal to the host's NVML index (they differ under CUDA_VISIBLE_DEVICES).
+  NameId uuid = kNoName;
 };
 
 // Where sources deliver events. Importers call it in any order the file has; the Aggregator behind

@@ -240,8 +240,9 @@ struct CudaGraphStats {
 
 // Everything about one device of one process in one window.
 struct DeviceProfile {
-  uint32_t device = 0;
+  uint32_t device = 0;  // the CUDA ordinal the process sees
   std::string device_name;
+  std::string device_uuid;  // "GPU-..." as NVML spells it; empty when the source did not say
 
   // Temporal breakdown (HTA definitions, exact nanoseconds): span = last end - first start of GPU
   // activity; busy = union of all GPU activity; idle = span - busy; compute = union of compute

@@ -246,6 +246,7 @@ void MergeTimeline(const Timeline& in, Timeline* into, size_t max_bins) {
 
 void MergeDeviceProfile(const DeviceProfile& in, DeviceProfile* into, const MergeOptions& options) {
   if (into->device_name.empty()) into->device_name = in.device_name;
+  if (into->device_uuid.empty()) into->device_uuid = in.device_uuid;
   if (HasSpan(in)) {
     if (!HasSpan(*into)) {
       into->first_start_ns = in.first_start_ns;

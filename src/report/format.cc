@@ -8,16 +8,6 @@
 
 namespace inferscope::report {
 
-std::string FormatDuration(int64_t ns) {
-  const double v = static_cast<double>(ns);
-  const double a = std::fabs(v);
-  if (a < 1e3) return fmt::format("{} ns", ns);
-  // Switch units slightly early so rounding never prints "1000 us".
-  if (a < 999.5e3) return base::ThreeSignificantDigits(v / 1e3, "us");
-  if (a < 999.5e6) return base::ThreeSignificantDigits(v / 1e6, "ms");
-  return base::ThreeSignificantDigits(v / 1e9, "s");
-}
-
 std::string FormatPct(double pct) {
   if (!std::isfinite(pct)) pct = 0;
   return fmt::format("{:.1f}%", pct);

@@ -14,8 +14,8 @@ namespace inferscope::report {
 using base::FormatBytes;  // "512 B", "1.50 KB", "3.20 GB": the one byte convention (src/base)
 using base::FormatCount;  // "1,234,567"
 
-// "0 ns", "850 ns", "12.3 us", "4.56 ms", "1.23 s": three significant digits.
-std::string FormatDuration(int64_t ns);
+// "0 ns", "850 ns", "12.3 us", "4.56 ms", "1.23 s": the one duration style (src/base).
+using base::FormatDuration;
 // "45.1%".
 std::string FormatPct(double pct);
 // Bandwidth in GB/s: "12.3", "0.8"; below 0.05, two significant digits ("0.012") so real traffic

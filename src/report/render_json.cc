@@ -127,6 +127,7 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
   w.Key("hostname").String(r.hostname);
   w.Key("device").UInt(r.device);
   w.Key("device_name").String(r.device_name);
+  w.Key("device_uuid").String(r.device_uuid);
   w.Key("first_start_ns").Int(r.first_start_ns);
   w.Key("last_end_ns").Int(r.last_end_ns);
   w.Key("temporal_breakdown");

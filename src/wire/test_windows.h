@@ -50,6 +50,8 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       model::DeviceProfile& d = proc.devices.emplace_back();
       d.device = dev + p;
       d.device_name = "NVIDIA H100 80GB HBM3";
+      d.device_uuid =
+          "GPU-0000000" + std::to_string(p) + "-0000-4000-8000-00000000000" + std::to_string(dev);
       d.first_start_ns = w.start_ns + 5;
       d.last_end_ns = w.end_ns - 3;
       d.busy_ns = next();
@@ -155,6 +157,7 @@ inline std::string FirstDifference(const model::ProfileWindow& a, const model::P
       const std::string dp = pp + "devices[" + std::to_string(d) + "].";
       INFERSCOPE_CMP(dp + "device", x.device, y.device);
       INFERSCOPE_CMP(dp + "device_name", x.device_name, y.device_name);
+      INFERSCOPE_CMP(dp + "device_uuid", x.device_uuid, y.device_uuid);
       INFERSCOPE_CMP(dp + "first_start_ns", x.first_start_ns, y.first_start_ns);
       INFERSCOPE_CMP(dp + "last_end_ns", x.last_end_ns, y.last_end_ns);
       INFERSCOPE_CMP(dp + "busy_ns", x.busy_ns, y.busy_ns);

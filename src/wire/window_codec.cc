@@ -138,6 +138,7 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
       [&](WireWriter& m) {
         m.U(fields::kDeviceId, d.device);
         m.Str(fields::kDeviceName, d.device_name);
+        m.Str(fields::kDeviceUuid, d.device_uuid);
         m.S(fields::kFirstStart, d.first_start_ns);
         m.S(fields::kLastEnd, d.last_end_ns);
         m.S(fields::kBusy, d.busy_ns);

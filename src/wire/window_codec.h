@@ -18,7 +18,8 @@ namespace inferscope::wire {
 // does not know) and rejects a newer major. Bump the minor when adding a field, the major when
 // changing the meaning or encoding of an existing one.
 inline constexpr uint32_t kWindowFormatMajor = 1;
-inline constexpr uint32_t kWindowFormatMinor = 1;  // 1: idle causes (21), steps (22)
+inline constexpr uint32_t kWindowFormatMinor =
+    2;  // 1: idle causes (21), steps (22); 2: device uuid (31)
 
 // Decoding limits: anything beyond them is rejected as corrupt (no window the Aggregator builds
 // comes near them).

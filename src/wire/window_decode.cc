@@ -354,6 +354,8 @@ class Decoder {
           return U32(m, t, &d->device);
         case fields::kDeviceName:
           return Str(m, t, &d->device_name);
+        case fields::kDeviceUuid:
+          return Str(m, t, &d->device_uuid);
         case fields::kFirstStart:
           return S(m, t, &d->first_start_ns);
         case fields::kLastEnd:

@@ -21,7 +21,7 @@ constexpr uint32_t kDeviceId = 1, kDeviceName = 2, kFirstStart = 3, kLastEnd = 4
                    kCompute = 6, kCommunication = 7, kOverlap = 8, kKernelCount = 9, kCategory = 10,
                    kSubcategory = 11, kTopKernel = 12, kTail = 13, kTimeline = 14, kIdleGaps = 15,
                    kLaunch = 16, kSync = 17, kMemcpy = 18, kMemset = 19, kAllocations = 20,
-                   kIdleCauses = 21, kSteps = 22, kCudaGraphs = 30;
+                   kIdleCauses = 21, kSteps = 22, kCudaGraphs = 30, kDeviceUuid = 31;
 // CategoryStats (inside indexed / named entries)
 constexpr uint32_t kStatName = 1, kStatCount = 2, kStatTime = 3;
 // DurationStats

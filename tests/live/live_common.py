@@ -1,12 +1,15 @@
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 """What the live-path tests share: where the real traces are, and waiting for an agent."""
 
+import ctypes
+import ctypes.util
 import glob
 import os
 import socket
 import subprocess
 import sys
 import time
+import zlib
 
 
 def shared_traces_root():
@@ -58,3 +61,35 @@ def wait_for_socket(path, timeout_s=10.0):
         except OSError:
             time.sleep(0.05)
     return False
+
+
+_zstd = None
+
+
+def inflate_payload(blob):
+    """A stored payload (src/agent/store, docs/agent.md): byte 0 the codec (1 zlib, 2 zstd), bytes
+    1-4 the inflated size (u32 LE), then the compressed bytes. zstd through the system's libzstd
+    (Python's standard library has no zstd before 3.14). Raises ValueError when it is not one."""
+    global _zstd
+    if len(blob) < 5:
+        raise ValueError("payload shorter than its header")
+    codec, size, body = blob[0], int.from_bytes(blob[1:5], "little"), bytes(blob[5:])
+    if codec == 1:
+        try:
+            return zlib.decompress(body)
+        except zlib.error as e:
+            raise ValueError(str(e))
+    if codec != 2:
+        raise ValueError("unknown codec %d" % codec)
+    if _zstd is None:
+        _zstd = ctypes.CDLL(ctypes.util.find_library("zstd") or "libzstd.so.1")
+        _zstd.ZSTD_decompress.restype = ctypes.c_size_t
+        _zstd.ZSTD_decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                          ctypes.c_size_t]
+        _zstd.ZSTD_isError.restype = ctypes.c_uint
+        _zstd.ZSTD_isError.argtypes = [ctypes.c_size_t]
+    out = ctypes.create_string_buffer(max(size, 1))
+    got = _zstd.ZSTD_decompress(out, size, body, len(body))
+    if _zstd.ZSTD_isError(got) or got != size:
+        raise ValueError("zstd payload does not inflate")
+    return out.raw[:size]

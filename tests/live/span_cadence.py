@@ -30,9 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import zlib
 
-from live_common import wait_for_socket
+from live_common import inflate_payload, wait_for_socket
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -45,10 +44,11 @@ class Failure(Exception):
 
 
 def payload_json(blob):
-    """A stored payload: a 5-byte header, then zlib or plain JSON (src/agent/store)."""
+    """A stored payload: a 5-byte header, then compressed (live_common.inflate_payload) or plain
+    JSON (src/agent/store)."""
     try:
-        return json.loads(zlib.decompress(blob[5:]))
-    except zlib.error:
+        return json.loads(inflate_payload(blob))
+    except ValueError:
         return json.loads(blob[5:])
 
 

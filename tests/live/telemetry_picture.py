@@ -20,7 +20,7 @@ values times the deltas the agent saw (the fake counts scrapes) and the rates pe
 scrape interval; N requests with the SDK's token counts and stage sums. Over W alone (--from/--to):
 all of kernels, GPUs, engine and requests present, on the same window bounds. The text report has
 the three telemetry sections. The secret (and the other content markers) must appear nowhere: not
-in any column of any table of the store (zlib payloads inflated), the raw bytes of every file in
+in any column of any table of the store (payloads inflated), the raw bytes of every file in
 the state dir (db, WAL), the agent's log, the reports, or any API answer and /metrics.
 
 Without node or tests/otel/node_modules the spans part is skipped with a message (the rest still
@@ -45,10 +45,10 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-import zlib
 
 from fake_engine_metrics import FakeEngineMetrics
-from live_common import REPO, shared_trace, shared_traces_root, wait_for_socket
+from live_common import (REPO, inflate_payload, shared_trace, shared_traces_root,
+                         wait_for_socket)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -468,9 +468,9 @@ class Case:
 
     def check_no_content(self):
         """The content markers appear nowhere we can look; the model name (positive control:
-        stored inside zlib payloads) must be found, or the search itself is broken."""
+        stored inside compressed payloads) must be found, or the search itself is broken."""
         haystacks = dict(self.outputs)
-        # Every column of every table, zlib payloads inflated (5-byte header, docs/store).
+        # Every column of every table, payloads inflated (5-byte header, docs/store).
         db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.state, "inferscope.db"),
                              uri=True)
         dump = []
@@ -481,8 +481,8 @@ class Case:
                     if isinstance(v, bytes):
                         dump.append(v.decode("latin-1"))
                         try:
-                            dump.append(zlib.decompress(v[5:]).decode("latin-1"))
-                        except zlib.error:
+                            dump.append(inflate_payload(v).decode("latin-1"))
+                        except ValueError:
                             pass
                     else:
                         dump.append(str(v))

@@ -2,6 +2,7 @@
 #include "src/agent/http/api_routes.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -9,11 +10,15 @@
 #include <utility>
 #include <vector>
 
+#include "src/agent/range_compare.h"
 #include "src/agent/range_query.h"
+#include "src/agent/range_series.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/agent/telemetry_kinds.h"
 #include "src/base/duration.h"
 #include "src/base/json_writer.h"
 #include "src/base/time_point.h"
+#include "src/model/profile.h"
 #include "src/report/report.h"
 
 #ifndef INFERSCOPE_VERSION
@@ -165,7 +170,9 @@ HttpResponse Index(const HttpServer& server) {
       .String(
           "from, to (now, -5m, 2026-01-02T15:04[:05][Z], Unix seconds) or last (default 5m); "
           "pid, rank, device; top (profile); format=json|text|markdown (profile); limit "
-          "(windows); capture: duration, pid or rank, max_bytes, graph_nodes=0|1, "
+          "(windows); steps (timeseries, 1..1000, default 120); b_from, b_to (compare: the "
+          "baseline range); gpu_hourly_cost (profile: USD per GPU-hour, adds the cost); "
+          "capture: duration, pid or rank, max_bytes, graph_nodes=0|1, "
           "format=pftrace|pftrace.gz|json|json.gz (POST), id (GET, download)");
   w.EndObject();
   return Json(w);
@@ -351,7 +358,16 @@ HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore&
   report::ReportFormat format = report::ReportFormat::kJson;
   if (const std::string* f = req.Param("format"); f && !report::ParseReportFormat(*f, &format))
     return JsonError(400, "format: use json, text or markdown");
-  auto profile = QueryRangeProfile(store, q.range, "store:" + ctx.state_dir);
+  RangeQuery range = q.range;
+  if (const std::string* price = req.Param("gpu_hourly_cost")) {
+    // As `report --gpu-hourly-cost`: USD per GPU-hour, for the cost section (docs/cost.md).
+    char* end = nullptr;
+    const double usd = std::strtod(price->c_str(), &end);
+    if (price->empty() || end != price->c_str() + price->size() || !(usd > 0) || usd > 1e6)
+      return JsonError(400, "gpu_hourly_cost: a price in USD per GPU-hour, e.g. 2.5");
+    range.gpu_hourly_usd = usd;
+  }
+  auto profile = QueryRangeProfile(store, range, "store:" + ctx.state_dir);
   if (!profile.ok()) return JsonError(profile.status());
   const std::string filters = FilterText(q.range);
   if (profile->windows == 0 && profile->telemetry_windows == 0 && filters.empty())
@@ -381,6 +397,99 @@ HttpResponse Profile(const ApiContext& ctx, const HttpRequest& req, SqliteStore&
   return r;
 }
 
+// The range's host telemetry per step (range_series.h): one object per step with each kind's
+// merged JSON under its report key (null when the step holds none of it), for the dashboard's
+// timeline.
+HttpResponse Timeseries(const HttpRequest& req, SqliteStore& store, const Query& q) {
+  size_t steps = 120;
+  if (const std::string* v = req.Param("steps")) {
+    if (!ParseInt(*v, &steps) || steps < 1 || steps > kMaxSeriesSteps)
+      return JsonError(400, "steps: must be 1.." + std::to_string(kMaxSeriesSteps));
+  }
+  auto series = QueryRangeSeries(store, q.range, steps);
+  if (!series.ok()) return JsonError(series.status());
+  JsonWriter w;
+  w.BeginObject();
+  WriteRange(w, q.range);
+  w.Key("from_unix_ns").Int(series->from_ns);
+  w.Key("step_ns").Int(series->step_ns);
+  w.Key("rows").UInt(series->rows);
+  w.Key("corrupt_rows").UInt(series->corrupt);
+  w.Key("steps").BeginArray();
+  for (size_t i = 0; i < series->steps.size(); ++i) {
+    w.BeginObject();
+    w.Key("start_unix_ns").Int(series->from_ns + static_cast<int64_t>(i) * series->step_ns);
+    w.Key("idle_causes_ns");
+    if (const auto& idle = series->idle_ns[i]) {
+      w.BeginObject();
+      for (size_t c = 0; c < model::kIdleCauseCount; ++c)
+        w.Key(model::kIdleCauseNames[c]).Int(static_cast<int64_t>((*idle)[c]));
+      w.EndObject();
+    } else {
+      w.Null();
+    }
+    for (const collector::TelemetryKind* kind : TelemetryKinds().kinds()) {
+      w.Key(kind->report_key());
+      if (const collector::TelemetryData* data = series->steps[i].Find(*kind))
+        data->WriteJson(w);
+      else
+        w.Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return Json(w);
+}
+
+// `inferscope diff` between two ranges of the store: the request's range is the candidate,
+// b_from/b_to the baseline; every change judged against the slice-to-slice spread
+// (analyze::Compare, docs/diff.md), significant ones flagged.
+HttpResponse CompareRanges(const ApiContext& ctx, const HttpRequest& req, SqliteStore& store,
+                           const Query& q) {
+  const std::string* b_from = req.Param("b_from");
+  const std::string* b_to = req.Param("b_to");
+  if (b_from == nullptr || b_to == nullptr)
+    return JsonError(400, "b_from and b_to (the baseline range) are required");
+  if (q.range.device)
+    return JsonError(400, "device: compare covers whole processes (use pid or rank)");
+  RangeQuery baseline = q.range;
+  auto from = base::ParseTimePoint(*b_from, q.range.now_ns);
+  if (!from.ok()) return JsonError(400, "b_from: " + from.status().message());
+  auto to = base::ParseTimePoint(*b_to, q.range.now_ns);
+  if (!to.ok()) return JsonError(400, "b_to: " + to.status().message());
+  if (*to <= *from) return JsonError(400, "b_to must be after b_from");
+  baseline.from_ns = *from;
+  baseline.to_ns = *to;
+  RangeQuery candidate = q.range;
+  if (candidate.to_ns == kOpenEnded) candidate.to_ns = candidate.now_ns;
+  constexpr size_t kMaxSlices = 64;  // diff's default (--max-slices)
+  const std::string source = "store:" + ctx.state_dir;
+  auto a = LoadRangeSide(store, baseline, kMaxSlices, source);
+  if (!a.ok())
+    return JsonError(a.status().code() == base::StatusCode::kNotFound ? 404 : 500,
+                     "baseline: " + a.status().message());
+  auto b = LoadRangeSide(store, candidate, kMaxSlices, source);
+  if (!b.ok())
+    return JsonError(b.status().code() == base::StatusCode::kNotFound ? 404 : 500,
+                     "candidate: " + b.status().message());
+  const analyze::Comparison comparison = analyze::Compare(*a, *b, analyze::CompareOptions());
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("baseline").BeginObject();
+  w.Key("from_unix_ns").Int(baseline.from_ns);
+  w.Key("to_unix_ns").Int(baseline.to_ns);
+  w.EndObject();
+  w.Key("candidate").BeginObject();
+  w.Key("from_unix_ns").Int(candidate.from_ns);
+  w.Key("to_unix_ns").Int(candidate.to_ns);
+  w.EndObject();
+  w.Key("comparison");
+  analyze::WriteComparisonJson(comparison, w);
+  w.EndObject();
+  return Json(w);
+}
+
 }  // namespace
 
 void AddApiRoutes(HttpServer* server, ApiContext context) {
@@ -396,6 +505,15 @@ void AddApiRoutes(HttpServer* server, ApiContext context) {
               [ctx](const HttpRequest& req) { return WithStore(*ctx, req, &Devices); });
   server->Get("/api/v1/windows",
               [ctx](const HttpRequest& req) { return WithStore(*ctx, req, &Windows); });
+  server->Get("/api/v1/timeseries", [ctx](const HttpRequest& req) {
+    return WithStore(*ctx, req,
+                     [&](SqliteStore& store, const Query& q) { return Timeseries(req, store, q); });
+  });
+  server->Get("/api/v1/compare", [ctx](const HttpRequest& req) {
+    return WithStore(*ctx, req, [&](SqliteStore& store, const Query& q) {
+      return CompareRanges(*ctx, req, store, q);
+    });
+  });
   server->Get("/api/v1/profile", [ctx](const HttpRequest& req) {
     return WithStore(*ctx, req, [&](SqliteStore& store, const Query& q) {
       return Profile(*ctx, req, store, q);

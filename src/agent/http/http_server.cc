@@ -136,7 +136,12 @@ void HttpServer::Route(const std::string& method, const std::string& path, HttpH
       response = JsonError(500, "internal error");
     }
     res.status = response.status;
-    if (response.close_connection) res.set_header("Connection", "close");
+    // A browser (it sends Sec-Fetch-Mode; the dashboard, /ui/) keeps up to six idle keep-alive
+    // connections per host, and each idle one holds one of the few worker threads until the
+    // keep-alive timeout (5 s): the page's next requests would queue behind them for seconds.
+    // Closing after each answer costs a loopback handshake.
+    if (response.close_connection || req.has_header("Sec-Fetch-Mode"))
+      res.set_header("Connection", "close");
     res.set_content(std::move(response.body), response.content_type.c_str());
   };
   // Exact paths only: escape what std::regex would read as syntax (routes are plain paths).

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "src/agent/agent_endpoints.h"
 #include "src/agent/http/api_routes.h"
+#include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/range_query.h"
 #include "src/agent/store/sqlite_store.h"
 #include "src/base/json_writer.h"
@@ -355,12 +356,115 @@ TEST_F(ApiRoutesTest, IndexListsEveryEndpoint) {
   std::set<std::string> listed;
   for (simdjson::dom::element e : simdjson::dom::array(doc["endpoints"]))
     listed.insert(std::string(std::string_view(e)));
-  for (const char* want :
-       {"GET /api/v1", "GET /api/v1/status", "GET /api/v1/hosts", "GET /api/v1/processes",
-        "GET /api/v1/devices", "GET /api/v1/windows", "GET /api/v1/profile", "POST /api/v1/watch",
-        "GET /metrics", "POST /v1/traces"})
+  for (const char* want : {"GET /api/v1", "GET /api/v1/status", "GET /api/v1/hosts",
+                           "GET /api/v1/processes", "GET /api/v1/devices", "GET /api/v1/windows",
+                           "GET /api/v1/profile", "GET /api/v1/timeseries", "GET /api/v1/compare",
+                           "POST /api/v1/watch", "GET /metrics", "POST /v1/traces"})
     EXPECT_EQ(listed.count(want), 1u) << want;
-  EXPECT_EQ(listed.size(), 10u);
+  EXPECT_EQ(listed.size(), 12u);
+}
+
+// GPU metrics rows at 0 s and 5 s (one step of 10 s) and 10 s (the next): each step holds the
+// merge of the rows starting in it; a device filter keeps that GPU.
+TEST_F(ApiRoutesTest, TimeseriesMergesTheTelemetryRowsOfEachStep) {
+  {
+    auto store = SqliteStore::Open(dir_.path(), SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok());
+    int value = 10;
+    for (int64_t at : {0, 5, 10}) {
+      GpuMetricsWindow w;
+      w.start_unix_ns = kStart + at * kSec;
+      w.end_unix_ns = w.start_unix_ns + 5 * kSec;
+      for (int32_t index : {0, 1}) {
+        GpuDeviceWindow& d = w.devices.emplace_back();
+        d.index = index;
+        d.uuid = "GPU-" + std::to_string(index);
+        d.samples = 1;
+        d.metrics["power_w"].unit = "W";
+        d.metrics["power_w"].Add(value + index);
+      }
+      value += 10;
+      TelemetryRecord r;
+      r.kind = "gpu";
+      r.start_ns = w.start_unix_ns;
+      r.end_ns = w.end_unix_ns;
+      r.received_ns = r.end_ns;
+      base::JsonWriter jw;
+      w.WriteJson(jw);
+      r.json = jw.str();
+      ASSERT_TRUE((*store)->AppendTelemetry(r).ok());
+    }
+  }
+  const std::string from = std::to_string(kStart / kSec), to = std::to_string(kStart / kSec + 30);
+  simdjson::dom::element doc =
+      Parse(parser_, Get("/api/v1/timeseries?from=" + from + "&to=" + to + "&steps=3"));
+  EXPECT_EQ(int64_t(doc["step_ns"]), 10 * kSec);
+  EXPECT_EQ(int64_t(doc["from_unix_ns"]), kStart);
+  EXPECT_EQ(uint64_t(doc["rows"]), 3u);
+  simdjson::dom::array steps = doc["steps"];
+  ASSERT_EQ(steps.size(), 3u);
+  auto power = [](simdjson::dom::element step, size_t device) {
+    return simdjson::dom::array(step["gpu_metrics"]["devices"]).at(device)["metrics"]["power_w"];
+  };
+  EXPECT_EQ(int64_t(steps.at(0)["start_unix_ns"]), kStart);
+  EXPECT_EQ(uint64_t(power(steps.at(0), 0)["samples"]), 2u);  // the rows at 0 s and 5 s
+  EXPECT_EQ(double(power(steps.at(0), 0)["sum"]), 30.0);
+  EXPECT_EQ(double(power(steps.at(0), 1)["max"]), 21.0);
+  EXPECT_EQ(uint64_t(power(steps.at(1), 0)["samples"]), 1u);
+  EXPECT_EQ(double(power(steps.at(1), 0)["sum"]), 30.0);
+  EXPECT_TRUE(steps.at(2)["gpu_metrics"].is_null());
+  EXPECT_TRUE(steps.at(0)["engine"].is_null());
+  // Idle causes: each 10 s step holds one window of each of the two processes.
+  model::IdleCauseStats want;
+  for (const model::DeviceProfile& d : wire::testing::FullWindow().processes[0].devices)
+    want.Merge(d.idle_causes);
+  ASSERT_GT(want.total_ns(), 0);
+  for (size_t step = 0; step < 3; ++step)
+    for (size_t c = 0; c < model::kIdleCauseCount; ++c)
+      EXPECT_EQ(int64_t(steps.at(step)["idle_causes_ns"][model::kIdleCauseNames[c]]),
+                2 * want.ns[c])
+          << step << " " << model::kIdleCauseNames[c];
+  simdjson::dom::parser other;
+  simdjson::dom::element one =
+      Parse(other, Get("/api/v1/timeseries?from=" + from + "&to=" + to + "&steps=3&device=1"));
+  simdjson::dom::array devices = simdjson::dom::array(one["steps"]).at(0)["gpu_metrics"]["devices"];
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(int64_t(devices.at(0)["index"]), 1);
+  Get("/api/v1/timeseries?steps=0", 400);
+  Get("/api/v1/timeseries?steps=1001", 400);
+}
+
+// Compare is `diff` over two store ranges: the same windows on both sides change nothing.
+TEST_F(ApiRoutesTest, CompareJudgesTwoRanges) {
+  const int64_t s = kStart / kSec;
+  auto range = [&](int64_t a, int64_t b) {
+    return std::to_string(s + a) + "&to=" + std::to_string(s + b);
+  };
+  simdjson::dom::element doc =
+      Parse(parser_, Get("/api/v1/compare?from=" + range(0, 30) + "&b_from=" + std::to_string(s) +
+                         "&b_to=" + std::to_string(s + 30)));
+  EXPECT_EQ(int64_t(doc["baseline"]["from_unix_ns"]), kStart);
+  EXPECT_EQ(int64_t(doc["candidate"]["to_unix_ns"]), kStart + 30 * kSec);
+  simdjson::dom::element c = doc["comparison"];
+  EXPECT_FALSE(bool(c["regression"]));
+  EXPECT_GT(simdjson::dom::array(c["changes"]).size(), 0u);
+  for (simdjson::dom::element m : simdjson::dom::array(c["changes"]))
+    EXPECT_FALSE(bool(m["significant"])) << std::string_view(m["key"]);
+  Get("/api/v1/compare?from=" + range(0, 30), 400);  // no baseline
+  Get("/api/v1/compare?from=" + range(0, 30) + "&b_from=" + std::to_string(s - 600) +
+          "&b_to=" + std::to_string(s - 300),
+      404);  // nothing in the baseline
+  Get("/api/v1/compare?from=" + range(0, 30) + "&b_from=1&b_to=2&device=0", 400);
+}
+
+// The price per GPU-hour of /api/v1/profile fills the report's cost section.
+TEST_F(ApiRoutesTest, ProfileCostWithAPrice) {
+  simdjson::dom::element doc = Parse(parser_, Get("/api/v1/profile?last=10m&gpu_hourly_cost=2"));
+  EXPECT_EQ(double(doc["cost"]["usd_per_hour"]), 4.0);  // 2 GPUs
+  simdjson::dom::parser other;
+  EXPECT_TRUE(Parse(other, Get("/api/v1/profile?last=10m"))["cost"].is_null());
+  Get("/api/v1/profile?last=10m&gpu_hourly_cost=abc", 400);
+  Get("/api/v1/profile?last=10m&gpu_hourly_cost=-1", 400);
 }
 
 TEST(ApiRoutesNoStoreTest, MissingStoreIs404) {

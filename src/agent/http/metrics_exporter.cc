@@ -241,6 +241,7 @@ void metrics_internal::DeviceSeries::Add(const model::DeviceProfile& d) {
   one.launch_delay_ns = d.launch.launch_delay.total_ns;
   one.graph_launches = d.launch.graph_launches;
   one.kernels_from_graphs = d.launch.kernels_from_graphs;
+  one.uuid = d.device_uuid;
   Add(one);
 }
 
@@ -263,6 +264,12 @@ void metrics_internal::DeviceSeries::Add(const DeviceSeries& d) {
   launch_delay_ns += d.launch_delay_ns;
   graph_launches += d.graph_launches;
   kernels_from_graphs += d.kernels_from_graphs;
+  if (d.uuid_conflict || (!uuid.empty() && !d.uuid.empty() && uuid != d.uuid)) {
+    uuid_conflict = true;
+    uuid.clear();
+  } else if (!uuid_conflict && !d.uuid.empty()) {
+    uuid = d.uuid;
+  }
 }
 
 void metrics_internal::ProcessSeries::AddCounters(const ProcessSeries& other) {
@@ -329,6 +336,7 @@ namespace {
 // diagnose a range with its telemetry.
 std::string PrimaryVerdict(const model::ProfileWindow& window) {
   analyze::AnalysisOptions options;
+  options.display_names = false;  // only the verdict's id is read
   for (const model::ProcessProfile& p : window.processes)
     for (const model::DeviceProfile& d : p.devices)
       if (d.timeline.bin_ns > 0) options.bin_ns = d.timeline.bin_ns;
@@ -388,7 +396,10 @@ void MetricsExporter::OnProcessEnd(const wire::Hello& process) {
 }
 
 void MetricsExporter::AccumulateGpu(const GpuMetricsWindow& gpu) {
-  for (const GpuDeviceWindow& d : gpu.devices) gpu_xids_[{d.index, d.uuid}] += d.xid_count;
+  for (const GpuDeviceWindow& d : gpu.devices) {
+    gpu_xids_[{d.index, d.uuid}] += d.xid_count;
+    if (!d.uuid.empty() && d.index >= 0) nvml_index_by_uuid_[d.uuid] = d.index;
+  }
 }
 
 void MetricsExporter::AccumulateEngine(const EngineMetricsWindow& engine) {
@@ -469,6 +480,26 @@ std::string MetricsExporter::Render(const AgentCounters& self) const {
 // Per (process, device): GPU time by category, busy time and ratio, copies.
 void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>& all,
                                          Exposition& e) const {
+  // One GPU identity: the NVML index of the device's UUID when NVML saw it, else the CUDA ordinal
+  // (they agree unless CUDA_VISIBLE_DEVICES or the device order renumbers the GPUs). Per process,
+  // all or nothing: a process with one unmapped device keeps ordinals for all, so two of its
+  // devices never share a label set.
+  auto nvml_index = [&](const DeviceSeries& d) -> std::optional<int32_t> {
+    if (d.uuid.empty()) return std::nullopt;
+    auto it = nvml_index_by_uuid_.find(d.uuid);
+    if (it == nvml_index_by_uuid_.end()) return std::nullopt;
+    return it->second;
+  };
+  std::map<const ProcessSeries*, bool> mapped;
+  for (const ProcessSeries* p : all) {
+    bool all_mapped = !p->devices.empty();
+    for (const auto& [id, d] : p->devices) all_mapped = all_mapped && nvml_index(d).has_value();
+    mapped[p] = all_mapped;
+  }
+  auto gpu_label = [&](const ProcessSeries* p, uint32_t id, const DeviceSeries& d) {
+    if (mapped[p]) return std::to_string(*nvml_index(d));
+    return std::to_string(id);
+  };
   // One sample per (process, device, kind) with a count: categories and copy directions.
   auto per_device_kind = [&](const char* family, const char* type, const char* help,
                              const char* kind_label, const char* const* kind_names, size_t kinds,
@@ -476,7 +507,7 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
     e.Family(family, type, help);
     for (const ProcessSeries* p : all) {
       for (const auto& [id, d] : p->devices) {
-        const std::string gpu = std::to_string(id);
+        const std::string gpu = gpu_label(p, id, d);
         for (size_t k = 0; k < kinds; ++k) {
           if (count_of(d, k) == 0) continue;
           e.Sample({{kind_label, kind_names[k]},
@@ -497,7 +528,7 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
         const std::optional<double> v = value_of(d);
         if (!v) continue;
         e.Sample(
-            {{"gpu", std::to_string(id)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+            {{"gpu", gpu_label(p, id, d)}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
             *v);
       }
     }
@@ -514,6 +545,22 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
       model::kCategoryNames, kCategories,
       [](const DeviceSeries& d, size_t c) { return d.categories[c].count; },
       [](const DeviceSeries& d, size_t c) { return static_cast<double>(d.categories[c].count); });
+  // The mapping itself: which CUDA ordinal of which process is which NVML GPU.
+  e.Family("inferscope_process_gpu_info", "gauge",
+           "1 per GPU a process used: its CUDA ordinal in that process (cuda_ordinal), the device "
+           "UUID it reported and the `gpu` label the other series use (the NVML index when NVML "
+           "knows the UUID, else the CUDA ordinal).");
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      e.Sample({{"gpu", gpu_label(p, id, d)},
+                {"cuda_ordinal", std::to_string(id)},
+                {"uuid", d.uuid},
+                {"pid", p->pid},
+                {"rank", p->rank},
+                {"host", p->host}},
+               1);
+    }
+  }
   per_device("inferscope_gpu_busy_seconds_total", "counter",
              "Time the device ran any GPU operation of the process (union of activity).",
              [](const DeviceSeries& d) -> std::optional<double> { return Seconds(d.busy_ns); });

@@ -51,6 +51,10 @@ struct DeviceSeries {
   uint64_t launch_delays = 0;  // kernels whose launch-to-start delay was measured
   int64_t launch_delay_ns = 0;
   uint64_t graph_launches = 0, kernels_from_graphs = 0;
+  // The device's UUID as the process reported it (empty: unknown, or devices of several evicted
+  // processes that disagree): maps the CUDA ordinal to the NVML index for the `gpu` label.
+  std::string uuid;
+  bool uuid_conflict = false;
 
   void Add(const model::DeviceProfile& d);
   void Add(const DeviceSeries& d);
@@ -168,6 +172,9 @@ class MetricsExporter {
   std::optional<GpuMetricsWindow> gpu_;
   int64_t gpu_counted_end_ns_ = 0;
   std::map<std::pair<int32_t, std::string>, uint64_t> gpu_xids_;
+  // NVML index of every UUID any GPU window named (kept: a GPU keeps its index while the driver
+  // runs), so profile-window series carry the same `gpu` value as NVML series.
+  std::map<std::string, int32_t, std::less<>> nvml_index_by_uuid_;
 
   // Engine telemetry: the latest window, counters accumulated over windows.
   std::optional<EngineMetricsWindow> engine_;

@@ -406,6 +406,46 @@ otlp::SpanWindow MakeSpans(int64_t end_ns) {
   return s;
 }
 
+// CUDA_VISIBLE_DEVICES=1: the process's CUDA 0 is NVML's GPU 1. The kernel series and the NVML
+// series of that GPU carry one `gpu` value (the NVML index, found by the device's UUID), and the
+// info series states the mapping. A process with a device of unknown UUID (an older injection
+// library) keeps CUDA ordinals for all its devices: one identity per process, never two series
+// with one label set.
+TEST(MetricsExporterTest, GpuLabelIsTheNvmlIndexWhenCudaOrderDiffers) {
+  MetricsExporter m;
+  model::ProfileWindow w = MakeWindow(kT0, 1);
+  w.processes[0].devices[0].device_uuid = "GPU-bbb";
+  m.OnWindow(MakeHello(42), w);
+  model::ProfileWindow old = MakeWindow(kT0, 1, 43);
+  old.processes[0].devices[0].device_uuid = "GPU-bbb";
+  model::DeviceProfile& unknown = old.processes[0].devices.emplace_back();
+  unknown.device = 1;
+  unknown.busy_ns = kSecond;
+  m.OnWindow(MakeHello(43), old);
+  GpuMetricsWindow gpu = MakeGpu(kT0 + 10 * kSecond, 0);
+  gpu.devices[0].uuid = "GPU-aaa";  // NVML 0 is a GPU the process does not see
+  GpuDeviceWindow& second = gpu.devices.emplace_back();
+  second.index = 1;
+  second.uuid = "GPU-bbb";
+  second.metrics[kGpuUtilPct].Add(40);
+  m.OnTelemetry(&gpu, nullptr, nullptr);
+  const std::string out = m.Render(kSelf);
+  for (
+      const std::string& line : std::vector<std::string>{
+          R"(inferscope_gpu_busy_seconds_total{gpu="1",pid="42",rank="0",host="node-a"} 2)",
+          R"(inferscope_gpu_utilization_ratio{gpu="1",uuid="GPU-bbb"} 0.4)",
+          R"(inferscope_process_gpu_info{gpu="1",cuda_ordinal="0",uuid="GPU-bbb",pid="42",rank="0",host="node-a"} 1)",
+          // pid 43 has a device without a UUID: CUDA ordinals for both of its devices.
+          R"(inferscope_gpu_busy_seconds_total{gpu="0",pid="43",rank="0",host="node-a"} 2)",
+          R"(inferscope_gpu_busy_seconds_total{gpu="1",pid="43",rank="0",host="node-a"} 1)",
+          R"(inferscope_process_gpu_info{gpu="0",cuda_ordinal="0",uuid="GPU-bbb",pid="43",rank="0",host="node-a"} 1)",
+          R"(inferscope_process_gpu_info{gpu="1",cuda_ordinal="1",uuid="",pid="43",rank="0",host="node-a"} 1)",
+      }) {
+    EXPECT_TRUE(HasLine(out, line)) << "missing: " << line << "\nin:\n" << out;
+  }
+  EXPECT_EQ(CountSamples(out, R"(inferscope_gpu_busy_seconds_total{gpu="0",pid="42")"), 0u) << out;
+}
+
 TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
   MetricsExporter m;
   const int64_t end = kT0 + 10 * kSecond;

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::agent::otlp {
 
 // ---------------------------------------------------------------------------------------------
@@ -443,13 +445,8 @@ base::StatusOr<SpanWindow> SpanWindow::FromJson(std::string_view json) {
 
 namespace {
 
-std::string FormatNs(int64_t ns) {
-  double s = static_cast<double>(ns) / 1e9;
-  if (s >= 100) return fmt::format("{:.0f} s", s);
-  if (s >= 1) return fmt::format("{:.2f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.1f} ms", s * 1e3);
-  return fmt::format("{:.0f} us", s * 1e6);
-}
+// The report's one duration style (its request table sits among the profile's tables).
+std::string FormatNs(int64_t ns) { return base::FormatDuration(ns); }
 
 }  // namespace
 

@@ -10,6 +10,8 @@
 #include <limits>
 #include <utility>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::agent::scrape {
 namespace {
 
@@ -215,14 +217,8 @@ bool EnumFromName(std::string_view name, std::string_view (*to_name)(Enum), Enum
   return false;
 }
 
-std::string FormatSeconds(double seconds) {
-  const double a = std::fabs(seconds);
-  if (a >= 10) return fmt::format("{:.1f} s", seconds);
-  if (a >= 1) return fmt::format("{:.2f} s", seconds);
-  if (a >= 0.01) return fmt::format("{:.0f} ms", seconds * 1e3);
-  if (a >= 0.001) return fmt::format("{:.1f} ms", seconds * 1e3);
-  return fmt::format("{:.0f} us", seconds * 1e6);
-}
+// The report's one duration style (its engine table sits among the profile's tables).
+std::string FormatSeconds(double seconds) { return base::FormatSeconds(seconds); }
 
 std::string FormatCount(double value) {
   const double a = std::fabs(value);

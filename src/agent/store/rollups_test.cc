@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <map>
@@ -181,6 +182,17 @@ TEST(RollupTest, RollbackUndoesTheFoldAndRestartRebuildsOpenBuckets) {
     model::ProfileWindow lost = RollupTestWindow(100, 0, kT0 + 30 * 60 * kSec, 999);
     ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[0], lost, kT0), &lost).ok());
     ASSERT_TRUE((*store)->Rollback().ok());
+    // A bigger batch rolled back: 15 min of windows (closing and sealing buckets, so rollup rows
+    // are written inside it) and a late window rewriting a sealed row. Rows and open buckets must
+    // both come back to what they were.
+    ASSERT_TRUE((*store)->Begin().ok());
+    for (int64_t t = kT0 + 30 * 60 * kSec; t < kT0 + 45 * 60 * kSec; t += 10 * kSec) {
+      model::ProfileWindow w = RollupTestWindow(100, 0, t, 777);
+      ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[0], w, t), &w).ok());
+    }
+    model::ProfileWindow late = RollupTestWindow(101, 1, kT0 + 5 * kSec, 778);
+    ASSERT_TRUE((*store)->AppendWindow(PendingOf(ids[1], late, kT0), &late).ok());
+    ASSERT_TRUE((*store)->Rollback().ok());
     Fill(**store, ids, kT0 + 30 * 60 * kSec, kT0 + 50 * 60 * kSec, 10 * kSec, &appended);
     // 10 min buckets up to 1:20 after the first hour's start, the first hour.
     EXPECT_EQ(ExpectRowsEqualMerges(**store, appended), 2 * (5 + 1));
@@ -268,6 +280,20 @@ constexpr const char* kVersion4Schema =
     "CREATE INDEX telemetry_by_start ON telemetry (kind, start_ns);"
     "PRAGMA user_version = 4;";
 
+// A payload as schema versions 1-7 stored it: codec byte 1, the size (u32 LE), zlib level 6.
+base::StatusOr<std::string> ZlibPayload(std::string_view encoded) {
+  uLongf bound = compressBound(static_cast<uLong>(encoded.size()));
+  std::string out(5 + bound, '\0');
+  out[0] = 1;
+  const auto n = static_cast<uint32_t>(encoded.size());
+  for (int i = 0; i < 4; ++i) out[1 + i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  if (compress2(reinterpret_cast<Bytef*>(out.data() + 5), &bound,
+                reinterpret_cast<const Bytef*>(encoded.data()), n, 6) != Z_OK)
+    return base::InternalError("compress2");
+  out.resize(5 + bound);
+  return out;
+}
+
 TEST(RollupTest, MigratesAVersion4StoreInPlace) {
   TempDir dir;
   const std::string path = dir.path() + "/" + SqliteStore::kFileName;
@@ -293,7 +319,7 @@ TEST(RollupTest, MigratesAVersion4StoreInPlace) {
       model::ProfileWindow w = RollupTestWindow(100, 0, kT0 + i * 10 * kSec, i);
       std::string encoded;
       wire::EncodeWindow(w, &encoded);
-      auto payload = SqliteStore::CompressPayload(encoded);
+      auto payload = ZlibPayload(encoded);  // what versions 1-7 wrote
       ASSERT_TRUE(payload.ok());
       sqlite3_bind_int64(s, 1, w.start_ns);
       sqlite3_bind_int64(s, 2, w.end_ns);
@@ -380,7 +406,7 @@ TEST(RollupTest, MigrationDropsTheOneMinuteTier) {
                            "DROP INDEX windows_by_received; DROP INDEX telemetry_by_received;"
                            "DROP TRIGGER windows_counted_in; DROP TRIGGER windows_counted_out;"
                            "DELETE FROM store_meta WHERE key IN ('window_count',"
-                           " 'window_payload_bytes');"
+                           " 'window_payload_bytes', 'payload_codec');"
                            "PRAGMA user_version = 5;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);

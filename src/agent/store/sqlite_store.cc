@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -108,10 +109,19 @@ constexpr const char* kMigrations[] = {
     "  UPDATE store_meta SET value = value - length(OLD.payload)"
     "    WHERE key = 'window_payload_bytes';"
     "END;",
+    // 8: payloads are written with zstd (codec byte 2; zlib rows, codec 1, are still read). No
+    // table changes: the version tells an older inferscope, which reads zlib only, that this store
+    // is newer than it, rather than it failing row by row.
+    "INSERT INTO store_meta VALUES ('payload_codec', 2);",
 };
 constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 
-constexpr uint8_t kCodecZlib = 1;
+constexpr uint8_t kCodecZlib = 1;  // schema 1-7 wrote these; still read
+// zstd at its default level. Against zlib level 6 (what schema 1-7 wrote) on the agent's windows:
+// ~7x less CPU to compress (zlib was 55 % of the agent's instructions) for ~5 % more bytes
+// (docs/benchmarks.md, "Store payload codec").
+constexpr uint8_t kCodecZstd = 2;
+constexpr int kZstdLevel = 3;
 constexpr size_t kPayloadHeaderBytes = 5;
 // Windows are 1-20 KB encoded; the wire refuses frames over 16 MiB, so a bigger size is corruption.
 constexpr uint32_t kMaxUncompressedBytes = 16u << 20;
@@ -141,38 +151,6 @@ struct SqliteStore::RollupState {
   int64_t from_ns = 0;                  // store_meta rollups_from_ns
   int64_t sealed_ns = 0;                // store_meta rollups_sealed_ns
   int64_t newest_start_ns = INT64_MIN;  // window time the writer has reached
-
-  // Undo log of the open transaction: each bucket as it was before its first change (nullopt:
-  // absent), so Rollback() restores the buckets without copying all of them at every Begin().
-  bool in_transaction = false;
-  std::map<Key, std::optional<Open>> undo;
-  int64_t undo_sealed_ns = 0, undo_newest_start_ns = 0;
-
-  void Touch(const Key& key) {
-    if (!in_transaction || undo.count(key)) return;
-    auto it = open.find(key);
-    undo.emplace(key, it == open.end() ? std::nullopt : std::optional<Open>(it->second));
-  }
-  void BeginTransaction() {
-    in_transaction = true;
-    undo.clear();
-    undo_sealed_ns = sealed_ns;
-    undo_newest_start_ns = newest_start_ns;
-  }
-  void EndTransaction(bool commit) {
-    if (!commit && in_transaction) {
-      for (auto& [key, value] : undo) {
-        if (value)
-          open[key] = std::move(*value);
-        else
-          open.erase(key);
-      }
-      sealed_ns = undo_sealed_ns;
-      newest_start_ns = undo_newest_start_ns;
-    }
-    in_transaction = false;
-    undo.clear();
-  }
 };
 
 SqliteStore::SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -305,19 +283,20 @@ base::Status SqliteStore::Migrate() {
 }
 
 base::Status SqliteStore::Begin() {
-  RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  // The open rollup buckets change with the rows of this transaction: log how to undo them.
-  if (rollups_) rollups_->BeginTransaction();
-  return base::OkStatus();
+  if (rollups_ && rollups_stale_ && LoadRollups().ok()) rollups_stale_ = false;
+  return Exec("BEGIN IMMEDIATE");
 }
-base::Status SqliteStore::Commit() {
-  RETURN_IF_ERROR(Exec("COMMIT"));
-  if (rollups_) rollups_->EndTransaction(/*commit=*/true);
-  return base::OkStatus();
-}
+base::Status SqliteStore::Commit() { return Exec("COMMIT"); }
 base::Status SqliteStore::Rollback() {
-  if (rollups_) rollups_->EndTransaction(/*commit=*/false);
-  return Exec("ROLLBACK");
+  const base::Status status = Exec("ROLLBACK");
+  // The open rollup buckets took this transaction's windows too: rebuild them from the store, as
+  // a restart does. Until a rebuild succeeds (it may fail for the reason the transaction did)
+  // nothing is folded, so no row is written from buckets that hold rolled-back windows.
+  // (An undo log did this before: a copy of each bucket at its first change in every
+  // transaction, which the agent paid on nearly every window, its batches being mostly one
+  // window, to serve a path that runs only when the disk fails.)
+  if (rollups_) rollups_stale_ = !LoadRollups().ok();
+  return status;
 }
 
 base::StatusOr<int64_t> SqliteStore::UpsertProcess(const wire::Hello& hello, int64_t now_ns) {
@@ -360,33 +339,64 @@ base::Status SqliteStore::MarkProcessEnded(int64_t process_id, int64_t now_ns) {
   return base::OkStatus();
 }
 
+namespace {
+
+// One compression and one decompression context per thread (the writer compresses; range scans
+// decompress on several threads): zstd's contexts are reusable but not thread-safe.
+struct ZstdContexts {
+  ZSTD_CCtx* compress = ZSTD_createCCtx();
+  ZSTD_DCtx* decompress = ZSTD_createDCtx();
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(compress);
+    ZSTD_freeDCtx(decompress);
+  }
+};
+ZstdContexts& ThreadZstd() {
+  thread_local ZstdContexts contexts;
+  return contexts;
+}
+
+}  // namespace
+
 base::StatusOr<std::string> SqliteStore::CompressPayload(std::string_view encoded) {
   if (encoded.size() > kMaxUncompressedBytes)
     return base::InvalidArgumentError("window too large to store");
-  uLongf bound = compressBound(static_cast<uLong>(encoded.size()));
+  ZstdContexts& z = ThreadZstd();
+  if (!z.compress) return base::InternalError("zstd: out of memory");
+  const size_t bound = ZSTD_compressBound(encoded.size());
   std::string out(kPayloadHeaderBytes + bound, '\0');
-  out[0] = static_cast<char>(kCodecZlib);
+  out[0] = static_cast<char>(kCodecZstd);
   const uint32_t n = static_cast<uint32_t>(encoded.size());
   for (int i = 0; i < 4; ++i) out[1 + i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  const int rc = compress2(reinterpret_cast<Bytef*>(out.data() + kPayloadHeaderBytes), &bound,
-                           reinterpret_cast<const Bytef*>(encoded.data()), n, 6);
-  if (rc != Z_OK) return base::InternalError("zlib compress2 failed: " + std::to_string(rc));
-  out.resize(kPayloadHeaderBytes + bound);
+  const size_t written = ZSTD_compressCCtx(z.compress, out.data() + kPayloadHeaderBytes, bound,
+                                           encoded.data(), encoded.size(), kZstdLevel);
+  if (ZSTD_isError(written))
+    return base::InternalError(std::string("zstd compress failed: ") + ZSTD_getErrorName(written));
+  out.resize(kPayloadHeaderBytes + written);
   return out;
 }
 
 base::StatusOr<std::string> SqliteStore::DecompressPayload(std::string_view stored) {
-  if (stored.size() < kPayloadHeaderBytes || static_cast<uint8_t>(stored[0]) != kCodecZlib)
+  const uint8_t codec = stored.empty() ? 0 : static_cast<uint8_t>(stored[0]);
+  if (stored.size() < kPayloadHeaderBytes || (codec != kCodecZlib && codec != kCodecZstd))
     return base::DataLossError("stored window has an unknown codec");
   uint32_t n = 0;
   for (int i = 0; i < 4; ++i)
     n |= static_cast<uint32_t>(static_cast<uint8_t>(stored[1 + i])) << (8 * i);
   if (n > kMaxUncompressedBytes) return base::DataLossError("stored window size is corrupt");
   std::string out(n, '\0');
+  const std::string_view body = stored.substr(kPayloadHeaderBytes);
+  if (codec == kCodecZstd) {
+    ZstdContexts& z = ThreadZstd();
+    if (!z.decompress) return base::InternalError("zstd: out of memory");
+    const size_t got = ZSTD_decompressDCtx(z.decompress, out.data(), n, body.data(), body.size());
+    if (ZSTD_isError(got) || got != n) return base::DataLossError("stored window does not inflate");
+    return out;
+  }
   uLongf out_len = n;
-  const int rc = uncompress(reinterpret_cast<Bytef*>(out.data()), &out_len,
-                            reinterpret_cast<const Bytef*>(stored.data() + kPayloadHeaderBytes),
-                            static_cast<uLong>(stored.size() - kPayloadHeaderBytes));
+  const int rc =
+      uncompress(reinterpret_cast<Bytef*>(out.data()), &out_len,
+                 reinterpret_cast<const Bytef*>(body.data()), static_cast<uLong>(body.size()));
   if (rc != Z_OK || out_len != n) return base::DataLossError("stored window does not inflate");
   return out;
 }
@@ -420,6 +430,12 @@ base::Status SqliteStore::AppendWindow(const PendingWindow& window,
     sqlite3_reset(m);
   }
   if (!rollups_ || !rollups_enabled_) return base::OkStatus();
+  if (rollups_stale_) {
+    // The open buckets are being rebuilt (Rollback). Outside a transaction the rebuild reads this
+    // window too, now stored; inside one, it will when a later rebuild runs after the commit.
+    if (sqlite3_get_autocommit(db_) != 0 && LoadRollups().ok()) rollups_stale_ = false;
+    return base::OkStatus();
+  }
   if (decoded) return FoldIntoRollups(window.process_id, *decoded, /*rebuilding=*/false);
   ASSIGN_OR_RETURN(model::ProfileWindow w, wire::DecodeWindow(window.encoded));
   return FoldIntoRollups(window.process_id, w, /*rebuilding=*/false);
@@ -757,7 +773,6 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
   const RollupState::Key key{tier, process_id};
   auto it = st.open.find(key);
   if (it != st.open.end() && it->second.start_ns == bucket) {
-    st.Touch(key);
     FoldWindow(part, bin_ns, RollupMergeOptions(), &it->second.merged);
     it->second.windows += windows;
     return base::OkStatus();
@@ -773,7 +788,6 @@ base::Status SqliteStore::FoldIntoTier(size_t tier, int64_t process_id,
     return base::OkStatus();
   }
   if (it != st.open.end()) RETURN_IF_ERROR(CloseBucket(tier, process_id));  // moved on
-  st.Touch(key);
   RollupState::Open& open = st.open[key];
   open.start_ns = bucket;
   open.windows = windows;
@@ -787,7 +801,6 @@ base::Status SqliteStore::CloseBucket(size_t tier, int64_t process_id) {
   const RollupState::Key key{tier, process_id};
   auto it = st.open.find(key);
   if (it == st.open.end()) return base::OkStatus();
-  st.Touch(key);
   RollupState::Open closed = std::move(it->second);
   st.open.erase(it);
   RETURN_IF_ERROR(WriteRollupRow(kRollupTierNs[tier], process_id, closed.start_ns, closed.windows,

@@ -3,7 +3,7 @@
 
 // The agent's embedded store: one SQLite database, <state dir>/inferscope.db, holding the
 // processes that connected (one row per hello identity) and their profile windows (one row per
-// window, the wire encoding compressed with zlib). Never per-kernel rows. Schema and payload
+// window, the wire encoding compressed with zstd). Never per-kernel rows. Schema and payload
 // format: docs/agent.md.
 
 #include <array>
@@ -178,7 +178,8 @@ class SqliteStore {
   base::Status MarkProcessEnded(int64_t process_id, int64_t now_ns);
   // Compresses and appends one window; updates the process's last_seen_ns. A read-write store also
   // folds it into the rollup tiers (decoding `encoded` unless `decoded` is given); the fold is
-  // part of the caller's transaction, and Rollback() undoes its in-memory part too.
+  // part of the caller's transaction, and Rollback() undoes its in-memory part too (by rebuilding
+  // the open buckets from the store).
   base::Status AppendWindow(const PendingWindow& window,
                             const model::ProfileWindow* decoded = nullptr);
 
@@ -220,8 +221,8 @@ class SqliteStore {
   base::StatusOr<RetentionResult> ApplyRetention(int64_t max_age_ns, uint64_t max_bytes,
                                                  int64_t now_ns, const RollupRetention& tiers = {});
 
-  // Payload codec (public for tests and size measurements): byte 0 = codec (1 = zlib), bytes 1-4 =
-  // uncompressed size (u32 LE), then the zlib stream.
+  // Payload codec (public for tests and size measurements): byte 0 = codec (2 = zstd, written; 1 =
+  // zlib, what schema 1-7 wrote, read), bytes 1-4 = uncompressed size (u32 LE), then the stream.
   static base::StatusOr<std::string> CompressPayload(std::string_view encoded);
   static base::StatusOr<std::string> DecompressPayload(std::string_view stored);
 
@@ -253,6 +254,7 @@ class SqliteStore {
   std::map<const char*, sqlite3_stmt*> statements_;  // keyed by the SQL literal's address
   std::unique_ptr<RollupState> rollups_;             // read-write stores only
   bool rollups_enabled_ = true;
+  bool rollups_stale_ = false;  // a Rollback() whose rebuild of the open buckets failed
   int64_t max_window_ns_ = -1;  // store_meta max_window_ns as this writer knows it (-1: unread)
 };
 

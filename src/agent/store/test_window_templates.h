@@ -15,6 +15,7 @@
 #include "src/model/profile.h"
 #include "src/model/taxonomy.h"
 #include "src/wire/framing.h"
+#include "src/wire/test_frames.h"
 
 namespace inferscope::agent::testing {
 
@@ -67,13 +68,11 @@ inline std::vector<model::ProcessProfile> WindowTemplates(const std::vector<std:
   return out;
 }
 
-// The hello of fixture/benchmark process `index` on host `hostname` (pid 10000 + index).
+// The hello of fixture/benchmark process `index` on host `hostname` (pid 10000 + index): the
+// wire tests' hello with this fixture's job shape.
 inline wire::Hello FixtureHello(int index, int world_size, const std::string& hostname,
                                 int64_t process_start_unix_ns) {
-  wire::Hello h;
-  h.pid = 10'000 + static_cast<uint32_t>(index);
-  h.rank = index;
-  h.local_rank = index;
+  wire::Hello h = wire::testing::MakeHello(10'000 + static_cast<uint32_t>(index), index);
   h.world_size = world_size;
   h.hostname = hostname;
   h.tool_version = "bench";

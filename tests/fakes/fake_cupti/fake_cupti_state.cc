@@ -112,6 +112,8 @@ size_t RecordSize(uint32_t kind, FakeLayout layout) {
       return sizeof(CUpti_ActivityExternalCorrelation);
     case CUPTI_ACTIVITY_KIND_MARKER:
       return sizeof(CUpti_ActivityMarker2);
+    case CUPTI_ACTIVITY_KIND_DEVICE:  // one struct in every CUPTI 12.x and 13.x
+      return sizeof(CUpti_ActivityDevice5);
     default:
       return 0;
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
@@ -212,6 +213,29 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
     resource.context = FakeContext(Dev(d));
     fake_cupti_fire_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
                              &resource);
+  }
+
+  // DEVICE records: CUPTI writes one per device when the kind is enabled.
+  if (!options.nvml_index_of_device.empty() &&
+      fake_cupti_kind_enabled(CUPTI_ACTIVITY_KIND_DEVICE)) {
+    for (uint32_t d : devices) {
+      const uint32_t device = Dev(d);
+      if (device >= options.nvml_index_of_device.size()) continue;
+      CUpti_ActivityDevice5 r{};
+      r.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+      r.id = device;
+      r.name = "NVIDIA H100 80GB HBM3";
+      // The fake NVML's UUID of index i: GPU-fa4e0000-0000-0000-0000-<i as 12 digits>.
+      const uint32_t index = options.nvml_index_of_device[device];
+      const unsigned char head[2] = {0xfa, 0x4e};
+      std::memcpy(r.uuid.bytes, head, 2);
+      char digits[13];
+      std::snprintf(digits, sizeof(digits), "%012u", index);
+      for (int i = 0; i < 6; ++i)
+        r.uuid.bytes[10 + i] =
+            static_cast<char>((digits[2 * i] - '0') << 4 | (digits[2 * i + 1] - '0'));
+      emit(r);
+    }
   }
 
   // CUDA graphs are captured before they are launched: for each graph, what a stream capture

@@ -81,6 +81,10 @@ struct ReplayOptions {
   // Loops start at most once per this many seconds; the process idles in between (0 = back to
   // back). With --speed 0 this bounds the CPU a long run costs: one burst per period.
   double loop_period_s = 0;
+  // When not empty: a DEVICE record per device the trace uses (when the tool enabled the kind),
+  // CUDA ordinal d with the UUID the fake NVML gives index nvml_index_of_device[d] (the order
+  // CUDA_VISIBLE_DEVICES would give: CUDA 0 = NVML 1 for {1, 0}).
+  std::vector<uint32_t> nvml_index_of_device;
 };
 
 struct ReplayCounts {

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -38,7 +39,8 @@ int Usage() {
   std::fprintf(stderr,
                "usage: replay_engine [--speed N] [--inject PATH] [--other-subscriber] "
                "[--fork-child] [--die-by-signal N] [--cupti-fail FUNCTION:N] [--corrupt-every N] "
-               "[--loop-for SECONDS [--loop-period SECONDS]] TRACE...\n");
+               "[--loop-for SECONDS [--loop-period SECONDS]] [--nvml-index-of-device I,J,...] "
+               "TRACE...\n");
   return 2;
 }
 
@@ -163,6 +165,17 @@ int Main(int argc, char** argv) {
     } else if (arg == "--die-by-signal" && i + 1 < argc) {
       g_behaviour.die_by_signal = std::atoi(argv[++i]);
       if (g_behaviour.die_by_signal <= 0) return Usage();
+    } else if (arg == "--nvml-index-of-device" && i + 1 < argc) {
+      // "1,0": CUDA ordinal 0 is NVML index 1 and 1 is 0 (as CUDA_VISIBLE_DEVICES=1,0 would do).
+      const std::string list = argv[++i];
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        char* end = nullptr;
+        const unsigned long v = std::strtoul(list.c_str() + at, &end, 10);
+        if (end != list.c_str() + comma || comma == at) return Usage();
+        options.nvml_index_of_device.push_back(static_cast<uint32_t>(v));
+        at = comma + 1;
+      }
     } else if (arg == "--other-subscriber") {
       // Another CUPTI tool (Nsight Systems, torch.profiler) already holds the subscription.
       fake_cupti_set_other_subscriber(1);
