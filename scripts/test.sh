@@ -89,10 +89,10 @@ echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, 
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test \
   inject_tests inject_session_test cupti_binding_test fake_cupti_test inferscope inferscope_inject \
-  replay_engine agent_tests \
+  replay_engine agent_tests capture_tests \
   agent_http_tests agent_otlp_tests agent_nvml_tests agent_scrape_tests fake_nvml
 ctest --test-dir build/tsan --output-on-failure -j"$JOBS" \
-  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest|SessionTest|GraphAttribution'
+  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest|SessionTest|GraphAttribution|CaptureManagerTest|EventCaptureTest'
 # The live path across processes (injection drain thread, fake CUPTI worker, agent event loop and
 # writer, fork after CUDA init): a subset of the replay identity traces and the fault cases on a
 # light trace (pool exhaustion needs the heavy default one). Every TSan report of any process goes
@@ -114,6 +114,8 @@ live_tsan tests/live/live_faults.py --trace Qwen_Qwen1.5-0.5B-Chat__1016005.json
   --cases no_agent,agent_restart,other_subscriber,fork_child,killed,bad_timestamps,cupti_errors,\
 version_gate,stub_driver,cuda12_status,dead_agent
 live_tsan tests/live/live_faults.py --cases pool_exhaustion
+# Captures across the same threads (the agent's capture writer, the drain thread's socket reads).
+live_tsan tests/live/live_capture.py --cases multi_rank,agent_dies,two_at_once
 rm -rf "$tsan_logs"
 
 echo "== fuzzers (short runs) =="
@@ -121,6 +123,7 @@ echo "== fuzzers (short runs) =="
 # text, stored telemetry JSON, the agent's API answers, diagnosis thresholds, price tables.
 FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/nsys/nsys_importer_fuzzer
          src/model/taxonomy_fuzzer src/wire/window_codec_fuzzer src/wire/framing_fuzzer
+         src/wire/capture_codec_fuzzer
          src/agent/otlp/otlp_decode_fuzzer src/agent/scrape/prometheus_text_fuzzer
          src/agent/nvml/gpu_metrics_window_fuzzer src/cli/status_parse_fuzzer
          src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer

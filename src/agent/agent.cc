@@ -19,12 +19,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <vector>
 
 #include "src/agent/http/api_routes.h"
 #include "src/agent/ui/ui_routes.h"
+#include "src/base/duration.h"
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
@@ -64,6 +66,7 @@ struct Agent::Connection {
   bool goodbye = false;
   wire::Hello hello;
   uint64_t windows = 0;
+  std::string out;  // agent -> process bytes not yet written (capture requests)
 };
 
 // What the event loop hands to the writer thread, in arrival order.
@@ -103,6 +106,7 @@ Agent::~Agent() {
     (void)Wait();
   }
   if (stop_fd_ >= 0) ::close(stop_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
@@ -164,6 +168,9 @@ base::Status Agent::Start() {
 
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd_ < 0) return base::UnavailableError("eventfd: " + std::string(std::strerror(errno)));
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return base::UnavailableError("eventfd: " + std::string(std::strerror(errno)));
+  captures_ = std::make_unique<CaptureManager>(dir + "/captures");
 
   started_unix_ns_ = UnixNowNs();
   for (int watched : options_.watch_pids) Watch(watched);
@@ -251,6 +258,7 @@ base::Status Agent::StartHttp() {
     r.body = "{\"watching\": " + std::to_string(pid) + "}\n";
     return r;
   });
+  AddCaptureRoutes();
   if (telemetry_ && telemetry_->spans() != nullptr) {
     otlp::SpanCollector* spans = telemetry_->spans();
     http_->Post("/v1/traces", [spans](const HttpRequest& req) {
@@ -315,6 +323,78 @@ base::Status Agent::StartHttp() {
   return base::OkStatus();
 }
 
+void Agent::AddCaptureRoutes() {
+  // POST /api/v1/capture?duration=2s[&pid=P|&rank=R][&max_bytes=N][&format=pftrace]: 202 with
+  // the capture's status; 409 while one runs. GET ...?id=N (default: the latest) for its status,
+  // GET /api/v1/capture/download?id=N for the trace once its state is "done".
+  http_->Post("/api/v1/capture", [this](const HttpRequest& req) {
+    CaptureSpec spec;
+    if (const std::string* v = req.Param("duration")) {
+      auto d = base::ParseDuration(*v);
+      if (!d.ok()) return JsonError(400, "duration: " + d.status().message());
+      spec.duration_ns = *d;
+    }
+    auto number = [&](const char* name, uint64_t* out) -> bool {
+      const std::string* v = req.Param(name);
+      if (v == nullptr) return true;
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || errno != 0 || (*v)[0] == '-') return false;
+      *out = n;
+      return true;
+    };
+    uint64_t pid = 0, rank = 0;
+    if (!number("pid", &pid) || pid > UINT32_MAX) return JsonError(400, "pid: want a process id");
+    if (!number("rank", &rank) || rank > INT32_MAX) return JsonError(400, "rank: want a rank");
+    if (!number("max_bytes", &spec.max_bytes))
+      return JsonError(400, "max_bytes: want a byte count");
+    if (req.Param("pid")) spec.pid = static_cast<uint32_t>(pid);
+    if (req.Param("rank")) spec.rank = static_cast<int32_t>(rank);
+    if (const std::string* v = req.Param("format")) spec.format = *v;
+    if (const std::string* v = req.Param("graph_nodes")) {
+      if (*v != "0" && *v != "1") return JsonError(400, "graph_nodes: want 0 or 1");
+      spec.graph_nodes = *v == "1";
+    }
+    auto id = captures_->Start(spec);
+    if (!id.ok()) return JsonError(id.status());
+    Wake();
+    HttpResponse r;
+    r.status = 202;
+    auto status = captures_->StatusJson(*id);
+    r.body = (status.ok() ? *status : std::string("{}")) + "\n";
+    return r;
+  });
+  auto id_of = [](const HttpRequest& req, uint64_t* id) {
+    const std::string* v = req.Param("id");
+    if (v == nullptr) return true;
+    char* end = nullptr;
+    *id = std::strtoull(v->c_str(), &end, 10);
+    return !v->empty() && *end == '\0';
+  };
+  http_->Get("/api/v1/capture", [this, id_of](const HttpRequest& req) {
+    uint64_t id = 0;
+    if (!id_of(req, &id)) return JsonError(400, "id: want a capture id");
+    auto status = captures_->StatusJson(id);
+    if (!status.ok()) return JsonError(status.status());
+    HttpResponse r;
+    r.body = *status + "\n";
+    return r;
+  });
+  http_->Get("/api/v1/capture/download", [this, id_of](const HttpRequest& req) {
+    uint64_t id = 0;
+    if (!id_of(req, &id)) return JsonError(400, "id: want a capture id");
+    auto path = captures_->TracePath(id);
+    if (!path.ok()) return JsonError(path.status());
+    std::ifstream f(*path, std::ios::binary);
+    HttpResponse r;
+    r.body.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    if (!f.good() && !f.eof()) return JsonError(500, *path + ": cannot read");
+    r.content_type = "application/octet-stream";
+    return r;
+  });
+}
+
 MetricsExporter::AgentCounters Agent::Counters() const {
   const AgentStats st = stats();
   MetricsExporter::AgentCounters c;
@@ -372,6 +452,7 @@ void Agent::EventLoop() {
   std::vector<pollfd> fds;
   auto close_conn = [&](size_t i, const char* how) {
     EndSession(conns[i].get(), how);
+    captures_->OnGone(conns[i]->session_id);
     ::close(conns[i]->fd);
     conns.erase(conns.begin() + static_cast<std::ptrdiff_t>(i));
     if (conns.empty()) idle_since_ns = MonotonicNs();
@@ -383,8 +464,12 @@ void Agent::EventLoop() {
     fds.clear();
     fds.push_back({stop_fd_, POLLIN, 0});
     fds.push_back({listen_fd_, POLLIN, 0});
-    for (const auto& c : conns) fds.push_back({full ? -1 : c->fd, POLLIN, 0});
-    const int timeout_ms = full ? 10 : 1000;
+    fds.push_back({wake_fd_, POLLIN, 0});
+    for (const auto& c : conns)
+      fds.push_back(
+          {full ? -1 : c->fd, static_cast<short>(POLLIN | (c->out.empty() ? 0 : POLLOUT)), 0});
+    // A capture being recorded is checked for its end every 100 ms.
+    const int timeout_ms = full ? 10 : captures_->Recording() ? 100 : 1000;
     if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
       Log("poll failed: " + std::string(std::strerror(errno)) + "; stopping");
       break;
@@ -400,12 +485,26 @@ void Agent::EventLoop() {
         conns.push_back(std::move(c));
       }
     }
+    if (fds[2].revents & POLLIN) {
+      uint64_t n = 0;
+      ssize_t unused = ::read(wake_fd_, &n, sizeof(n));
+      (void)unused;
+    }
     // Connections accepted this round are not in `fds` yet; they are polled next round.
-    for (size_t i = fds.size() - 2; i-- > 0;) {
-      if (fds[i + 2].revents == 0) continue;
+    constexpr size_t kFixedFds = 3;
+    for (size_t i = fds.size() - kFixedFds; i-- > 0;) {
+      const short revents = fds[i + kFixedFds].revents;
+      if (revents == 0) continue;
+      if ((revents & POLLOUT) && !FlushOut(conns[i].get())) {
+        close_conn(i, "connection closed");
+        continue;
+      }
+      if ((revents & ~POLLOUT) == 0) continue;
       if (!ReadConnection(conns[i].get(), kMaxReadPerRound))
         close_conn(i, conns[i]->goodbye ? "goodbye" : "connection closed");
     }
+    if (captures_->HasPending()) DispatchCapture(conns);
+    captures_->Poll(UnixNowNs());
     connected_.store(conns.size(), std::memory_order_relaxed);
     if (roots_dirty_.exchange(false)) UpdateRootPids(conns);
     if (!conns.empty() || (options_.exit_when_idle_ns > 0 && AnyWatchedAlive()))
@@ -546,8 +645,70 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
     case wire::FrameType::kGoodbye:
       c->goodbye = true;
       return true;
+    case wire::FrameType::kCaptureChunk:
+    case wire::FrameType::kCaptureEnd: {
+      if (!c->has_hello) {
+        Log("dropping connection: capture frame before hello");
+        return false;
+      }
+      std::string error;
+      if (!captures_->OnFrame(c->session_id, type, payload, &error)) {
+        Log("dropping connection" + who + ": bad capture frame: " + error);
+        return false;
+      }
+      return true;
+    }
+    case wire::FrameType::kCaptureRequest:
+      return true;  // the agent's own kind: a process never sends it
   }
   return true;  // unknown frame types are for newer agents: ignore
+}
+
+void Agent::Wake() {
+  if (wake_fd_ < 0) return;
+  const uint64_t one = 1;
+  ssize_t unused = ::write(wake_fd_, &one, sizeof(one));
+  (void)unused;
+}
+
+bool Agent::FlushOut(Connection* c) {
+  while (!c->out.empty()) {
+    const ssize_t n = ::send(c->fd, c->out.data(), c->out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      c->out.erase(0, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    return false;
+  }
+  return true;
+}
+
+void Agent::DispatchCapture(std::vector<std::unique_ptr<Connection>>& conns) {
+  std::vector<CaptureTarget> targets;
+  for (const auto& c : conns) {
+    if (!c->has_hello || c->goodbye) continue;
+    CaptureTarget t;
+    t.session_id = c->session_id;
+    t.pid = c->hello.pid;
+    t.rank = c->hello.rank;
+    t.world_size = c->hello.world_size;
+    t.profiling = c->hello.profiling_off_reason.empty();
+    targets.push_back(t);
+  }
+  std::vector<std::pair<uint64_t, std::string>> frames;
+  captures_->Dispatch(targets, UnixNowNs(), &frames);
+  for (auto& [session, frame] : frames) {
+    for (auto& c : conns) {
+      if (c->session_id != session) continue;
+      // A request is ~40 bytes; a process that never reads (an older library) only fills its
+      // socket buffer. Bounded anyway.
+      if (c->out.size() < (64u << 10)) c->out += frame;
+      (void)FlushOut(c.get());  // a failure shows as EOF on the next read
+    }
+  }
+  Log("capture: asked " + std::to_string(frames.size()) + " process(es)");
 }
 
 void Agent::EndSession(Connection* c, const char* how) {

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/agent/capture.h"
 #include "src/agent/http/http_server.h"
 #include "src/agent/http/metrics_exporter.h"
 #include "src/agent/store/sqlite_store.h"
@@ -100,6 +101,8 @@ class Agent {
   int http_port() const { return http_ ? http_->port() : -1; }
   // Keeps the agent alive while `pid` runs (see AgentOptions::exit_when_idle_ns). Thread-safe.
   void Watch(int pid);
+  // On-demand captures (POST /api/v1/capture); valid after Start. Thread-safe.
+  CaptureManager* captures() { return captures_.get(); }
 
  private:
   struct Connection;
@@ -113,12 +116,18 @@ class Agent {
   bool ReadConnection(Connection* c, size_t max_bytes);
   bool HandleFrame(Connection* c, uint16_t type, std::string&& payload);
   void EndSession(Connection* c, const char* how);
+  // Writes what the connection has queued for its process (capture requests); false on error.
+  bool FlushOut(Connection* c);
+  // Sends a pending capture's requests to the connections it targets.
+  void DispatchCapture(std::vector<std::unique_ptr<Connection>>& conns);
+  void Wake();
   // Tells the telemetry which processes are profiled now (the scraper searches their sockets).
   void UpdateRootPids(const std::vector<std::unique_ptr<Connection>>& conns);
   void Enqueue(WriteItem&& item);
   bool QueueFull();
   void Log(const std::string& line);
   base::Status StartHttp();
+  void AddCaptureRoutes();
   // stats() and the connection count, as /api/v1/status and /metrics show them.
   MetricsExporter::AgentCounters Counters() const;
   bool AnyWatchedAlive();
@@ -128,6 +137,8 @@ class Agent {
   int lock_fd_ = -1;
   int listen_fd_ = -1;
   int stop_fd_ = -1;  // eventfd
+  int wake_fd_ = -1;  // eventfd: a capture waits to be sent out
+  std::unique_ptr<CaptureManager> captures_;
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<Telemetry> telemetry_;

@@ -15,6 +15,7 @@
 #include "src/base/duration.h"
 #include "src/cli/agent_command.h"
 #include "src/cli/analyze_command.h"
+#include "src/cli/capture_command.h"
 #include "src/cli/classify_command.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/context_command.h"
@@ -282,6 +283,7 @@ int Main(int argc, char** argv) {
   ContextAndMcpCommands context_and_mcp(&app);
   DiffCommand diff(&app);
   ExportCommand export_cmd(&app);
+  CaptureCommand capture(&app);
 
   // `run ... -- CMD ARGS`: everything after the first "--" is the command, whatever it looks like
   // (CLI11 would try to parse the command's own options).
@@ -375,6 +377,7 @@ int Main(int argc, char** argv) {
   if (std::optional<int> code = context_and_mcp.RunIfParsed()) return *code;
   if (std::optional<int> code = diff.RunIfParsed()) return *code;
   if (std::optional<int> code = export_cmd.RunIfParsed()) return *code;
+  if (std::optional<int> code = capture.RunIfParsed()) return *code;
 
   // No subcommand: show what there is.
   std::cerr << app.help();

@@ -74,17 +74,58 @@ bool AgentClient::TryConnect(int64_t now_ns) {
   return true;
 }
 
+bool AgentClient::EnqueueBulk(std::string frame) {
+  if (fd_ < 0 || bulk_bytes_ + frame.size() > max_bulk_bytes_) {
+    ++dropped_bulk_frames_;
+    return false;
+  }
+  bulk_bytes_ += frame.size();
+  bulk_.push_back(std::move(frame));
+  return true;
+}
+
 void AgentClient::Disconnect(int64_t now_ns) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  // Bulk frames belong to this connection's agent (a capture it asked for): gone with it.
+  dropped_bulk_frames_ += bulk_.size();
+  bulk_.clear();
+  bulk_bytes_ = 0;
+  bulk_offset_ = 0;
+  reader_ = wire::FrameReader{};
   next_attempt_ns_ = now_ns + backoff_ns_;
   backoff_ns_ = std::min(backoff_ns_ * 2, kMaxBackoffNs);
 }
 
+void AgentClient::Read(int64_t now_ns) {
+  // The agent sends a few small requests; a bounded read per pump keeps the drain thread's cycle
+  // short whatever a broken peer writes.
+  char buf[4096];
+  for (int i = 0; i < 16 && fd_ >= 0; ++i) {
+    const ssize_t n = ::recv(fd_, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {  // EOF or an error: the agent went away
+      Disconnect(now_ns);
+      return;
+    }
+    reader_.Append(std::string_view(buf, static_cast<size_t>(n)));
+    wire::Frame frame;
+    while (reader_.Next(&frame)) {
+      if (incoming_.size() < 64) incoming_.push_back(std::move(frame));
+    }
+    if (reader_.failed()) {
+      Disconnect(now_ns);
+      return;
+    }
+  }
+}
+
 void AgentClient::Pump(int64_t now_ns) {
+  if (fd_ >= 0) Read(now_ns);
   // Connect even with nothing queued: the hello makes the process visible to `inferscope status`
   // from its start, not from its first window.
-  if (queue_.empty() && fd_ >= 0 && hello_sent_) return;
+  if (queue_.empty() && bulk_.empty() && fd_ >= 0 && hello_sent_) return;
   if (fd_ < 0 && !TryConnect(now_ns)) return;
   auto write_some = [&](const std::string& data, size_t* offset) -> bool {
     while (*offset < data.size()) {
@@ -104,7 +145,18 @@ void AgentClient::Pump(int64_t now_ns) {
     if (!write_some(hello_, &hello_offset_)) return;
     hello_sent_ = true;
   }
-  while (!queue_.empty() && fd_ >= 0) {
+  while (fd_ >= 0) {
+    // A bulk frame partly written goes on first (frames never interleave); otherwise windows
+    // go before bulk frames.
+    if (!bulk_.empty() && (bulk_offset_ > 0 || queue_.empty())) {
+      if (!write_some(bulk_.front(), &bulk_offset_)) return;
+      bulk_bytes_ -= bulk_.front().size();
+      bulk_.pop_front();
+      bulk_offset_ = 0;
+      ++sent_frames_;
+      continue;
+    }
+    if (queue_.empty()) return;
     if (!write_some(queue_.front(), &offset_)) return;
     queued_bytes_ -= queue_.front().size();
     queue_.pop_front();

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
+
+#include "src/wire/framing.h"
 
 namespace inferscope::inject {
 
@@ -14,6 +17,10 @@ namespace inferscope::inject {
 // retried with exponential back-off (100 ms .. 5 s). A frame is sent whole or not at all from the
 // agent's point of view: after a reconnect, a partially sent frame is re-sent from its start, and
 // the `on_connect` frame (the hello) goes first.
+// The agent may write to the connection too (capture requests): Pump reads what has arrived, never
+// waiting, and TakeIncoming hands the frames over. Bulk frames (capture chunks) wait in a second
+// queue that yields to windows and is dropped, not kept, when the connection goes: a new agent
+// never asked for them.
 class AgentClient {
  public:
   AgentClient(std::string socket_path, size_t max_queued_bytes);
@@ -27,8 +34,16 @@ class AgentClient {
   // Queues a frame; drops the oldest queued frames if the queue would exceed its bound.
   void Enqueue(std::string frame);
 
-  // Connects if due and writes as much as the socket takes right now. `now_ns` is a monotonic time.
+  // Queues a bulk frame (sent after the queued windows) while connected; otherwise, or beyond
+  // `max_bulk_bytes`, drops it and counts it. Returns whether it was queued.
+  bool EnqueueBulk(std::string frame);
+
+  // Connects if due, writes as much as the socket takes right now and reads what the agent sent.
+  // `now_ns` is a monotonic time.
   void Pump(int64_t now_ns);
+
+  // Frames the agent sent since the last call, in order.
+  std::vector<wire::Frame> TakeIncoming() { return std::move(incoming_); }
 
   // Keeps pumping until the queue is empty or `deadline_ns` (monotonic) passes; returns at once
   // when the agent does not accept a connection. For shutdown only.
@@ -38,12 +53,16 @@ class AgentClient {
   size_t queued_frames() const { return queue_.size(); }
   uint64_t dropped_frames() const { return dropped_frames_; }
   uint64_t sent_frames() const { return sent_frames_; }
+  uint64_t dropped_bulk_frames() const { return dropped_bulk_frames_; }
+  size_t queued_bulk_bytes() const { return bulk_bytes_; }
+  void set_max_bulk_bytes(size_t bytes) { max_bulk_bytes_ = bytes; }
 
   static int64_t MonotonicNs();
 
  private:
   bool TryConnect(int64_t now_ns);
   void Disconnect(int64_t now_ns);
+  void Read(int64_t now_ns);
 
   const std::string socket_path_;
   const size_t max_queued_bytes_;
@@ -58,6 +77,14 @@ class AgentClient {
   int64_t backoff_ns_ = 100'000'000;
   uint64_t dropped_frames_ = 0;
   uint64_t sent_frames_ = 0;
+  // Bulk frames and what the agent sent.
+  std::deque<std::string> bulk_;
+  size_t bulk_bytes_ = 0;
+  size_t max_bulk_bytes_ = 256u << 20;
+  size_t bulk_offset_ = 0;  // bytes of bulk_.front() already written on this connection
+  uint64_t dropped_bulk_frames_ = 0;
+  wire::FrameReader reader_;
+  std::vector<wire::Frame> incoming_;
 };
 
 }  // namespace inferscope::inject

@@ -35,6 +35,17 @@ class FakeAgent {
     if (conn_fd_ >= 0) ::close(conn_fd_);
     ::close(listen_fd_);
   }
+  // Writes `bytes` to the accepted connection (the agent's requests).
+  void Send(const std::string& bytes) {
+    ASSERT_GE(conn_fd_, 0);
+    ASSERT_EQ(::send(conn_fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
+  }
+  void Close() {
+    if (conn_fd_ >= 0) ::close(conn_fd_);
+    conn_fd_ = -1;
+    reader_ = wire::FrameReader{};
+  }
   // Accepts (if needed) and reads until `count` frames arrived; returns their payloads.
   std::vector<wire::Frame> Read(size_t count, AgentClient* client) {
     std::vector<wire::Frame> frames;
@@ -110,6 +121,56 @@ TEST(AgentClientTest, DropsTheOldestFramesBeyondItsBound) {
   for (int i = 0; i < 10; ++i) client.Enqueue(std::string(100, static_cast<char>('a' + i)));
   EXPECT_EQ(client.queued_frames(), 3u);
   EXPECT_EQ(client.dropped_frames(), 7u);
+}
+
+TEST(AgentClientTest, ReadsTheAgentsFramesAndSendsBulkAfterWindows) {
+  const std::string path = SocketPath("bulk");
+  FakeAgent agent(path);
+  AgentClient client(path, 1 << 20);
+  client.SetHello(Frame(wire::FrameType::kHello, "h"));
+  ASSERT_EQ(agent.Read(1, &client).size(), 1u);  // the hello: connected
+  // The agent asks; the client reads without blocking and hands the frame over once.
+  agent.Send(Frame(wire::FrameType::kCaptureRequest, "req"));
+  std::vector<wire::Frame> incoming;
+  for (int i = 0; i < 1000 && incoming.empty(); ++i) {
+    client.Pump(AgentClient::MonotonicNs());
+    incoming = client.TakeIncoming();
+    usleep(1000);
+  }
+  ASSERT_EQ(incoming.size(), 1u);
+  EXPECT_EQ(incoming[0].type, static_cast<uint16_t>(wire::FrameType::kCaptureRequest));
+  EXPECT_EQ(incoming[0].payload, "req");
+  EXPECT_TRUE(client.TakeIncoming().empty());
+  // Bulk queued before a window still goes after it: windows keep flowing during a capture.
+  ASSERT_TRUE(client.EnqueueBulk(Frame(wire::FrameType::kCaptureChunk, "chunk")));
+  client.Enqueue(Frame(wire::FrameType::kWindow, "w"));
+  auto frames = agent.Read(2, &client);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].type, static_cast<uint16_t>(wire::FrameType::kWindow));
+  EXPECT_EQ(frames[1].type, static_cast<uint16_t>(wire::FrameType::kCaptureChunk));
+}
+
+TEST(AgentClientTest, BulkIsDroppedWhenTheAgentGoesOrBeyondItsBound) {
+  const std::string path = SocketPath("bulkdrop");
+  FakeAgent agent(path);
+  AgentClient client(path, 1 << 20);
+  // Not connected: a capture chunk has no agent to go to.
+  EXPECT_FALSE(client.EnqueueBulk("x"));
+  EXPECT_EQ(client.dropped_bulk_frames(), 1u);
+  client.SetHello(Frame(wire::FrameType::kHello, "h"));
+  ASSERT_EQ(agent.Read(1, &client).size(), 1u);
+  client.set_max_bulk_bytes(100);
+  EXPECT_TRUE(client.EnqueueBulk(std::string(60, 'a')));
+  EXPECT_FALSE(client.EnqueueBulk(std::string(60, 'b')));  // over the bound
+  EXPECT_EQ(client.dropped_bulk_frames(), 2u);
+  // The agent dies: the client notices on its next pump (EOF) and drops what was queued.
+  agent.Close();
+  for (int i = 0; i < 100 && client.connected(); ++i) {
+    client.Pump(AgentClient::MonotonicNs());
+    usleep(1000);
+  }
+  EXPECT_FALSE(client.connected());
+  EXPECT_EQ(client.queued_bulk_bytes(), 0u);
 }
 
 }  // namespace

@@ -224,6 +224,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.block[2] = r->blockZ;
       if (e.graph_id != 0 && graphs_ != nullptr) graphs_->OnNodeKernel(e);
       sink->OnKernel(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -235,6 +236,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.pageable = r->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE ||
                    r->dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
       sink->OnMemcpy(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -250,6 +252,7 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.correlation_id = r->correlationId;
       e.type = SyncTypeOf(r->type);
       sink->OnSync(e);
+      Tee(e);
       return;
     }
     default:
@@ -265,6 +268,7 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       e.bytes = r->bytes;
       e.kind = model::MemcpyKind::kPtoP;
       sink->OnMemcpy(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -272,6 +276,7 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       auto e = GpuOp<CUpti_ActivityMemset4, model::MemsetEvent>(r, pid_);
       e.bytes = r->bytes;
       sink->OnMemset(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -284,6 +289,7 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       e.tid = r->threadId;
       e.correlation_id = r->correlationId;
       sink->OnApiCall(e);
+      Tee(e);
       return;
     }
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
@@ -318,23 +324,29 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
         return;
       }
       e.graph_id = r->graphId;
-      if (graphs_ != nullptr) {
-        // Split by the graph's sampled shares when there are some; a launch already seen node by
-        // node (at a sampling switch) is dropped.
-        if (!graphs_->OnGraphLaunch(e, &estimated_)) return;
-        if (!estimated_.empty()) {
-          for (const model::KernelEvent& k : estimated_) sink->OnKernel(k);
-          return;
-        }
-      }
       // Graph ids are process-local: the name carries the pid so that merged reports of several
       // processes never fold different graphs into one row.
       auto [it, inserted] = graph_names_.try_emplace(r->graphId, model::kNoName);
       if (inserted)
         it->second = names_->Intern("[cuda graph " + std::to_string(r->graphId) + " of pid " +
                                     std::to_string(pid_) + "]");
+      if (graphs_ != nullptr) {
+        // Split by the graph's sampled shares when there are some; a launch already seen node by
+        // node (at a sampling switch) is dropped.
+        if (!graphs_->OnGraphLaunch(e, &estimated_)) return;
+        if (!estimated_.empty()) {
+          // A capture wants the record as it is, one slice per launch: the estimated kernels are
+          // the windows' attribution, not events that happened with those times.
+          model::KernelEvent launch = e;
+          launch.name = it->second;
+          Tee(launch);
+          for (const model::KernelEvent& k : estimated_) sink->OnKernel(k);
+          return;
+        }
+      }
       e.name = it->second;
       sink->OnKernel(e);
+      Tee(e);
       return;
     }
     default:

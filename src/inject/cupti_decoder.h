@@ -10,6 +10,7 @@
 
 #include "src/aggregate/aggregator.h"
 #include "src/inject/cupti_binding.h"
+#include "src/inject/event_capture.h"
 #include "src/inject/graph_attribution.h"
 #include "src/model/events.h"
 #include "src/model/name_table.h"
@@ -42,6 +43,9 @@ class CuptiDecoder {
   void set_graph_attribution(GraphAttribution* graphs) { graphs_ = graphs; }
   uint64_t deviceless_graph_launches() const { return deviceless_graph_launches_; }
 
+  // Events a capture wants are also handed to `capture` (a pointer test per event otherwise).
+  void set_capture(EventCapture* capture) { capture_ = capture; }
+
  private:
   template <typename Records>
   size_t DecodeAll(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* sink);
@@ -59,6 +63,11 @@ class CuptiDecoder {
   const CuptiApi* api_;
   size_t (CuptiDecoder::*decode_)(uint8_t*, size_t, aggregate::Aggregator*) = nullptr;
   GraphAttribution* graphs_ = nullptr;
+  EventCapture* capture_ = nullptr;
+  template <typename Event>
+  void Tee(const Event& e) {
+    if (capture_ != nullptr && capture_->Wants(e.start_ns)) capture_->Add(e);
+  }
   std::vector<model::KernelEvent> estimated_;  // reused for each graph launch's estimate
   uint64_t unknown_records_ = 0;
   uint64_t deviceless_graph_launches_ = 0;

@@ -123,7 +123,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       session = Session::Start(
           config, binding,
           [sender](inferscope::model::ProfileWindow&& w) { sender->OnWindow(std::move(w)); },
-          [sender] { sender->Tick(); }, &why);
+          [sender] {
+            Session* s = Session::Instance();
+            sender->Tick(s != nullptr ? s->capture() : nullptr);
+          },
+          &why);
       if (session == nullptr) delete sender;  // profiling is off: nothing will ever send
     }
     if (session == nullptr) {

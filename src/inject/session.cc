@@ -149,6 +149,7 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
       graphs_(pid_, config.window_ns, &names_, &classifier_),
       decoder_(&names_, pid_, &binding_.api, binding.layout) {
   decoder_.set_graph_attribution(&graphs_);
+  decoder_.set_capture(&event_capture_);
   aggregate::AggregatorOptions options;
   options.window_ns = config.window_ns;
   options.lateness_ns = config.lateness_ns;
@@ -495,9 +496,15 @@ void Session::StepGraphSampling() {
     graphs_.BeginSample(now);
     return;
   }
-  if (config_.graph_sample_ns <= 0) return;
-  const int64_t phase = RealtimeNs() % config_.graph_sample_period_ns;
-  const bool in_window = phase < config_.graph_sample_ns;
+  bool capture_nodes = false;  // a capture asked for graph nodes (--graph-nodes)
+  {
+    std::lock_guard<std::mutex> lock(aggregator_mu_);
+    capture_nodes = event_capture_.WantsGraphNodes(RealtimeNs(), 2 * config_.flush_period_ns);
+  }
+  if (config_.graph_sample_ns <= 0 && !capture_nodes && sample_state_ == SampleState::kIdle) return;
+  const int64_t phase =
+      config_.graph_sample_ns > 0 ? RealtimeNs() % config_.graph_sample_period_ns : INT64_MAX;
+  const bool in_window = phase < config_.graph_sample_ns || capture_nodes;
   switch (sample_state_) {
     case SampleState::kIdle:
       if (!in_window) {
@@ -589,6 +596,8 @@ void Session::CountDataQuality() {
   };
   charge(model::DataQuality::kRecordsDropped, dropped);
   charge(model::DataQuality::kBufferRequestsRefused, exhausted - pool_exhausted_reported_);
+  lost_records_ += dropped + (exhausted - pool_exhausted_reported_);
+  event_capture_.NoteLostRecords(lost_records_);
   pool_exhausted_reported_ = exhausted;
   charge(model::DataQuality::kUnknownRecord, decoder_.unknown_records() - unknown_reported_);
   unknown_reported_ = decoder_.unknown_records();

@@ -18,6 +18,7 @@
 #include "src/inject/config.h"
 #include "src/inject/cupti_binding.h"
 #include "src/inject/cupti_decoder.h"
+#include "src/inject/event_capture.h"
 #include "src/inject/graph_attribution.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
@@ -60,6 +61,10 @@ class Session {
 
   // The settings Subscribe applied and those CUPTI refused (for the log and the tests).
   const std::string& settings_refused() const { return settings_refused_; }
+
+  // The on-demand capture's recorder (fed by the decoder). Touch it only from `on_tick` or
+  // `on_window`, which run under the lock that guards it.
+  EventCapture* capture() { return &event_capture_; }
 
   uint64_t records_decoded() const { return records_decoded_.load(std::memory_order_relaxed); }
   uint64_t buffers_completed() const { return buffers_completed_.load(std::memory_order_relaxed); }
@@ -114,6 +119,8 @@ class Session {
   // (the flush calls BufferCompleted, which takes it).
   std::mutex aggregator_mu_;
   GraphAttribution graphs_;
+  EventCapture event_capture_{&names_};
+  uint64_t lost_records_ = 0;  // dropped + refused, running (the capture reports its share)
   CuptiDecoder decoder_;
   std::unique_ptr<aggregate::Aggregator> aggregator_;
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -17,7 +18,10 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "src/wire/capture_codec.h"
+#include "src/wire/framing.h"
 #include "tests/fakes/fake_cupti/fake_cupti_control.h"
 
 namespace inferscope::inject {
@@ -177,6 +181,88 @@ TEST(SessionTest, AnExceptionOnOurThreadStopsProfilingNotTheProcess) {
         std::_Exit(0);
       },
       testing::ExitedWithCode(0), "profiling stopped: .*the application runs on unprofiled");
+}
+
+// A capture through the session: requested on the drain thread's tick (as the sender does it),
+// fed by decoding on CUPTI's completion path while the application thread emits, ended by a
+// later tick. Run under TSan: the decoder's tee and the tick share the aggregator lock.
+// The child of ACaptureRecordsTheKernelsOfItsSpan (a function: the body has commas a macro
+// argument cannot hold).
+void CaptureChild() {
+  fake_cupti_reset();
+  fake_cupti_set_version(130001);
+  const CuptiBinding binding = BindCupti("");
+  CHECK_OR_EXIT(binding.ok);
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const int64_t now = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+  static std::vector<std::string> frames;  // written under the session's lock
+  static std::atomic<bool> ended{false};
+  static std::atomic<bool> armed{false};
+  static int64_t start_ns = 0;
+  start_ns = now + 1'000'000'000;  // late enough for a loaded machine to arm it first
+  auto on_tick = [] {
+    EventCapture* c = Session::Instance()->capture();
+    static bool requested = false;
+    if (!requested) {
+      c->Request({9, start_ns, 200'000'000, 1 << 20, 1000});
+      requested = true;
+      armed = true;
+    }
+    timespec t{};
+    clock_gettime(CLOCK_REALTIME, &t);
+    c->Poll(int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec, 10'000'000, &frames);
+    if (!c->active() && !frames.empty()) ended = true;
+  };
+  std::string why;
+  Session* s = Session::Start(
+      TestConfig(), binding, [](model::ProfileWindow&&) {}, on_tick, &why);
+  CHECK_OR_EXIT(s != nullptr);
+  // Decoding happens at the flush before each tick: emit only once a tick has armed the capture.
+  for (int i = 0; i < 1000 && !armed; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK_OR_EXIT(armed);
+  FakeCuptiKernel k{};
+  k.name = "captured_kernel";
+  k.stream_id = 7;
+  k.context_id = 1;
+  for (int i = 0; i < 60; ++i) {  // every 10 ms from 0.6 s on: 20 start in the span
+    k.start_ns = static_cast<uint64_t>(now + 600'000'000 + i * 10'000'000);
+    k.end_ns = k.start_ns + 1000;
+    k.correlation_id = static_cast<uint32_t>(i + 1);
+    fake_cupti_emit_kernel(&k);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!ended && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  s->Shutdown();
+  CHECK_OR_EXIT(ended);
+  wire::FrameReader reader;
+  for (const auto& f : frames) reader.Append(f);
+  wire::Frame frame;
+  size_t kernels = 0;
+  bool named = false, end_ok = false;
+  while (reader.Next(&frame)) {
+    if (frame.type == static_cast<uint16_t>(wire::FrameType::kCaptureChunk)) {
+      auto c = wire::DecodeCaptureChunk(frame.payload);
+      CHECK_OR_EXIT(c.ok());
+      kernels += c->kernels.size();
+      for (const auto& [id, text] : c->names) named |= text == "captured_kernel";
+      for (const auto& kernel : c->kernels)
+        CHECK_OR_EXIT(kernel.start_ns >= start_ns && kernel.start_ns < start_ns + 200'000'000);
+    } else if (frame.type == static_cast<uint16_t>(wire::FrameType::kCaptureEnd)) {
+      auto e = wire::DecodeCaptureEnd(frame.payload);
+      end_ok = e.ok() && e->events == 20 && e->capture_id == 9;
+    }
+  }
+  if (kernels != 20) std::fprintf(stderr, "captured %zu kernels\n", kernels);
+  CHECK_OR_EXIT(kernels == 20 && named && end_ok);
+  std::_Exit(0);
+}
+
+TEST(SessionTest, ACaptureRecordsTheKernelsOfItsSpan) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CaptureChild(), testing::ExitedWithCode(0), "");
 }
 
 // Our threads block every signal: the application's handlers run on its own threads.

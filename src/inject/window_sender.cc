@@ -1,10 +1,12 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/inject/window_sender.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <string>
 
+#include "src/wire/capture_codec.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
@@ -13,11 +15,18 @@ namespace inferscope::inject {
 namespace {
 // Windows waiting for an absent agent: ~1000 typical windows (hours at 10 s) before dropping.
 constexpr size_t kMaxQueuedBytes = 8u << 20;
+
+int64_t RealtimeNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
 }  // namespace
 
 WindowSender::WindowSender(const Config& config, uint32_t pid, int64_t start_unix_ns,
                            const ProfilingStatus& status)
-    : client_(config.socket_path, kMaxQueuedBytes) {
+    : client_(config.socket_path, kMaxQueuedBytes),
+      capture_settle_ns_(config.flush_period_ns + config.lateness_ns) {
   wire::Hello hello;
   hello.pid = pid;
   hello.rank = config.rank;
@@ -43,6 +52,22 @@ void WindowSender::OnWindow(model::ProfileWindow&& window) {
   client_.Enqueue(std::move(frame));
   ++windows_;
   Tick();
+}
+
+void WindowSender::Tick(EventCapture* capture) {
+  const int64_t now = AgentClient::MonotonicNs();
+  client_.Pump(now);
+  if (capture == nullptr) return;
+  for (wire::Frame& f : client_.TakeIncoming()) {
+    if (f.type != static_cast<uint16_t>(wire::FrameType::kCaptureRequest)) continue;
+    auto request = wire::DecodeCaptureRequest(f.payload);
+    if (request.ok()) capture->Request(*request);
+  }
+  std::vector<std::string> frames;
+  capture->Poll(RealtimeNs(), capture_settle_ns_, &frames);
+  if (frames.empty()) return;
+  for (std::string& f : frames) client_.EnqueueBulk(std::move(f));
+  client_.Pump(now);
 }
 
 void WindowSender::Finish(int64_t timeout_ns) {

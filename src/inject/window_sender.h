@@ -6,6 +6,7 @@
 
 #include "src/inject/agent_client.h"
 #include "src/inject/config.h"
+#include "src/inject/event_capture.h"
 #include "src/model/profile.h"
 
 namespace inferscope::inject {
@@ -27,7 +28,9 @@ class WindowSender {
                const ProfilingStatus& status);
 
   void OnWindow(model::ProfileWindow&& window);
-  void Tick() { client_.Pump(AgentClient::MonotonicNs()); }
+  // Sends and reads what the socket takes now. With `capture` (the drain thread's tick), also
+  // hands the agent's capture requests to it and sends what it recorded.
+  void Tick(EventCapture* capture = nullptr);
   // Queues the goodbye and tries to deliver everything for up to `timeout_ns`.
   void Finish(int64_t timeout_ns);
 
@@ -38,6 +41,7 @@ class WindowSender {
 
  private:
   AgentClient client_;
+  const int64_t capture_settle_ns_;  // a flush period and the lateness: records of the span are in
   uint64_t windows_ = 0;
 };
 

@@ -26,33 +26,8 @@ namespace {
 
 using model::NameId;
 
-// The raw events of one trace file, as the importer delivers them (the export needs every event
-// on its stream or thread, not the Aggregator's windows).
-class Collector : public model::EventSink {
- public:
-  void OnProcess(const model::ProcessInfo& p) override { processes.push_back(p); }
-  void OnDevice(const model::DeviceInfo& d) override { devices.push_back(d); }
-  void OnKernel(const model::KernelEvent& e) override { kernels.push_back(e); }
-  void OnMemcpy(const model::MemcpyEvent& e) override { memcpys.push_back(e); }
-  void OnMemset(const model::MemsetEvent& e) override { memsets.push_back(e); }
-  void OnSync(const model::SyncEvent& e) override { syncs.push_back(e); }
-  void OnApiCall(const model::ApiCallEvent& e) override { api_calls.push_back(e); }
-  void OnNvtx(const model::NvtxEvent&) override {}
-  void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
-
-  std::vector<model::ProcessInfo> processes;
-  std::vector<model::DeviceInfo> devices;
-  std::vector<model::KernelEvent> kernels;
-  std::vector<model::MemcpyEvent> memcpys;
-  std::vector<model::MemsetEvent> memsets;
-  std::vector<model::SyncEvent> syncs;
-  std::vector<model::ApiCallEvent> api_calls;
-};
-
-struct ImportedFile {
-  std::unique_ptr<model::NameTable> names = std::make_unique<model::NameTable>();
-  Collector events;
-};
+using Collector = RawEvents;
+using ImportedFile = EventSet;
 
 // Where the bytes go: a plain file, or gzip when the name ends in .gz. Remembers the first failure.
 class Output {
@@ -467,24 +442,14 @@ bool IsChromeJsonPath(const std::string& path) {
   return ends_with(".json") || ends_with(".json.gz");
 }
 
-base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_paths,
-                                         const std::string& output_path,
-                                         const model::KernelClassifier& classifier,
-                                         const ExportOptions& options, std::string* failed_path) {
+base::StatusOr<ExportStats> ExportEventSets(std::vector<EventSet>* sets,
+                                            const std::string& output_path,
+                                            const model::KernelClassifier& classifier,
+                                            const ExportOptions& options) {
   ExportStats stats;
-  std::vector<ImportedFile> files(trace_paths.size());
+  std::vector<ImportedFile>& files = *sets;
   int64_t offset_ns = INT64_MAX;
-  for (size_t i = 0; i < trace_paths.size(); ++i) {
-    auto imported = import::ImportTrace(trace_paths[i], files[i].names.get(), &files[i].events);
-    if (!imported.ok()) {
-      if (failed_path) *failed_path = trace_paths[i];
-      return imported.status();
-    }
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(trace_paths[i], ec);
-    if (!ec) stats.input_bytes += size;
-    offset_ns = std::min(offset_ns, EarliestStart(files[i].events));
-  }
+  for (const auto& f : files) offset_ns = std::min(offset_ns, EarliestStart(f.events));
   if (offset_ns == INT64_MAX) offset_ns = 0;
 
   Output output;
@@ -509,6 +474,27 @@ base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_p
   std::error_code ec;
   const auto written = std::filesystem::file_size(output_path, ec);
   if (!ec) stats.output_bytes = written;
+  return stats;
+}
+
+base::StatusOr<ExportStats> ExportTraces(const std::vector<std::string>& trace_paths,
+                                         const std::string& output_path,
+                                         const model::KernelClassifier& classifier,
+                                         const ExportOptions& options, std::string* failed_path) {
+  uint64_t input_bytes = 0;
+  std::vector<ImportedFile> files(trace_paths.size());
+  for (size_t i = 0; i < trace_paths.size(); ++i) {
+    auto imported = import::ImportTrace(trace_paths[i], files[i].names.get(), &files[i].events);
+    if (!imported.ok()) {
+      if (failed_path) *failed_path = trace_paths[i];
+      return imported.status();
+    }
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(trace_paths[i], ec);
+    if (!ec) input_bytes += size;
+  }
+  auto stats = ExportEventSets(&files, output_path, classifier, options);
+  if (stats.ok()) stats->input_bytes = input_bytes;
   return stats;
 }
 

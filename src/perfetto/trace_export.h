@@ -10,11 +10,14 @@
 // (the earliest event) so that they encode short.
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/model/events.h"
+#include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
 
 namespace inferscope::perfetto {
@@ -33,6 +36,43 @@ struct ExportStats {
   uint64_t kernel_bytes = 0;  // bytes of the kernel slices' packets alone, before gzip
   uint64_t clipped = 0;       // GPU slices overlapping their predecessor on a stream, clipped
 };
+
+// The raw events of one source (a trace file, or one process of a live capture), kept as delivered:
+// the export needs every event on its stream or thread, not the Aggregator's windows.
+class RawEvents : public model::EventSink {
+ public:
+  void OnProcess(const model::ProcessInfo& p) override { processes.push_back(p); }
+  void OnDevice(const model::DeviceInfo& d) override { devices.push_back(d); }
+  void OnKernel(const model::KernelEvent& e) override { kernels.push_back(e); }
+  void OnMemcpy(const model::MemcpyEvent& e) override { memcpys.push_back(e); }
+  void OnMemset(const model::MemsetEvent& e) override { memsets.push_back(e); }
+  void OnSync(const model::SyncEvent& e) override { syncs.push_back(e); }
+  void OnApiCall(const model::ApiCallEvent& e) override { api_calls.push_back(e); }
+  void OnNvtx(const model::NvtxEvent&) override {}
+  void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
+
+  std::vector<model::ProcessInfo> processes;
+  std::vector<model::DeviceInfo> devices;
+  std::vector<model::KernelEvent> kernels;
+  std::vector<model::MemcpyEvent> memcpys;
+  std::vector<model::MemsetEvent> memsets;
+  std::vector<model::SyncEvent> syncs;
+  std::vector<model::ApiCallEvent> api_calls;
+};
+
+// One source's events and the names they refer to.
+struct EventSet {
+  std::unique_ptr<model::NameTable> names = std::make_unique<model::NameTable>();
+  RawEvents events;
+};
+
+// Writes `sets` (one per trace file or captured process; emptied as they are written) to
+// `output_path` as ExportTraces does. All sets must share one clock (a live capture's sets are
+// all on the host's wall clock); timestamps are shifted by the earliest event.
+base::StatusOr<ExportStats> ExportEventSets(std::vector<EventSet>* sets,
+                                            const std::string& output_path,
+                                            const model::KernelClassifier& classifier,
+                                            const ExportOptions& options);
 
 // Whether `path` asks for Chrome JSON (.json, .json.gz) rather than Perfetto protobuf.
 bool IsChromeJsonPath(const std::string& path);

@@ -26,6 +26,11 @@ enum class FrameType : uint16_t {
   kHello = 1,    // payload: EncodeHello
   kWindow = 2,   // payload: EncodeWindow
   kGoodbye = 3,  // payload: empty (clean shutdown; readers ignore any payload)
+  // Capture (src/wire/capture_codec.h): the agent asks a process to record raw events; the process
+  // answers with chunks of them and an end. Peers that predate them ignore them (unknown types).
+  kCaptureRequest = 4,  // agent -> process: EncodeCaptureRequest
+  kCaptureChunk = 5,    // process -> agent: CaptureChunkWriter
+  kCaptureEnd = 6,      // process -> agent: EncodeCaptureEnd
 };
 
 struct Frame {

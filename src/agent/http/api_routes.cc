@@ -171,7 +171,9 @@ HttpResponse Index(const HttpServer& server) {
           "from, to (now, -5m, 2026-01-02T15:04[:05][Z], Unix seconds) or last (default 5m); "
           "pid, rank, device; top (profile); format=json|text|markdown (profile); limit "
           "(windows); steps (timeseries, 1..1000, default 120); b_from, b_to (compare: the "
-          "baseline range); gpu_hourly_cost (profile: USD per GPU-hour, adds the cost)");
+          "baseline range); gpu_hourly_cost (profile: USD per GPU-hour, adds the cost); "
+          "capture: duration, pid or rank, max_bytes, graph_nodes=0|1, "
+          "format=pftrace|pftrace.gz|json|json.gz (POST), id (GET, download)");
   w.EndObject();
   return Json(w);
 }

@@ -1,0 +1,158 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/capture.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "src/wire/capture_codec.h"
+#include "src/wire/framing.h"
+#include "tests/temp_dir.h"
+
+namespace inferscope::agent {
+namespace {
+
+constexpr int64_t kNow = 1'700'000'000'000'000'000;
+
+std::vector<CaptureTarget> TwoRanks() {
+  return {{11, 100, 0, 2, true}, {12, 101, 1, 2, true}, {13, 102, -1, -1, false}};
+}
+
+// The request frame's payload, decoded.
+wire::CaptureRequest RequestOf(const std::string& frame) {
+  wire::FrameReader r;
+  r.Append(frame);
+  wire::Frame f;
+  EXPECT_TRUE(r.Next(&f));
+  EXPECT_EQ(f.type, static_cast<uint16_t>(wire::FrameType::kCaptureRequest));
+  auto req = wire::DecodeCaptureRequest(f.payload);
+  EXPECT_TRUE(req.ok());
+  return req.ok() ? *req : wire::CaptureRequest{};
+}
+
+std::string Chunk(uint64_t id, int kernels) {
+  wire::CaptureChunkWriter w;
+  w.Begin(id, 0);
+  w.Name(3, "_Z4gemmv");
+  for (int i = 0; i < kernels; ++i) {
+    model::KernelEvent k;
+    k.start_ns = kNow + 1'000'000'000 + i * 10'000;
+    k.end_ns = k.start_ns + 5'000;
+    k.name = 3;
+    k.stream = 7;
+    w.Kernel(k);
+  }
+  return w.Take();
+}
+
+std::string StateOf(CaptureManager& m, uint64_t id) {
+  auto json = m.StatusJson(id);
+  EXPECT_TRUE(json.ok());
+  simdjson::dom::parser parser;
+  std::string_view state;
+  EXPECT_EQ(parser.parse(*json)["state"].get(state), simdjson::SUCCESS);
+  return std::string(state);
+}
+
+void WaitDone(CaptureManager& m, uint64_t id) {
+  for (int i = 0; i < 500 && StateOf(m, id) == "writing"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+TEST(CaptureManagerTest, AlignsEveryRankAndSplitsTheCapAndRefusesASecondCapture) {
+  testing::TempDir dir;
+  CaptureManager m(dir.path() + "/captures");
+  CaptureSpec spec;
+  spec.max_bytes = 64u << 20;
+  auto id = m.Start(spec);
+  ASSERT_TRUE(id.ok());
+  auto second = m.Start(spec);
+  EXPECT_EQ(second.status().code(), base::StatusCode::kAlreadyExists);
+  EXPECT_NE(second.status().message().find("one capture at a time"), std::string::npos);
+  ASSERT_TRUE(m.HasPending());
+  std::vector<std::pair<uint64_t, std::string>> frames;
+  m.Dispatch(TwoRanks(), kNow, &frames);
+  ASSERT_EQ(frames.size(), 2u);  // not the process whose profiling is off
+  const auto a = RequestOf(frames[0].second), b = RequestOf(frames[1].second);
+  EXPECT_EQ(a.start_unix_ns, kNow + CaptureManager::kLeadNs);
+  EXPECT_EQ(a.start_unix_ns, b.start_unix_ns);  // one start for every rank
+  EXPECT_EQ(a.max_bytes, (64u << 20) / 2);
+  EXPECT_TRUE(m.Recording());
+  EXPECT_EQ(m.TracePath(*id).status().code(), base::StatusCode::kUnavailable);
+
+  std::string error;
+  ASSERT_TRUE(
+      m.OnFrame(11, static_cast<uint16_t>(wire::FrameType::kCaptureChunk), Chunk(*id, 50), &error));
+  wire::CaptureEnd end;
+  end.capture_id = *id;
+  end.events = 50;
+  std::string payload;
+  wire::EncodeCaptureEnd(end, &payload);
+  ASSERT_TRUE(m.OnFrame(11, static_cast<uint16_t>(wire::FrameType::kCaptureEnd), payload, &error));
+  m.Poll(kNow + 2'000'000'000);
+  EXPECT_EQ(StateOf(m, *id), "recording");  // rank 1 has not answered
+  m.OnGone(12);                             // it exited
+  m.Poll(kNow + 2'000'000'000);
+  WaitDone(m, *id);
+  EXPECT_EQ(StateOf(m, *id), "done");
+  auto json = m.StatusJson(*id);
+  EXPECT_NE(json->find("\"state\": \"exited\""), std::string::npos) << *json;
+  EXPECT_NE(json->find("\"kernels\": 50"), std::string::npos) << *json;
+  auto path = m.TracePath(*id);
+  ASSERT_TRUE(path.ok());
+  EXPECT_GT(std::filesystem::file_size(*path), 50u * 10);
+  EXPECT_TRUE(m.Start(spec).ok());  // the next capture may start
+}
+
+TEST(CaptureManagerTest, NoMatchingProcessFailsWithAReason) {
+  testing::TempDir dir;
+  CaptureManager m(dir.path());
+  CaptureSpec spec;
+  spec.rank = 5;
+  auto id = m.Start(spec);
+  ASSERT_TRUE(id.ok());
+  std::vector<std::pair<uint64_t, std::string>> frames;
+  m.Dispatch(TwoRanks(), kNow, &frames);
+  EXPECT_TRUE(frames.empty());
+  EXPECT_EQ(StateOf(m, *id), "failed");
+  EXPECT_NE(m.StatusJson(*id)->find("no profiled process of rank 5"), std::string::npos);
+  EXPECT_TRUE(m.Start(spec).ok());
+}
+
+TEST(CaptureManagerTest, ChunksBeyondAProcesssShareAreRefusedAndSilentProcessesTimeOut) {
+  testing::TempDir dir;
+  CaptureManager m(dir.path());
+  CaptureSpec spec;
+  spec.max_bytes = 1u << 20;
+  spec.pid = 100;
+  auto id = m.Start(spec);
+  std::vector<std::pair<uint64_t, std::string>> frames;
+  m.Dispatch(TwoRanks(), kNow, &frames);
+  ASSERT_EQ(frames.size(), 1u);
+  std::string error;
+  const std::string chunk = Chunk(*id, 40'000);  // ~0.5 MiB
+  for (int i = 0; i < 6; ++i)
+    ASSERT_TRUE(
+        m.OnFrame(11, static_cast<uint16_t>(wire::FrameType::kCaptureChunk), chunk, &error));
+  // A corrupt end drops the connection (false), a chunk over the limit too.
+  EXPECT_FALSE(m.OnFrame(11, static_cast<uint16_t>(wire::FrameType::kCaptureEnd), "\xff", &error));
+  EXPECT_FALSE(m.OnFrame(11, static_cast<uint16_t>(wire::FrameType::kCaptureChunk),
+                         std::string(wire::kMaxCaptureChunkBytes + 1, 'x'), &error));
+  m.Poll(kNow + 5'000'000'000);  // not overdue yet
+  EXPECT_EQ(StateOf(m, *id), "recording");
+  m.Poll(kNow + CaptureManager::kLeadNs + spec.duration_ns + CaptureManager::kGraceNs + 1);
+  WaitDone(m, *id);
+  auto json = m.StatusJson(*id);
+  EXPECT_NE(json->find("\"state\": \"no answer\""), std::string::npos) << *json;
+  // The one process's share is the whole cap, plus one chunk of slack; the rest is refused.
+  const uint64_t fit = (spec.max_bytes + wire::kCaptureChunkTargetBytes) / chunk.size();
+  ASSERT_LT(fit, 6u);
+  EXPECT_NE(json->find("\"chunks_dropped\": " + std::to_string(6 - fit)), std::string::npos)
+      << *json;
+}
+
+}  // namespace
+}  // namespace inferscope::agent

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+# Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+"""`inferscope capture` of a live server (issue 17), through the fake CUPTI and the replay engine
+with the real injection library, agent and CLI. The bundled two-rank vLLM decode
+(examples/vllm_tp2_decode) is replayed in real time, in a loop, as two processes:
+
+  multi_rank      a capture of both ranks decodes with protoc against tests/perfetto's schema and
+                  has per-stream kernel tracks of both ranks, host threads with CUDA calls, flows
+                  that start and end, busy-share counters; both ranks' kernels fall in the one
+                  requested span (one clock); only kernel and
+                  CUDA API names appear (privacy); Chrome JSON output passes the structural check.
+  two_at_once     a second capture while one runs is refused with one clear line (exit 1).
+  process_exits   the process ends mid-capture: the capture still finishes, says "exited".
+  agent_dies      the agent is killed mid-capture: the application runs on and ends on time
+                  (a capture never stalls it), the CLI fails with one line.
+  pool_exhausted  a tiny CUPTI buffer pool: the capture completes and the application too.
+  byte_cap        a capture whose memory cap is smaller than what the span holds: the cap is
+                  reported, the trace holds what fit.
+  graph_nodes     a CUDA-graph server (tools/make_graph_server_trace.py): graph launches are one
+                  slice each, with --graph-nodes every node is a kernel slice with its graph id.
+
+Usage: live_capture.py --inferscope BIN --replay-engine BIN [--cases a,b].
+Exit 0 ok, 1 failure, 77 skipped (no protoc, unless INFERSCOPE_REQUIRE_PROTOC=1).
+"""
+
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from live_common import REPO, wait_for_socket
+
+SCHEMA_DIR = os.path.join(REPO, "tests", "perfetto")
+TRACES = [os.path.join(REPO, "examples", "vllm_tp2_decode", "rank%d.json.gz" % r) for r in (0, 1)]
+
+
+class Case:
+    def __init__(self, args, name):
+        self.args, self.name = args, name
+        self.work = tempfile.mkdtemp(prefix="inferscope_capture_%s_" % name)
+        self.state = os.path.join(self.work, "state")
+        os.makedirs(self.state)
+        self.agent = None
+        self.app = None
+
+    def start_agent(self):
+        self.agent = subprocess.Popen(
+            [self.args.inferscope, "agent", "--state-dir", self.state, "--http-port", "0"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "agent.log"), "a"))
+        assert wait_for_socket(os.path.join(self.state, "agent.sock")), "agent did not start"
+        deadline = time.time() + 10
+        while not os.path.exists(os.path.join(self.state, "agent.json")):
+            assert time.time() < deadline, "agent.json not written"
+            time.sleep(0.05)
+
+    def start_app(self, seconds, env=None, traces=TRACES):
+        """The replayed server, in real time, looping for `seconds`."""
+        cmd = [self.args.inferscope, "run", "--state-dir", self.state, "--no-agent", "--",
+               self.args.replay_engine, "--speed", "1", "--loop-for", str(seconds)] + traces
+        self.app_started = time.time()
+        self.app = subprocess.Popen(cmd, env=dict(os.environ, INFERSCOPE_WINDOW="1s", **(env or {})),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait_connected(self, count, timeout_s=15):
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            r = subprocess.run([self.args.inferscope, "status", "--state-dir", self.state,
+                                "--format", "json"], capture_output=True, text=True)
+            if r.returncode == 0:
+                agent = json.loads(r.stdout).get("agent") or {}
+                if agent.get("connected_processes", 0) >= count:
+                    return
+            time.sleep(0.2)
+        raise AssertionError("%d processes did not connect" % count)
+
+    def capture(self, *extra, timeout=90):
+        return subprocess.run([self.args.inferscope, "capture", "--state-dir", self.state] +
+                              list(extra), capture_output=True, text=True, timeout=timeout)
+
+    def api(self, path):
+        endpoints = json.load(open(os.path.join(self.state, "agent.json")))
+        import urllib.request
+        with urllib.request.urlopen(endpoints["endpoints"]["api"] + path, timeout=5) as r:
+            return json.loads(r.read())
+
+    def close(self, ok):
+        for p in (self.app, self.agent):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+        if ok:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def decode(protoc, path):
+    data = open(path, "rb").read()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    r = subprocess.run([protoc, "--decode=perfetto.protos.Trace", "-I", SCHEMA_DIR,
+                        "perfetto_trace.proto"], input=data, capture_output=True)
+    assert r.returncode == 0, "protoc --decode failed on %s: %s" % (path, r.stderr.decode())
+    return r.stdout.decode()
+
+
+def trace_names():
+    """Every event name of the replayed traces: what a capture may legitimately contain."""
+    names = set()
+    for t in TRACES:
+        with gzip.open(t, "rt") as f:
+            for e in json.load(f)["traceEvents"]:
+                if "name" in e:
+                    names.add(e["name"])
+    return names
+
+
+# Labels the export writes itself (track names, argument names, categories, copy names).
+OWN_STRINGS = re.compile(
+    r"^(rank \d+ \(pid \d+\)|pid \d+|thread \d+|thread \d+ sync waits|sync waits|GPU \d+.*|"
+    r"stream \d+|stream \?|busy share: .*|fraction|category|full_name|grid|block|"
+    r"correlation_id|graph_id|bytes|cuda_api|sync|memory|sync wait: .*|Memcpy.*|Memset|"
+    r"-?\d+,-?\d+,-?\d+|kernel|cuda api call|[a-z_]+)$")
+
+
+def multi_rank(c, protoc):
+    c.start_agent()
+    c.start_app(20)
+    c.wait_connected(2)
+    out = os.path.join(c.work, "server.pftrace")
+    started = time.time()
+    r = c.capture("--all", "--duration", "2s", "-o", out)
+    assert r.returncode == 0, "capture failed (%d): %s" % (r.returncode, r.stderr)
+    assert time.time() - started < 30, "capture took %.1f s" % (time.time() - started)
+    status = c.api("/capture")
+    # JSON output of the same server, one rank (checked below).
+    out_json = os.path.join(c.work, "server.json.gz")
+    r = c.capture("--rank", "1", "--duration", "500ms", "-o", out_json)
+    assert r.returncode == 0, r.stderr
+    assert status["state"] == "done", status
+    assert len(status["processes"]) == 2, status
+    for p in status["processes"]:
+        assert p["state"] == "ended" and p["events"] > 0 and not p["cap_hit"], status
+    text = decode(protoc, out)
+    unknown = re.findall(r"^\s*(\d+):", text, re.M)
+    assert not unknown, "fields the schema does not know: %s" % sorted(set(unknown))
+    # Per GPU a track, per stream a child, both ranks.
+    gpus = set(re.findall(r'name: "(GPU \d+[^"]*rank (\d) \(pid \d+\))"', text))
+    assert len({rank for _, rank in gpus}) == 2, "GPU tracks of both ranks: %s" % gpus
+    assert re.search(r'name: "stream \d+"', text), "no stream tracks"
+    begins = text.count("type: TYPE_SLICE_BEGIN")
+    assert begins > 100 and begins == text.count("type: TYPE_SLICE_END"), begins
+    for arg in ("category", "full_name", "grid", "block", "correlation_id"):
+        assert 'name: "%s"' % arg in text, "no %s argument" % arg
+    assert "thread_name:" in text and "cudaLaunchKernel" in text, "no host CUDA calls"
+    starts = set(re.findall(r"^\s*flow_ids: (\d+)", text, re.M))
+    lands = set(re.findall(r"^\s*terminating_flow_ids: (\d+)", text, re.M))
+    assert starts and starts == lands, "%d flows start, %d end" % (len(starts), len(lands))
+    assert "busy share: " in text and "double_counter_value" in text, "no counters"
+    # Privacy: every string is a kernel/API name of the replayed traces or the export's own label.
+    names = trace_names()
+    strings = set(re.findall(r'(?:name|str|string_value|process_name|thread_name): "((?:[^"\\]|\\.)*)"',
+                             text))
+    # (short names abbreviate the anonymous namespace)
+    strange = [s for s in strings if s not in names and not OWN_STRINGS.match(s)
+               and not any(s.replace("(anon)", "(anonymous namespace)") in n for n in names)]
+    assert not strange, "strings that are neither names nor labels: %s" % strange[:5]
+    # The span: kernels of both ranks within 2 s (+ the last kernel's length) of one another.
+    kernels = status["kernels"]
+    assert kernels > 100, status
+    # The JSON output: the structural check.
+    with gzip.open(out_json, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    assert slices and all(e["dur"] >= 0 for e in slices)
+    pids = {e["pid"] for e in slices}
+    ranks = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    assert all("rank 1" in n or "GPU" in n for n in ranks), ranks
+    span_us = max(e["ts"] for e in slices) - min(e["ts"] for e in slices)
+    assert span_us < 500_000 + 200_000, "a 500 ms capture spans %.0f us" % span_us
+    c.app.wait(timeout=90)
+    assert c.app.returncode == 0, c.app.stderr.read()
+    assert pids
+
+
+def two_at_once(c, protoc):
+    c.start_agent()
+    c.start_app(30)
+    c.wait_connected(2)
+    first = subprocess.Popen([c.args.inferscope, "capture", "--state-dir", c.state,
+                              "--duration", "3s", "-o", os.path.join(c.work, "a.pftrace")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    r = c.capture("--duration", "1s", "-o", os.path.join(c.work, "b.pftrace"))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and "still running" in lines[0] and "one capture at a time" in lines[0], \
+        r.stderr
+    assert not os.path.exists(os.path.join(c.work, "b.pftrace"))
+    first.wait(timeout=60)
+    assert first.returncode == 0, first.stderr.read()
+    decode(protoc, os.path.join(c.work, "a.pftrace"))
+
+
+def process_exits(c, protoc):
+    c.start_agent()
+    c.start_app(3, traces=TRACES[:1])
+    c.wait_connected(1)
+    out = os.path.join(c.work, "exit.pftrace")
+    r = c.capture("--duration", "8s", "-o", out)
+    c.app.wait(timeout=60)
+    assert c.app.returncode == 0, c.app.stderr.read()
+    assert r.returncode == 0, r.stderr
+    assert "exited" in r.stderr, r.stderr
+    decode(protoc, out)
+
+
+def agent_dies(c, protoc):
+    c.start_agent()
+    c.start_app(8)
+    c.wait_connected(2)
+    cap = subprocess.Popen([c.args.inferscope, "capture", "--state-dir", c.state,
+                            "--duration", "4s", "-o", os.path.join(c.work, "dead.pftrace")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)  # the lead second, then recording
+    c.agent.send_signal(signal.SIGKILL)
+    c.agent.wait()
+    _, err = cap.communicate(timeout=30)
+    assert cap.returncode == 1, (cap.returncode, err)
+    assert len([l for l in err.splitlines() if l.startswith("inferscope: error:")]) == 1, err
+    c.app.wait(timeout=60)
+    elapsed = time.time() - c.app_started
+    assert c.app.returncode == 0, c.app.stderr.read()
+    # The replay loops for 8 s; start-up and exit take a little. A stalled sender would hold it.
+    assert elapsed < 8 + 6, "the application took %.1f s for an 8 s run" % elapsed
+
+
+def pool_exhausted(c, protoc):
+    c.start_agent()
+    c.start_app(7, env={"INFERSCOPE_BUFFER_COUNT": "2", "INFERSCOPE_BUFFER_SIZE": "65536"})
+    c.wait_connected(2)
+    out = os.path.join(c.work, "pool.pftrace")
+    r = c.capture("--duration", "2s", "-o", out)
+    assert r.returncode == 0, r.stderr
+    decode(protoc, out)
+    c.app.wait(timeout=60)
+    assert c.app.returncode == 0, c.app.stderr.read()
+
+
+def byte_cap(c, protoc):
+    c.start_agent()
+    c.start_app(10)
+    c.wait_connected(2)
+    out = os.path.join(c.work, "cap.pftrace")
+    r = c.capture("--duration", "5s", "--max-size", "1MB", "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert "the bytes cap was reached" in r.stderr, r.stderr
+    status = c.api("/capture")
+    for p in status["processes"]:
+        assert p["cap_hit"] == "bytes" and p["bytes"] <= (1 << 20) // 2 + (1 << 20), status
+    decode(protoc, out)
+
+
+def graph_nodes(c, protoc):
+    graph_trace = os.path.join(c.work, "graph_server.json.gz")
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_graph_server_trace.py"),
+                    "--out", graph_trace], check=True)
+    c.start_agent()
+    # Graph sampling off: without --graph-nodes a graph launch is one record.
+    c.start_app(12, env={"INFERSCOPE_GRAPH_SAMPLE": "off"}, traces=[graph_trace])
+    c.wait_connected(1)
+    plain = os.path.join(c.work, "plain.json")
+    r = c.capture("--duration", "1s", "-o", plain)
+    assert r.returncode == 0, r.stderr
+    nodes = os.path.join(c.work, "nodes.json")
+    r = c.capture("--duration", "1s", "--graph-nodes", "-o", nodes)
+    assert r.returncode == 0, r.stderr
+
+    def kernels(path):
+        events = json.load(open(path))["traceEvents"]
+        return [e for e in events if e["ph"] == "X" and "full_name" in e.get("args", {})]
+    plain_k, node_k = kernels(plain), kernels(nodes)
+    assert any(e["name"].startswith("[cuda graph") for e in plain_k), \
+        "graph launches should be one slice each without --graph-nodes"
+    graphed = [e for e in node_k if e["args"].get("graph_id")]
+    assert graphed and not any(e["name"].startswith("[cuda graph") for e in graphed), \
+        "with --graph-nodes the graph's kernels carry their graph id: %s" % node_k[:3]
+    assert len(node_k) > len(plain_k), (len(node_k), len(plain_k))
+
+
+CASES = [multi_rank, two_at_once, process_exits, agent_dies, pool_exhausted, byte_cap,
+         graph_nodes]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--inferscope", required=True)
+    p.add_argument("--replay-engine", required=True)
+    p.add_argument("--cases", default="")
+    args = p.parse_args()
+    protoc = shutil.which("protoc")
+    if not protoc:
+        if os.environ.get("INFERSCOPE_REQUIRE_PROTOC") == "1":
+            print("FAIL: protoc not found (apt-get install protobuf-compiler)")
+            return 1
+        print("SKIP: protoc not found (apt-get install protobuf-compiler)")
+        return 77
+    cases = [c for c in CASES if not args.cases or c.__name__ in args.cases.split(",")]
+    failed = 0
+    for case in cases:
+        c = Case(args, case.__name__)
+        ok = False
+        started = time.time()
+        try:
+            case(c, protoc)
+            ok = True
+            print("ok   %-16s %.1f s" % (case.__name__, time.time() - started))
+        except AssertionError as e:
+            failed += 1
+            print("FAIL %-16s %s (work dir %s)" % (case.__name__, e, c.work))
+        finally:
+            c.close(ok)
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
