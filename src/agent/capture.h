@@ -74,7 +74,8 @@ class CaptureManager {
   bool OnFrame(uint64_t session_id, uint16_t type, const std::string& payload, std::string* error);
   // A connection closed: its process's part ends (exited mid-capture).
   void OnGone(uint64_t session_id);
-  // Finishes a capture whose processes all answered, or whose deadline passed. `now` on the wall clock.
+  // Finishes a capture whose processes all answered, or whose deadline passed. `now` on the wall
+  // clock.
   void Poll(int64_t now_unix_ns);
   // Whether a capture is being recorded (the event loop polls more often then).
   bool Recording() const;
