@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/model/event_recorder.h"
 #include "src/model/events.h"
 #include "src/model/name_table.h"
 #include "src/model/taxonomy.h"
@@ -37,28 +38,8 @@ struct ExportStats {
   uint64_t clipped = 0;       // GPU slices overlapping their predecessor on a stream, clipped
 };
 
-// The raw events of one source (a trace file, or one process of a live capture), kept as delivered:
-// the export needs every event on its stream or thread, not the Aggregator's windows.
-class RawEvents : public model::EventSink {
- public:
-  void OnProcess(const model::ProcessInfo& p) override { processes.push_back(p); }
-  void OnDevice(const model::DeviceInfo& d) override { devices.push_back(d); }
-  void OnKernel(const model::KernelEvent& e) override { kernels.push_back(e); }
-  void OnMemcpy(const model::MemcpyEvent& e) override { memcpys.push_back(e); }
-  void OnMemset(const model::MemsetEvent& e) override { memsets.push_back(e); }
-  void OnSync(const model::SyncEvent& e) override { syncs.push_back(e); }
-  void OnApiCall(const model::ApiCallEvent& e) override { api_calls.push_back(e); }
-  void OnNvtx(const model::NvtxEvent&) override {}
-  void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
-
-  std::vector<model::ProcessInfo> processes;
-  std::vector<model::DeviceInfo> devices;
-  std::vector<model::KernelEvent> kernels;
-  std::vector<model::MemcpyEvent> memcpys;
-  std::vector<model::MemsetEvent> memsets;
-  std::vector<model::SyncEvent> syncs;
-  std::vector<model::ApiCallEvent> api_calls;
-};
+// The raw events of one source (a trace file, or one process of a live capture), kept as delivered.
+using RawEvents = model::EventRecorder;
 
 // One source's events and the names they refer to.
 struct EventSet {

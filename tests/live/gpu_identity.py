@@ -27,7 +27,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, wait_for_socket
+from live_common import REPO, agent_endpoints, wait_for_socket
 
 UUID1 = "GPU-fa4e0000-0000-0000-0000-000000000001"
 
@@ -54,16 +54,7 @@ def main():
     try:
         if not wait_for_socket(os.path.join(state, "agent.sock"), timeout_s=15):
             raise RuntimeError("the agent did not start (see %s)" % work)
-        deadline = time.time() + 10
-        while True:
-            try:
-                with open(os.path.join(state, "agent.json")) as f:
-                    metrics_url = json.load(f)["endpoints"]["metrics"]
-                break
-            except (OSError, ValueError, KeyError):
-                if time.time() > deadline:
-                    raise RuntimeError("no metrics endpoint in agent.json")
-                time.sleep(0.05)
+        metrics_url = agent_endpoints(state)["metrics"]
         replay = subprocess.run(
             [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", "1s", "--",
              args.replay_engine, "--speed", "0", "--nvml-index-of-device", "1", trace],

@@ -4,6 +4,7 @@
 import ctypes
 import ctypes.util
 import glob
+import json
 import os
 import socket
 import subprocess
@@ -93,3 +94,17 @@ def inflate_payload(blob):
     if _zstd.ZSTD_isError(got) or got != size:
         raise ValueError("zstd payload does not inflate")
     return out.raw[:size]
+
+
+def agent_endpoints(state, timeout_s=10.0):
+    """The `endpoints` of the agent.json an agent writes into `state` once it listens (waits up to
+    timeout_s for the file and its key). Raises RuntimeError when it does not appear."""
+    deadline = time.time() + timeout_s
+    while True:
+        try:
+            with open(os.path.join(state, "agent.json")) as f:
+                return json.load(f)["endpoints"]
+        except (OSError, ValueError, KeyError):
+            if time.time() > deadline:
+                raise RuntimeError("no endpoints in %s/agent.json after %.0f s" % (state, timeout_s))
+            time.sleep(0.05)

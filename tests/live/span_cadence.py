@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from live_common import inflate_payload, wait_for_socket
+from live_common import agent_endpoints, inflate_payload, wait_for_socket
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -80,16 +80,7 @@ def main():
     try:
         if not wait_for_socket(os.path.join(state, "agent.sock"), timeout_s=15):
             raise Failure("the agent did not start (see %s)" % agent_log)
-        deadline = time.time() + 10
-        while True:
-            try:
-                with open(os.path.join(state, "agent.json")) as f:
-                    endpoint = json.load(f)["endpoints"]["otlp_http"]
-                break
-            except (OSError, ValueError, KeyError):
-                if time.time() > deadline:
-                    raise Failure("no otlp_http endpoint in agent.json")
-                time.sleep(0.05)
+        endpoint = agent_endpoints(state)["otlp_http"]
         node = subprocess.run(
             [args.node, client, "--endpoint", endpoint, "--protocol", "proto", "--count",
              str(args.spans), "--live-seconds", str(args.seconds)],

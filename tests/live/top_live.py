@@ -32,7 +32,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, wait_for_socket
+from live_common import REPO, agent_endpoints, wait_for_socket
 
 
 class Failure(Exception):
@@ -107,16 +107,7 @@ def main():
     try:
         if not wait_for_socket(os.path.join(state, "agent.sock"), timeout_s=15):
             raise Failure("the agent did not start (see %s)" % work)
-        deadline = time.time() + 10
-        while True:
-            try:
-                with open(os.path.join(state, "agent.json")) as f:
-                    api = json.load(f)["endpoints"]["api"]
-                break
-            except (OSError, ValueError, KeyError):
-                if time.time() > deadline:
-                    raise Failure("no api endpoint in agent.json")
-                time.sleep(0.05)
+        api = agent_endpoints(state)["api"]
 
         r = top("--once")
         if r.returncode != 0 or "waiting for the first window (window 1.00 s)" not in r.stdout:

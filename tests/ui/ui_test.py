@@ -29,7 +29,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "live"))
 from fake_engine_metrics import FakeEngineMetrics  # noqa: E402
-from live_common import REPO, wait_for_socket  # noqa: E402
+from live_common import REPO, agent_endpoints, wait_for_socket  # noqa: E402
 
 SCENARIO = "devices=2;arch=hopper,ampere"
 
@@ -108,16 +108,7 @@ def main():
     try:
         if not wait_for_socket(os.path.join(state, "agent.sock"), timeout_s=30):
             raise RuntimeError("the agent did not start (see %s)" % agent_log.name)
-        deadline = time.time() + 10
-        while True:
-            try:
-                with open(os.path.join(state, "agent.json")) as f:
-                    endpoints = json.load(f)["endpoints"]
-                break
-            except (OSError, ValueError, KeyError):
-                if time.time() > deadline:
-                    raise RuntimeError("no agent.json")
-                time.sleep(0.05)
+        endpoints = agent_endpoints(state)
         base = endpoints["api"][: -len("/api/v1")]
         phase("agent up")
         try:

@@ -13,6 +13,7 @@
 
 #include "src/import/kineto/kineto_event_mapper.h"
 #include "src/model/cuda_api.h"
+#include "src/model/event_recorder.h"
 #include "tests/compress.h"
 #include "tests/test_traces.h"
 
@@ -24,32 +25,7 @@ using model::DataQuality;
 using model::MemcpyKind;
 using model::SyncType;
 
-// Records everything it is given.
-class RecordingSink final : public model::EventSink {
- public:
-  void OnProcess(const model::ProcessInfo& p) override { processes.push_back(p); }
-  void OnDevice(const model::DeviceInfo& d) override { devices.push_back(d); }
-  void OnKernel(const model::KernelEvent& e) override { kernels.push_back(e); }
-  void OnMemcpy(const model::MemcpyEvent& e) override { memcpys.push_back(e); }
-  void OnMemset(const model::MemsetEvent& e) override { memsets.push_back(e); }
-  void OnSync(const model::SyncEvent& e) override { syncs.push_back(e); }
-  void OnApiCall(const model::ApiCallEvent& e) override { api_calls.push_back(e); }
-  void OnNvtx(const model::NvtxEvent& e) override { nvtx.push_back(e); }
-  void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count) override {
-    quality[counter] += count;
-    quality_pids.push_back(pid);
-  }
-  std::vector<model::ProcessInfo> processes;
-  std::vector<model::DeviceInfo> devices;
-  std::vector<model::KernelEvent> kernels;
-  std::vector<model::MemcpyEvent> memcpys;
-  std::vector<model::MemsetEvent> memsets;
-  std::vector<model::SyncEvent> syncs;
-  std::vector<model::ApiCallEvent> api_calls;
-  std::vector<model::NvtxEvent> nvtx;
-  std::map<DataQuality, uint64_t> quality;
-  std::vector<uint32_t> quality_pids;
-};
+using RecordingSink = model::EventRecorder;
 
 struct Imported {
   base::StatusOr<ImportStats> stats = base::InternalError("not run");

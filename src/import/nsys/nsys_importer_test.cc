@@ -16,6 +16,7 @@
 
 #include "src/import/nsys/nsys_mapping.h"
 #include "src/model/cuda_api.h"
+#include "src/model/event_recorder.h"
 #include "tests/temp_dir.h"
 #include "tests/test_traces.h"
 
@@ -28,29 +29,25 @@ using model::MemcpyKind;
 using model::SyncType;
 using ::testing::HasSubstr;
 
-// Records everything the importer delivers.
-class RecordingSink : public model::EventSink {
+// Records everything the importer delivers, checking that each event's process was announced
+// first.
+class RecordingSink : public model::EventRecorder {
  public:
-  void OnProcess(const model::ProcessInfo& p) override { processes.push_back(p); }
-  void OnDevice(const model::DeviceInfo& d) override { devices.push_back(d); }
   void OnKernel(const model::KernelEvent& e) override {
     EXPECT_TRUE(Announced(e.pid));
-    kernels.push_back(e);
+    EventRecorder::OnKernel(e);
   }
   void OnMemcpy(const model::MemcpyEvent& e) override {
     EXPECT_TRUE(Announced(e.pid));
-    memcpys.push_back(e);
+    EventRecorder::OnMemcpy(e);
   }
-  void OnMemset(const model::MemsetEvent& e) override { memsets.push_back(e); }
-  void OnSync(const model::SyncEvent& e) override { syncs.push_back(e); }
   void OnApiCall(const model::ApiCallEvent& e) override {
     EXPECT_TRUE(Announced(e.pid));
-    api_calls.push_back(e);
+    EventRecorder::OnApiCall(e);
   }
-  void OnNvtx(const model::NvtxEvent& e) override { nvtx.push_back(e); }
   void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count) override {
     EXPECT_TRUE(Announced(pid));
-    quality[counter] += count;
+    EventRecorder::OnDataQuality(pid, counter, count);
   }
 
   bool Announced(uint32_t pid) const {
@@ -64,16 +61,6 @@ class RecordingSink : public model::EventSink {
     for (const auto& p : processes) out.insert(p.pid);
     return out;
   }
-
-  std::vector<model::ProcessInfo> processes;
-  std::vector<model::DeviceInfo> devices;
-  std::vector<model::KernelEvent> kernels;
-  std::vector<model::MemcpyEvent> memcpys;
-  std::vector<model::MemsetEvent> memsets;
-  std::vector<model::SyncEvent> syncs;
-  std::vector<model::ApiCallEvent> api_calls;
-  std::vector<model::NvtxEvent> nvtx;
-  std::map<DataQuality, uint64_t> quality;
 };
 
 // ---- real exports -------------------------------------------------------------------------------
