@@ -516,7 +516,10 @@ void Session::StepGraphSampling() {
         skipped_this_window_ = true;
         break;
       }
-      if (skipped_this_window_) break;  // a capture ended inside the window: wait for the next
+      // A graph capture ended inside a sampling window: wait for the next window (ranks sample
+      // the same wall-clock windows). A --graph-nodes capture instead switches as soon as no graph
+      // is being built: it would otherwise skip node tracing for its whole duration.
+      if (skipped_this_window_ && !capture_nodes) break;
       if (api_.ActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE) != CUPTI_SUCCESS) break;
       {
         std::lock_guard<std::mutex> lock(aggregator_mu_);

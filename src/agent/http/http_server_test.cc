@@ -416,8 +416,8 @@ TEST_F(ApiRoutesTest, TimeseriesMergesTheTelemetryRowsOfEachStep) {
   EXPECT_TRUE(steps.at(0)["engine"].is_null());
   // Idle causes: each 10 s step holds one window of each of the two processes.
   model::IdleCauseStats want;
-  for (const model::DeviceProfile& d : wire::testing::FullWindow().processes[0].devices)
-    want.Merge(d.idle_causes);
+  const model::ProfileWindow full = wire::testing::FullWindow();  // outlives the loop
+  for (const model::DeviceProfile& d : full.processes[0].devices) want.Merge(d.idle_causes);
   ASSERT_GT(want.total_ns(), 0);
   for (size_t step = 0; step < 3; ++step)
     for (size_t c = 0; c < model::kIdleCauseCount; ++c)
