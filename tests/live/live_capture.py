@@ -130,7 +130,9 @@ OWN_STRINGS = re.compile(
 
 def multi_rank(c, protoc):
     c.start_agent()
-    c.start_app(20)
+    # Long enough for the second capture under sanitizers, where writing the first one takes
+    # seconds (the app is killed at the end either way).
+    c.start_app(60)
     c.wait_connected(2)
     out = os.path.join(c.work, "server.pftrace")
     started = time.time()
