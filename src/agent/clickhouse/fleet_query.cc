@@ -122,11 +122,15 @@ std::string SqlQuote(std::string_view s) {
   return out + "'";
 }
 
-std::string FleetGroupsSql(const std::string& database, const FleetQuery& q) {
-  std::string where = "window_start_ns >= " + std::to_string(q.from_ns) +
-                      " AND window_start_ns < " + std::to_string(q.to_ns);
-  // The date bounds let ClickHouse skip whole daily partitions.
-  where += " AND date >= toDate(" + std::to_string(q.from_ns / 1'000'000'000) +
+std::string FleetWhereSql(const FleetQuery& q, bool overlap) {
+  std::string where = overlap ? "window_end_ns > " + std::to_string(q.from_ns) +
+                                    " AND window_start_ns < " + std::to_string(q.to_ns)
+                              : "window_start_ns >= " + std::to_string(q.from_ns) +
+                                    " AND window_start_ns < " + std::to_string(q.to_ns);
+  // The date bounds let ClickHouse skip whole daily partitions. A window overlapping the range
+  // may start the day before it (windows are far shorter than a day).
+  const int64_t from_s = q.from_ns / 1'000'000'000 - (overlap ? 86'400 : 0);
+  where += " AND date >= toDate(" + std::to_string(std::max<int64_t>(0, from_s)) +
            ") AND date <= toDate(" + std::to_string(q.to_ns / 1'000'000'000) + ")";
   if (!q.hosts.empty()) {
     where += " AND host IN (";
@@ -135,6 +139,11 @@ std::string FleetGroupsSql(const std::string& database, const FleetQuery& q) {
   }
   for (const auto& [k, v] : q.labels)
     where += " AND label_values[indexOf(label_keys, " + SqlQuote(k) + ")] = " + SqlQuote(v);
+  return where;
+}
+
+std::string FleetGroupsSql(const std::string& database, const FleetQuery& q) {
+  const std::string where = FleetWhereSql(q, false);
   // FINAL collapses rows a retried insert wrote twice that no merge has collapsed yet.
   // uniq, not uniqExact: exact below 65,536 distinct GPUs per group (it keeps every hash up to
   // there) and a third of the query's time cheaper than uniqExact on 8.6 M rows.

@@ -70,6 +70,10 @@ struct FleetView {
   std::vector<FleetOutlier> outliers;
 };
 
+// The WHERE clause of a selection (without the keyword). `overlap`: windows overlapping
+// [from, to) (the profile reads, as the local store's ranges); else windows starting in it (the
+// fleet view).
+std::string FleetWhereSql(const FleetQuery& selection, bool overlap);
 // The SQL the view runs (public for tests and the benchmark).
 std::string FleetGroupsSql(const std::string& database, const FleetQuery& query);
 base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const FleetQuery& query);

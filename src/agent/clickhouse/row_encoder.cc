@@ -214,7 +214,19 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
             .Int("sync_wait_ns", sync_wait_ns)
             .UInt("step_count", steps)
             .Int("step_total_ns", step_ns)
-            .Int("step_max_ns", steps ? step_max : 0);
+            .Int("step_max_ns", steps ? step_max : 0)
+            .Int("first_start_ns", d.first_start_ns)
+            .Int("last_end_ns", d.last_end_ns);
+        const model::IdleGapStats& g = d.idle_gaps;
+        r.UInt("gap_host_wait_count", g.host_wait.count)
+            .Int("gap_host_wait_ns", g.host_wait.total_ns)
+            .Int("gap_host_wait_max_ns", g.host_wait.max_ns)
+            .UInt("gap_kernel_wait_count", g.kernel_wait.count)
+            .Int("gap_kernel_wait_ns", g.kernel_wait.total_ns)
+            .Int("gap_kernel_wait_max_ns", g.kernel_wait.max_ns)
+            .UInt("gap_other_count", g.other.count)
+            .Int("gap_other_ns", g.other.total_ns)
+            .Int("gap_other_max_ns", g.other.max_ns);
         ++out->rows[RowBatch::kWindows];
       }
       for (int c = 0; c < model::kCategoryCount; ++c) {

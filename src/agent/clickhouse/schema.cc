@@ -41,7 +41,18 @@ const std::vector<Migration>& Migrations() {
                      "idle_host_idle_ns Int64, idle_dependency_ns Int64, idle_queued_ns Int64, "
                      "idle_unattributed_ns Int64, idle_intervals UInt64, "
                      "sync_count UInt64, sync_wait_ns Int64, step_count UInt64, "
-                     "step_total_ns Int64, step_max_ns Int64",
+                     "step_total_ns Int64, step_max_ns Int64, "
+                     // What the fleet's context and diff need to rebuild a range the way the
+                     // local store merges it (model/profile_merge.h): the first and last GPU
+                     // activity (a range's span runs from one to the other, gaps between windows
+                     // are idle) and the idle gaps by kind. Rows without them read 0 and the
+                     // reads fall back to summed window spans (fleet_profile.h).
+                     "first_start_ns Int64 DEFAULT 0, last_end_ns Int64 DEFAULT 0, "
+                     "gap_host_wait_count UInt64 DEFAULT 0, gap_host_wait_ns Int64 DEFAULT 0, "
+                     "gap_host_wait_max_ns Int64 DEFAULT 0, "
+                     "gap_kernel_wait_count UInt64 DEFAULT 0, gap_kernel_wait_ns Int64 DEFAULT 0, "
+                     "gap_kernel_wait_max_ns Int64 DEFAULT 0, gap_other_count UInt64 DEFAULT 0, "
+                     "gap_other_ns Int64 DEFAULT 0, gap_other_max_ns Int64 DEFAULT 0",
                      ""),
            FactTable(kCategoriesTable, "category String, kernel_count UInt64, time_ns Int64",
                      ", category"),

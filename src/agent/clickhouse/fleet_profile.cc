@@ -1,0 +1,370 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#include "src/agent/clickhouse/fleet_profile.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "src/agent/clickhouse/schema.h"
+#include "src/model/events.h"
+#include "src/model/taxonomy.h"
+
+namespace inferscope::agent::clickhouse {
+namespace {
+
+// The columns a device is keyed by in every fact table, after the slice.
+constexpr const char* kDeviceKey = "host, pid, process_start_ns, rank, device";
+constexpr size_t kKeyColumns = 6;  // slice + the device key
+
+template <typename T>
+bool ParseNumber(const std::string& s, T* out) {
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// Which slice a window falls in: the index of the last slice start <= its start (ClickHouse's
+// arrays are 1-based, hence the - 1). Starts before the first go to slice 0.
+std::string SliceSql(const FleetProfileQuery& q) {
+  if (q.slice_starts.size() <= 1) return "toUInt32(0)";
+  std::string arr = "[";
+  for (size_t i = 0; i < q.slice_starts.size(); ++i)
+    arr += (i ? "," : "") + std::string("toInt64(") + std::to_string(q.slice_starts[i]) + ")";
+  arr += "]";
+  return "toUInt32(greatest(arrayCount(x -> x <= window_start_ns, " + arr + "), 1) - 1)";
+}
+
+std::string Where(const FleetProfileQuery& q) {
+  std::string where = FleetWhereSql(q.selection, true);
+  if (q.pid) where += " AND pid = " + std::to_string(*q.pid);
+  if (q.rank) where += " AND rank = " + std::to_string(*q.rank);
+  if (q.device) where += " AND device = " + std::to_string(*q.device);
+  return where;
+}
+
+std::string From(const std::string& database, const char* table, const FleetProfileQuery& q) {
+  return " FROM " + database + "." + table + (q.selection.exact ? " FINAL" : "") + " WHERE " +
+         Where(q);
+}
+
+// A device of a process, and the slice, as the rows name them.
+struct DeviceKey {
+  uint32_t slice = 0;
+  std::string host;
+  uint32_t pid = 0;
+  int64_t process_start_ns = 0;
+  int32_t rank = -1;
+  uint32_t device = 0;
+  auto Tie() const { return std::tie(slice, host, rank, pid, process_start_ns, device); }
+  bool operator<(const DeviceKey& o) const { return Tie() < o.Tie(); }
+};
+
+bool ParseKey(const std::vector<std::string>& row, DeviceKey* k) {
+  k->host = row[1];
+  return ParseNumber(row[0], &k->slice) && ParseNumber(row[2], &k->pid) &&
+         ParseNumber(row[3], &k->process_start_ns) && ParseNumber(row[4], &k->rank) &&
+         ParseNumber(row[5], &k->device);
+}
+
+// A device's sums while the rows arrive.
+struct DeviceSums {
+  int32_t world_size = -1;
+  int64_t window_start_ns = 0, window_end_ns = 0;
+  model::DeviceProfile profile;
+  uint64_t top_count = 0;  // kernels kept: calls and time, to fold the cut ones into the tail
+  int64_t top_ns = 0;
+  uint64_t top_names = 0;
+};
+
+base::StatusOr<std::vector<std::vector<std::string>>> Run(const ClickHouseClient& client,
+                                                          const std::string& sql, size_t columns) {
+  ASSIGN_OR_RETURN(std::string body, client.Execute(sql));
+  ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
+  if (!rows.empty() && rows.front().size() != columns)
+    return base::DataLossError(client.target().ToUrl() + ": unexpected answer (" +
+                               std::to_string(rows.front().size()) + " columns, not " +
+                               std::to_string(columns) + ")");
+  return rows;
+}
+
+base::Status BadNumber(const ClickHouseClient& client) {
+  return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
+}
+
+int SyncTypeIndex(const std::string& name) {
+  for (size_t t = 0; t < static_cast<size_t>(model::SyncType::kCount); ++t)
+    if (name == model::kSyncTypeNames[t]) return static_cast<int>(t);
+  return -1;
+}
+
+}  // namespace
+
+std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& q,
+                            FleetFact fact) {
+  const std::string head = "SELECT " + SliceSql(q) + " AS slice, " + kDeviceKey;
+  const std::string group = std::string(" GROUP BY slice, ") + kDeviceKey;
+  const std::string order = std::string(" ORDER BY slice, ") + kDeviceKey;
+  switch (fact) {
+    case FleetFact::kDevices:
+      // minIf/max over the activity bounds skip rows of agents before schema 2 (0 there);
+      // the count of such rows tells the reader to fall back to the summed spans.
+      return head +
+             ", any(world_size), any(gpu_model), count(), min(window_start_ns), "
+             "max(window_end_ns), minIf(first_start_ns, last_end_ns > 0), max(last_end_ns), "
+             "countIf(last_end_ns = 0), sum(span_ns), sum(busy_ns), sum(compute_ns), "
+             "sum(communication_ns), sum(communication_overlap_ns), sum(kernel_count), "
+             "sum(idle_allocation_ns), sum(idle_sync_ns), sum(idle_launch_ns), "
+             "sum(idle_host_idle_ns), sum(idle_dependency_ns), sum(idle_queued_ns), "
+             "sum(idle_unattributed_ns), sum(idle_intervals), sum(step_count), "
+             "sum(step_total_ns), max(step_max_ns), sum(gap_host_wait_count), "
+             "sum(gap_host_wait_ns), max(gap_host_wait_max_ns), sum(gap_kernel_wait_count), "
+             "sum(gap_kernel_wait_ns), max(gap_kernel_wait_max_ns), sum(gap_other_count), "
+             "sum(gap_other_ns), max(gap_other_max_ns)" +
+             From(database, kWindowsTable, q) + group + order + " FORMAT TabSeparated";
+    case FleetFact::kCategories:
+      return head + ", category, sum(kernel_count), sum(time_ns)" +
+             From(database, kCategoriesTable, q) + group + ", category" + order +
+             ", category FORMAT TabSeparated";
+    case FleetFact::kKernels:
+      // The top_k heaviest names per device and slice; LIMIT BY keeps the answer to that.
+      return head +
+             ", kernel, any(category), any(subcategory), sum(kernel_count) AS n, "
+             "sum(total_ns) AS t, min(min_ns), max(max_ns)" +
+             From(database, kKernelsTable, q) + " AND is_tail = 0" + group + ", kernel" + order +
+             ", t DESC, n DESC, kernel LIMIT " + std::to_string(std::max(1, q.top_k)) +
+             " BY slice, " + kDeviceKey + " FORMAT TabSeparated";
+    case FleetFact::kKernelTotals:
+      // Every named kernel's calls, time and names, and the windows' own tails: what the
+      // kept kernels leave is the device's tail.
+      return head +
+             ", sumIf(kernel_count, is_tail = 0), sumIf(total_ns, is_tail = 0), "
+             "uniqExactIf(kernel, is_tail = 0), sumIf(kernel_count, is_tail = 1), "
+             "sumIf(total_ns, is_tail = 1), sumIf(distinct_names, is_tail = 1), "
+             "maxIf(max_ns, is_tail = 1)" +
+             From(database, kKernelsTable, q) + group + order + " FORMAT TabSeparated";
+    case FleetFact::kSyncs:
+      return head + ", sync_type, sum(sync_count), sum(wait_ns), max(max_ns)" +
+             From(database, kSyncsTable, q) + group + ", sync_type" + order +
+             ", sync_type FORMAT TabSeparated";
+    case FleetFact::kWindowCount:
+      return "SELECT uniqExact(host, pid, process_start_ns, window_start_ns)" +
+             From(database, kWindowsTable, q) + " FORMAT TabSeparated";
+  }
+  return "";
+}
+
+std::string FleetWindowStartsSql(const std::string& database, const FleetProfileQuery& q,
+                                 size_t limit) {
+  return "SELECT window_start_ns" + From(database, kWindowsTable, q) +
+         " GROUP BY window_start_ns ORDER BY window_start_ns LIMIT " + std::to_string(limit + 1) +
+         " FORMAT TabSeparated";
+}
+
+base::StatusOr<std::vector<int64_t>> QueryWindowStarts(const ClickHouseClient& client,
+                                                       const FleetProfileQuery& q, size_t limit) {
+  ASSIGN_OR_RETURN(auto rows,
+                   Run(client, FleetWindowStartsSql(client.target().database, q, limit), 1));
+  std::vector<int64_t> starts;
+  for (const auto& row : rows) {
+    int64_t v = 0;
+    if (!ParseNumber(row[0], &v)) return BadNumber(client);
+    starts.push_back(v);
+  }
+  return starts;
+}
+
+base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
+                                               const FleetProfileQuery& q) {
+  const std::string& db = client.target().database;
+  std::map<DeviceKey, DeviceSums> devices;
+  FleetProfile out;
+
+  ASSIGN_OR_RETURN(auto rows,
+                   Run(client, FleetProfileSql(db, q, FleetFact::kDevices), kKeyColumns + 34));
+  for (const auto& row : rows) {
+    DeviceKey key;
+    if (!ParseKey(row, &key)) return BadNumber(client);
+    DeviceSums& s = devices[key];
+    model::DeviceProfile& d = s.profile;
+    d.device = key.device;
+    d.device_name = row[7];
+    uint64_t count = 0, without_bounds = 0;
+    int64_t first = 0, last = 0, span = 0, step_total = 0, step_max = 0;
+    uint64_t step_count = 0;
+    size_t i = 8;
+    bool ok = ParseNumber(row[6], &s.world_size) && ParseNumber(row[i++], &count) &&
+              ParseNumber(row[i++], &s.window_start_ns) &&
+              ParseNumber(row[i++], &s.window_end_ns) && ParseNumber(row[i++], &first) &&
+              ParseNumber(row[i++], &last) && ParseNumber(row[i++], &without_bounds) &&
+              ParseNumber(row[i++], &span) && ParseNumber(row[i++], &d.busy_ns) &&
+              ParseNumber(row[i++], &d.compute_ns) && ParseNumber(row[i++], &d.communication_ns) &&
+              ParseNumber(row[i++], &d.communication_overlap_ns) &&
+              ParseNumber(row[i++], &d.kernel_count);
+    for (size_t c = 0; ok && c < model::kIdleCauseCount; ++c)
+      ok = ParseNumber(row[i++], &d.idle_causes.ns[c]);
+    ok = ok && ParseNumber(row[i++], &d.idle_causes.intervals) &&
+         ParseNumber(row[i++], &step_count) && ParseNumber(row[i++], &step_total) &&
+         ParseNumber(row[i++], &step_max);
+    for (model::DurationStats* g :
+         {&d.idle_gaps.host_wait, &d.idle_gaps.kernel_wait, &d.idle_gaps.other}) {
+      ok = ok && ParseNumber(row[i++], &g->count) && ParseNumber(row[i++], &g->total_ns) &&
+           ParseNumber(row[i++], &g->max_ns);
+      if (g->count == 0) *g = {};
+    }
+    if (!ok) return BadNumber(client);
+    out.rows += count;
+    // The range's span runs from the first to the last activity (gaps between windows are idle),
+    // as MergeWindow makes it; rows without the bounds (agents before schema 2) only have their
+    // own spans, which are then summed.
+    if (without_bounds == 0 && last > 0) {
+      d.first_start_ns = first;
+      d.last_end_ns = last;
+    } else {
+      out.rows_without_bounds += without_bounds;
+      d.first_start_ns = s.window_start_ns;
+      d.last_end_ns = s.window_start_ns + span;
+    }
+    // The fact table keeps plain and prefill steps as one figure (their sum).
+    d.steps.plain.count = step_count;
+    d.steps.plain.total_ns = step_total;
+    d.steps.plain.max_ns = step_max;
+    if (step_count > 0) d.steps.plain.min_ns = 0;  // not kept: unknown
+  }
+
+  auto device_of = [&](const std::vector<std::string>& row) -> DeviceSums* {
+    DeviceKey key;
+    if (!ParseKey(row, &key)) return nullptr;
+    auto it = devices.find(key);
+    return it == devices.end() ? nullptr : &it->second;
+  };
+
+  ASSIGN_OR_RETURN(rows,
+                   Run(client, FleetProfileSql(db, q, FleetFact::kCategories), kKeyColumns + 3));
+  for (const auto& row : rows) {
+    DeviceSums* s = device_of(row);
+    model::Category c;
+    if (!s || !model::ParseCategory(row[6], &c)) {
+      ++out.unknown_names;
+      continue;
+    }
+    model::CategoryStats& cs = s->profile.categories[static_cast<size_t>(c)];
+    if (!ParseNumber(row[7], &cs.count) || !ParseNumber(row[8], &cs.time_ns))
+      return BadNumber(client);
+  }
+
+  ASSIGN_OR_RETURN(rows, Run(client, FleetProfileSql(db, q, FleetFact::kKernels), kKeyColumns + 7));
+  for (const auto& row : rows) {
+    DeviceSums* s = device_of(row);
+    if (!s) {
+      ++out.unknown_names;
+      continue;
+    }
+    model::KernelStats k;
+    k.name = row[6];
+    if (!model::ParseCategory(row[7], &k.category)) k.category = model::Category::kOther;
+    k.subcategory = row[8];
+    if (!ParseNumber(row[9], &k.duration.count) || !ParseNumber(row[10], &k.duration.total_ns) ||
+        !ParseNumber(row[11], &k.duration.min_ns) || !ParseNumber(row[12], &k.duration.max_ns))
+      return BadNumber(client);
+    s->top_count += k.duration.count;
+    s->top_ns += k.duration.total_ns;
+    ++s->top_names;
+    s->profile.top_kernels.push_back(std::move(k));
+  }
+
+  ASSIGN_OR_RETURN(rows,
+                   Run(client, FleetProfileSql(db, q, FleetFact::kKernelTotals), kKeyColumns + 7));
+  for (const auto& row : rows) {
+    DeviceSums* s = device_of(row);
+    if (!s) continue;
+    uint64_t named_count = 0, names = 0, tail_count = 0, tail_names = 0;
+    int64_t named_ns = 0, tail_ns = 0, tail_max = 0;
+    if (!ParseNumber(row[6], &named_count) || !ParseNumber(row[7], &named_ns) ||
+        !ParseNumber(row[8], &names) || !ParseNumber(row[9], &tail_count) ||
+        !ParseNumber(row[10], &tail_ns) || !ParseNumber(row[11], &tail_names) ||
+        !ParseNumber(row[12], &tail_max))
+      return BadNumber(client);
+    model::KernelStats& tail = s->profile.tail;
+    tail.name = "(tail)";
+    tail.duration.count = tail_count + (named_count - std::min(named_count, s->top_count));
+    tail.duration.total_ns = tail_ns + std::max<int64_t>(0, named_ns - s->top_ns);
+    tail.duration.max_ns = tail_max;
+    if (tail.duration.count > 0) tail.duration.min_ns = 0;  // not kept: unknown
+    tail.distinct_names = tail_names + (names - std::min(names, s->top_names));
+    if (tail.duration.count == 0) tail = {};
+  }
+
+  ASSIGN_OR_RETURN(rows, Run(client, FleetProfileSql(db, q, FleetFact::kSyncs), kKeyColumns + 4));
+  for (const auto& row : rows) {
+    DeviceSums* s = device_of(row);
+    const int t = SyncTypeIndex(row[6]);
+    if (!s || t < 0) {
+      ++out.unknown_names;
+      continue;
+    }
+    model::DurationStats& w = s->profile.syncs[static_cast<size_t>(t)].wait;
+    if (!ParseNumber(row[7], &w.count) || !ParseNumber(row[8], &w.total_ns) ||
+        !ParseNumber(row[9], &w.max_ns))
+      return BadNumber(client);
+    if (w.count > 0) w.min_ns = 0;  // not kept: unknown
+  }
+
+  ASSIGN_OR_RETURN(rows, Run(client, FleetProfileSql(db, q, FleetFact::kWindowCount), 1));
+  if (!rows.empty() && !ParseNumber(rows[0][0], &out.windows)) return BadNumber(client);
+
+  // Fold the devices into one window per (slice, process); the map's order (slice, host, rank,
+  // pid, process start, device) keeps processes and devices sorted as the Aggregator emits them.
+  uint32_t max_slice = 0;
+  for (const auto& [key, s] : devices) max_slice = std::max(max_slice, key.slice);
+  out.slices.resize(devices.empty() ? std::max<size_t>(1, q.slice_starts.size())
+                                    : std::max<size_t>(max_slice + 1, q.slice_starts.size()));
+  std::set<std::tuple<std::string, uint32_t, int64_t>> processes;
+  std::set<std::tuple<std::string, uint32_t, int64_t, uint32_t>> gpus;
+  std::set<std::string> hosts;
+  const DeviceKey* prev = nullptr;
+  for (const auto& [key, s] : devices) {
+    std::vector<model::ProfileWindow>& slice = out.slices[key.slice];
+    if (!prev || prev->slice != key.slice || prev->host != key.host || prev->pid != key.pid ||
+        prev->process_start_ns != key.process_start_ns || prev->rank != key.rank) {
+      model::ProfileWindow w;
+      w.start_ns = s.window_start_ns;
+      w.end_ns = s.window_end_ns;
+      model::ProcessProfile p;
+      p.pid = key.pid;
+      p.rank = key.rank;
+      p.world_size = s.world_size;
+      p.hostname = key.host;
+      w.processes.push_back(std::move(p));
+      slice.push_back(std::move(w));
+    }
+    model::ProfileWindow& w = slice.back();
+    w.start_ns = std::min(w.start_ns, s.window_start_ns);
+    w.end_ns = std::max(w.end_ns, s.window_end_ns);
+    w.processes.back().devices.push_back(s.profile);
+    processes.insert({key.host, key.pid, key.process_start_ns});
+    gpus.insert({key.host, key.pid, key.process_start_ns, key.device});
+    hosts.insert(key.host);
+    prev = &key;
+  }
+  out.processes = processes.size();
+  out.devices = gpus.size();
+  out.hosts.assign(hosts.begin(), hosts.end());
+  return out;
+}
+
+base::StatusOr<ClickHouseTarget> ResolveFleetSource(const std::string& url,
+                                                    const std::string& credentials_path) {
+  auto target = ParseClickHouseUrl(url);
+  if (!target.ok()) return base::InvalidArgumentError("--source: " + target.status().message());
+  if (!credentials_path.empty()) {
+    auto creds = ReadCredentialsFile(credentials_path);
+    if (!creds.ok())
+      return base::InvalidArgumentError("--source-credentials: " + creds.status().message());
+    target->user = creds->user;
+    target->password = creds->password;
+  }
+  return target;
+}
+
+}  // namespace inferscope::agent::clickhouse

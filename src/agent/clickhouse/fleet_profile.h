@@ -1,0 +1,77 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Range profiles rebuilt from the fleet's fact tables, for `inferscope context|diff --source
+// clickhouse://...` (docs/fleet.md). ClickHouse sums the selection per (slice, host, process,
+// rank, device) with GROUP BY: one row per device, per category, per kept kernel and per sync
+// type travels, never one per window. The sums are folded into model::ProfileWindow the way the
+// local store folds a range's windows (model/profile_merge.h), so the analysis, the context text
+// and diff's comparison run unchanged on them and say what they say on the per-host stores.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/agent/clickhouse/clickhouse_client.h"
+#include "src/agent/clickhouse/fleet_query.h"
+#include "src/base/status.h"
+#include "src/model/profile.h"
+
+namespace inferscope::agent::clickhouse {
+
+struct FleetProfileQuery {
+  // from/to, hosts, labels and exact; group_by, rank_by and top are not used. Windows overlapping
+  // [from, to) count (window end > from, window start < to), as in the local store's ranges.
+  FleetQuery selection;
+  std::optional<uint32_t> pid;
+  std::optional<int32_t> rank;
+  std::optional<uint32_t> device;
+  // Kernels kept per device and slice, heaviest first (ties: more calls, then name); the others
+  // fold into the device's tail, as model::MergeWindow's top_k does.
+  int top_k = 50;
+  // Ascending window starts: a window belongs to the slice of the last start <= its own. Empty:
+  // one slice (the whole range).
+  std::vector<int64_t> slice_starts;
+};
+
+// The fact tables a profile is read from, one query each.
+enum class FleetFact { kDevices, kCategories, kKernels, kKernelTotals, kSyncs, kWindowCount };
+
+struct FleetProfile {
+  // Per slice: one window per process (host, pid, process start), its devices' sums; sorted by
+  // host, rank, pid. A slice without rows is empty.
+  std::vector<std::vector<model::ProfileWindow>> slices;
+  uint64_t windows = 0;  // process windows read (distinct host, process, window start)
+  uint64_t rows = 0;     // device rows ClickHouse summed
+  size_t processes = 0;  // distinct (host, pid, process start)
+  size_t devices = 0;    // distinct (host, pid, process start, device)
+  std::vector<std::string> hosts;
+  uint64_t unknown_names = 0;  // category or sync type names this build does not know (skipped)
+  // Device rows written by an agent before schema 2 (no first/last activity): their span is the
+  // sum of their window spans, so gaps between windows do not count as idle for them.
+  uint64_t rows_without_bounds = 0;
+};
+
+// The SQL of one fact's query (public for tests).
+std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& query,
+                            FleetFact fact);
+// The distinct window starts of the selection, ascending, at most `limit` + 1 of them (more than
+// `limit` returned: there are more).
+std::string FleetWindowStartsSql(const std::string& database, const FleetProfileQuery& query,
+                                 size_t limit);
+base::StatusOr<std::vector<int64_t>> QueryWindowStarts(const ClickHouseClient& client,
+                                                       const FleetProfileQuery& query,
+                                                       size_t limit);
+
+// Runs the queries and folds their rows. A selection without rows gives slices of no windows.
+base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
+                                               const FleetProfileQuery& query);
+
+// The target named by `url` with the credentials of `credentials_path` (may be empty); the
+// messages name the argument ("--source: ...", "--source-credentials: ...").
+base::StatusOr<ClickHouseTarget> ResolveFleetSource(const std::string& url,
+                                                    const std::string& credentials_path);
+
+}  // namespace inferscope::agent::clickhouse

@@ -1,0 +1,394 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// The fleet profile reads (context/diff --source clickhouse://): the SQL they send, and, against
+// a real clickhouse-server (Debian's 18.16, skipped without it unless
+// INFERSCOPE_REQUIRE_CLICKHOUSE=1), that the profile rebuilt from the fact tables equals the
+// local merge (model::MergeWindow) of the same windows, whole and per slice, device by device and
+// in diff's figures.
+#include "src/agent/clickhouse/fleet_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "src/agent/clickhouse/row_encoder.h"
+#include "src/agent/clickhouse/schema.h"
+#include "src/agent/clickhouse/test_clickhouse_server.h"
+#include "src/analyze/analysis.h"
+#include "src/analyze/compare.h"
+#include "src/model/profile_merge.h"
+
+namespace inferscope::agent::clickhouse {
+namespace {
+
+constexpr int64_t kBase = 1'764'201'600'000'000'000;  // 2025-11-27T00:00:00Z
+constexpr int64_t kWindowNs = 10'000'000'000;
+constexpr int kTopK = 3;
+
+FleetProfileQuery Selection() {
+  FleetProfileQuery q;
+  q.selection.from_ns = kBase;
+  q.selection.to_ns = kBase + 3600'000'000'000;
+  q.top_k = kTopK;
+  return q;
+}
+
+TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
+  FleetProfileQuery q = Selection();
+  q.selection.hosts = {"node-a"};
+  q.selection.labels = {{"replica", "it's"}};
+  q.rank = 1;
+  for (FleetFact f : {FleetFact::kDevices, FleetFact::kCategories, FleetFact::kKernels,
+                      FleetFact::kKernelTotals, FleetFact::kSyncs}) {
+    const std::string sql = FleetProfileSql("db", q, f);
+    SCOPED_TRACE(sql);
+    EXPECT_NE(sql.find("GROUP BY slice, host, pid, process_start_ns, rank, device"),
+              std::string::npos);
+    // Overlapping windows (end > from), as the local store's ranges, and the partition bound a
+    // day earlier for a window that started before midnight.
+    EXPECT_NE(sql.find("window_end_ns > 1764201600000000000 AND window_start_ns < "
+                       "1764205200000000000"),
+              std::string::npos);
+    EXPECT_NE(sql.find("date >= toDate(1764115200)"), std::string::npos);
+    EXPECT_NE(sql.find("host IN ('node-a')"), std::string::npos);
+    EXPECT_NE(sql.find("label_values[indexOf(label_keys, 'replica')] = 'it\\'s'"),
+              std::string::npos);
+    EXPECT_NE(sql.find("AND rank = 1"), std::string::npos);
+    EXPECT_EQ(sql.find("FINAL"), std::string::npos);
+    EXPECT_NE(sql.find("toUInt32(0) AS slice"), std::string::npos);
+  }
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kKernels)
+                .find("ORDER BY slice, host, pid, process_start_ns, rank, device, t DESC, n DESC, "
+                      "kernel LIMIT 3 BY slice, host, pid, process_start_ns, rank, device"),
+            std::string::npos);
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kCategories).find("FROM db.inferscope_window_"),
+            std::string::npos);
+  q.selection.exact = true;
+  q.slice_starts = {10, 20, 30};
+  const std::string sql = FleetProfileSql("db", q, FleetFact::kSyncs);
+  EXPECT_NE(sql.find("FROM db.inferscope_window_syncs FINAL WHERE"), std::string::npos) << sql;
+  EXPECT_NE(sql.find("arrayCount(x -> x <= window_start_ns, [toInt64(10),toInt64(20),"
+                     "toInt64(30)])"),
+            std::string::npos)
+      << sql;
+  EXPECT_NE(FleetWindowStartsSql("db", q, 100).find("ORDER BY window_start_ns LIMIT 101"),
+            std::string::npos);
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kWindowCount)
+                .find("uniqExact(host, pid, process_start_ns, window_start_ns)"),
+            std::string::npos);
+}
+
+TEST(FleetProfileSql, ResolveSourceNamesTheArgument) {
+  auto bad = ResolveFleetSource("http://x", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("--source: ", 0), 0u) << bad.status().message();
+  auto creds = ResolveFleetSource("clickhouse://127.0.0.1/db", "/nonexistent/creds");
+  ASSERT_FALSE(creds.ok());
+  EXPECT_EQ(creds.status().message().rfind("--source-credentials: ", 0), 0u);
+  auto ok = ResolveFleetSource("clickhouse://127.0.0.1:9000/db", "");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->database, "db");
+}
+
+// Window `i` of a process: 2 devices, six kernels of fixed weights (so the top 3 are the same in
+// every window and the merge's eviction order cannot matter), activity that starts and ends
+// inside the window (the gaps between windows are idle in a range), syncs and idle gaps.
+model::ProfileWindow MakeWindow(int i, uint32_t pid, int32_t rank, const std::string& host,
+                                int64_t scale) {
+  model::ProfileWindow w;
+  w.start_ns = kBase + i * kWindowNs;
+  w.end_ns = w.start_ns + kWindowNs;
+  model::ProcessProfile p;
+  p.pid = pid;
+  p.rank = rank;
+  p.world_size = 2;
+  p.hostname = host;
+  for (uint32_t dev = 0; dev < 2; ++dev) {
+    model::DeviceProfile d;
+    d.device = dev;
+    d.device_name = "NVIDIA H100";
+    d.first_start_ns = w.start_ns + 1'000'000 * (i + 1);
+    d.last_end_ns = w.end_ns - 2'000'000 * (dev + 1);
+    d.busy_ns = scale * (5'000'000'000 + 10'000'000 * i);
+    d.compute_ns = d.busy_ns * 8 / 10;
+    d.communication_ns = d.busy_ns / 10;
+    d.communication_overlap_ns = d.busy_ns / 20;
+    for (int k = 0; k < 6; ++k) {
+      model::KernelStats ks;
+      ks.name = "kernel_" + std::to_string(k);
+      ks.category = k % 2 ? model::Category::kMatmul : model::Category::kAttention;
+      ks.subcategory = k % 2 ? "dense" : "decode";
+      for (int n = 0; n <= k; ++n) ks.duration.Add(scale * (600'000'000 - 90'000'000 * k + n));
+      d.categories[static_cast<size_t>(ks.category)].count += ks.duration.count;
+      d.categories[static_cast<size_t>(ks.category)].time_ns += ks.duration.total_ns;
+      d.kernel_count += ks.duration.count;
+      d.top_kernels.push_back(ks);
+    }
+    d.tail.name = "(tail)";
+    d.tail.duration.Add(1000 + i);
+    d.tail.distinct_names = 2;
+    d.kernel_count += 1;
+    d.idle_causes.ns[1] = d.idle_ns() / 2;
+    d.idle_causes.ns[3] = d.idle_ns() - d.idle_ns() / 2;
+    d.idle_causes.intervals = 4;
+    d.idle_gaps.host_wait.Add(300'000 + i);
+    d.idle_gaps.kernel_wait.Add(40'000);
+    d.idle_gaps.kernel_wait.Add(50'000 * scale);
+    d.syncs[static_cast<size_t>(model::SyncType::kStream)].wait.Add(2'000'000 + i);
+    d.syncs[static_cast<size_t>(model::SyncType::kStreamWaitEvent)].wait.Add(7);
+    d.steps.plain.Add(20'000'000);
+    p.devices.push_back(d);
+  }
+  w.processes.push_back(p);
+  return w;
+}
+
+class FleetProfileServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (testing::ClickHouseServerBinary().empty()) return;
+    server_ = new testing::TestClickHouseServer();
+    if (!server_->Start()) start_error_ = server_->error();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    if (!server_) {
+      if (testing::ClickHouseRequired())
+        FAIL() << "clickhouse-server not installed and INFERSCOPE_REQUIRE_CLICKHOUSE=1";
+      GTEST_SKIP() << "clickhouse-server not installed (apt-get install clickhouse-server); "
+                      "the fleet profile tests need it";
+    }
+    ASSERT_TRUE(start_error_.empty()) << start_error_;
+    client_ = std::make_unique<ClickHouseClient>(server_->Target(
+        std::string("p_") + ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    auto version = client_->EnsureSchema();
+    ASSERT_TRUE(version.ok()) << version.status().message();
+  }
+
+  // Ships `windows` of one process as the sink does (its encoder, one insert per table).
+  void Ship(const std::string& host, const std::string& replica, uint32_t pid,
+            const std::vector<model::ProfileWindow>& windows) {
+    FleetIdentity identity;
+    identity.labels = {{"host", host}, {"replica", replica}};
+    wire::Hello hello;
+    hello.pid = pid;
+    hello.process_start_unix_ns = 1000 + pid;
+    RowBatch batch;
+    for (const auto& w : windows) EncodeWindow(identity, hello, w, &batch);
+    for (int t = 0; t < RowBatch::kTelemetry; ++t)
+      if (batch.rows[t]) {
+        ASSERT_TRUE(client_->InsertJsonEachRow(RowBatch::TableName(t), batch.body[t]).ok());
+      }
+  }
+
+  static testing::TestClickHouseServer* server_;
+  static std::string start_error_;
+  std::unique_ptr<ClickHouseClient> client_;
+};
+testing::TestClickHouseServer* FleetProfileServerTest::server_ = nullptr;
+std::string FleetProfileServerTest::start_error_;
+
+// The local merge of `windows` (one process), as the store's range query folds them.
+model::ProfileWindow LocalMerge(const std::vector<model::ProfileWindow>& windows) {
+  model::ProfileWindow merged;
+  model::MergeOptions options;
+  options.top_k = kTopK;
+  for (const auto& w : windows) model::MergeWindow(w, &merged, options);
+  return merged;
+}
+
+void ExpectSameDevice(const model::DeviceProfile& fleet, const model::DeviceProfile& local) {
+  EXPECT_EQ(fleet.device, local.device);
+  EXPECT_EQ(fleet.device_name, local.device_name);
+  EXPECT_EQ(fleet.first_start_ns, local.first_start_ns);
+  EXPECT_EQ(fleet.last_end_ns, local.last_end_ns);
+  EXPECT_EQ(fleet.busy_ns, local.busy_ns);
+  EXPECT_EQ(fleet.compute_ns, local.compute_ns);
+  EXPECT_EQ(fleet.communication_ns, local.communication_ns);
+  EXPECT_EQ(fleet.communication_overlap_ns, local.communication_overlap_ns);
+  EXPECT_EQ(fleet.kernel_count, local.kernel_count);
+  EXPECT_EQ(fleet.categories, local.categories);
+  EXPECT_EQ(fleet.idle_causes, local.idle_causes);
+  // Idle gaps: count, total and max (the fact table keeps no minimum).
+  const model::DurationStats* fg[] = {&fleet.idle_gaps.host_wait, &fleet.idle_gaps.kernel_wait,
+                                      &fleet.idle_gaps.other};
+  const model::DurationStats* lg[] = {&local.idle_gaps.host_wait, &local.idle_gaps.kernel_wait,
+                                      &local.idle_gaps.other};
+  for (size_t g = 0; g < 3; ++g) {
+    EXPECT_EQ(fg[g]->count, lg[g]->count) << g;
+    EXPECT_EQ(fg[g]->total_ns, lg[g]->total_ns) << g;
+    EXPECT_EQ(fg[g]->max_ns, lg[g]->max_ns) << g;
+  }
+  for (size_t t = 0; t < fleet.syncs.size(); ++t) {
+    EXPECT_EQ(fleet.syncs[t].wait.count, local.syncs[t].wait.count) << t;
+    EXPECT_EQ(fleet.syncs[t].wait.total_ns, local.syncs[t].wait.total_ns) << t;
+    EXPECT_EQ(fleet.syncs[t].wait.max_ns, local.syncs[t].wait.max_ns) << t;
+  }
+  ASSERT_EQ(fleet.top_kernels.size(), local.top_kernels.size());
+  for (size_t k = 0; k < fleet.top_kernels.size(); ++k) {
+    EXPECT_EQ(fleet.top_kernels[k].name, local.top_kernels[k].name);
+    EXPECT_EQ(fleet.top_kernels[k].category, local.top_kernels[k].category);
+    EXPECT_EQ(fleet.top_kernels[k].subcategory, local.top_kernels[k].subcategory);
+    EXPECT_EQ(fleet.top_kernels[k].duration.count, local.top_kernels[k].duration.count);
+    EXPECT_EQ(fleet.top_kernels[k].duration.total_ns, local.top_kernels[k].duration.total_ns);
+    EXPECT_EQ(fleet.top_kernels[k].duration.min_ns, local.top_kernels[k].duration.min_ns);
+    EXPECT_EQ(fleet.top_kernels[k].duration.max_ns, local.top_kernels[k].duration.max_ns);
+  }
+  EXPECT_EQ(fleet.tail.duration.count, local.tail.duration.count);
+  EXPECT_EQ(fleet.tail.duration.total_ns, local.tail.duration.total_ns);
+  // tail.distinct_names is not compared: the local merge's is an upper bound (a name evicted in
+  // several merges counts each time), the fleet's counts each name once.
+  EXPECT_EQ(fleet.steps.plain.count + fleet.steps.prefill.count,
+            local.steps.plain.count + local.steps.prefill.count);
+}
+
+analyze::ProfileFigures Figures(const std::vector<const model::ProfileWindow*>& windows) {
+  std::vector<analyze::AnalysisInput> inputs;
+  for (const auto* w : windows) inputs.push_back({"", "", w});
+  analyze::AnalysisOptions options;
+  options.top = 50;
+  return analyze::FiguresFromAnalysis(analyze::Analyze(inputs, options));
+}
+
+void ExpectSameFigures(const analyze::ProfileFigures& a, const analyze::ProfileFigures& b) {
+  EXPECT_EQ(a.span_ns, b.span_ns);
+  EXPECT_EQ(a.busy_ns, b.busy_ns);
+  EXPECT_EQ(a.kernel_time_ns, b.kernel_time_ns);
+  EXPECT_EQ(a.kernel_count, b.kernel_count);
+  auto same = [](const std::map<std::string, analyze::ProfileFigures::Timed>& x,
+                 const std::map<std::string, analyze::ProfileFigures::Timed>& y, const char* what) {
+    ASSERT_EQ(x.size(), y.size()) << what;
+    for (const auto& [k, v] : x) {
+      auto it = y.find(k);
+      ASSERT_NE(it, y.end()) << what << " " << k;
+      EXPECT_EQ(v.time_ns, it->second.time_ns) << what << " " << k;
+      EXPECT_EQ(v.count, it->second.count) << what << " " << k;
+    }
+  };
+  same(a.categories, b.categories, "categories");
+  same(a.kernels, b.kernels, "kernels");
+  same(a.idle_gaps, b.idle_gaps, "idle gaps");
+  same(a.syncs, b.syncs, "syncs");
+}
+
+TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
+  // Two hosts: node-a runs two processes (ranks 0 and 1), node-b one; 6 windows each.
+  std::map<std::string, std::vector<model::ProfileWindow>> shipped;  // per process
+  const struct {
+    const char* host;
+    const char* replica;
+    uint32_t pid;
+    int32_t rank;
+    int64_t scale;
+  } procs[] = {{"node-a", "r1", 11, 0, 1}, {"node-a", "r1", 12, 1, 1}, {"node-b", "r2", 21, 0, 2}};
+  for (const auto& p : procs) {
+    std::vector<model::ProfileWindow> ws;
+    for (int i = 0; i < 6; ++i) ws.push_back(MakeWindow(i, p.pid, p.rank, p.host, p.scale));
+    Ship(p.host, p.replica, p.pid, ws);
+    shipped[std::string(p.host) + "/" + std::to_string(p.pid)] = ws;
+  }
+  FleetProfileQuery q = Selection();
+  auto fleet = QueryFleetProfile(*client_, q);
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  ASSERT_EQ(fleet->slices.size(), 1u);
+  ASSERT_EQ(fleet->slices[0].size(), 3u);
+  EXPECT_EQ(fleet->windows, 18u);
+  EXPECT_EQ(fleet->rows, 36u);
+  EXPECT_EQ(fleet->processes, 3u);
+  EXPECT_EQ(fleet->devices, 6u);
+  EXPECT_EQ(fleet->hosts, (std::vector<std::string>{"node-a", "node-b"}));
+  EXPECT_EQ(fleet->rows_without_bounds, 0u);
+  EXPECT_EQ(fleet->unknown_names, 0u);
+  std::vector<model::ProfileWindow> local;
+  for (const auto& w : fleet->slices[0]) {
+    const auto& p = w.processes.at(0);
+    SCOPED_TRACE(p.hostname + "/" + std::to_string(p.pid));
+    const model::ProfileWindow merged =
+        LocalMerge(shipped.at(p.hostname + "/" + std::to_string(p.pid)));
+    EXPECT_EQ(w.start_ns, merged.start_ns);
+    EXPECT_EQ(w.end_ns, merged.end_ns);
+    EXPECT_EQ(p.rank, merged.processes[0].rank);
+    EXPECT_EQ(p.world_size, merged.processes[0].world_size);
+    ASSERT_EQ(p.devices.size(), 2u);
+    for (size_t d = 0; d < 2; ++d) ExpectSameDevice(p.devices[d], merged.processes[0].devices[d]);
+    local.push_back(merged);
+  }
+  std::vector<const model::ProfileWindow*> fw, lw;
+  for (const auto& w : fleet->slices[0]) fw.push_back(&w);
+  for (const auto& w : local) lw.push_back(&w);
+  ExpectSameFigures(Figures(fw), Figures(lw));
+
+  // Slices: the window starts, two per slice, as diff cuts a range.
+  auto starts = QueryWindowStarts(*client_, q, 100);
+  ASSERT_TRUE(starts.ok()) << starts.status().message();
+  ASSERT_EQ(starts->size(), 6u);
+  q.slice_starts = {(*starts)[0], (*starts)[2], (*starts)[4]};
+  auto sliced = QueryFleetProfile(*client_, q);
+  ASSERT_TRUE(sliced.ok()) << sliced.status().message();
+  ASSERT_EQ(sliced->slices.size(), 3u);
+  for (size_t s = 0; s < 3; ++s) {
+    SCOPED_TRACE("slice " + std::to_string(s));
+    std::vector<model::ProfileWindow> merged;
+    for (const auto& [name, ws] : shipped) merged.push_back(LocalMerge({ws[2 * s], ws[2 * s + 1]}));
+    std::vector<const model::ProfileWindow*> a, b;
+    for (const auto& w : sliced->slices[s]) a.push_back(&w);
+    for (const auto& w : merged) b.push_back(&w);
+    ASSERT_EQ(a.size(), 3u);
+    ExpectSameFigures(Figures(a), Figures(b));
+  }
+
+  // Filters: a label (one replica), a host, a rank, a range that holds nothing.
+  FleetProfileQuery r = Selection();
+  r.selection.labels = {{"replica", "r2"}};
+  auto r2 = QueryFleetProfile(*client_, r);
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(r2->hosts, std::vector<std::string>{"node-b"});
+  r = Selection();
+  r.selection.hosts = {"node-a"};
+  r.rank = 1;
+  auto rank1 = QueryFleetProfile(*client_, r);
+  ASSERT_TRUE(rank1.ok());
+  ASSERT_EQ(rank1->slices[0].size(), 1u);
+  EXPECT_EQ(rank1->slices[0][0].processes[0].pid, 12u);
+  r = Selection();
+  r.selection.from_ns = kBase + 7200'000'000'000;
+  r.selection.to_ns = r.selection.from_ns + 60'000'000'000;
+  auto none = QueryFleetProfile(*client_, r);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->windows, 0u);
+  EXPECT_TRUE(none->slices.at(0).empty());
+  // FINAL gives the same after a duplicate insert (a retried batch).
+  Ship("node-b", "r2", 21, shipped.at("node-b/21"));
+  r = Selection();
+  r.selection.exact = true;
+  auto exact = QueryFleetProfile(*client_, r);
+  ASSERT_TRUE(exact.ok()) << exact.status().message();
+  std::vector<const model::ProfileWindow*> ew;
+  for (const auto& w : exact->slices[0]) ew.push_back(&w);
+  ExpectSameFigures(Figures(ew), Figures(lw));
+}
+
+TEST_F(FleetProfileServerTest, RowsOfOlderAgentsFallBackToSummedSpans) {
+  // An agent before schema 2 writes no first/last activity (the columns read 0).
+  ASSERT_TRUE(client_
+                  ->InsertJsonEachRow(
+                      kWindowsTable,
+                      "{\"date\":\"2025-11-27\",\"window_start_ns\":" + std::to_string(kBase) +
+                          ",\"window_end_ns\":" + std::to_string(kBase + kWindowNs) +
+                          ",\"host\":\"old\",\"pid\":1,\"process_start_ns\":0,\"rank\":0,"
+                          "\"world_size\":1,\"device\":0,\"span_ns\":900,\"busy_ns\":600}\n")
+                  .ok());
+  auto fleet = QueryFleetProfile(*client_, Selection());
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  ASSERT_EQ(fleet->slices[0].size(), 1u);
+  const model::DeviceProfile& d = fleet->slices[0][0].processes[0].devices[0];
+  EXPECT_EQ(d.span_ns(), 900);
+  EXPECT_EQ(d.idle_ns(), 300);
+  EXPECT_EQ(fleet->rows_without_bounds, 1u);
+}
+
+}  // namespace
+}  // namespace inferscope::agent::clickhouse
