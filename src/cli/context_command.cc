@@ -22,13 +22,16 @@ constexpr const char* kContextFooter =
     "the diagnosis with evidence, GPU time by category and top kernels (with the tail's share),\n"
     "idle causes, sync waits, GPU metrics, engine load and latencies, data quality, and the\n"
     "tags to narrow by. Tokens are estimated as bytes / 3; every cut is marked.\n"
-    "Sources: trace files (arguments), a running agent (--url), or the store (--state-dir,\n"
-    "the default). Trace files are analyzed whole (no range).\n\n"
+    "Sources: trace files (arguments), a running agent (--url), the store (--state-dir,\n"
+    "the default), or the fleet in ClickHouse (--source clickhouse://HOST:8123/DB, what agents\n"
+    "ship with --sink; --host/--label select hosts and a 'Fleet' section lists the worst hosts\n"
+    "and the outliers, docs/fleet.md). Trace files are analyzed whole (no range).\n\n"
     "Exit codes: 0 ok, 1 error, 2 usage error or bad range, 3 no data matched.\n\n"
     "Examples:\n"
     "  inferscope context --last 1h --rank 0\n"
     "  inferscope context --url http://127.0.0.1:9470 --from -2h --to -1h --budget 3000\n"
-    "  inferscope context examples/vllm_tp2_decode\n";
+    "  inferscope context examples/vllm_tp2_decode\n"
+    "  inferscope context --source clickhouse://ch1:8123/fleet --last 1h --label replica=r3\n";
 
 constexpr const char* kMcpFooter =
     "\nServes the MCP tools list_targets, get_context, get_breakdown, get_findings, compare and\n"
@@ -69,6 +72,16 @@ int RunContext(const ContextCommandOptions& options, mcp::DataSource* source, st
   copts.range_text = mcp::DescribeRange(options.range);
   copts.filters_text = mcp::DescribeFilters(options.filters);
   copts.command = "inferscope context";
+  if (!options.narrow_flags.empty()) copts.narrow_flags = options.narrow_flags;
+  if (options.extra_sections) {
+    auto sections = options.extra_sections();
+    if (!sections.ok()) {
+      err << "inferscope: error: " << source->Describe() << ": " << sections.status().message()
+          << "\n";
+      return kExitError;
+    }
+    copts.extra_sections = std::move(sections).value();
+  }
   const context::ContextResult result = context::RenderContext(*view, copts);
   out << result.text;
   out.flush();
@@ -108,6 +121,28 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->check(IntIn(0, 1024));
   context_->add_option("--engine", options_.filters.engine, "Only this engine's metrics")
       ->type_name("NAME");
+  context_
+      ->add_option("--source", fleet_.url,
+                   "The fleet in ClickHouse instead of a store: clickhouse://HOST[:8123][/DB]")
+      ->type_name("URL");
+  context_
+      ->add_option("--source-credentials", fleet_.credentials_path,
+                   "With --source: `user = ...` / `password = ...` lines (mode 600)")
+      ->type_name("FILE");
+  context_->add_option("--label", fleet_.labels, "With --source: only hosts with this label")
+      ->type_name("KEY=VALUE");
+  context_
+      ->add_option("--group-by", fleet_.group_by,
+                   "With --source: the fleet section's groups: host, model, engine or gpu_model")
+      ->capture_default_str()
+      ->type_name("DIM");
+  context_
+      ->add_option("--rank-by", fleet_.rank_by,
+                   "With --source: rank groups by idle, communication, sync or step")
+      ->capture_default_str()
+      ->type_name("METRIC");
+  context_->add_flag("--exact", fleet_.exact,
+                     "With --source: collapse not-yet-merged retried rows (FINAL; slower)");
   context_->add_option("--budget", options_.budget_tokens, "Token budget of the text")
       ->capture_default_str()
       ->type_name("TOKENS")
@@ -138,7 +173,33 @@ std::unique_ptr<mcp::DataSource> ContextAndMcpCommands::MakeSource(
 
 std::optional<int> ContextAndMcpCommands::RunIfParsed() {
   if (context_->parsed()) {
-    auto source = MakeSource(traces_, state_dir_, url_, std::cerr);
+    const bool fleet_flags = !fleet_.labels.empty() || fleet_.exact ||
+                             !fleet_.credentials_path.empty() || context_->count("--group-by") ||
+                             context_->count("--rank-by");
+    if (fleet_.url.empty() && fleet_flags) {
+      std::cerr << "inferscope: error: --label, --group-by, --rank-by, --exact and "
+                   "--source-credentials need --source clickhouse://...\n";
+      return kExitUsage;
+    }
+    std::unique_ptr<mcp::DataSource> source;
+    if (!fleet_.url.empty()) {
+      if (!traces_.empty() || !state_dir_.empty() || !url_.empty()) {
+        std::cerr << "inferscope: error: give one source: trace files, --state-dir, --url or "
+                     "--source\n";
+        return kExitUsage;
+      }
+      auto fleet = FleetSource::Create(fleet_);
+      if (!fleet.ok()) {
+        std::cerr << "inferscope: error: " << fleet.status().message() << "\n";
+        return kExitUsage;
+      }
+      FleetSource* f = fleet->get();
+      options_.extra_sections = [f] { return f->FleetSections(); };
+      options_.narrow_flags = "--last/--from/--to, --host, --label, --pid, --rank, --device";
+      source = std::move(fleet).value();
+    } else {
+      source = MakeSource(traces_, state_dir_, url_, std::cerr);
+    }
     if (!source) return kExitUsage;
     if (!last_.empty() && (!options_.range.from.empty() || !options_.range.to.empty())) {
       std::cerr << "inferscope: error: give --last or --from/--to, not both\n";

@@ -6,12 +6,15 @@
 // mcp::DataSource.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "src/cli/fleet_source.h"
+#include "src/context/context.h"
 #include "src/mcp/data_source.h"
 
 namespace CLI {
@@ -24,6 +27,10 @@ struct ContextCommandOptions {
   mcp::Range range;
   mcp::Filters filters;
   int budget_tokens = 6000;
+  // Sections after the diagnosis, computed once the profile was read (the fleet view of
+  // --source), and the narrowing flags the closing hint names ("": the default ones).
+  std::function<base::StatusOr<std::vector<context::ExtraSection>>()> extra_sections;
+  std::string narrow_flags;
 };
 
 // Renders the context of `source` to `out`. Exit codes: 0 ok, 2 bad range or filter, 3 no data
@@ -49,6 +56,7 @@ class ContextAndMcpCommands {
   std::string last_, state_dir_, url_;
   std::vector<std::string> traces_;
   int64_t pid_ = -1, rank_ = -1, device_ = -1;
+  FleetSourceOptions fleet_;  // --source clickhouse://... and its flags
   std::string mcp_state_dir_, mcp_url_;
   std::vector<std::string> mcp_traces_;
 };

@@ -12,7 +12,11 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <optional>
+#include <tuple>
+#include <utility>
 
+#include "src/agent/clickhouse/fleet_profile.h"
 #include "src/agent/otlp/span_window.h"
 #include "src/agent/range_compare.h"
 #include "src/agent/range_query.h"
@@ -24,6 +28,7 @@
 #include "src/base/time_point.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
+#include "src/cli/fleet_diff.h"
 #include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
 #include "src/pipeline/trace_pipeline.h"
@@ -243,8 +248,9 @@ base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
 
 // ---- Store ranges: one slice per stored window start ----
 
-base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::string& range,
-                                         const DiffOptions& options) {
+base::StatusOr<std::pair<int64_t, int64_t>> ParseRangeFlag(const std::string& flag,
+                                                           const std::string& range,
+                                                           const DiffOptions& options) {
   const size_t dots = range.find("..");
   if (dots == std::string::npos)
     return base::InvalidArgumentError(flag + ": expected FROM..TO (e.g. -2h..-1h), got '" + range +
@@ -255,12 +261,18 @@ base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::str
   auto to = base::ParseTimePoint(range.substr(dots + 2), now);
   if (!to.ok()) return base::InvalidArgumentError(flag + ": " + to.status().message());
   if (*to <= *from) return base::InvalidArgumentError(flag + ": TO must be after FROM");
+  return std::pair{*from, *to};
+}
 
+base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::string& range,
+                                         const DiffOptions& options) {
+  ASSIGN_OR_RETURN(auto bounds, ParseRangeFlag(flag, range, options));
+  const auto [from, to] = bounds;
   ASSIGN_OR_RETURN(
       auto store, agent::SqliteStore::Open(options.state_dir, agent::SqliteStore::Mode::kReadOnly));
   agent::RangeQuery query;
-  query.from_ns = *from;
-  query.to_ns = *to;
+  query.from_ns = from;
+  query.to_ns = to;
   auto side = agent::LoadRangeSide(*store, query, options.max_slices, "store:" + options.state_dir);
   if (!side.ok() && side.status().code() == base::StatusCode::kNotFound)
     return base::NotFoundError(flag + ": " + side.status().message());
@@ -296,6 +308,73 @@ base::StatusOr<ComparisonSide> LoadSide(const char* which, const std::vector<std
   return LoadTraces(files, options, failed_path, err);
 }
 
+// ---- The fleet in ClickHouse: each side a range and a host/label selection ----
+
+// Both sides' specs from the flags (the baseline's selection defaults to the candidate's, a
+// missing range to the other side's, no range at all to the last hour).
+base::StatusOr<std::pair<FleetSideSpec, FleetSideSpec>> FleetSides(const DiffOptions& o) {
+  if (!o.baseline_paths.empty() || !o.candidate_paths.empty())
+    return base::InvalidArgumentError(
+        "with --source, the sides are ranges and host/label selections of the fleet, not files");
+  std::string baseline_range = o.baseline_range, candidate_range = o.candidate_range;
+  if (baseline_range.empty() && candidate_range.empty())
+    baseline_range = candidate_range = "-1h..now";
+  if (baseline_range.empty()) baseline_range = candidate_range;
+  if (candidate_range.empty()) candidate_range = baseline_range;
+  FleetSideSpec b, c;
+  b.flag = "--baseline-range";
+  c.flag = "--candidate-range";
+  ASSIGN_OR_RETURN(auto br, ParseRangeFlag(b.flag, baseline_range, o));
+  ASSIGN_OR_RETURN(auto cr, ParseRangeFlag(c.flag, candidate_range, o));
+  std::tie(b.selection.from_ns, b.selection.to_ns) = br;
+  std::tie(c.selection.from_ns, c.selection.to_ns) = cr;
+  for (const std::string& label : o.labels) {
+    const base::Status s = agent::clickhouse::ParseLabel(label, &c.selection.labels);
+    if (!s.ok()) return base::InvalidArgumentError("--label: " + s.message());
+  }
+  for (const std::string& label : o.baseline_labels) {
+    const base::Status s = agent::clickhouse::ParseLabel(label, &b.selection.labels);
+    if (!s.ok()) return base::InvalidArgumentError("--baseline-label: " + s.message());
+  }
+  c.selection.hosts = o.hosts;
+  b.selection.hosts = o.baseline_hosts;
+  if (o.baseline_hosts.empty() && o.baseline_labels.empty()) {
+    b.selection.hosts = c.selection.hosts;
+    b.selection.labels = c.selection.labels;
+  }
+  b.selection.exact = c.selection.exact = o.exact;
+  if (b.selection.from_ns == c.selection.from_ns && b.selection.to_ns == c.selection.to_ns &&
+      b.selection.hosts == c.selection.hosts && b.selection.labels == c.selection.labels)
+    return base::InvalidArgumentError(
+        "both sides select the same windows: give --baseline-range/--candidate-range, or "
+        "--baseline-host/--baseline-label against --host/--label");
+  if (b.selection.hosts != c.selection.hosts || b.selection.labels != c.selection.labels) {
+    // A selection side is named by its selection flags in errors.
+    b.flag = o.baseline_range.empty() ? "--baseline-host/--baseline-label" : b.flag;
+    c.flag = o.candidate_range.empty() ? "--host/--label" : c.flag;
+  }
+  return std::pair{b, c};
+}
+
+base::StatusOr<std::pair<ComparisonSide, ComparisonSide>> LoadFleetSides(const DiffOptions& o) {
+  ASSIGN_OR_RETURN(auto specs, FleetSides(o));
+  ASSIGN_OR_RETURN(auto target,
+                   agent::clickhouse::ResolveFleetSource(o.source, o.source_credentials));
+  const agent::clickhouse::ClickHouseClient client(target, 60'000);
+  auto wrap = [&](base::Status s) {
+    if (s.message().find("Code: 81,") != std::string::npos ||
+        s.message().find("Code: 60,") != std::string::npos)
+      return base::NotFoundError(target.ToUrl() + ": no fleet tables in " + target.database +
+                                 " yet: start an agent with --sink " + target.ToUrl());
+    return s;
+  };
+  auto baseline = LoadFleetSide(client, specs.first, o.max_slices);
+  if (!baseline.ok()) return wrap(baseline.status());
+  auto candidate = LoadFleetSide(client, specs.second, o.max_slices);
+  if (!candidate.ok()) return wrap(candidate.status());
+  return std::pair{std::move(baseline).value(), std::move(candidate).value()};
+}
+
 int Run(const DiffOptions& options, std::ostream& out, std::ostream& err) {
   auto fail = [&err](const base::Status& status, const std::string& path) {
     std::string message = status.message();
@@ -303,14 +382,24 @@ int Run(const DiffOptions& options, std::ostream& out, std::ostream& err) {
     err << "inferscope: error: " << message << "\n";
     return kDiffError;
   };
-  std::string failed_path;
-  auto baseline = LoadSide("baseline", options.baseline_paths, options.baseline_range, options,
-                           &failed_path, err);
-  if (!baseline.ok()) return fail(baseline.status(), failed_path);
-  failed_path.clear();
-  auto candidate = LoadSide("candidate", options.candidate_paths, options.candidate_range, options,
-                            &failed_path, err);
-  if (!candidate.ok()) return fail(candidate.status(), failed_path);
+  std::optional<ComparisonSide> baseline, candidate;
+  if (!options.source.empty()) {
+    auto sides = LoadFleetSides(options);
+    if (!sides.ok()) return fail(sides.status(), "");
+    baseline = std::move(sides->first);
+    candidate = std::move(sides->second);
+  } else {
+    std::string failed_path;
+    auto b = LoadSide("baseline", options.baseline_paths, options.baseline_range, options,
+                      &failed_path, err);
+    if (!b.ok()) return fail(b.status(), failed_path);
+    failed_path.clear();
+    auto c = LoadSide("candidate", options.candidate_paths, options.candidate_range, options,
+                      &failed_path, err);
+    if (!c.ok()) return fail(c.status(), failed_path);
+    baseline = std::move(b).value();
+    candidate = std::move(c).value();
+  }
 
   const analyze::Comparison comparison = analyze::Compare(*baseline, *candidate, options.compare);
   if (options.format == report::ReportFormat::kJson) {
@@ -353,7 +442,16 @@ DiffCommand::DiffCommand(CLI::App* app) {
       "Examples:\n"
       "  inferscope diff before.sqlite after.sqlite\n"
       "  inferscope diff base_report.json new_trace.json.gz --format markdown\n"
-      "  inferscope diff --baseline-range -2h..-1h --candidate-range -1h..now\n");
+      "  inferscope diff --baseline-range -2h..-1h --candidate-range -1h..now\n"
+      "\nThe fleet in ClickHouse (--source clickhouse://HOST:8123/DB, docs/fleet.md): each side "
+      "is\n"
+      "a range (default: the other side's, else -1h..now) and a host/label selection (the\n"
+      "baseline's defaults to the candidate's), summed by ClickHouse per GPU and per window "
+      "start:\n"
+      "  inferscope diff --source clickhouse://ch1:8123/fleet --baseline-range -2h..-1h \\\n"
+      "      --candidate-range -1h..now --label replica=r3\n"
+      "  inferscope diff --source clickhouse://ch1:8123/fleet --baseline-label replica=a \\\n"
+      "      --label replica=b --candidate-range -1h..now\n");
   cmd_->add_option("INPUTS", positional_,
                    "Baseline then candidate: trace files, directories or saved JSON reports")
       ->expected(0, 2)
@@ -367,6 +465,25 @@ DiffCommand::DiffCommand(CLI::App* app) {
   cmd_->add_option("--state-dir", state_dir_,
                    "The store for the ranges (default: as `inferscope report`)")
       ->type_name("DIR");
+  cmd_->add_option("--source", options_.source,
+                   "Compare slices of the fleet in ClickHouse: clickhouse://HOST[:8123][/DB]")
+      ->type_name("URL");
+  cmd_->add_option("--source-credentials", options_.source_credentials,
+                   "With --source: `user = ...` / `password = ...` lines (mode 600)")
+      ->type_name("FILE");
+  cmd_->add_option("--host", options_.hosts, "With --source: the candidate's hosts (repeatable)")
+      ->type_name("HOST");
+  cmd_->add_option("--label", options_.labels,
+                   "With --source: the candidate's label selection (repeatable)")
+      ->type_name("KEY=VALUE");
+  cmd_->add_option("--baseline-host", options_.baseline_hosts,
+                   "With --source: the baseline's hosts (default: the candidate's selection)")
+      ->type_name("HOST");
+  cmd_->add_option("--baseline-label", options_.baseline_labels,
+                   "With --source: the baseline's label selection")
+      ->type_name("KEY=VALUE");
+  cmd_->add_flag("--exact", options_.exact,
+                 "With --source: collapse not-yet-merged retried rows (FINAL; slower)");
   cmd_->add_option("-f,--format", format_, "Output format: text, markdown (md) or json")
       ->capture_default_str()
       ->type_name("FORMAT")
@@ -393,9 +510,19 @@ std::optional<int> DiffCommand::RunIfParsed() {
   options.compare.min_relative = min_change_pct_ / 100.0;
   // Positionals fill the sides that have no range, baseline first. A comma-separated argument
   // is several files of one side.
+  const bool fleet_flags = !options.hosts.empty() || !options.labels.empty() ||
+                           !options.baseline_hosts.empty() || !options.baseline_labels.empty() ||
+                           options.exact || !options.source_credentials.empty();
+  if (options.source.empty() && fleet_flags) {
+    std::cerr << "inferscope: error: --host, --label, --baseline-host, --baseline-label, --exact "
+                 "and --source-credentials need --source clickhouse://...\n";
+    return kDiffError;
+  }
   std::vector<std::vector<std::string>*> open_sides;
-  if (options.baseline_range.empty()) open_sides.push_back(&options.baseline_paths);
-  if (options.candidate_range.empty()) open_sides.push_back(&options.candidate_paths);
+  if (options.source.empty() && options.baseline_range.empty())
+    open_sides.push_back(&options.baseline_paths);
+  if (options.source.empty() && options.candidate_range.empty())
+    open_sides.push_back(&options.candidate_paths);
   if (positional_.size() != open_sides.size()) {
     std::cerr << "inferscope: error: diff: expected " << open_sides.size()
               << " input path(s) besides the ranges, got " << positional_.size()

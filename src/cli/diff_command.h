@@ -30,6 +30,13 @@ struct DiffOptions {
   std::vector<std::string> candidate_paths;     // same
   std::string baseline_range, candidate_range;  // "FROM..TO" over the store (instead of paths)
   std::string state_dir;                        // the store for the ranges
+  // The fleet in ClickHouse (--source clickhouse://...) instead of the store: each side is a
+  // range and a host/label selection; the baseline's selection defaults to the candidate's and a
+  // missing range to the other side's.
+  std::string source, source_credentials;
+  std::vector<std::string> hosts, labels;                    // the candidate's
+  std::vector<std::string> baseline_hosts, baseline_labels;  // the baseline's
+  bool exact = false;                                        // FINAL
   report::ReportFormat format = report::ReportFormat::kText;
   bool all = false;  // every compared quantity, not only the significant and the largest
   analyze::CompareOptions compare;

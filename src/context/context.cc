@@ -400,6 +400,14 @@ ContextResult RenderContext(const ReportView& view, const ContextOptions& option
                   budget));
   Profiled(view, options, &b);
   Diagnosis(view, &b);
+  for (const ExtraSection& x : options.extra_sections) {
+    const std::string noun = x.cut_noun;
+    // The header row stays; a cut drops rows from the end.
+    std::vector<std::vector<std::string>> rows = x.rows;
+    b.Section(x.title, x.head, rows, x.right, [noun, n = rows.size()](size_t cut) {
+      return fmt::format("… {} more {} cut (of {})", cut, noun, n > 0 ? n - 1 : 0);
+    });
+  }
   Categories(view, &b);
   TopKernels(view, options, &b);
   Ranks(view, &b);
@@ -409,8 +417,8 @@ ContextResult RenderContext(const ReportView& view, const ContextOptions& option
   Engine(view, &b);
   Quality(view, &b);
   Tags(view, options, &b);
-  return b.Finish("Raise the budget, or narrow with " + options.command +
-                  " (--last/--from/--to, --host, --pid, --rank, --device).");
+  return b.Finish("Raise the budget, or narrow with " + options.command + " (" +
+                  options.narrow_flags + ").");
 }
 
 }  // namespace inferscope::context

@@ -26,12 +26,26 @@ inline constexpr int kMaxBudgetTokens = 100000;
 
 inline size_t EstimateTokens(size_t bytes) { return (bytes + kBytesPerToken - 1) / kBytesPerToken; }
 
+// A section the caller adds, rendered after the diagnosis under the same budget and cut the same
+// way (the fleet view of `context --source clickhouse://`: worst hosts and outliers). `rows`
+// start with their header row; `cut_noun` names what a cut drops ("hosts").
+struct ExtraSection {
+  std::string title;
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right;
+  std::string cut_noun;
+};
+
 struct ContextOptions {
   int budget_tokens = kDefaultBudgetTokens;
   std::string source;        // "store:/var/lib/inferscope", "traces:a.json"
   std::string range_text;    // what was asked for: "last 15m", "whole trace"
   std::string filters_text;  // the filters applied: "host node-a, rank 1"; "" for none
   std::string command;       // how to narrow in the hints: "inferscope context" or "get_context"
+  // The narrowing flags the hint names.
+  std::string narrow_flags = "--last/--from/--to, --host, --pid, --rank, --device";
+  std::vector<ExtraSection> extra_sections;
 };
 
 struct ContextResult {

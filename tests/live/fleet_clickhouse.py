@@ -16,8 +16,12 @@ windows). Choreography:
 Checked per host: the process windows in ClickHouse (distinct pid, process start, window start)
 equal the windows rows of its SQLite store; no key twice (FINAL count = distinct keys, and after
 OPTIMIZE ... FINAL the plain count too); no row dropped (status `dropped_rows` 0, spool drained);
-and `inferscope report --source ... --group-by host --format json` gives each host the kernel
-count and busy time of `inferscope report --state-dir` of that host.
+`inferscope report --source ... --group-by host --format json` gives each host the kernel
+count and busy time of `inferscope report --state-dir` of that host; `inferscope diff --source
+... --host H` over two ranges equals `inferscope diff --state-dir` of H's store (every change,
+note and verdict), and a host-a/host-b label diff compares; `inferscope context --source ...
+--host H` has the store's diagnosis, category, kernel, rank and idle sections, and without
+--host a fleet section listing both hosts within the budget.
 
 Usage: fleet_clickhouse.py --inferscope BIN --replay-engine BIN
 Exit codes: 0 ok, 1 failure, 77 skipped (no clickhouse-server; a failure when
@@ -260,6 +264,133 @@ def check(ch, agents, inferscope):
         if (g["kernel_count"], g["busy_ns"]) != (kernels, busy):
             problems.append("%s: fleet report %d kernels %d ns busy, the store %d and %d" %
                             (a.host, g["kernel_count"], g["busy_ns"], kernels, busy))
+    problems += check_diff(ch, agents, inferscope)
+    problems += check_context(ch, agents, inferscope)
+    return problems
+
+
+def run_json(cmd, codes=(0,)):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    if r.returncode not in codes:
+        raise Failure("%s exited %d: %s" % (" ".join(cmd[1:3]), r.returncode, r.stderr.strip()))
+    return json.loads(r.stdout)
+
+
+def check_diff(ch, agents, inferscope):
+    """diff --source equals diff --state-dir on the same windows (one host, two ranges), and
+    compares two host selections of one range."""
+    problems = []
+    compared = 0
+    for a in agents:
+        h = "'%s'" % a.host
+        starts = ch.scalar("SELECT uniqExact(window_start_ns) FROM %s.inferscope_windows WHERE "
+                           "host = %s" % (DB, h))
+        if starts < 4:  # host-b's one fast replay fills a single window: no two ranges to cut
+            print("%s: %d window starts, too few for two ranges" % (a.host, starts))
+            continue
+        compared += 1
+        lo, mid, hi = [int(x) for x in ch.query(
+            "SELECT min(window_start_ns), quantileExact(0.5)(window_start_ns), max(window_end_ns) "
+            "FROM %s.inferscope_windows WHERE host = %s FORMAT TabSeparated" % (DB, h)).split()]
+        # Unix seconds (ParseTimePoint's form); the split falls inside the run's windows.
+        ranges = ["--baseline-range", "%d..%d" % (lo // 10**9, mid // 10**9),
+                  "--candidate-range", "%d..%d" % (mid // 10**9, hi // 10**9 + 1)]
+        local = run_json([inferscope, "diff", "--state-dir", a.state, "--format", "json", "--all"] +
+                         ranges, codes=(0, 1))
+        fleet = run_json([inferscope, "diff", "--source", ch.url, "--host", a.host, "--exact",
+                          "--format", "json", "--all"] + ranges, codes=(0, 1))
+        same = ("normalization", "regression", "regressions", "improvements", "notes", "changes")
+        diffs = [k for k in same if local.get(k) != fleet.get(k)]
+        print("%s: diff --source %d changes (%s), diff --state-dir %d; %s" % (
+            a.host, len(fleet["changes"]), fleet["baseline"]["slices"], len(local["changes"]),
+            "equal" if not diffs else "differ in " + ", ".join(diffs)))
+        if not local["changes"]:
+            problems.append("%s: the local diff compared nothing" % a.host)
+        for k in diffs:
+            if k == "changes":
+                lc = {c["key"]: c for c in local["changes"]}
+                for c in fleet["changes"]:
+                    if lc.get(c["key"]) != c:
+                        problems.append("%s: diff change %s: fleet %s, store %s" % (
+                            a.host, c["key"], json.dumps(c), json.dumps(lc.get(c["key"]))))
+                        break
+            problems.append("%s: diff --source and diff --state-dir differ in %s" % (a.host, k))
+    if compared == 0:
+        problems.append("no host had enough windows to diff two ranges")
+    # Two selections of one range: host-a against host-b by label (the agents' host labels).
+    both = run_json([inferscope, "diff", "--source", ch.url, "--baseline-label", "host=host-a",
+                     "--label", "host=host-b", "--candidate-range", "-24h..now", "--format",
+                     "json"], codes=(0, 1))
+    if "host=host-a" not in both["baseline"]["label"] or "host=host-b" not in both["candidate"]["label"]:
+        problems.append("selection diff sides: %s / %s" % (both["baseline"]["label"],
+                                                           both["candidate"]["label"]))
+    if not both["changes"]:
+        problems.append("the host-a/host-b diff compared nothing")
+    return problems
+
+
+def sections(text):
+    """The context's sections by title (up to the first parenthesis)."""
+    out, title = {}, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            title = line[3:].split(" (")[0]
+            out[title] = []
+        elif title:
+            out[title].append(line)
+    return {k: "\n".join(v).strip() for k, v in out.items()}
+
+
+def check_context(ch, agents, inferscope):
+    """context --source gives the per-host store's sections for one host, and a fleet section
+    that lists every host."""
+    problems = []
+    for a in agents:
+        local = subprocess.run([inferscope, "context", "--state-dir", a.state, "--last", "24h",
+                                "--budget", "20000"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+        fleet = subprocess.run([inferscope, "context", "--source", ch.url, "--host", a.host,
+                                "--exact", "--last", "24h", "--budget", "20000"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        if local.returncode or fleet.returncode:
+            problems.append("%s: context exited %d (store) / %d (fleet): %s" % (
+                a.host, local.returncode, fleet.returncode, (local.stderr + fleet.stderr)[-300:]))
+            continue
+        ls, fs = sections(local.stdout), sections(fleet.stdout)
+        compared = ["GPU time by category", "Top kernels", "Why the GPU was idle"]
+        if "Per rank" in ls or "Per rank" in fs:
+            compared.append("Per rank")
+        # The diagnosis: the fact tables carry no copies, launch costs, kernel duration
+        # histograms, sync targets, subcategories or prefill steps (docs/fleet.md), so the
+        # findings that need them are missing; every finding the fleet makes is the store's,
+        # with the same severity and stake.
+        def findings(text):
+            return {l.split(":")[0] for l in text.splitlines() if l.startswith("- [")}
+        lf, ff = findings(ls.get("Diagnosis", "")), findings(fs.get("Diagnosis", ""))
+        if not ff or not ff <= lf:
+            problems.append("%s: fleet findings %s are not among the store's %s" % (
+                a.host, sorted(ff), sorted(lf)))
+        for title in compared:
+            if title not in ls:
+                problems.append("%s: the store's context has no '%s' section" % (a.host, title))
+            elif ls[title] != fs.get(title):
+                problems.append("%s: context section '%s' differs:\n--- store\n%s\n--- fleet\n%s" %
+                                (a.host, title, ls[title], fs.get(title)))
+        print("%s: context --source %d bytes, sections %s equal to the store's" % (
+            a.host, len(fleet.stdout), ", ".join(t for t in compared if ls.get(t) == fs.get(t))))
+    whole = subprocess.run([inferscope, "context", "--source", ch.url, "--label", "cluster=test",
+                            "--last", "24h", "--budget", "3000"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+    if whole.returncode != 0:
+        return problems + ["context --source failed: " + whole.stderr.strip()]
+    fleet_section = [t for t in sections(whole.stdout) if t.startswith("Fleet: worst hosts")]
+    if not fleet_section:
+        problems.append("context --source has no fleet section:\n" + whole.stdout)
+    elif not all(a.host in sections(whole.stdout)[fleet_section[0]] for a in agents):
+        problems.append("the fleet section misses a host:\n" + whole.stdout)
+    if len(whole.stdout) > 3000 * 3:
+        problems.append("context --source --budget 3000 wrote %d bytes" % len(whole.stdout))
     return problems
 
 
