@@ -312,7 +312,9 @@ base::StatusOr<ComparisonSide> LoadSide(const char* which, const std::vector<std
 
 // Both sides' specs from the flags (the baseline's selection defaults to the candidate's, a
 // missing range to the other side's, no range at all to the last hour).
-base::StatusOr<std::pair<FleetSideSpec, FleetSideSpec>> FleetSides(const DiffOptions& o) {
+base::StatusOr<std::pair<FleetSideSpec, FleetSideSpec>> FleetSides(DiffOptions o) {
+  // One "now" for both sides, so that equal range texts are equal ranges.
+  if (o.now_unix_ns == 0) o.now_unix_ns = base::UnixNowNs();
   if (!o.baseline_paths.empty() || !o.candidate_paths.empty())
     return base::InvalidArgumentError(
         "with --source, the sides are ranges and host/label selections of the fleet, not files");
@@ -324,8 +326,15 @@ base::StatusOr<std::pair<FleetSideSpec, FleetSideSpec>> FleetSides(const DiffOpt
   FleetSideSpec b, c;
   b.flag = "--baseline-range";
   c.flag = "--candidate-range";
-  ASSIGN_OR_RETURN(auto br, ParseRangeFlag(b.flag, baseline_range, o));
-  ASSIGN_OR_RETURN(auto cr, ParseRangeFlag(c.flag, candidate_range, o));
+  // A range borrowed from the other side is named by the flag that gave it.
+  ASSIGN_OR_RETURN(
+      auto cr,
+      ParseRangeFlag(o.candidate_range.empty() && !o.baseline_range.empty() ? b.flag : c.flag,
+                     candidate_range, o));
+  ASSIGN_OR_RETURN(
+      auto br,
+      ParseRangeFlag(o.baseline_range.empty() && !o.candidate_range.empty() ? c.flag : b.flag,
+                     baseline_range, o));
   std::tie(b.selection.from_ns, b.selection.to_ns) = br;
   std::tie(c.selection.from_ns, c.selection.to_ns) = cr;
   for (const std::string& label : o.labels) {

@@ -153,6 +153,36 @@ TEST_F(DiffTest, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// --source: the sides' selections are checked before any server is asked (the comparison
+// itself against a real ClickHouse: tests/live/fleet_clickhouse.py).
+TEST_F(DiffTest, FleetSidesMustDifferAndNameTheirFlags) {
+  DiffOptions o;
+  o.source = "clickhouse://127.0.0.1:1/fleet";
+  Result r = Diff(o);  // both sides: the last hour of every host
+  EXPECT_EQ(r.code, kDiffError);
+  EXPECT_NE(r.err.find("both sides select the same windows"), std::string::npos) << r.err;
+  o.hosts = {"a"};  // the baseline's selection defaults to the candidate's
+  r = Diff(o);
+  EXPECT_NE(r.err.find("both sides select the same windows"), std::string::npos) << r.err;
+  o.baseline_labels = {"bad label"};
+  r = Diff(o);
+  EXPECT_EQ(r.code, kDiffError);
+  EXPECT_EQ(r.err.rfind("inferscope: error: --baseline-label: ", 0), 0u) << r.err;
+  o.baseline_labels = {"replica=b"};
+  o.candidate_range = "-1h";
+  r = Diff(o);
+  EXPECT_NE(r.err.find("--candidate-range: expected FROM..TO"), std::string::npos) << r.err;
+  o.candidate_range = "-1h..now";
+  o.baseline_paths = {"x.json"};
+  r = Diff(o);
+  EXPECT_NE(r.err.find("not files"), std::string::npos) << r.err;
+  o.baseline_paths.clear();
+  r = Diff(o);  // the selections differ: now the server is asked, and nobody listens on port 1
+  EXPECT_EQ(r.code, kDiffError);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("127.0.0.1:1"), std::string::npos) << r.err;
+}
+
 // Store ranges: a trace's 50 ms windows stored as live windows, baseline and candidate an hour
 // apart; each stored window is a slice.
 TEST_F(DiffTest, StoreRangesUseStoredWindowsAsSlices) {

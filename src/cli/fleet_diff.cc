@@ -73,7 +73,7 @@ base::StatusOr<analyze::ComparisonSide> LoadFleetSide(const ch::ClickHouseClient
       if (slice == q.slice_starts.size()) q.slice_starts.push_back(starts[g]);
     }
     side.slice_kind = groups > slices ? fmt::format("{} slices of {} window starts", slices, groups)
-                                      : fmt::format("{} window starts", slices);
+                                      : fmt::format("{} window start{}", slices, slices == 1 ? "" : "s");
   }
   ASSIGN_OR_RETURN(ch::FleetProfile sliced, ch::QueryFleetProfile(client, q));
   for (const std::vector<model::ProfileWindow>& slice : sliced.slices)

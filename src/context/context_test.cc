@@ -108,6 +108,39 @@ TEST(ContextTest, BudgetIsKeptAndCutsAreMarkedWithTheirShare) {
   EXPECT_NE(r.text.find("omitted for the budget"), std::string::npos);
 }
 
+TEST(ContextTest, ExtraSectionsFollowTheDiagnosisAndAreCutLikeTheOthers) {
+  auto view = ParseReport(Report(5), "", "");
+  ASSERT_TRUE(view.ok());
+  ContextOptions options;
+  options.command = "inferscope context";
+  options.narrow_flags = "--host, --label";
+  ExtraSection fleet;
+  fleet.title = "Fleet: worst hosts by idle (200 of 200)";
+  fleet.head = {"fleet: 80 GPUs"};
+  fleet.rows.push_back({"host", "idle"});
+  for (int i = 0; i < 200; ++i) fleet.rows.push_back({fmt::format("node-{}", i), "50.0%"});
+  fleet.right = {false, true};
+  fleet.cut_noun = "hosts";
+  options.extra_sections = {fleet};
+  ContextResult r = RenderContext(*view, options);
+  const size_t diagnosis = r.text.find("## Diagnosis");
+  const size_t extra = r.text.find("## Fleet: worst hosts by idle (200 of 200)\nfleet: 80 GPUs\n");
+  const size_t categories = r.text.find("## GPU time by category");
+  ASSERT_NE(extra, std::string::npos) << r.text;
+  EXPECT_LT(diagnosis, extra);
+  EXPECT_LT(extra, categories);
+  EXPECT_NE(r.text.find("node-199  50.0%"), std::string::npos) << r.text;
+  // A small budget cuts the host rows from the end and says how many went.
+  options.budget_tokens = 600;
+  r = RenderContext(*view, options);
+  EXPECT_LE(r.text.size(), 600 * kBytesPerToken);
+  const size_t cut = r.text.find(" more hosts cut (of 200)");
+  ASSERT_NE(cut, std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("node-199"), std::string::npos);
+  EXPECT_NE(r.text.find("narrow with inferscope context (--host, --label)."), std::string::npos)
+      << r.text;
+}
+
 TEST(ContextTest, TinyBudgetsNeverOverflow) {
   auto view = ParseReport(Report(40), "", "");
   ASSERT_TRUE(view.ok());
