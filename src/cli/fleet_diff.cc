@@ -72,9 +72,13 @@ base::StatusOr<analyze::ComparisonSide> LoadFleetSide(const ch::ClickHouseClient
       const size_t slice = g * slices / groups;
       if (slice == q.slice_starts.size()) q.slice_starts.push_back(starts[g]);
     }
-    side.slice_kind = groups > slices ? fmt::format("{} slices of {} window starts", slices, groups)
-                                      : fmt::format("{} window start{}", slices, slices == 1 ? "" : "s");
+    side.slice_kind = groups > slices
+                          ? fmt::format("{} slices of {} window starts", slices, groups)
+                          : fmt::format("{} window start{}", slices, slices == 1 ? "" : "s");
   }
+  // Per slice, the GPUs' sums as one: a row per slice and figure, not per GPU (64 slices of
+  // 1,000 GPUs would be millions of kernel rows), the same figures (they sum over ranks).
+  q.collapse_devices = true;
   ASSIGN_OR_RETURN(ch::FleetProfile sliced, ch::QueryFleetProfile(client, q));
   for (const std::vector<model::ProfileWindow>& slice : sliced.slices)
     if (!slice.empty()) side.slices.push_back(agent::SliceFigures(Pointers(slice), kSliceBinNs));

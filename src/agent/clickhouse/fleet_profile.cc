@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -102,26 +103,69 @@ int SyncTypeIndex(const std::string& name) {
 
 std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& q,
                             FleetFact fact) {
-  const std::string head = "SELECT " + SliceSql(q) + " AS slice, " + kDeviceKey;
-  const std::string group = std::string(" GROUP BY slice, ") + kDeviceKey;
-  const std::string order = std::string(" ORDER BY slice, ") + kDeviceKey;
+  const bool collapse = q.collapse_devices;
+  // Collapsed, the key columns are constants, not aliased: ClickHouse would substitute an alias
+  // named like a column into the WHERE clause too.
+  const std::string key =
+      collapse ? "'', toUInt32(0), toInt64(0), toInt32(-1), toUInt32(0)" : kDeviceKey;
+  const std::string by = collapse ? "slice" : std::string("slice, ") + kDeviceKey;
+  const std::string head = "SELECT " + SliceSql(q) + " AS slice, " + key;
+  const std::string group = " GROUP BY " + by;
+  const std::string order = " ORDER BY " + by;
   switch (fact) {
-    case FleetFact::kDevices:
-      // minIf/max over the activity bounds skip rows of agents before schema 2 (0 there);
-      // the count of such rows tells the reader to fall back to the summed spans.
-      return head +
-             ", any(world_size), any(gpu_model), count(), min(window_start_ns), "
-             "max(window_end_ns), minIf(first_start_ns, last_end_ns > 0), max(last_end_ns), "
-             "countIf(last_end_ns = 0), sum(span_ns), sum(busy_ns), sum(compute_ns), "
-             "sum(communication_ns), sum(communication_overlap_ns), sum(kernel_count), "
-             "sum(idle_allocation_ns), sum(idle_sync_ns), sum(idle_launch_ns), "
-             "sum(idle_host_idle_ns), sum(idle_dependency_ns), sum(idle_queued_ns), "
-             "sum(idle_unattributed_ns), sum(idle_intervals), sum(step_count), "
-             "sum(step_total_ns), max(step_max_ns), sum(gap_host_wait_count), "
-             "sum(gap_host_wait_ns), max(gap_host_wait_max_ns), sum(gap_kernel_wait_count), "
-             "sum(gap_kernel_wait_ns), max(gap_kernel_wait_max_ns), sum(gap_other_count), "
-             "sum(gap_other_ns), max(gap_other_max_ns)" +
-             From(database, kWindowsTable, q) + group + order + " FORMAT TabSeparated";
+    case FleetFact::kDevices: {
+      // Per device: the bounds, then sums (or maxima). minIf/max over the activity bounds skip
+      // rows without them (0); their count tells the reader to fall back to the summed spans.
+      static const std::pair<const char*, bool> kFigures[] = {
+          // expression, is a maximum
+          {"sum(busy_ns)", false},
+          {"sum(compute_ns)", false},
+          {"sum(communication_ns)", false},
+          {"sum(communication_overlap_ns)", false},
+          {"sum(kernel_count)", false},
+          {"sum(idle_allocation_ns)", false},
+          {"sum(idle_sync_ns)", false},
+          {"sum(idle_launch_ns)", false},
+          {"sum(idle_host_idle_ns)", false},
+          {"sum(idle_dependency_ns)", false},
+          {"sum(idle_queued_ns)", false},
+          {"sum(idle_unattributed_ns)", false},
+          {"sum(idle_intervals)", false},
+          {"sum(step_count)", false},
+          {"sum(step_total_ns)", false},
+          {"max(step_max_ns)", true},
+          {"sum(gap_host_wait_count)", false},
+          {"sum(gap_host_wait_ns)", false},
+          {"max(gap_host_wait_max_ns)", true},
+          {"sum(gap_kernel_wait_count)", false},
+          {"sum(gap_kernel_wait_ns)", false},
+          {"max(gap_kernel_wait_max_ns)", true},
+          {"sum(gap_other_count)", false},
+          {"sum(gap_other_ns)", false},
+          {"max(gap_other_max_ns)", true}};
+      std::string inner = "SELECT " + SliceSql(q) + " AS slice, " + kDeviceKey +
+                          ", any(world_size) AS c_world, any(gpu_model) AS c_gpu, "
+                          "count() AS c_rows, min(window_start_ns) AS c_start, "
+                          "max(window_end_ns) AS c_end, minIf(first_start_ns, last_end_ns > 0) "
+                          "AS c_first, max(last_end_ns) AS c_last, countIf(last_end_ns = 0) AS "
+                          "c_nobounds, sum(span_ns) AS c_span";
+      for (size_t i = 0; i < std::size(kFigures); ++i)
+        inner += std::string(", ") + kFigures[i].first + " AS c_" + std::to_string(i);
+      inner += From(database, kWindowsTable, q) + " GROUP BY slice, " + kDeviceKey;
+      if (!collapse) return inner + order + " FORMAT TabSeparated";
+      // One synthetic GPU per slice whose span is the sum of the GPUs' range spans (first
+      // activity to last, or the summed window spans for rows without the bounds): diff's
+      // figures sum over ranks, so they are the same as over the GPUs one by one.
+      std::string outer =
+          "SELECT slice, " + key +
+          ", toInt32(-1), any(c_gpu), sum(c_rows), min(c_start), max(c_end), min(c_start), "
+          "min(c_start) + sum(if(c_nobounds = 0 AND c_last > 0, c_last - c_first, c_span)), "
+          "toUInt64(0), sum(c_span)";
+      for (size_t i = 0; i < std::size(kFigures); ++i)
+        outer +=
+            std::string(kFigures[i].second ? ", max(c_" : ", sum(c_") + std::to_string(i) + ")";
+      return outer + " FROM (" + inner + ") GROUP BY slice ORDER BY slice FORMAT TabSeparated";
+    }
     case FleetFact::kCategories:
       return head + ", category, sum(kernel_count), sum(time_ns)" +
              From(database, kCategoriesTable, q) + group + ", category" + order +
@@ -132,8 +176,8 @@ std::string FleetProfileSql(const std::string& database, const FleetProfileQuery
              ", kernel, any(category), any(subcategory), sum(kernel_count) AS n, "
              "sum(total_ns) AS t, min(min_ns), max(max_ns)" +
              From(database, kKernelsTable, q) + " AND is_tail = 0" + group + ", kernel" + order +
-             ", t DESC, n DESC, kernel LIMIT " + std::to_string(std::max(1, q.top_k)) +
-             " BY slice, " + kDeviceKey + " FORMAT TabSeparated";
+             ", t DESC, n DESC, kernel LIMIT " + std::to_string(std::max(1, q.top_k)) + " BY " +
+             by + " FORMAT TabSeparated";
     case FleetFact::kKernelTotals:
       // Every named kernel's calls, time and names, and the windows' own tails: what the
       // kept kernels leave is the device's tail.

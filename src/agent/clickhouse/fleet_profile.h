@@ -34,6 +34,12 @@ struct FleetProfileQuery {
   // Ascending window starts: a window belongs to the slice of the last start <= its own. Empty:
   // one slice (the whole range).
   std::vector<int64_t> slice_starts;
+  // One synthetic GPU per slice (host "", pid 0, rank -1) holding the sums over the selection's
+  // GPUs, its span the sum of theirs: one row per slice, category, kept kernel and sync type
+  // instead of per GPU, for diff's slices of a large fleet (its figures sum over ranks anyway).
+  // The kernels kept are the heaviest top_k over the whole selection, which equals the local
+  // per-rank lists' merge while no GPU has more than top_k names in a slice.
+  bool collapse_devices = false;
 };
 
 // The fact tables a profile is read from, one query each.

@@ -148,8 +148,9 @@ std::vector<const model::ProfileWindow*> Pointers(const std::vector<model::Profi
 int main(int argc, char** argv) {
   Flags f;
   if (!ParseFlags(argc, argv, &f)) {
-    std::fprintf(stderr, "usage: fleet_profile_benchmark [--gpus N] [--hours H] [--window S] "
-                         "[--runs N] [--url clickhouse://HOST:PORT/DB [--query-only]]\n");
+    std::fprintf(stderr,
+                 "usage: fleet_profile_benchmark [--gpus N] [--hours H] [--window S] "
+                 "[--runs N] [--url clickhouse://HOST:PORT/DB [--query-only]]\n");
     return 2;
   }
   ch::testing::TestClickHouseServer server;
@@ -215,6 +216,7 @@ int main(int argc, char** argv) {
     auto t0 = Clock::now();
     q.top_k = 20;
     q.slice_starts.clear();
+    q.collapse_devices = false;
     auto profile = ch::QueryFleetProfile(client, q);
     if (!profile.ok()) {
       std::fprintf(stderr, "context profile: %s\n", profile.status().message().c_str());
@@ -250,7 +252,9 @@ int main(int argc, char** argv) {
     const size_t groups = starts->size(), n = std::min<size_t>(groups, 64);
     for (size_t g = 0; g < groups; ++g)
       if (g * n / groups == q.slice_starts.size()) q.slice_starts.push_back((*starts)[g]);
+    q.collapse_devices = true;  // as cli/fleet_diff.cc
     auto sliced = ch::QueryFleetProfile(client, q);
+    q.collapse_devices = false;
     if (!sliced.ok()) {
       std::fprintf(stderr, "slices: %s\n", sliced.status().message().c_str());
       return 1;

@@ -63,6 +63,19 @@ TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
             std::string::npos);
   EXPECT_NE(FleetProfileSql("db", q, FleetFact::kCategories).find("FROM db.inferscope_window_"),
             std::string::npos);
+  // Collapsed: one row per slice (and category, kernel, sync type); the key columns are
+  // constants, never aliases that would shadow the columns the WHERE clause filters.
+  q.collapse_devices = true;
+  const std::string devices = FleetProfileSql("db", q, FleetFact::kDevices);
+  EXPECT_NE(devices.find(") GROUP BY slice ORDER BY slice FORMAT"), std::string::npos) << devices;
+  EXPECT_NE(devices.find("GROUP BY slice, host, pid, process_start_ns, rank, device"),
+            std::string::npos);  // the inner per-GPU spans
+  EXPECT_EQ(devices.find("AS host"), std::string::npos);
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kKernels).find("LIMIT 3 BY slice FORMAT"),
+            std::string::npos);
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kSyncs).find("GROUP BY slice, sync_type"),
+            std::string::npos);
+  q.collapse_devices = false;
   q.selection.exact = true;
   q.slice_starts = {10, 20, 30};
   const std::string sql = FleetProfileSql("db", q, FleetFact::kSyncs);
@@ -329,8 +342,14 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
   auto sliced = QueryFleetProfile(*client_, q);
   ASSERT_TRUE(sliced.ok()) << sliced.status().message();
   ASSERT_EQ(sliced->slices.size(), 3u);
+  q.collapse_devices = true;  // one synthetic GPU per slice: the same figures
+  auto collapsed = QueryFleetProfile(*client_, q);
+  ASSERT_TRUE(collapsed.ok()) << collapsed.status().message();
+  ASSERT_EQ(collapsed->slices.size(), 3u);
   for (size_t s = 0; s < 3; ++s) {
     SCOPED_TRACE("slice " + std::to_string(s));
+    ASSERT_EQ(collapsed->slices[s].size(), 1u);
+    ASSERT_EQ(collapsed->slices[s][0].processes.at(0).devices.size(), 1u);
     std::vector<model::ProfileWindow> merged;
     for (const auto& [name, ws] : shipped) merged.push_back(LocalMerge({ws[2 * s], ws[2 * s + 1]}));
     std::vector<const model::ProfileWindow*> a, b;
@@ -338,6 +357,7 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
     for (const auto& w : merged) b.push_back(&w);
     ASSERT_EQ(a.size(), 3u);
     ExpectSameFigures(Figures(a), Figures(b));
+    ExpectSameFigures(Figures({&collapsed->slices[s][0]}), Figures(b));
   }
 
   // Filters: a label (one replica), a host, a rank, a range that holds nothing.
