@@ -164,4 +164,6 @@ rm -rf "$sqb_dir"
 # The fleet benchmark on 16 GPUs x 1 h into its own clickhouse-server (skips without one; full-size
 # figures in docs/benchmarks.md).
 build/ci/src/agent/clickhouse/fleet_benchmark --gpus 16 --hours 1 --runs 1 --cpu-seconds 0
+# context/diff --source over the same kind of fleet (every fact table), 16 GPUs x 1 h.
+build/ci/src/agent/clickhouse/fleet_profile_benchmark --gpus 16 --hours 1 --runs 1
 echo "scripts/test.sh --full: all stages passed"

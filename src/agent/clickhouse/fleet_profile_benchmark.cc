@@ -264,6 +264,30 @@ int main(int argc, char** argv) {
     slices = sliced->slices.size();
     side_s.push_back(Seconds(Clock::now() - t0));
   }
+  // Where the time goes: each fact's query alone (the last run's settings: 64 slices, collapsed,
+  // then the whole range per GPU as the context reads it).
+  for (bool sliced : {true, false}) {
+    q.collapse_devices = sliced;
+    if (!sliced) {
+      q.slice_starts.clear();
+      q.top_k = 20;
+    }
+    std::string line;
+    for (auto [fact, name] : {std::pair{ch::FleetFact::kDevices, "windows"},
+                              std::pair{ch::FleetFact::kCategories, "categories"},
+                              std::pair{ch::FleetFact::kKernels, "kernels"},
+                              std::pair{ch::FleetFact::kKernelTotals, "kernel totals"},
+                              std::pair{ch::FleetFact::kSyncs, "syncs"},
+                              std::pair{ch::FleetFact::kWindowCount, "window count"}}) {
+      const auto t0 = Clock::now();
+      auto body = client.Execute(ch::FleetProfileSql(target.database, q, fact));
+      char part[96];
+      std::snprintf(part, sizeof(part), "%s%s %.2f s (%zu KB)", line.empty() ? "" : ", ", name,
+                    Seconds(Clock::now() - t0), body.ok() ? body->size() / 1024 : 0);
+      line += part;
+    }
+    std::printf("%s: %s\n", sliced ? "64 slices, collapsed" : "whole range per GPU", line.c_str());
+  }
   std::printf(
       "context profile (GROUP BY per GPU, top 20 kernels per GPU, analysis): median %.2f s "
       "(%d runs); %zu GPUs, %zu kernel rows back\n",
