@@ -82,7 +82,17 @@ struct DeviceSums {
 
 base::StatusOr<std::vector<std::vector<std::string>>> Run(const ClickHouseClient& client,
                                                           const std::string& sql, size_t columns) {
-  ASSIGN_OR_RETURN(std::string body, client.Execute(sql));
+  auto answer = client.Execute(sql);
+  const std::string& error = answer.ok() ? std::string() : answer.status().message();
+  if (error.find("Code: 47,") != std::string::npos &&
+      (error.find("first_start_ns") != std::string::npos ||
+       error.find("last_end_ns") != std::string::npos || error.find("gap_") != std::string::npos))
+    // A windows table created before the first/last-activity columns existed.
+    return base::UnsupportedError(
+        client.target().ToUrl() + ": " + kWindowsTable +
+        " has no first_start_ns/last_end_ns/gap_* columns (created by an older agent): add them "
+        "with the ALTER TABLE in docs/fleet.md");
+  ASSIGN_OR_RETURN(std::string body, std::move(answer));
   ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
   if (!rows.empty() && rows.front().size() != columns)
     return base::DataLossError(client.target().ToUrl() + ": unexpected answer (" +

@@ -409,5 +409,23 @@ TEST_F(FleetProfileServerTest, RowsOfOlderAgentsFallBackToSummedSpans) {
   EXPECT_EQ(fleet->rows_without_bounds, 1u);
 }
 
+TEST_F(FleetProfileServerTest, TablesOfAnOlderAgentSayWhatToAdd) {
+  ClickHouseTarget t = client_->target();
+  t.database = "p_older";
+  const ClickHouseClient old(t);
+  ASSERT_TRUE(old.Execute("CREATE DATABASE IF NOT EXISTS p_older").ok());
+  ASSERT_TRUE(old.Execute("CREATE TABLE IF NOT EXISTS p_older.inferscope_windows (date Date, "
+                          "window_start_ns Int64, window_end_ns Int64, host String, pid UInt32, "
+                          "process_start_ns Int64, rank Int32, device UInt32, "
+                          "label_keys Array(String), label_values Array(String), span_ns Int64) "
+                          "ENGINE = MergeTree() PARTITION BY date ORDER BY host")
+                  .ok());
+  auto profile = QueryFleetProfile(old, Selection());
+  ASSERT_FALSE(profile.ok());
+  EXPECT_EQ(profile.status().code(), base::StatusCode::kUnsupported);
+  EXPECT_NE(profile.status().message().find("created by an older agent"), std::string::npos)
+      << profile.status().message();
+}
+
 }  // namespace
 }  // namespace inferscope::agent::clickhouse
