@@ -353,7 +353,9 @@ void Tags(const ReportView& view, const ContextOptions& options, Builder* b) {
       "ranks: " + join(ranks),
       "devices: " + join(devices),
       "engines: " + (view.engine.empty() ? std::string("-") : view.engine),
-      "narrow with " + options.command + " --host H --pid P --rank R --device D --engine E",
+      "narrow with " + options.command + " --host H" +
+          (options.narrow_flags.find("--label") != std::string::npos ? " --label K=V" : "") +
+          " --pid P --rank R --device D --engine E",
   };
   b->Section("Tags available for narrowing", head, {}, {});
 }

@@ -139,6 +139,11 @@ TEST(ContextTest, ExtraSectionsFollowTheDiagnosisAndAreCutLikeTheOthers) {
   EXPECT_EQ(r.text.find("node-199"), std::string::npos);
   EXPECT_NE(r.text.find("narrow with inferscope context (--host, --label)."), std::string::npos)
       << r.text;
+  options.budget_tokens = 20000;
+  r = RenderContext(*view, options);
+  EXPECT_NE(r.text.find("narrow with inferscope context --host H --label K=V --pid P"),
+            std::string::npos)
+      << r.text;
 }
 
 TEST(ContextTest, TinyBudgetsNeverOverflow) {
