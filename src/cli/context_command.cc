@@ -71,12 +71,7 @@ int RunContext(const ContextCommandOptions& options, mcp::DataSource* source, st
   copts.command = "inferscope context";
   const context::ContextResult result = context::RenderContext(*view, copts);
   out << result.text;
-  out.flush();
-  if (!out) {
-    err << "inferscope: error: <stdout>: write failed\n";
-    return kExitError;
-  }
-  return kExitOk;
+  return FlushOutput(out, err) ? kExitOk : kExitError;
 }
 
 ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {

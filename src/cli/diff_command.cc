@@ -321,11 +321,7 @@ int Run(const DiffOptions& options, std::ostream& out, std::ostream& err) {
     out << analyze::RenderComparison(comparison, options.format == report::ReportFormat::kMarkdown,
                                      options.all);
   }
-  out.flush();
-  if (!out) {
-    err << "inferscope: error: <stdout>: write failed\n";
-    return kDiffError;
-  }
+  if (!FlushOutput(out, err)) return kDiffError;
   return comparison.regression ? kDiffRegression : kDiffNoRegression;
 }
 
