@@ -80,7 +80,7 @@ struct Agent::WriteItem {
   // again to fold it into the rollup tiers (~8 us of the writer's ~90 us per window). Kept only
   // while the queue is short (kKeepDecodedBelow): a burst or a backed-up queue holds the compact
   // encoding.
-  std::optional<model::ProfileWindow> decoded;
+  std::shared_ptr<const model::ProfileWindow> decoded;
   bool goodbye = false;  // kEnd: the session ended with a goodbye
 };
 
@@ -628,17 +628,18 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
       }
       ++c->windows;
       ++windows_received_;
-      metrics_.OnWindow(c->hello, *window);
+      auto decoded = std::make_shared<const model::ProfileWindow>(std::move(*window));
+      metrics_.OnWindow(c->hello, decoded);
       if (options_.verbose)
         Log("window from " + Describe(c->hello) + ": " + std::to_string(payload.size()) + " bytes");
       WriteItem item;
       item.kind = WriteItem::Kind::kWindow;
       item.session_id = c->session_id;
-      item.window.start_ns = window->start_ns;
-      item.window.end_ns = window->end_ns;
+      item.window.start_ns = decoded->start_ns;
+      item.window.end_ns = decoded->end_ns;
       item.window.received_ns = UnixNowNs();
       item.window.encoded = std::move(payload);
-      item.decoded = std::move(*window);
+      item.decoded = std::move(decoded);
       Enqueue(std::move(item));
       return true;
     }
@@ -763,7 +764,7 @@ void Agent::WriterLoop() {
           return base::InternalError("window of a session whose hello was not stored");
         PendingWindow w = item.window;
         w.process_id = it->second;
-        return store_->AppendWindow(w, item.decoded ? &*item.decoded : nullptr);
+        return store_->AppendWindow(w, item.decoded.get());
       }
       case WriteItem::Kind::kEnd: {
         auto it = process_of_session.find(item.session_id);
