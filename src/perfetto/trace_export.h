@@ -3,11 +3,11 @@
 
 // `inferscope export`: Kineto / Nsight traces -> a Perfetto trace seen through inferscope's
 // taxonomy. One track group per GPU with a child track per stream (kernels named by their short
-// name, categorized, with full name, grid, block, correlation and graph ids as arguments; copies
-// and memsets), host process tracks with a track per thread (CUDA runtime/driver calls) and its
-// sync waits, flows from each launch to its GPU work by correlation id, and counter tracks of each
-// category's share of GPU busy time. Timestamps stay on the traces' clock, shifted by one offset
-// (the earliest event) so that they encode short.
+// name and categorized, with one interned `launch` argument holding full name, grid, block and
+// graph id, and the correlation id; copies and memsets), host process tracks with a track per
+// thread (CUDA runtime/driver calls) and its sync waits, flows from each launch to its GPU work by
+// correlation id, and counter tracks of each category's share of GPU busy time. Timestamps stay on
+// the traces' clock, shifted by one offset (the earliest event) so that they encode short.
 
 #include <cstdint>
 #include <memory>

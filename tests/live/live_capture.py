@@ -123,9 +123,11 @@ def trace_names():
 # Labels the export writes itself (track names, argument names, categories, copy names).
 OWN_STRINGS = re.compile(
     r"^(rank \d+ \(pid \d+\)|pid \d+|thread \d+|thread \d+ sync waits|sync waits|GPU \d+.*|"
-    r"stream \d+|stream \?|busy share: .*|fraction|category|full_name|grid|block|"
-    r"correlation_id|graph_id|bytes|cuda_api|sync|memory|sync wait: .*|Memcpy.*|Memset|"
-    r"-?\d+,-?\d+,-?\d+|kernel|cuda api call|[a-z_]+)$")
+    r"stream \d+|stream \?|busy share: .*|fraction|launch|"
+    r"bytes|cuda_api|sync|memory|sync wait: .*|Memcpy.*|Memset|"
+    r"kernel|cuda api call|[a-z_]+)$")
+# A kernel's `launch` argument: its full name, then grid and block (and graph id) in CUDA's syntax.
+LAUNCH_SUFFIX = re.compile(r" <<<\(-?\d+,-?\d+,-?\d+\), \(-?\d+,-?\d+,-?\d+\)>>>( graph \d+)?$")
 
 
 def multi_rank(c, protoc):
@@ -157,11 +159,12 @@ def multi_rank(c, protoc):
     assert re.search(r'name: "stream \d+"', text), "no stream tracks"
     begins = text.count("type: TYPE_SLICE_BEGIN")
     assert begins > 100 and begins == text.count("type: TYPE_SLICE_END"), begins
-    for arg in ("category", "full_name", "grid", "block", "correlation_id"):
-        assert 'name: "%s"' % arg in text, "no %s argument" % arg
+    assert 'name: "launch"' in text, "no launch argument"
+    assert re.search(r'str: ".*<<<\(\d+,\d+,\d+\), \(\d+,\d+,\d+\)>>>', text), "no grid/block"
+    assert re.search(r"^\s*correlation_id: \d+", text, re.M), "no correlation ids"
     assert "thread_name:" in text and "cudaLaunchKernel" in text, "no host CUDA calls"
-    starts = set(re.findall(r"^\s*flow_ids: (\d+)", text, re.M))
-    lands = set(re.findall(r"^\s*terminating_flow_ids: (\d+)", text, re.M))
+    starts = set(re.findall(r"^\s*flow_ids_old: (\d+)", text, re.M))
+    lands = set(re.findall(r"^\s*terminating_flow_ids_old: (\d+)", text, re.M))
     assert starts and starts == lands, "%d flows start, %d end" % (len(starts), len(lands))
     assert "busy share: " in text and "double_counter_value" in text, "no counters"
     # Privacy: every string is a kernel/API name of the replayed traces or the export's own label.
@@ -169,6 +172,7 @@ def multi_rank(c, protoc):
     strings = set(re.findall(r'(?:name|str|string_value|process_name|thread_name): "((?:[^"\\]|\\.)*)"',
                              text))
     # (short names abbreviate the anonymous namespace)
+    strings = {LAUNCH_SUFFIX.sub("", s) for s in strings}
     strange = [s for s in strings if s not in names and not OWN_STRINGS.match(s)
                and not any(s.replace("(anon)", "(anonymous namespace)") in n for n in names)]
     assert not strange, "strings that are neither names nor labels: %s" % strange[:5]
@@ -285,11 +289,11 @@ def graph_nodes(c, protoc):
 
     def kernels(path):
         events = json.load(open(path))["traceEvents"]
-        return [e for e in events if e["ph"] == "X" and "full_name" in e.get("args", {})]
+        return [e for e in events if e["ph"] == "X" and "launch" in e.get("args", {})]
     plain_k, node_k = kernels(plain), kernels(nodes)
     assert any(e["name"].startswith("[cuda graph") for e in plain_k), \
         "graph launches should be one slice each without --graph-nodes"
-    graphed = [e for e in node_k if e["args"].get("graph_id")]
+    graphed = [e for e in node_k if re.search(r">>> graph \d+$", e["args"]["launch"])]
     assert graphed and not any(e["name"].startswith("[cuda graph") for e in graphed), \
         "with --graph-nodes the graph's kernels carry their graph id: %s" % node_k[:3]
     assert len(node_k) > len(plain_k), (len(node_k), len(plain_k))
