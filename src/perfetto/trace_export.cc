@@ -96,7 +96,7 @@ class Uuids {
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t, uint64_t>, uint64_t> map_;
   uint64_t flows_ = 0;
 };
-enum TrackKind : uint32_t { kGpu, kStream, kProcess, kThread, kSyncTrack, kCounter };
+enum TrackKind : uint32_t { kGpu, kStream, kProcess, kThread, kSyncTrack, kCounter, kGpuCounter };
 
 // What a kernel name shows as, computed once per name.
 struct KernelName {
@@ -105,8 +105,11 @@ struct KernelName {
   std::string_view category;
 };
 
-int64_t EarliestStart(const Collector& e) {
+int64_t EarliestStart(const EventSet& set) {
+  const Collector& e = set.events;
   int64_t t = INT64_MAX;
+  for (const auto& series : set.gpu_counters)
+    if (!series.points.empty()) t = std::min(t, series.points.front().first);
   for (const auto& k : e.kernels) t = std::min(t, k.start_ns);
   for (const auto& k : e.memcpys) t = std::min(t, k.start_ns);
   for (const auto& k : e.memsets) t = std::min(t, k.start_ns);
@@ -159,6 +162,7 @@ class FileExporter {
     CollectLaunchTargets();
     WriteHost();
     WriteGpu();
+    WriteGpuCounters();
   }
 
  private:
@@ -379,6 +383,18 @@ class FileExporter {
     return s.category;
   }
 
+  // The set's own counters (a capture's NVML samples), each under its GPU's track.
+  void WriteGpuCounters() {
+    for (const GpuCounterSeries& series : in_.gpu_counters) {
+      if (series.points.empty()) continue;
+      const uint64_t track = uuids_->Get(file_, kGpuCounter, series.pid, series.device,
+                                         std::hash<std::string>{}(series.name));
+      writer_->CounterTrack(track, GpuTrack(series.pid, series.device), series.name, series.unit);
+      writer_->BeginSequence(track);
+      for (const auto& [ts, value] : series.points) writer_->WriteCounter(Ts(ts), value);
+    }
+  }
+
   // One counter track per category seen on the GPU: the share of each bin that category's
   // operations kept the GPU busy (operations on several streams add up, capped at 1). A value is
   // written only when it changes.
@@ -460,7 +476,7 @@ base::StatusOr<ExportStats> ExportEventSets(std::vector<EventSet>* sets,
   ExportStats stats;
   std::vector<ImportedFile>& files = *sets;
   int64_t offset_ns = INT64_MAX;
-  for (const auto& f : files) offset_ns = std::min(offset_ns, EarliestStart(f.events));
+  for (const auto& f : files) offset_ns = std::min(offset_ns, EarliestStart(f));
   if (offset_ns == INT64_MAX) offset_ns = 0;
 
   Output output;

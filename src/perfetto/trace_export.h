@@ -41,10 +41,21 @@ struct ExportStats {
 // The raw events of one source (a trace file, or one process of a live capture), kept as delivered.
 using RawEvents = model::EventRecorder;
 
+// Values of one counter of one of a set's GPUs over time (a live capture's NVML samples): a counter
+// track under that GPU's track, each value holding until the next.
+struct GpuCounterSeries {
+  uint32_t pid = 0;
+  uint32_t device = 0;  // the process's CUDA ordinal, as in its events
+  std::string name;     // the track's name
+  std::string unit;
+  std::vector<std::pair<int64_t, double>> points;  // (ns on the set's clock, value), in time order
+};
+
 // One source's events and the names they refer to.
 struct EventSet {
   std::unique_ptr<model::NameTable> names = std::make_unique<model::NameTable>();
   RawEvents events;
+  std::vector<GpuCounterSeries> gpu_counters;
 };
 
 // Writes `sets` (one per trace file or captured process; emptied as they are written) to

@@ -8,7 +8,9 @@ with the real injection library, agent and CLI. The bundled two-rank vLLM decode
                   has per-stream kernel tracks of both ranks, host threads with CUDA calls, flows
                   that start and end, busy-share counters; both ranks' kernels fall in the one
                   requested span (one clock); only kernel and
-                  CUDA API names appear (privacy); Chrome JSON output passes the structural check.
+                  CUDA API names appear (privacy); Chrome JSON output passes the structural check;
+                  with --fake-nvml, each rank's GPU has NVML counter tracks (utilization, SM
+                  clock, power, memory used, temperature) of the captured seconds.
   two_at_once     a second capture while one runs is refused with one clear line (exit 1).
   process_exits   the process ends mid-capture: the capture still finishes, says "exited".
   agent_dies      the agent is killed mid-capture: the application runs on and ends on time
@@ -19,7 +21,7 @@ with the real injection library, agent and CLI. The bundled two-rank vLLM decode
   graph_nodes     a CUDA-graph server (tools/make_graph_server_trace.py): graph launches are one
                   slice each, with --graph-nodes every node is a kernel slice with its graph id.
 
-Usage: live_capture.py --inferscope BIN --replay-engine BIN [--cases a,b].
+Usage: live_capture.py --inferscope BIN --replay-engine BIN [--cases a,b] [--fake-nvml LIB].
 Exit 0 ok, 1 failure, 77 skipped (no protoc, unless INFERSCOPE_REQUIRE_PROTOC=1).
 """
 
@@ -51,8 +53,14 @@ class Case:
         self.app = None
 
     def start_agent(self):
+        cmd = [self.args.inferscope, "agent", "--state-dir", self.state, "--http-port", "0"]
+        env = dict(os.environ)
+        if self.args.fake_nvml:
+            # Two fake GPUs sampled every 100 ms: the capture's NVML counter tracks.
+            cmd += ["--nvml-library", self.args.fake_nvml, "--gpu-sample-interval", "100ms"]
+            env["FAKE_NVML_SCENARIO"] = "devices=2"
         self.agent = subprocess.Popen(
-            [self.args.inferscope, "agent", "--state-dir", self.state, "--http-port", "0"],
+            cmd, env=env,
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "agent.log"), "a"))
         assert wait_for_socket(os.path.join(self.state, "agent.sock")), "agent did not start"
         deadline = time.time() + 10
@@ -63,7 +71,11 @@ class Case:
     def start_app(self, seconds, env=None, traces=TRACES):
         """The replayed server, in real time, looping for `seconds`."""
         cmd = [self.args.inferscope, "run", "--state-dir", self.state, "--no-agent", "--",
-               self.args.replay_engine, "--speed", "1", "--loop-for", str(seconds)] + traces
+               self.args.replay_engine, "--speed", "1", "--loop-for", str(seconds)]
+        if self.args.fake_nvml:
+            # The fake CUPTI's device records: CUDA d has the fake NVML's UUID of index d.
+            cmd += ["--nvml-index-of-device", "0,1"]
+        cmd += traces
         self.app_started = time.time()
         self.app = subprocess.Popen(cmd, env=dict(os.environ, INFERSCOPE_WINDOW="1s", **(env or {})),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -123,7 +135,7 @@ def trace_names():
 # Labels the export writes itself (track names, argument names, categories, copy names).
 OWN_STRINGS = re.compile(
     r"^(rank \d+ \(pid \d+\)|pid \d+|thread \d+|thread \d+ sync waits|sync waits|GPU \d+.*|"
-    r"stream \d+|stream \?|busy share: .*|fraction|launch|"
+    r"stream \d+|stream \?|busy share: .*|fraction|launch|nvml: [a-z_]+|%|W|C|MHz|bytes/s|"
     r"bytes|cuda_api|sync|memory|sync wait: .*|Memcpy.*|Memset|"
     r"kernel|cuda api call|[a-z_]+)$")
 # A kernel's `launch` argument: its full name, then grid and block (and graph id) in CUDA's syntax.
@@ -167,6 +179,12 @@ def multi_rank(c, protoc):
     lands = set(re.findall(r"^\s*terminating_flow_ids_old: (\d+)", text, re.M))
     assert starts and starts == lands, "%d flows start, %d end" % (len(starts), len(lands))
     assert "busy share: " in text and "double_counter_value" in text, "no counters"
+    if c.args.fake_nvml:
+        # NVML's metrics of the captured seconds on each rank's GPU (CUDA d = NVML index d).
+        for metric in ("gpu_util_pct", "sm_clock_mhz", "power_w", "mem_used_bytes",
+                       "temperature_c"):
+            n = text.count('name: "nvml: %s"' % metric)
+            assert n == 2, "%d nvml: %s counter tracks, expected one per rank's GPU" % (n, metric)
     # Privacy: every string is a kernel/API name of the replayed traces or the export's own label.
     names = trace_names()
     strings = set(re.findall(r'(?:name|str|string_value|process_name|thread_name): "((?:[^"\\]|\\.)*)"',
@@ -308,6 +326,9 @@ def main():
     p.add_argument("--inferscope", required=True)
     p.add_argument("--replay-engine", required=True)
     p.add_argument("--cases", default="")
+    p.add_argument("--fake-nvml", default="",
+                   help="the fake libnvidia-ml.so.1: the agent samples it, captures carry NVML "
+                        "counter tracks (multi_rank checks them)")
     args = p.parse_args()
     protoc = shutil.which("protoc")
     if not protoc:
