@@ -66,7 +66,8 @@ struct Agent::Connection {
   bool goodbye = false;
   wire::Hello hello;
   uint64_t windows = 0;
-  std::string out;  // agent -> process bytes not yet written (capture requests)
+  std::string out;                     // agent -> process bytes not yet written (capture requests)
+  std::vector<CaptureDevice> devices;  // its GPUs, as its latest window names them
 };
 
 // What the event loop hands to the writer thread, in arrival order.
@@ -185,6 +186,9 @@ base::Status Agent::Start() {
       item.telemetry = std::move(w.records);
       Enqueue(std::move(item));
     });
+    // A capture's NVML counter tracks, read on the event loop, which the telemetry outlives.
+    captures_->SetGpuSamples(
+        [this](int64_t from, int64_t to) { return telemetry_->GpuSamples(from, to); });
   }
   RETURN_IF_ERROR(StartHttp());
   if (telemetry_) {
@@ -628,6 +632,25 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
       }
       ++c->windows;
       ++windows_received_;
+      // The process's GPUs (a window names those it used), for a capture's GPU tracks and their
+      // NVML counters.
+      bool changed = false;
+      for (const auto& p : window->processes) {
+        for (const auto& d : p.devices) {
+          if (d.device_uuid.empty()) continue;
+          auto known = std::find_if(c->devices.begin(), c->devices.end(),
+                                    [&](const CaptureDevice& k) { return k.device == d.device; });
+          if (known != c->devices.end() && known->uuid == d.device_uuid) continue;
+          if (known == c->devices.end()) {
+            c->devices.push_back(CaptureDevice{d.device, "", ""});
+            known = std::prev(c->devices.end());
+          }
+          known->name = d.device_name;
+          known->uuid = d.device_uuid;
+          changed = true;
+        }
+      }
+      if (changed) captures_->OnDevices(c->session_id, c->devices);
       auto decoded = std::make_shared<const model::ProfileWindow>(std::move(*window));
       metrics_.OnWindow(c->hello, decoded);
       if (options_.verbose)
@@ -696,6 +719,7 @@ void Agent::DispatchCapture(std::vector<std::unique_ptr<Connection>>& conns) {
     t.rank = c->hello.rank;
     t.world_size = c->hello.world_size;
     t.profiling = c->hello.profiling_off_reason.empty();
+    t.devices = c->devices;
     targets.push_back(t);
   }
   std::vector<std::pair<uint64_t, std::string>> frames;
