@@ -41,6 +41,9 @@ base::StatusOr<std::string> ClickHouseClient::Post(const std::string& path_and_q
   options.max_body_bytes = max_body_bytes;
   options.basic_auth_user = target_.user;
   options.basic_auth_password = target_.password;
+  options.tls = target_.tls;
+  options.ca_file = target_.ca_file;
+  options.tls_skip_verify = target_.tls_skip_verify;
   ASSIGN_OR_RETURN(net::FetchResult r,
                    net::HttpPostBody(t, options, body, "text/plain; charset=utf-8"));
   if (r.status == 200) {

@@ -58,6 +58,8 @@ class ClickHouseServerTest : public ::testing::Test {
   static void SetUpTestSuite() {
     if (testing::ClickHouseServerBinary().empty()) return;
     server_ = new testing::TestClickHouseServer();
+    // HTTPS too when the openssl CLI can make a certificate (the TLS test skips otherwise).
+    if (!server_->EnableHttps()) https_error_ = server_->error();
     if (!server_->Start()) start_error_ = server_->error();
   }
   static void TearDownTestSuite() {
@@ -87,9 +89,13 @@ class ClickHouseServerTest : public ::testing::Test {
 
   // `port` > 0: send to that port (a proxy) instead of the server's.
   std::unique_ptr<ClickHouseSink> MakeSink(const std::string& host, int port = 0) {
+    ClickHouseTarget target = server_->Target(database_);
+    if (port > 0) target.http.port = static_cast<uint16_t>(port);
+    return MakeSinkTo(host, target);
+  }
+  std::unique_ptr<ClickHouseSink> MakeSinkTo(const std::string& host, ClickHouseTarget target) {
     ClickHouseSinkOptions o;
-    o.target = server_->Target(database_);
-    if (port > 0) o.target.http.port = static_cast<uint16_t>(port);
+    o.target = std::move(target);
     o.identity.labels = {{"host", host}, {"model", "llama"}};
     o.state_dir = state_dir_;
     o.flush_interval_ns = 3600'000'000'000;  // only Flush() sends
@@ -110,11 +116,12 @@ class ClickHouseServerTest : public ::testing::Test {
   std::string Table(const char* t) { return database_ + "." + t; }
 
   static testing::TestClickHouseServer* server_;
-  static std::string start_error_;
+  static std::string start_error_, https_error_;
   std::string state_dir_, database_;
 };
 testing::TestClickHouseServer* ClickHouseServerTest::server_ = nullptr;
 std::string ClickHouseServerTest::start_error_;
+std::string ClickHouseServerTest::https_error_;
 
 TEST_F(ClickHouseServerTest, EveryWindowOnceAcrossRetries) {
   auto sink = MakeSink("node-a");
@@ -361,6 +368,47 @@ TEST_F(ClickHouseServerTest, MigratesVersionOneTables) {
   sink->OnWindow(hello, MakeWindow(0, 22, 1, 100));
   ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
   EXPECT_EQ(Scalar("SELECT countIf(batch_id != 0) FROM " + Table(kWindowsTable)), 1);
+}
+
+// clickhouses://: the sink and the reads over HTTPS (18.16's https_port, a self-signed
+// certificate made by the openssl CLI); the certificate is verified unless skip_verify.
+TEST_F(ClickHouseServerTest, TlsSinkAndCertificateChecks) {
+  if (!https_error_.empty()) {
+    if (testing::ClickHouseRequired()) FAIL() << https_error_;
+    GTEST_SKIP() << "no HTTPS server for the TLS test: " << https_error_;
+  }
+  auto parsed =
+      ParseClickHouseUrl("clickhouses://127.0.0.1:" + std::to_string(server_->https_port()) + "/" +
+                         database_ + "?ca_file=" + server_->cert_file());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const ClickHouseTarget tls = *parsed;
+  auto one = ClickHouseClient(tls).Execute("SELECT 1");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(*one, "1\n");
+
+  auto sink = MakeSinkTo("node-t", tls);
+  wire::Hello hello;
+  hello.pid = 31;
+  for (int i = 0; i < 3; ++i) sink->OnWindow(hello, MakeWindow(i, 31, 2, 100));
+  ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
+  EXPECT_EQ(sink->stats().url, tls.ToUrl());
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 6);
+
+  // The system's CAs do not know the self-signed certificate: refused before anything is sent.
+  ClickHouseTarget system_cas = tls;
+  system_cas.ca_file.clear();
+  auto refused = ClickHouseClient(system_cas).Execute("SELECT 1");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), base::StatusCode::kUnavailable);
+  EXPECT_NE(refused.status().message().find("did not verify"), std::string::npos)
+      << refused.status().message();
+  ClickHouseTarget skip = system_cas;
+  skip.tls_skip_verify = true;
+  EXPECT_TRUE(ClickHouseClient(skip).Execute("SELECT 1").ok());
+  // Plain HTTP to the HTTPS port gets no HTTP answer.
+  ClickHouseTarget plain = tls;
+  plain.tls = false;
+  EXPECT_FALSE(ClickHouseClient(plain, 2000).Execute("SELECT 1").ok());
 }
 
 }  // namespace
