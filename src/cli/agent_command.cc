@@ -155,8 +155,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   agent_cmd_
       ->add_option("--sink", sink_,
                    "Also ship every stored window and telemetry record to ClickHouse,\n"
-                   "clickhouse://HOST[:8123][/DB] (docs/fleet.md); a spool in the store holds\n"
-                   "them while the server is down")
+                   "clickhouse://HOST[:8123][/DB], or over HTTPS\n"
+                   "clickhouses://HOST[:8443][/DB][?ca_file=PEM][&skip_verify=1]\n"
+                   "(docs/fleet.md); a spool in the store holds them while the server is down")
       ->type_name("URL");
   agent_cmd_
       ->add_option("--sink-credentials", sink_credentials_,
@@ -268,8 +269,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->needs(source);
   report_cmd_
       ->add_flag("--exact", fleet_.exact,
-                 "With --source: read with FINAL, collapsing rows a retried insert left twice\n"
-                 "before ClickHouse merged them (exact; slower on large ranges)")
+                 "With --source: an audit read with FINAL, collapsing same-key rows at read\n"
+                 "time whatever wrote them (the sink's inserts already never duplicate;\n"
+                 "docs/fleet.md, \"Exactly once\"); several times slower on large ranges")
       ->needs(source);
 }
 
