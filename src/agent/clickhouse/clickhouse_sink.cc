@@ -327,7 +327,9 @@ base::Status ClickHouseSink::DrainSpool() {
     }
     base::Status sent;
     bool stored_before = false, unreadable = false;
-    if (batch_id > 0 && attempted) {
+    // Every encoded row has a date; an entry without one could not be counted (sent as is: the
+    // ReplacingMergeTree is the net for it).
+    if (batch_id > 0 && attempted && date.size() == 10) {
       auto stored = AlreadyStored(table, date, static_cast<uint64_t>(batch_id), rows);
       if (!stored.ok()) {
         Fail(stored.status());
