@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "src/agent/clickhouse/clickhouse_sink.h"
@@ -333,6 +335,9 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       agent::clickhouse::ClickHouseSinkOptions sink;
       auto target = agent::clickhouse::ParseClickHouseUrl(sink_);
       if (!target.ok()) return Usage("--sink: " + target.status().message(), "agent");
+      // A CA file that cannot be read would only show as failed inserts later: say it now.
+      if (!target->ca_file.empty() && ::access(target->ca_file.c_str(), R_OK) != 0)
+        return Usage("--sink: ca_file " + target->ca_file + ": " + std::strerror(errno), "agent");
       sink.target = *target;
       if (!sink_credentials_.empty()) {
         auto creds = agent::clickhouse::ReadCredentialsFile(sink_credentials_);
