@@ -268,7 +268,7 @@ int Main(int argc, char** argv) {
   run_cmd
       ->add_option("--sink", run.sink,
                    "Ship the agent's windows to ClickHouse too, clickhouse://HOST[:8123][/DB]\n"
-                   "(for the agent this starts; docs/fleet.md)")
+                   "or clickhouses://... over HTTPS (for the agent this starts; docs/fleet.md)")
       ->type_name("URL");
   run_cmd
       ->add_option("--sink-credentials", run.sink_credentials,

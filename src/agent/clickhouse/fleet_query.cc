@@ -135,7 +135,7 @@ std::string FleetGroupsSql(const std::string& database, const FleetQuery& q) {
   }
   for (const auto& [k, v] : q.labels)
     where += " AND label_values[indexOf(label_keys, " + SqlQuote(k) + ")] = " + SqlQuote(v);
-  // FINAL collapses rows a retried insert wrote twice that no merge has collapsed yet.
+  // FINAL (--exact, the audit) collapses same-key rows no merge has collapsed yet.
   // uniq, not uniqExact: exact below 65,536 distinct GPUs per group (it keeps every hash up to
   // there) and a third of the query's time cheaper than uniqExact on 8.6 M rows.
   return std::string("SELECT ") + GroupByName(q.group_by) +

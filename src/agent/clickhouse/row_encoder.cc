@@ -270,4 +270,45 @@ void EncodeTelemetry(const FleetIdentity& identity, const std::string& hostname,
   ++out->rows[RowBatch::kTelemetry];
 }
 
+std::vector<Insert> SplitIntoInserts(const RowBatch& batch,
+                                     const std::function<uint64_t()>& next_batch_id) {
+  constexpr std::string_view kDateKey = "\"date\":\"";
+  std::vector<Insert> out;
+  for (int t = 0; t < RowBatch::kTables; ++t) {
+    const std::string& body = batch.body[t];
+    // Inserts of this table still open for rows, by date (a batch spans at most a few days).
+    std::vector<size_t> open;
+    size_t pos = 0;
+    while (pos < body.size()) {
+      size_t nl = body.find('\n', pos);
+      if (nl == std::string::npos) nl = body.size();
+      const std::string_view line(body.data() + pos, nl - pos);
+      pos = nl + 1;
+      if (line.size() < 2 || line.front() != '{') continue;
+      // Every row starts with its date (KeyPrefix, EncodeTelemetry).
+      std::string date;
+      const size_t at = line.find(kDateKey);
+      if (at != std::string_view::npos && line.size() >= at + kDateKey.size() + 10)
+        date = std::string(line.substr(at + kDateKey.size(), 10));
+      Insert* insert = nullptr;
+      for (size_t i : open)
+        if (out[i].date == date && out[i].rows < kMaxRowsPerInsert) insert = &out[i];
+      if (!insert) {
+        open.push_back(out.size());
+        insert = &out.emplace_back();
+        insert->table = t;
+        insert->date = date;
+        insert->batch_id = next_batch_id();
+      }
+      insert->body += "{\"batch_id\":";
+      AppendNumber(insert->batch_id, &insert->body);
+      insert->body.push_back(',');
+      insert->body.append(line.substr(1));
+      insert->body.push_back('\n');
+      ++insert->rows;
+    }
+  }
+  return out;
+}
+
 }  // namespace inferscope::agent::clickhouse

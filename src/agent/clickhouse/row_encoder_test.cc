@@ -100,5 +100,55 @@ TEST(RowEncoder, UtcDate) {
   EXPECT_EQ(UtcDate(-5), "1970-01-01");
 }
 
+TEST(RowEncoder, SplitIntoInsertsByTableAndDay) {
+  FleetIdentity id;
+  RowBatch b;
+  model::ProfileWindow late = TwoDeviceWindow();
+  late.start_ns -= 10'000'000'000;  // 2025-11-26T23:59:50Z: the day before
+  EncodeWindow(id, wire::Hello{}, late, &b);
+  EncodeWindow(id, wire::Hello{}, TwoDeviceWindow(), &b);
+  TelemetryRecord rec{"gpu", late.start_ns, late.end_ns, 0, "{}"};
+  EncodeTelemetry(id, "machine", rec, &b);
+  uint64_t next = 0;
+  const std::vector<Insert> inserts = SplitIntoInserts(b, [&] { return ++next; });
+  // Four window tables x two days, then one telemetry insert; table order kept.
+  ASSERT_EQ(inserts.size(), 9u);
+  simdjson::dom::parser parser;
+  uint64_t rows = 0;
+  for (size_t i = 0; i < inserts.size(); ++i) {
+    const Insert& in = inserts[i];
+    EXPECT_EQ(in.batch_id, i + 1);
+    EXPECT_EQ(in.table, std::min<int>(static_cast<int>(i) / 2, RowBatch::kTelemetry));
+    EXPECT_EQ(in.date, i % 2 == 0 ? "2025-11-26" : "2025-11-27") << i;
+    rows += in.rows;
+    size_t pos = 0, lines = 0;
+    while (pos < in.body.size()) {
+      const size_t nl = in.body.find('\n', pos);
+      const std::string line = in.body.substr(pos, nl - pos);
+      pos = nl + 1;
+      ++lines;
+      simdjson::dom::element row;
+      ASSERT_EQ(parser.parse(line).get(row), simdjson::SUCCESS) << line;
+      EXPECT_EQ(row["batch_id"].get_uint64().value(), in.batch_id);
+      EXPECT_EQ(std::string_view(row["date"].get_string().value()), in.date);
+    }
+    EXPECT_EQ(lines, in.rows);
+  }
+  EXPECT_EQ(rows, b.total_rows());
+}
+
+TEST(RowEncoder, SplitIntoInsertsBoundsRowsPerInsert) {
+  FleetIdentity id;
+  RowBatch b;
+  for (uint64_t i = 0; i < kMaxRowsPerInsert + 5; ++i)
+    EncodeTelemetry(id, "m", {"gpu", 1'764'201'600'000'000'000, 1, 0, "{}"}, &b);
+  uint64_t next = 0;
+  const std::vector<Insert> inserts = SplitIntoInserts(b, [&] { return ++next; });
+  ASSERT_EQ(inserts.size(), 2u);
+  EXPECT_EQ(inserts[0].rows, kMaxRowsPerInsert);
+  EXPECT_EQ(inserts[1].rows, 5u);
+  EXPECT_NE(inserts[0].batch_id, inserts[1].batch_id);
+}
+
 }  // namespace
 }  // namespace inferscope::agent::clickhouse

@@ -60,6 +60,20 @@ const std::vector<Migration>& Migrations() {
            "label_keys Array(String), label_values Array(String), json String) "
            "ENGINE = ReplacingMergeTree() PARTITION BY date ORDER BY (host, kind, start_ns)",
        }},
+      // batch_id: the sink's insert that wrote the row. After an insert whose answer was lost,
+      // the sink counts the rows of its batch_id before sending it again, so a retry never
+      // duplicates and reads need no FINAL (docs/fleet.md, "Exactly once"). Not in the sorting
+      // key: the ReplacingMergeTree still collapses a same-key row however it got there. 18.16
+      // has no ADD COLUMN IF NOT EXISTS: "already exists" (Code 44) counts as done
+      // (ClickHouseClient::EnsureSchema), so two agents migrating at once both succeed.
+      {2,
+       {
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_window_categories ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_window_kernels ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_window_syncs ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_telemetry ADD COLUMN batch_id UInt64",
+       }},
   };
   return kMigrations;
 }
