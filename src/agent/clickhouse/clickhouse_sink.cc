@@ -123,6 +123,7 @@ void ClickHouseSink::OnTelemetry(const TelemetryRecord& record) {
     ++stats_.dropped_rows;
     return;
   }
+  if (record.kind == "engine") options_.identity.LearnFromEngineRecord(record.json);
   EncodeTelemetry(options_.identity, hostname_, record, &pending_);
   ++stats_.queued_rows;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "src/agent/clickhouse/schema.h"
+#include "src/agent/scrape/engine_window.h"
 #include "src/base/json_writer.h"
 #include "src/model/events.h"
 #include "src/model/taxonomy.h"
@@ -127,6 +128,15 @@ std::string FleetIdentity::LabelOr(std::string_view key, std::string_view fallba
   return std::string(fallback);
 }
 
+void FleetIdentity::LearnFromEngineRecord(std::string_view json) {
+  auto window = scrape::EngineMetricsWindow::FromJson(json);
+  if (!window.ok()) return;
+  std::string joined;
+  for (const std::string& name : window->model_names) joined += (joined.empty() ? "" : ",") + name;
+  scraped_engine = window->engine == "unknown" ? "" : window->engine;
+  scraped_model = std::move(joined);
+}
+
 uint64_t RowBatch::total_rows() const {
   uint64_t n = 0;
   for (uint64_t r : rows) n += r;
@@ -175,8 +185,8 @@ std::string UtcDate(int64_t unix_ns) {
 void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
                   const model::ProfileWindow& window, RowBatch* out) {
   const std::string date = UtcDate(window.start_ns);
-  const std::string engine = identity.LabelOr("engine", "");
-  const std::string model_name = identity.LabelOr("model", "");
+  const std::string engine = identity.Engine();
+  const std::string model_name = identity.Model();
   for (const model::ProcessProfile& p : window.processes) {
     const std::string host =
         identity.LabelOr("host", p.hostname.empty() ? process.hostname : p.hostname);
@@ -263,8 +273,8 @@ void EncodeTelemetry(const FleetIdentity& identity, const std::string& hostname,
       .Int("end_ns", record.end_ns)
       .Str("host", identity.LabelOr("host", hostname))
       .Str("kind", record.kind)
-      .Str("engine", identity.LabelOr("engine", ""))
-      .Str("model", identity.LabelOr("model", ""))
+      .Str("engine", identity.Engine())
+      .Str("model", identity.Model())
       .Labels(identity.labels)
       .Str("json", record.json);
   ++out->rows[RowBatch::kTelemetry];

@@ -20,10 +20,21 @@
 namespace inferscope::agent::clickhouse {
 
 // The dimensions this agent stamps on every row: `host` (the `host` label, else the process's
-// hostname), `engine` and `model` (labels of those names; empty otherwise), and all labels.
+// hostname), `engine` and `model` (labels of those names, else what the agent's engine scrape
+// found, else empty), and all labels.
 struct FleetIdentity {
   Labels labels;
+  // From the latest engine telemetry record (`--metrics-url`): the engine kind ("vllm",
+  // "sglang", ...; "unknown" is not kept) and its served model names joined by ",". One scrape
+  // target per agent, so they stand for the host; a label of the same name wins.
+  std::string scraped_engine, scraped_model;
+
   std::string LabelOr(std::string_view key, std::string_view fallback) const;
+  std::string Engine() const { return LabelOr("engine", scraped_engine); }
+  std::string Model() const { return LabelOr("model", scraped_model); }
+  // Takes scraped_engine/scraped_model from an engine record's JSON
+  // (scrape::EngineMetricsWindow); a record that does not parse changes nothing.
+  void LearnFromEngineRecord(std::string_view json);
 };
 
 // Rows waiting to be sent, one JSONEachRow body per table.

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "src/agent/scrape/engine_window.h"
+#include "src/base/json_writer.h"
+
 namespace inferscope::agent::clickhouse {
 namespace {
 
@@ -91,6 +94,43 @@ TEST(RowEncoder, HostLabelWins) {
   EncodeTelemetry(id, "machine", rec, &b);
   EXPECT_EQ(b.rows[RowBatch::kTelemetry], 1u);
   EXPECT_NE(b.body[RowBatch::kTelemetry].find("\"json\":\"{\\n}\""), std::string::npos);
+}
+
+// Without `engine`/`model` labels, both dimensions come from the agent's engine scrape (its
+// telemetry record, as the agent hands it to the sink); a label still wins.
+TEST(RowEncoder, EngineAndModelFromTheScrape) {
+  scrape::EngineMetricsWindow scraped;
+  scraped.start_unix_ns = 1'764'201'600'000'000'000;
+  scraped.end_unix_ns = scraped.start_unix_ns + 10'000'000'000;
+  scraped.engine = "sglang";
+  scraped.model_names = {"Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"};
+  base::JsonWriter w;
+  scraped.WriteJson(w);
+  FleetIdentity id;
+  id.LearnFromEngineRecord(w.str());
+  EXPECT_EQ(id.Engine(), "sglang");
+  EXPECT_EQ(id.Model(), "Qwen/Qwen3-8B,meta-llama/Llama-3.1-8B");
+  RowBatch b;
+  EncodeWindow(id, wire::Hello{}, TwoDeviceWindow(), &b);
+  TelemetryRecord rec{"engine", scraped.start_unix_ns, scraped.end_unix_ns, 0, w.str()};
+  EncodeTelemetry(id, "machine", rec, &b);
+  for (const int table : {RowBatch::kWindows, RowBatch::kTelemetry}) {
+    EXPECT_NE(b.body[table].find("\"engine\":\"sglang\""), std::string::npos) << table;
+    EXPECT_NE(b.body[table].find("\"model\":\"Qwen/Qwen3-8B,meta-llama/Llama-3.1-8B\""),
+              std::string::npos)
+        << table;
+  }
+  // A label wins; a record that does not parse and an unidentified engine keep or clear as said.
+  id.labels = {{"model", "served-as"}};
+  EXPECT_EQ(id.Model(), "served-as");
+  id.LearnFromEngineRecord("not json");
+  EXPECT_EQ(id.Engine(), "sglang");
+  scraped.engine = "unknown";
+  scraped.model_names.clear();
+  base::JsonWriter unknown;
+  scraped.WriteJson(unknown);
+  id.LearnFromEngineRecord(unknown.str());
+  EXPECT_EQ(id.Engine(), "");
 }
 
 TEST(RowEncoder, UtcDate) {
