@@ -90,8 +90,9 @@ OFFLINE_TARGETS = [
     "inferscope_cli_export",
     "analyze_benchmark",
 ]
+# cli_voice (CLI_SHARED: wording and output checks, CLI11 and fmt only) is no agent code.
 AGENT_LINK_FORBIDDEN = re.compile(
-    r"^inferscope_agent|^inferscope_httplib$|^inferscope_cli_(?!analyze$)")
+    r"^inferscope_agent|^inferscope_httplib$|^inferscope_cli_(?!analyze$|voice$)")
 
 TEST_FILE = re.compile(
     r"(_test\.cc|_benchmark\.cc|_fuzzer\.cc|/test_[a-z_]+\.h|_test_server\.(h|cc))$")

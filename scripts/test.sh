@@ -93,9 +93,10 @@ cmake --preset tsan >/dev/null
 cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test \
   inject_tests inject_session_test cupti_binding_test fake_cupti_test inferscope inferscope_inject \
   replay_engine agent_tests capture_tests \
-  agent_http_tests agent_otlp_tests agent_nvml_tests agent_scrape_tests fake_nvml
+  agent_http_tests agent_metrics_exporter_tests agent_otlp_tests agent_nvml_tests agent_scrape_tests \
+  fake_nvml
 ctest --test-dir build/tsan --output-on-failure -j"$JOBS" \
-  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest|SessionTest|GraphAttribution|CaptureManagerTest|EventCaptureTest'
+  -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest|SessionTest|GraphAttribution|CaptureManagerTest|EventCaptureTest|MetricsExporterTest'
 # The live path across processes (injection drain thread, fake CUPTI worker, agent event loop and
 # writer, fork after CUDA init): a subset of the replay identity traces and the fault cases on a
 # light trace (pool exhaustion needs the heavy default one). Every TSan report of any process goes

@@ -66,7 +66,8 @@ struct Agent::Connection {
   bool goodbye = false;
   wire::Hello hello;
   uint64_t windows = 0;
-  std::string out;  // agent -> process bytes not yet written (capture requests)
+  std::string out;                     // agent -> process bytes not yet written (capture requests)
+  std::vector<CaptureDevice> devices;  // its GPUs, as its latest window names them
 };
 
 // What the event loop hands to the writer thread, in arrival order.
@@ -80,7 +81,7 @@ struct Agent::WriteItem {
   // again to fold it into the rollup tiers (~8 us of the writer's ~90 us per window). Kept only
   // while the queue is short (kKeepDecodedBelow): a burst or a backed-up queue holds the compact
   // encoding.
-  std::optional<model::ProfileWindow> decoded;
+  std::shared_ptr<const model::ProfileWindow> decoded;
   bool goodbye = false;  // kEnd: the session ended with a goodbye
 };
 
@@ -185,6 +186,9 @@ base::Status Agent::Start() {
       item.telemetry = std::move(w.records);
       Enqueue(std::move(item));
     });
+    // A capture's NVML counter tracks, read on the event loop, which the telemetry outlives.
+    captures_->SetGpuSamples(
+        [this](int64_t from, int64_t to) { return telemetry_->GpuSamples(from, to); });
   }
   RETURN_IF_ERROR(StartHttp());
   if (telemetry_) {
@@ -628,17 +632,37 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
       }
       ++c->windows;
       ++windows_received_;
-      metrics_.OnWindow(c->hello, *window);
+      // The process's GPUs (a window names those it used), for a capture's GPU tracks and their
+      // NVML counters.
+      bool changed = false;
+      for (const auto& p : window->processes) {
+        for (const auto& d : p.devices) {
+          if (d.device_uuid.empty()) continue;
+          auto known = std::find_if(c->devices.begin(), c->devices.end(),
+                                    [&](const CaptureDevice& k) { return k.device == d.device; });
+          if (known != c->devices.end() && known->uuid == d.device_uuid) continue;
+          if (known == c->devices.end()) {
+            c->devices.push_back(CaptureDevice{d.device, "", ""});
+            known = std::prev(c->devices.end());
+          }
+          known->name = d.device_name;
+          known->uuid = d.device_uuid;
+          changed = true;
+        }
+      }
+      if (changed) captures_->OnDevices(c->session_id, c->devices);
+      auto decoded = std::make_shared<const model::ProfileWindow>(std::move(*window));
+      metrics_.OnWindow(c->hello, decoded);
       if (options_.verbose)
         Log("window from " + Describe(c->hello) + ": " + std::to_string(payload.size()) + " bytes");
       WriteItem item;
       item.kind = WriteItem::Kind::kWindow;
       item.session_id = c->session_id;
-      item.window.start_ns = window->start_ns;
-      item.window.end_ns = window->end_ns;
+      item.window.start_ns = decoded->start_ns;
+      item.window.end_ns = decoded->end_ns;
       item.window.received_ns = UnixNowNs();
       item.window.encoded = std::move(payload);
-      item.decoded = std::move(*window);
+      item.decoded = std::move(decoded);
       Enqueue(std::move(item));
       return true;
     }
@@ -695,6 +719,7 @@ void Agent::DispatchCapture(std::vector<std::unique_ptr<Connection>>& conns) {
     t.rank = c->hello.rank;
     t.world_size = c->hello.world_size;
     t.profiling = c->hello.profiling_off_reason.empty();
+    t.devices = c->devices;
     targets.push_back(t);
   }
   std::vector<std::pair<uint64_t, std::string>> frames;
@@ -763,7 +788,7 @@ void Agent::WriterLoop() {
           return base::InternalError("window of a session whose hello was not stored");
         PendingWindow w = item.window;
         w.process_id = it->second;
-        return store_->AppendWindow(w, item.decoded ? &*item.decoded : nullptr);
+        return store_->AppendWindow(w, item.decoded.get());
       }
       case WriteItem::Kind::kEnd: {
         auto it = process_of_session.find(item.session_id);

@@ -26,6 +26,7 @@ base::StatusOr<AgentEndpoints> ReadAgentEndpoints(const std::string& state_dir) 
   if (endpoints["api"].get(v) == simdjson::SUCCESS) e.api = std::string(v);
   if (endpoints["metrics"].get(v) == simdjson::SUCCESS) e.metrics = std::string(v);
   if (endpoints["otlp_http"].get(v) == simdjson::SUCCESS) e.otlp_http = std::string(v);
+  if (endpoints["ui"].get(v) == simdjson::SUCCESS) e.ui = std::string(v);
   return e;
 }
 

@@ -17,6 +17,7 @@ struct AgentEndpoints {
   std::string api;        // http://127.0.0.1:PORT/api/v1
   std::string metrics;    // http://127.0.0.1:PORT/metrics
   std::string otlp_http;  // http://127.0.0.1:PORT/v1/traces
+  std::string ui;         // http://127.0.0.1:PORT/ui/ (the dashboard); "" from agents before it
 };
 
 inline constexpr const char* kAgentEndpointsFile = "agent.json";

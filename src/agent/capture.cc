@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "src/agent/capture_gpu.h"
 #include "src/base/json_writer.h"
 #include "src/model/taxonomy.h"
 #include "src/perfetto/trace_export.h"
@@ -162,6 +163,13 @@ bool CaptureManager::OnFrame(uint64_t session_id, uint16_t type, const std::stri
   return true;
 }
 
+void CaptureManager::OnDevices(uint64_t session_id, const std::vector<CaptureDevice>& devices) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (active_ == nullptr || active_->state != Capture::State::kRecording) return;
+  auto it = active_->parts.find(session_id);
+  if (it != active_->parts.end()) it->second.target.devices = devices;
+}
+
 void CaptureManager::OnGone(uint64_t session_id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (active_ == nullptr || active_->state != Capture::State::kRecording) return;
@@ -179,14 +187,21 @@ void CaptureManager::Poll(int64_t now_unix_ns) {
   const bool overdue = now_unix_ns > c.start_unix_ns + c.spec.duration_ns + kGraceNs;
   if (!all_answered && !overdue) return;
   c.state = Capture::State::kWriting;
+  // The NVML samples of the span are read here, on the event loop: the telemetry they come from
+  // outlives it, not necessarily the writer thread.
+  std::vector<GpuSampleSeries> gpu_samples;
+  if (gpu_samples_)
+    gpu_samples = gpu_samples_(c.start_unix_ns, c.start_unix_ns + c.spec.duration_ns);
   if (writer_.joinable()) writer_.join();
-  writer_ = std::thread([this, &c] { Write(&c); });
+  writer_ =
+      std::thread([this, &c, gpu_samples = std::move(gpu_samples)] { Write(&c, gpu_samples); });
 }
 
-void CaptureManager::Write(Capture* c) {
+void CaptureManager::Write(Capture* c, const std::vector<GpuSampleSeries>& gpu_samples) {
   // The capture is kWriting: nothing else touches its parts, so they are read without the lock.
   std::vector<perfetto::EventSet> sets;
   std::string error;
+  const int64_t end_unix_ns = c->start_unix_ns + c->spec.duration_ns;
   for (auto& [session, part] : c->parts) {
     perfetto::EventSet set;
     model::ProcessInfo p;
@@ -231,6 +246,7 @@ void CaptureManager::Write(Capture* c) {
     }
     part.chunks.clear();
     part.chunks.shrink_to_fit();
+    AddCaptureGpus(part.target, gpu_samples, c->start_unix_ns, end_unix_ns, &set);
     sets.push_back(std::move(set));
   }
   std::error_code ec;

@@ -8,6 +8,7 @@
 // Chrome JSON) trace through src/perfetto.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/agent/nvml/gpu_sampler.h"
 #include "src/base/status.h"
 #include "src/wire/capture_codec.h"
 #include "src/wire/framing.h"
@@ -37,13 +39,21 @@ struct CaptureSpec {
   static constexpr int64_t kMaxDurationNs = 60'000'000'000;
 };
 
+// A GPU of a connected process, as its windows name it.
+struct CaptureDevice {
+  uint32_t device = 0;  // the process's CUDA ordinal
+  std::string name;
+  std::string uuid;  // "GPU-...": NVML's identity of it
+};
+
 // A connected process the event loop can ask.
 struct CaptureTarget {
   uint64_t session_id = 0;
   uint32_t pid = 0;
   int32_t rank = -1;
   int32_t world_size = -1;
-  bool profiling = true;  // profiling on in that process (its hello says)
+  bool profiling = true;               // profiling on in that process (its hello says)
+  std::vector<CaptureDevice> devices;  // known from its windows so far (none before the first)
 };
 
 // Runs at most one capture at a time. Thread-safe: the HTTP handlers start and query captures, the
@@ -79,6 +89,13 @@ class CaptureManager {
   void Poll(int64_t now_unix_ns);
   // Whether a capture is being recorded (the event loop polls more often then).
   bool Recording() const;
+  // A window from a connection named its GPUs: a process captured before its first window gets
+  // them here (they name its GPU tracks and map them to NVML's).
+  void OnDevices(uint64_t session_id, const std::vector<CaptureDevice>& devices);
+  // Where the NVML samples of the captured seconds come from (Telemetry::GpuSamples); unset (or
+  // empty) without NVML. Set before the first capture; called on the event loop (Poll).
+  using GpuSamplesFn = std::function<std::vector<GpuSampleSeries>(int64_t, int64_t)>;
+  void SetGpuSamples(GpuSamplesFn fn) { gpu_samples_ = std::move(fn); }
 
   // Lead time between the request and the common start: every rank's drain thread (500 ms
   // flushes) sees the request before the span starts.
@@ -110,7 +127,8 @@ class CaptureManager {
   };
   static const char* StateName(Capture::State s);
   std::string StatusJsonLocked(const Capture& c) const;
-  void Write(Capture* c);  // worker thread
+  // Worker thread; `gpu_samples` are NVML's of the span (for the GPUs' counter tracks).
+  void Write(Capture* c, const std::vector<GpuSampleSeries>& gpu_samples);
 
   const std::string dir_;
   mutable std::mutex mu_;
@@ -118,6 +136,7 @@ class CaptureManager {
   std::map<uint64_t, std::unique_ptr<Capture>> captures_;  // the last few, by id
   Capture* active_ = nullptr;                              // pending, recording or writing
   std::thread writer_;
+  GpuSamplesFn gpu_samples_;
 };
 
 }  // namespace inferscope::agent

@@ -18,7 +18,7 @@ namespace {
 constexpr int64_t kNow = 1'700'000'000'000'000'000;
 
 std::vector<CaptureTarget> TwoRanks() {
-  return {{11, 100, 0, 2, true}, {12, 101, 1, 2, true}, {13, 102, -1, -1, false}};
+  return {{11, 100, 0, 2, true, {}}, {12, 101, 1, 2, true, {}}, {13, 102, -1, -1, false, {}}};
 }
 
 // The request frame's payload, decoded.

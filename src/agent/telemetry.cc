@@ -112,6 +112,12 @@ void Telemetry::SampleLoop() {
   CloseWindow(window_end - window, window_end, window_end);
 }
 
+std::vector<GpuSampleSeries> Telemetry::GpuSamples(int64_t from_unix_ns, int64_t to_unix_ns) const {
+  // gpu_ is assigned once, before gpu_ready_ is set, and never again.
+  if (!gpu_ready_ || gpu_ == nullptr) return {};
+  return gpu_->Samples(from_unix_ns, to_unix_ns);
+}
+
 void Telemetry::ScrapeLoop() {
   while (true) {
     engine_->Poll(UnixNowNs());  // scrapes when its interval has passed

@@ -21,13 +21,13 @@
 
 #include "src/agent/collector/telemetry_kind.h"
 #include "src/agent/nvml/gpu_metrics_window.h"
+#include "src/agent/nvml/gpu_sampler.h"
 #include "src/agent/otlp/span_collector.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 
 namespace inferscope::agent {
 
-class GpuSampler;
 namespace scrape {
 class EngineMetricsCollector;
 }
@@ -95,6 +95,9 @@ class Telemetry {
   // The OTLP receiver (mount HandleTraces on POST /v1/traces); null when OTLP is off.
   otlp::SpanCollector* spans() { return spans_.get(); }
   TelemetryStatus status() const;
+  // The NVML samples of [from, to] on the wall clock (GpuSampler::Samples), for a capture's
+  // counter tracks; empty while the sampler starts, or without NVML. Thread-safe.
+  std::vector<GpuSampleSeries> GpuSamples(int64_t from_unix_ns, int64_t to_unix_ns) const;
 
  private:
   void SampleLoop();

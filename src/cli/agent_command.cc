@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "src/agent/clickhouse/clickhouse_sink.h"
@@ -155,8 +157,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   agent_cmd_
       ->add_option("--sink", sink_,
                    "Also ship every stored window and telemetry record to ClickHouse,\n"
-                   "clickhouse://HOST[:8123][/DB] (docs/fleet.md); a spool in the store holds\n"
-                   "them while the server is down")
+                   "clickhouse://HOST[:8123][/DB], or over HTTPS\n"
+                   "clickhouses://HOST[:8443][/DB][?ca_file=PEM][&skip_verify=1]\n"
+                   "(docs/fleet.md); a spool in the store holds them while the server is down")
       ->type_name("URL");
   agent_cmd_
       ->add_option("--sink-credentials", sink_credentials_,
@@ -268,8 +271,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->needs(source);
   report_cmd_
       ->add_flag("--exact", fleet_.exact,
-                 "With --source: read with FINAL, collapsing rows a retried insert left twice\n"
-                 "before ClickHouse merged them (exact; slower on large ranges)")
+                 "With --source: an audit read with FINAL, collapsing same-key rows at read\n"
+                 "time whatever wrote them (the sink's inserts already never duplicate;\n"
+                 "docs/fleet.md, \"Exactly once\"); several times slower on large ranges")
       ->needs(source);
 }
 
@@ -331,6 +335,9 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       agent::clickhouse::ClickHouseSinkOptions sink;
       auto target = agent::clickhouse::ParseClickHouseUrl(sink_);
       if (!target.ok()) return Usage("--sink: " + target.status().message(), "agent");
+      // A CA file that cannot be read would only show as failed inserts later: say it now.
+      if (!target->ca_file.empty() && ::access(target->ca_file.c_str(), R_OK) != 0)
+        return Usage("--sink: ca_file " + target->ca_file + ": " + std::strerror(errno), "agent");
       sink.target = *target;
       if (!sink_credentials_.empty()) {
         auto creds = agent::clickhouse::ReadCredentialsFile(sink_credentials_);

@@ -13,6 +13,7 @@
 #include "src/analyze/analysis.h"
 #include "src/analyze/diagnose.h"
 #include "src/base/duration.h"
+#include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/model/taxonomy.h"
 #include "src/report/report.h"
@@ -145,12 +146,7 @@ int Run(const AnalyzeOptions& options_in, std::ostream& out, std::ostream& err) 
 
   if (options.output_path.empty()) {
     out << rendered;
-    out.flush();
-    if (!out) {
-      err << "inferscope: error: <stdout>: write failed\n";
-      return kExitError;
-    }
-    return kExitOk;
+    return FlushOutput(out, err) ? kExitOk : kExitError;
   }
   std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
   if (!file) {

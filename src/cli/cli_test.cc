@@ -327,6 +327,33 @@ TEST_F(CliTest, TimeSlice) {
   }
 }
 
+// A result that cannot be written (stdout on a full disk) is an error exit with one line, never
+// a silent success: analyze and diff both go through cli::FlushOutput.
+TEST_F(CliTest, UnwritableStdoutIsAnError) {
+  const fs::path trace = dir_ / "trace.json";
+  WriteFile(trace, kTrace);
+  const fs::path err = dir_ / "stderr.txt";
+  for (const std::string command : {"analyze", "diff"}) {
+    const std::string args = command == "analyze"
+                                 ? "analyze '" + trace.string() + "'"
+                                 : "diff '" + trace.string() + "' '" + trace.string() + "'";
+    const std::string cmd = std::string("'") + INFERSCOPE_CLI_BINARY + "' " + args +
+                            " >/dev/full 2>'" + err.string() + "' </dev/null";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << command;
+    EXPECT_EQ(WEXITSTATUS(status), command == "analyze" ? 1 : 2) << command;
+    EXPECT_EQ(ReadFile(err), "inferscope: error: <stdout>: write failed\n") << command;
+  }
+  for (const std::string args : {"--help", "analyze --help", "help diff", "--version"}) {
+    const std::string cmd = std::string("'") + INFERSCOPE_CLI_BINARY + "' " + args +
+                            " >/dev/full 2>'" + err.string() + "' </dev/null";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << args;
+    EXPECT_EQ(ReadFile(err), "inferscope: error: <stdout>: write failed\n") << args;
+  }
+}
+
 TEST_F(CliTest, MissingFile) {
   const Result r = Run("analyze '" + (dir_ / "nope.json").string() + "'");
   EXPECT_EQ(r.exit_code, 3);

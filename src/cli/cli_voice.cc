@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <ostream>
 #include <type_traits>
 
 #include "src/cli/exit_codes.h"
@@ -252,6 +253,13 @@ int RunHelpCommand(const CLI::App& app, const std::vector<std::string>& args, st
   err << "inferscope: error: unknown command '" << args[1] << "'"
       << Suggest(args[1], CommandNames(app)) << "\nRun 'inferscope --help' for usage.\n";
   return kExitUsage;
+}
+
+bool FlushOutput(std::ostream& out, std::ostream& err) {
+  out.flush();
+  if (out) return true;
+  err << "inferscope: error: <stdout>: write failed\n";
+  return false;
 }
 
 }  // namespace inferscope::cli

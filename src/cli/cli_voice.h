@@ -35,6 +35,11 @@ std::string ClosestName(const std::string& given, const std::vector<std::string>
 int ReportParseError(const CLI::App& app, const CLI::ParseError& error,
                      const std::vector<std::string>& args, std::ostream& err);
 
+// Flushes a command's result to `out`; when that fails (a closed pipe, a full disk) says so on
+// `err` in the one voice ("inferscope: error: <stdout>: write failed") and returns false, so
+// every command turns a lost result into an error exit rather than a silent success.
+bool FlushOutput(std::ostream& out, std::ostream& err);
+
 // `inferscope help [COMMAND]`: the app's or the command's help on `out` (exit 0), or a usage error
 // for an unknown command.
 int RunHelpCommand(const CLI::App& app, const std::vector<std::string>& args, std::ostream& out,

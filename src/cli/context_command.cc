@@ -84,12 +84,7 @@ int RunContext(const ContextCommandOptions& options, mcp::DataSource* source, st
   }
   const context::ContextResult result = context::RenderContext(*view, copts);
   out << result.text;
-  out.flush();
-  if (!out) {
-    err << "inferscope: error: <stdout>: write failed\n";
-    return kExitError;
-  }
-  return kExitOk;
+  return FlushOutput(out, err) ? kExitOk : kExitError;
 }
 
 ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
@@ -142,7 +137,7 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->capture_default_str()
       ->type_name("METRIC");
   context_->add_flag("--exact", fleet_.exact,
-                     "With --source: collapse not-yet-merged retried rows (FINAL; slower)");
+                     "With --source: an audit read with FINAL (same-key rows collapsed; slower)");
   context_->add_option("--budget", options_.budget_tokens, "Token budget of the text")
       ->capture_default_str()
       ->type_name("TOKENS")

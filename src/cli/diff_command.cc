@@ -419,11 +419,7 @@ int Run(const DiffOptions& options, std::ostream& out, std::ostream& err) {
     out << analyze::RenderComparison(comparison, options.format == report::ReportFormat::kMarkdown,
                                      options.all);
   }
-  out.flush();
-  if (!out) {
-    err << "inferscope: error: <stdout>: write failed\n";
-    return kDiffError;
-  }
+  if (!FlushOutput(out, err)) return kDiffError;
   return comparison.regression ? kDiffRegression : kDiffNoRegression;
 }
 
@@ -492,7 +488,7 @@ DiffCommand::DiffCommand(CLI::App* app) {
                    "With --source: the baseline's label selection")
       ->type_name("KEY=VALUE");
   cmd_->add_flag("--exact", options_.exact,
-                 "With --source: collapse not-yet-merged retried rows (FINAL; slower)");
+                 "With --source: an audit read with FINAL (same-key rows collapsed; slower)");
   cmd_->add_option("-f,--format", format_, "Output format: text, markdown (md) or json")
       ->capture_default_str()
       ->type_name("FORMAT")

@@ -268,7 +268,7 @@ int Main(int argc, char** argv) {
   run_cmd
       ->add_option("--sink", run.sink,
                    "Ship the agent's windows to ClickHouse too, clickhouse://HOST[:8123][/DB]\n"
-                   "(for the agent this starts; docs/fleet.md)")
+                   "or clickhouses://... over HTTPS (for the agent this starts; docs/fleet.md)")
       ->type_name("URL");
   run_cmd
       ->add_option("--sink-credentials", run.sink_credentials,
@@ -300,16 +300,21 @@ int Main(int argc, char** argv) {
 
   const std::vector<std::string> args(argv + 1, argv + argc);
   // `inferscope help [COMMAND]`, as git and cargo have it.
-  if (!args.empty() && args[0] == "help") return RunHelpCommand(app, args, std::cout, std::cerr);
+  // Help and version are results too: a lost write is an error, as for every command.
+  const auto printed = [](int code) {
+    return FlushOutput(std::cout, std::cerr) || code != kExitOk ? code : kExitError;
+  };
+  if (!args.empty() && args[0] == "help")
+    return printed(RunHelpCommand(app, args, std::cout, std::cerr));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e, std::cout, std::cerr);
+    return printed(app.exit(e, std::cout, std::cerr));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e, std::cout, std::cerr);
+    return printed(app.exit(e, std::cout, std::cerr));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e, std::cout, std::cerr);
+    return printed(app.exit(e, std::cout, std::cerr));
   } catch (const CLI::ParseError& e) {
     return ReportParseError(app, e, args, std::cerr);
   }

@@ -14,6 +14,7 @@
 #include "src/base/duration.h"
 #include "src/base/file.h"
 #include "src/base/time_point.h"
+#include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/report/format.h"
 
@@ -173,12 +174,7 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
     err << "inferscope: note: no profile windows in the range (no profiled process sent any); "
            "showing the host telemetry only\n";
   out << agent::RenderRangeReport(*result, options.format);
-  out.flush();
-  if (!out) {
-    err << "inferscope: error: <stdout>: write failed\n";
-    return kExitError;
-  }
-  return kExitOk;
+  return FlushOutput(out, err) ? kExitOk : kExitError;
 }
 
 }  // namespace

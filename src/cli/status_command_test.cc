@@ -65,7 +65,7 @@ void ExpectDocumentedKeys(dom::element doc) {
        {"running", "pid", "version", "state_dir", "started_unix_ns", "uptime_ns", "socket",
         "endpoints", "agent", "store", "processes", "devices", "collectors", "notes"})
     EXPECT_EQ(doc[key].error(), simdjson::SUCCESS) << "missing key " << key;
-  for (const char* key : {"api", "metrics", "otlp_http"})
+  for (const char* key : {"api", "metrics", "otlp_http", "ui"})
     EXPECT_EQ(doc["endpoints"][key].error(), simdjson::SUCCESS) << "endpoints." << key;
   for (const char* key : {"nvml", "scrape", "otlp"}) {
     std::string_view state;
@@ -187,6 +187,7 @@ TEST(StatusCommandTest, RunningAgentBothFormats) {
   EXPECT_EQ(doc["endpoints"]["api"].get_string().value(), origin + "/api/v1");
   EXPECT_EQ(doc["endpoints"]["metrics"].get_string().value(), origin + "/metrics");
   EXPECT_EQ(doc["endpoints"]["otlp_http"].get_string().value(), origin + "/v1/traces");
+  EXPECT_EQ(doc["endpoints"]["ui"].get_string().value(), origin + "/ui/");
   EXPECT_EQ(doc["agent"]["sessions"].get_uint64().value(), 1u);
   EXPECT_EQ(doc["agent"]["windows_stored"].get_uint64().value(), 1u);
   EXPECT_EQ(doc["store"]["windows"].get_uint64().value(), 1u);
@@ -212,6 +213,8 @@ TEST(StatusCommandTest, RunningAgentBothFormats) {
       << text.out;
   EXPECT_NE(text.out.find(origin + "/api/v1"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(origin + "/v1/traces"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Dashboard"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(origin + "/ui/"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("1 windows from 1 processes"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("Processes seen in the last 5 minutes: 1"), std::string::npos)
       << text.out;

@@ -105,6 +105,9 @@ std::string RenderStatusJson(const Gathered& g, int64_t now_ns) {
   OptionalString(w, "metrics", have_endpoints ? std::optional(g.endpoints->metrics) : std::nullopt);
   OptionalString(w, "otlp_http",
                  have_endpoints ? std::optional(g.endpoints->otlp_http) : std::nullopt);
+  OptionalString(
+      w, "ui",
+      have_endpoints && !g.endpoints->ui.empty() ? std::optional(g.endpoints->ui) : std::nullopt);
   w.EndObject();
   if (g.agent) {
     w.Key("agent").BeginObject();
@@ -305,6 +308,7 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
     Field("API", g.endpoints->api, &out);
     Field("Metrics", g.endpoints->metrics, &out);
     Field("OTLP/HTTP", g.endpoints->otlp_http, &out);
+    if (!g.endpoints->ui.empty()) Field("Dashboard", g.endpoints->ui, &out);
   }
   if (!g.running)
     Field("Start it", "inferscope agent  (or `inferscope run -- CMD`, which starts one)", &out);

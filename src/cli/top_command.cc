@@ -434,13 +434,9 @@ int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
       out << screen << std::flush;
     } else {
       out << "range: --from " << f.from_ns / kSec << " --to " << f.to_ns / kSec << "\n"
-          << text << "\n"
-          << std::flush;
+          << text << "\n";
     }
-    if (!out) {
-      err << "inferscope: error: <stdout>: write failed\n";
-      return kExitError;
-    }
+    if (!FlushOutput(out, err)) return kExitError;
   }
   return kExitOk;
 }

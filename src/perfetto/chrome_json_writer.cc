@@ -128,6 +128,13 @@ void ChromeJsonWriter::WriteSlice(const Slice& slice) {
         break;
     }
   }
+  // The protobuf's TrackEvent.correlation_id: an argument here, under the name the trace
+  // processor gives it.
+  if (slice.correlation_id) {
+    if (slice.arg_count) buffer_.push_back(',');
+    buffer_.append("\"correlation_id\":");
+    AppendUint(&buffer_, slice.correlation_id);
+  }
   buffer_.append("}}");
   // Flow ends bind to the enclosing slice at the same timestamp ("bp":"e").
   for (const auto& [id, phase] : {std::pair{slice.flow_out, "s"}, std::pair{slice.flow_in, "f"}}) {

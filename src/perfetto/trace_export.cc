@@ -88,11 +88,15 @@ class Uuids {
     if (fresh) *fresh = inserted;
     return it->second;
   }
+  // Flow ids are dense over the whole output too: written as varints, they cost a byte or three
+  // (a (file, pid, correlation) key would take eight).
+  uint64_t NextFlowId() { return ++flows_; }
 
  private:
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t, uint64_t>, uint64_t> map_;
+  uint64_t flows_ = 0;
 };
-enum TrackKind : uint32_t { kGpu, kStream, kProcess, kThread, kSyncTrack, kCounter };
+enum TrackKind : uint32_t { kGpu, kStream, kProcess, kThread, kSyncTrack, kCounter, kGpuCounter };
 
 // What a kernel name shows as, computed once per name.
 struct KernelName {
@@ -101,8 +105,11 @@ struct KernelName {
   std::string_view category;
 };
 
-int64_t EarliestStart(const Collector& e) {
+int64_t EarliestStart(const EventSet& set) {
+  const Collector& e = set.events;
   int64_t t = INT64_MAX;
+  for (const auto& series : set.gpu_counters)
+    if (!series.points.empty()) t = std::min(t, series.points.front().first);
   for (const auto& k : e.kernels) t = std::min(t, k.start_ns);
   for (const auto& k : e.memcpys) t = std::min(t, k.start_ns);
   for (const auto& k : e.memsets) t = std::min(t, k.start_ns);
@@ -111,20 +118,26 @@ int64_t EarliestStart(const Collector& e) {
   return t;
 }
 
-uint64_t FlowId(uint32_t file, uint32_t pid, uint32_t correlation) {
-  return (static_cast<uint64_t>(file) << 56) | (static_cast<uint64_t>(pid & 0xffffff) << 32) |
-         correlation;
-}
-
 uint64_t PidCorrelation(uint32_t pid, uint32_t correlation) {
   return (static_cast<uint64_t>(pid) << 32) | correlation;
 }
 
-// "128,1,1": the launch dimensions as one interned string (a kernel's launch configuration repeats,
-// three separate numbers would not intern).
-std::string_view Dims(const int32_t d[3], char* buf, size_t size) {
-  const int n = std::snprintf(buf, size, "%d,%d,%d", d[0], d[1], d[2]);
-  return std::string_view(buf, n > 0 ? static_cast<size_t>(n) : 0);
+// A kernel's `launch` argument: what is constant per (kernel, launch configuration, graph) in one
+// interned string, in CUDA's launch syntax, "void f<...>(P) <<<(4,32,1), (128,1,1)>>>", then
+// " graph 3" for a graph's kernel. One string argument costs a slice one interned id (7-8 bytes);
+// full name, grid, block and graph id as four arguments cost about 30 (Perfetto has no way to
+// intern a set of arguments). The number of distinct strings is that of launch configurations.
+void LaunchString(std::string_view full_name, const int32_t grid[3], const int32_t block[3],
+                  uint32_t graph_id, std::string* out) {
+  char dims[96];
+  int n = std::snprintf(dims, sizeof(dims), " <<<(%d,%d,%d), (%d,%d,%d)>>>", grid[0], grid[1],
+                        grid[2], block[0], block[1], block[2]);
+  out->assign(full_name);
+  out->append(dims, n > 0 ? static_cast<size_t>(n) : 0);
+  if (graph_id) {
+    n = std::snprintf(dims, sizeof(dims), " graph %u", graph_id);
+    out->append(dims, n > 0 ? static_cast<size_t>(n) : 0);
+  }
 }
 
 class FileExporter {
@@ -149,6 +162,7 @@ class FileExporter {
     CollectLaunchTargets();
     WriteHost();
     WriteGpu();
+    WriteGpuCounters();
   }
 
  private:
@@ -198,21 +212,20 @@ class FileExporter {
       writer_->BeginSequence(thread);
       for (uint32_t i : list) {
         const auto& e = events_.api_calls[i];
-        Arg args[1];
-        size_t n = 0;
-        if (e.correlation_id) args[n++] = Arg::Uint("correlation_id", e.correlation_id);
         Slice s;
         s.start_ns = Ts(e.start_ns);
         s.end_ns = Ts(e.end_ns);
         s.name = in_.names->Get(e.name);
         if (s.name.empty()) s.name = "cuda api call";
         s.category = "cuda_api";
-        s.args = args;
-        s.arg_count = n;
-        if (e.correlation_id && targets_.count(PidCorrelation(e.pid, e.correlation_id)) &&
-            launched_.insert(PidCorrelation(e.pid, e.correlation_id)).second) {
-          s.flow_out = FlowId(file_, e.pid, e.correlation_id);
-          ++stats_->flows;
+        s.correlation_id = e.correlation_id;
+        if (e.correlation_id && targets_.count(PidCorrelation(e.pid, e.correlation_id))) {
+          auto [it, fresh] = launched_.try_emplace(PidCorrelation(e.pid, e.correlation_id), 0);
+          if (fresh) {
+            it->second = uuids_->NextFlowId();
+            s.flow_out = it->second;
+            ++stats_->flows;
+          }
         }
         writer_->WriteSlice(s);
         ++stats_->api_calls;
@@ -319,25 +332,22 @@ class FileExporter {
 
   // Writes one GPU operation's slice; returns its category.
   std::string_view WriteGpuOp(const GpuOp& op) {
-    Arg args[6];
+    Arg args[1];
     size_t n = 0;
     Slice s;
     s.start_ns = Ts(op.start_ns);
     s.end_ns = Ts(op.end_ns);
     s.args = args;
     uint32_t pid = 0, correlation = 0;
-    char grid[40], block[40];
     if (op.kind == 0) {
+      // The category is the slice's own (TrackEvent category, Chrome's "cat"), not repeated as an
+      // argument; the correlation id is TrackEvent's field. docs/cli.md: what the UI shows where.
       const auto& e = events_.kernels[op.index];
       const KernelName& name = NameOf(e.name);
       s.name = name.short_name;
       s.category = name.category;
-      args[n++] = Arg::String("category", name.category);
-      args[n++] = Arg::String("full_name", name.full_name);
-      args[n++] = Arg::String("grid", Dims(e.grid, grid, sizeof(grid)));
-      args[n++] = Arg::String("block", Dims(e.block, block, sizeof(block)));
-      if (e.correlation_id) args[n++] = Arg::Uint("correlation_id", e.correlation_id);
-      if (e.graph_id) args[n++] = Arg::Uint("graph_id", e.graph_id);
+      LaunchString(name.full_name, e.grid, e.block, e.graph_id, &launch_);
+      args[n++] = Arg::String("launch", launch_);
       pid = e.pid;
       correlation = e.correlation_id;
       ++stats_->kernels;
@@ -346,7 +356,6 @@ class FileExporter {
       s.name = memcpy_names_[static_cast<int>(e.kind)];
       s.category = "memory";
       args[n++] = Arg::Uint("bytes", e.bytes);
-      if (e.correlation_id) args[n++] = Arg::Uint("correlation_id", e.correlation_id);
       pid = e.pid;
       correlation = e.correlation_id;
       ++stats_->copies;
@@ -355,18 +364,35 @@ class FileExporter {
       s.name = "Memset";
       s.category = "memory";
       args[n++] = Arg::Uint("bytes", e.bytes);
-      if (e.correlation_id) args[n++] = Arg::Uint("correlation_id", e.correlation_id);
       pid = e.pid;
       correlation = e.correlation_id;
       ++stats_->copies;
     }
     s.arg_count = n;
     // The flow's first GPU operation ends it (a graph launch's later kernels share its id).
-    if (correlation && launched_.count(PidCorrelation(pid, correlation)) &&
-        landed_.insert(PidCorrelation(pid, correlation)).second)
-      s.flow_in = FlowId(file_, pid, correlation);
+    if (correlation) {
+      auto it = launched_.find(PidCorrelation(pid, correlation));
+      if (it != launched_.end() && landed_.insert(it->first).second) s.flow_in = it->second;
+    }
+    // A GPU operation at the end of a launch flow leaves its correlation id to the launching call
+    // at the flow's other end (one click away in the UI, the same number): repeating it would cost
+    // 4-5 of the 40 bytes a kernel slice may take. Operations without a flow (a graph's later
+    // kernels, a launch outside the trace) carry it themselves.
+    if (!s.flow_in) s.correlation_id = correlation;
     writer_->WriteSlice(s);
     return s.category;
+  }
+
+  // The set's own counters (a capture's NVML samples), each under its GPU's track.
+  void WriteGpuCounters() {
+    for (const GpuCounterSeries& series : in_.gpu_counters) {
+      if (series.points.empty()) continue;
+      const uint64_t track = uuids_->Get(file_, kGpuCounter, series.pid, series.device,
+                                         std::hash<std::string>{}(series.name));
+      writer_->CounterTrack(track, GpuTrack(series.pid, series.device), series.name, series.unit);
+      writer_->BeginSequence(track);
+      for (const auto& [ts, value] : series.points) writer_->WriteCounter(Ts(ts), value);
+    }
   }
 
   // One counter track per category seen on the GPU: the share of each bin that category's
@@ -425,9 +451,10 @@ class FileExporter {
   std::unordered_map<uint32_t, int32_t> ranks_;
   std::unordered_map<uint64_t, std::string_view> device_names_;
   std::unordered_map<NameId, KernelName> kernel_names_;
-  std::unordered_set<uint64_t> targets_;   // (pid, correlation) of GPU operations
-  std::unordered_set<uint64_t> launched_;  // flows started by an API call
-  std::unordered_set<uint64_t> landed_;    // flows ended on a GPU operation
+  std::unordered_set<uint64_t> targets_;             // (pid, correlation) of GPU operations
+  std::unordered_map<uint64_t, uint64_t> launched_;  // flows started by an API call: their ids
+  std::unordered_set<uint64_t> landed_;              // flows ended on a GPU operation
+  std::string launch_;                               // reused `launch` argument
   const std::string memcpy_names_[6] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH",
                                         "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
 };
@@ -449,7 +476,7 @@ base::StatusOr<ExportStats> ExportEventSets(std::vector<EventSet>* sets,
   ExportStats stats;
   std::vector<ImportedFile>& files = *sets;
   int64_t offset_ns = INT64_MAX;
-  for (const auto& f : files) offset_ns = std::min(offset_ns, EarliestStart(f.events));
+  for (const auto& f : files) offset_ns = std::min(offset_ns, EarliestStart(f));
   if (offset_ns == INT64_MAX) offset_ns = 0;
 
   Output output;

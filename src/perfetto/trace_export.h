@@ -3,11 +3,11 @@
 
 // `inferscope export`: Kineto / Nsight traces -> a Perfetto trace seen through inferscope's
 // taxonomy. One track group per GPU with a child track per stream (kernels named by their short
-// name, categorized, with full name, grid, block, correlation and graph ids as arguments; copies
-// and memsets), host process tracks with a track per thread (CUDA runtime/driver calls) and its
-// sync waits, flows from each launch to its GPU work by correlation id, and counter tracks of each
-// category's share of GPU busy time. Timestamps stay on the traces' clock, shifted by one offset
-// (the earliest event) so that they encode short.
+// name and categorized, with one interned `launch` argument holding full name, grid, block and
+// graph id, and the correlation id; copies and memsets), host process tracks with a track per
+// thread (CUDA runtime/driver calls) and its sync waits, flows from each launch to its GPU work by
+// correlation id, and counter tracks of each category's share of GPU busy time. Timestamps stay on
+// the traces' clock, shifted by one offset (the earliest event) so that they encode short.
 
 #include <cstdint>
 #include <memory>
@@ -41,10 +41,21 @@ struct ExportStats {
 // The raw events of one source (a trace file, or one process of a live capture), kept as delivered.
 using RawEvents = model::EventRecorder;
 
+// Values of one counter of one of a set's GPUs over time (a live capture's NVML samples): a counter
+// track under that GPU's track, each value holding until the next.
+struct GpuCounterSeries {
+  uint32_t pid = 0;
+  uint32_t device = 0;  // the process's CUDA ordinal, as in its events
+  std::string name;     // the track's name
+  std::string unit;
+  std::vector<std::pair<int64_t, double>> points;  // (ns on the set's clock, value), in time order
+};
+
 // One source's events and the names they refer to.
 struct EventSet {
   std::unique_ptr<model::NameTable> names = std::make_unique<model::NameTable>();
   RawEvents events;
+  std::vector<GpuCounterSeries> gpu_counters;
 };
 
 // Writes `sets` (one per trace file or captured process; emptied as they are written) to

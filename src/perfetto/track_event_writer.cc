@@ -249,8 +249,11 @@ void TrackEventWriter::WriteSlice(const Slice& slice) {
     }
     Bytes(w, field::kDebugAnnotations, annotation);
   }
-  if (slice.flow_out) Fixed64(w, field::kFlowIds, slice.flow_out);
-  if (slice.flow_in) Fixed64(w, field::kTerminatingFlowIds, slice.flow_in);
+  // TrackEvent's own correlation id: a 2-byte tag and the varint, where a debug annotation would
+  // add its length and its name's id (3 more bytes).
+  if (slice.correlation_id) UAlways(w, field::kCorrelationId, slice.correlation_id);
+  if (slice.flow_out) UAlways(w, field::kFlowIdsOld, slice.flow_out);
+  if (slice.flow_in) UAlways(w, field::kTerminatingFlowIdsOld, slice.flow_in);
   // No SEQ_NEEDS_INCREMENTAL_STATE flag: it only lets a reader drop packets of a sequence whose
   // state it lost, which a file written whole cannot have, and it would cost 2 bytes a slice.
   WritePacket(static_cast<uint64_t>(slice.start_ns), true, scratch_, 0);

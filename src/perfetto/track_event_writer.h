@@ -47,8 +47,15 @@ inline constexpr uint32_t kType = 9;
 inline constexpr uint32_t kNameIid = 10;
 inline constexpr uint32_t kTrackUuid = 11;
 inline constexpr uint32_t kDoubleCounterValue = 44;
-inline constexpr uint32_t kFlowIds = 47;
-inline constexpr uint32_t kTerminatingFlowIds = 48;
+// The varint flow ids (`flow_ids_old`, `terminating_flow_ids_old`): deprecated in the schema in
+// favour of fixed64 `flow_ids` (47) and `terminating_flow_ids` (48), but still read by the trace
+// processor (track_event_event_importer.h takes either); with the export's dense ids they cost
+// 1-3 bytes where the fixed64 ones cost 8.
+inline constexpr uint32_t kFlowIdsOld = 36;
+inline constexpr uint32_t kTerminatingFlowIdsOld = 42;
+// TrackEvent.correlation_id (uint64): the trace processor shows it as the slice's
+// `correlation_id` argument and the UI colours the slices sharing one alike.
+inline constexpr uint32_t kCorrelationId = 52;
 // DebugAnnotation
 inline constexpr uint32_t kAnnotationNameIid = 1;
 inline constexpr uint32_t kAnnotationUintValue = 3;
@@ -101,8 +108,8 @@ struct Arg {
   }
 };
 
-// A slice on a sequence's default track: [start_ns, end_ns), named and categorized, with arguments
-// and optional flow ends (0 = none).
+// A slice on a sequence's default track: [start_ns, end_ns), named and categorized, with arguments,
+// an optional correlation id and optional flow ends (0 = none).
 struct Slice {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
@@ -110,8 +117,9 @@ struct Slice {
   std::string_view category;
   const Arg* args = nullptr;
   size_t arg_count = 0;
-  uint64_t flow_out = 0;  // a flow starting here (the launching API call)
-  uint64_t flow_in = 0;   // a flow ending here (the kernel it launched)
+  uint64_t correlation_id = 0;  // CUPTI's correlation id (launch and GPU work share it); 0: none
+  uint64_t flow_out = 0;        // a flow starting here (the launching API call)
+  uint64_t flow_in = 0;         // a flow ending here (the kernel it launched)
 };
 
 // What the export writes through: tracks, then per track a sequence of its events in time order.

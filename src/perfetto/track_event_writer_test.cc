@@ -19,6 +19,10 @@ struct Event {
   uint64_t delta = 0;
   uint64_t type = 0;
   uint64_t name_iid = 0;
+  uint64_t correlation_id = 0;
+  uint64_t flow_out = 0;  // varint flow_ids_old
+  uint64_t flow_in = 0;   // varint terminating_flow_ids_old
+  int annotations = 0;
   std::vector<std::string> interned;  // strings interned in this packet
 };
 
@@ -42,6 +46,19 @@ std::vector<Event> Events(const std::string& trace) {
         while (te.NextField(&g)) {
           if (g.number == field::kType) e.type = g.value;
           if (g.number == field::kNameIid) e.name_iid = g.value;
+          if (g.number == field::kDebugAnnotations) ++e.annotations;
+          if (g.number == field::kCorrelationId) {
+            EXPECT_EQ(g.type, wire::WireType::kVarint);
+            e.correlation_id = g.value;
+          }
+          if (g.number == field::kFlowIdsOld) {
+            EXPECT_EQ(g.type, wire::WireType::kVarint);
+            e.flow_out = g.value;
+          }
+          if (g.number == field::kTerminatingFlowIdsOld) {
+            EXPECT_EQ(g.type, wire::WireType::kVarint);
+            e.flow_in = g.value;
+          }
         }
       }
       if (f.number == field::kInternedData) {
@@ -85,6 +102,40 @@ TEST(TrackEventWriterTest, InternsOncePerSequenceAndWritesDeltas) {
             (std::vector<std::string>{"matmul", "k", "grid", "1,1,1", "correlation_id"}));
   EXPECT_TRUE(events[2].interned.empty());  // the second slice costs ids only
   EXPECT_EQ(events[2].name_iid, events[0].name_iid);
+}
+
+// The correlation id is TrackEvent's own field and flows use the varint ids, not annotations and
+// fixed64s: a kernel slice with its launch argument, correlation id and flow end stays within the
+// 40 bytes of issue 17 (the end packet included).
+TEST(TrackEventWriterTest, CorrelationIdAndFlowsAreVarintFields) {
+  std::string out;
+  TrackEventWriter writer([&](std::string_view b) { out.append(b); });
+  writer.BeginSequence(1);
+  const Arg launch[] = {Arg::String("launch", "void k(int) <<<(1,1,1), (32,1,1)>>>")};
+  Slice s{1000, 1500, "k", "matmul", launch, 1};
+  s.correlation_id = 123456;
+  s.flow_in = 300;
+  writer.WriteSlice(s);
+  // As the export writes a kernel at the end of its launch flow: the correlation id is the
+  // launching call's.
+  s.start_ns = 2000;
+  s.end_ns = 2600;
+  s.correlation_id = 0;
+  s.flow_in = 301;
+  const uint64_t before = writer.bytes_written();
+  writer.WriteSlice(s);  // the first slice's end, then this one's begin: a slice's worth
+  const uint64_t one_slice = writer.bytes_written() - before;
+  writer.Finish();
+
+  const std::vector<Event> events = Events(out);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].correlation_id, 123456u);
+  EXPECT_EQ(events[0].flow_in, 300u);
+  EXPECT_EQ(events[0].annotations, 1);
+  EXPECT_EQ(events[2].correlation_id, 0u);
+  EXPECT_EQ(events[2].flow_in, 301u);
+  EXPECT_EQ(events[1].correlation_id, 0u);  // ends carry nothing but their time
+  EXPECT_LE(one_slice, 40u);
 }
 
 TEST(TrackEventWriterTest, NestedSlicesEndInTimeOrderAndAreCutToTheirParent) {

@@ -19,7 +19,6 @@ import argparse
 import glob
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, agent_endpoints, wait_for_socket
+from live_common import REPO, agent_endpoints, finish, wait_for_socket
 
 UUID1 = "GPU-fa4e0000-0000-0000-0000-000000000001"
 
@@ -105,13 +104,7 @@ def main():
             if indices != [(1, UUID1)]:
                 failures.append("report --device 0 shows the GPU metrics of %s, want NVML 1"
                                 % indices)
-    for f in failures:
-        print("FAIL: " + f)
-    if failures or args.keep:
-        print("work dir: " + work)
-    else:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if failures else 0
+    return finish(failures, work, args.keep)
 
 
 if __name__ == "__main__":

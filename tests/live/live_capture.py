@@ -8,7 +8,9 @@ with the real injection library, agent and CLI. The bundled two-rank vLLM decode
                   has per-stream kernel tracks of both ranks, host threads with CUDA calls, flows
                   that start and end, busy-share counters; both ranks' kernels fall in the one
                   requested span (one clock); only kernel and
-                  CUDA API names appear (privacy); Chrome JSON output passes the structural check.
+                  CUDA API names appear (privacy); Chrome JSON output passes the structural check;
+                  with --fake-nvml, each rank's GPU has NVML counter tracks (utilization, SM
+                  clock, power, memory used, temperature) of the captured seconds.
   two_at_once     a second capture while one runs is refused with one clear line (exit 1).
   process_exits   the process ends mid-capture: the capture still finishes, says "exited".
   agent_dies      the agent is killed mid-capture: the application runs on and ends on time
@@ -19,7 +21,7 @@ with the real injection library, agent and CLI. The bundled two-rank vLLM decode
   graph_nodes     a CUDA-graph server (tools/make_graph_server_trace.py): graph launches are one
                   slice each, with --graph-nodes every node is a kernel slice with its graph id.
 
-Usage: live_capture.py --inferscope BIN --replay-engine BIN [--cases a,b].
+Usage: live_capture.py --inferscope BIN --replay-engine BIN [--cases a,b] [--fake-nvml LIB].
 Exit 0 ok, 1 failure, 77 skipped (no protoc, unless INFERSCOPE_REQUIRE_PROTOC=1).
 """
 
@@ -51,8 +53,14 @@ class Case:
         self.app = None
 
     def start_agent(self):
+        cmd = [self.args.inferscope, "agent", "--state-dir", self.state, "--http-port", "0"]
+        env = dict(os.environ)
+        if self.args.fake_nvml:
+            # Two fake GPUs sampled every 100 ms: the capture's NVML counter tracks.
+            cmd += ["--nvml-library", self.args.fake_nvml, "--gpu-sample-interval", "100ms"]
+            env["FAKE_NVML_SCENARIO"] = "devices=2"
         self.agent = subprocess.Popen(
-            [self.args.inferscope, "agent", "--state-dir", self.state, "--http-port", "0"],
+            cmd, env=env,
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "agent.log"), "a"))
         assert wait_for_socket(os.path.join(self.state, "agent.sock")), "agent did not start"
         deadline = time.time() + 10
@@ -63,7 +71,11 @@ class Case:
     def start_app(self, seconds, env=None, traces=TRACES):
         """The replayed server, in real time, looping for `seconds`."""
         cmd = [self.args.inferscope, "run", "--state-dir", self.state, "--no-agent", "--",
-               self.args.replay_engine, "--speed", "1", "--loop-for", str(seconds)] + traces
+               self.args.replay_engine, "--speed", "1", "--loop-for", str(seconds)]
+        if self.args.fake_nvml:
+            # The fake CUPTI's device records: CUDA d has the fake NVML's UUID of index d.
+            cmd += ["--nvml-index-of-device", "0,1"]
+        cmd += traces
         self.app_started = time.time()
         self.app = subprocess.Popen(cmd, env=dict(os.environ, INFERSCOPE_WINDOW="1s", **(env or {})),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -123,9 +135,11 @@ def trace_names():
 # Labels the export writes itself (track names, argument names, categories, copy names).
 OWN_STRINGS = re.compile(
     r"^(rank \d+ \(pid \d+\)|pid \d+|thread \d+|thread \d+ sync waits|sync waits|GPU \d+.*|"
-    r"stream \d+|stream \?|busy share: .*|fraction|category|full_name|grid|block|"
-    r"correlation_id|graph_id|bytes|cuda_api|sync|memory|sync wait: .*|Memcpy.*|Memset|"
-    r"-?\d+,-?\d+,-?\d+|kernel|cuda api call|[a-z_]+)$")
+    r"stream \d+|stream \?|busy share: .*|fraction|launch|nvml: [a-z_]+|%|W|C|MHz|bytes/s|"
+    r"bytes|cuda_api|sync|memory|sync wait: .*|Memcpy.*|Memset|"
+    r"kernel|cuda api call|[a-z_]+)$")
+# A kernel's `launch` argument: its full name, then grid and block (and graph id) in CUDA's syntax.
+LAUNCH_SUFFIX = re.compile(r" <<<\(-?\d+,-?\d+,-?\d+\), \(-?\d+,-?\d+,-?\d+\)>>>( graph \d+)?$")
 
 
 def multi_rank(c, protoc):
@@ -157,18 +171,26 @@ def multi_rank(c, protoc):
     assert re.search(r'name: "stream \d+"', text), "no stream tracks"
     begins = text.count("type: TYPE_SLICE_BEGIN")
     assert begins > 100 and begins == text.count("type: TYPE_SLICE_END"), begins
-    for arg in ("category", "full_name", "grid", "block", "correlation_id"):
-        assert 'name: "%s"' % arg in text, "no %s argument" % arg
+    assert 'name: "launch"' in text, "no launch argument"
+    assert re.search(r'str: ".*<<<\(\d+,\d+,\d+\), \(\d+,\d+,\d+\)>>>', text), "no grid/block"
+    assert re.search(r"^\s*correlation_id: \d+", text, re.M), "no correlation ids"
     assert "thread_name:" in text and "cudaLaunchKernel" in text, "no host CUDA calls"
-    starts = set(re.findall(r"^\s*flow_ids: (\d+)", text, re.M))
-    lands = set(re.findall(r"^\s*terminating_flow_ids: (\d+)", text, re.M))
+    starts = set(re.findall(r"^\s*flow_ids_old: (\d+)", text, re.M))
+    lands = set(re.findall(r"^\s*terminating_flow_ids_old: (\d+)", text, re.M))
     assert starts and starts == lands, "%d flows start, %d end" % (len(starts), len(lands))
     assert "busy share: " in text and "double_counter_value" in text, "no counters"
+    if c.args.fake_nvml:
+        # NVML's metrics of the captured seconds on each rank's GPU (CUDA d = NVML index d).
+        for metric in ("gpu_util_pct", "sm_clock_mhz", "power_w", "mem_used_bytes",
+                       "temperature_c"):
+            n = text.count('name: "nvml: %s"' % metric)
+            assert n == 2, "%d nvml: %s counter tracks, expected one per rank's GPU" % (n, metric)
     # Privacy: every string is a kernel/API name of the replayed traces or the export's own label.
     names = trace_names()
     strings = set(re.findall(r'(?:name|str|string_value|process_name|thread_name): "((?:[^"\\]|\\.)*)"',
                              text))
     # (short names abbreviate the anonymous namespace)
+    strings = {LAUNCH_SUFFIX.sub("", s) for s in strings}
     strange = [s for s in strings if s not in names and not OWN_STRINGS.match(s)
                and not any(s.replace("(anon)", "(anonymous namespace)") in n for n in names)]
     assert not strange, "strings that are neither names nor labels: %s" % strange[:5]
@@ -285,11 +307,11 @@ def graph_nodes(c, protoc):
 
     def kernels(path):
         events = json.load(open(path))["traceEvents"]
-        return [e for e in events if e["ph"] == "X" and "full_name" in e.get("args", {})]
+        return [e for e in events if e["ph"] == "X" and "launch" in e.get("args", {})]
     plain_k, node_k = kernels(plain), kernels(nodes)
     assert any(e["name"].startswith("[cuda graph") for e in plain_k), \
         "graph launches should be one slice each without --graph-nodes"
-    graphed = [e for e in node_k if e["args"].get("graph_id")]
+    graphed = [e for e in node_k if re.search(r">>> graph \d+$", e["args"]["launch"])]
     assert graphed and not any(e["name"].startswith("[cuda graph") for e in graphed), \
         "with --graph-nodes the graph's kernels carry their graph id: %s" % node_k[:3]
     assert len(node_k) > len(plain_k), (len(node_k), len(plain_k))
@@ -304,6 +326,9 @@ def main():
     p.add_argument("--inferscope", required=True)
     p.add_argument("--replay-engine", required=True)
     p.add_argument("--cases", default="")
+    p.add_argument("--fake-nvml", default="",
+                   help="the fake libnvidia-ml.so.1: the agent samples it, captures carry NVML "
+                        "counter tracks (multi_rank checks them)")
     args = p.parse_args()
     protoc = shutil.which("protoc")
     if not protoc:

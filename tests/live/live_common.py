@@ -6,6 +6,7 @@ import ctypes.util
 import glob
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -108,3 +109,15 @@ def agent_endpoints(state, timeout_s=10.0):
             if time.time() > deadline:
                 raise RuntimeError("no endpoints in %s/agent.json after %.0f s" % (state, timeout_s))
             time.sleep(0.05)
+
+
+def finish(failures, work, keep=False):
+    """A live test's ending: prints each failure, keeps the work dir when something failed (or on
+    --keep) and says where it is, else removes it. Returns the exit code (1 on failures)."""
+    for f in failures:
+        print("FAIL: " + f)
+    if failures or keep:
+        print("work dir: " + work)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0

@@ -195,6 +195,18 @@ class Case:
             endpoints = self.wait_for_endpoints()
 
             wait_until(lambda: fake.served() > 0, 10, "the agent's first scrape")
+            if self.spans:
+                # Node loads the OpenTelemetry SDK before the replay starts and W is chosen:
+                # its startup (seconds on a loaded machine) is then outside the span's deadline.
+                node = subprocess.Popen(
+                    [self.args.node, os.path.join(REPO, "tests", "otel", "send_spans.mjs"),
+                     "--endpoint", endpoints["otlp_http"], "--protocol", "proto", "--count",
+                     str(self.args.spans), "--base-ns", "-"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    text=True)
+                if node.stdout.readline().strip() != "ready":
+                    node.kill()
+                    raise Failure("send_spans.mjs did not start: %s" % node.stderr.read()[-400:])
             replay_log = open(os.path.join(self.work, "replay.log"), "w")
             replay = subprocess.Popen(
                 [self.args.inferscope, "run", "--state-dir", self.state, "--no-agent", "--window",
@@ -210,12 +222,8 @@ class Case:
             if self.window_ns + WINDOW_NS > now_ns + self.args.seconds * 1e9:
                 raise Failure("--seconds too short to cover a middle window")
             if self.spans:
-                node = subprocess.Popen(
-                    [self.args.node, os.path.join(REPO, "tests", "otel", "send_spans.mjs"),
-                     "--endpoint", endpoints["otlp_http"], "--protocol", "proto", "--count",
-                     str(self.args.spans), "--base-ns", str(self.window_ns + 200_000_000)],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                out, err = node.communicate(timeout=30)
+                out, err = node.communicate(input="%d\n" % (self.window_ns + 200_000_000),
+                                            timeout=30)
                 if node.returncode != 0:
                     raise Failure("send_spans.mjs failed (%d): %s" % (node.returncode, err[-400:]))
                 self.sent = json.loads(out.strip().splitlines()[-1])

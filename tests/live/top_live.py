@@ -24,7 +24,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -32,7 +31,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, agent_endpoints, wait_for_socket
+from live_common import REPO, agent_endpoints, finish, wait_for_socket
 
 
 class Failure(Exception):
@@ -238,13 +237,7 @@ def main():
         except subprocess.TimeoutExpired:
             agent.kill()
             agent.wait()
-    for f in failures:
-        print("FAIL: " + f)
-    if failures or args.keep:
-        print("work dir: " + work)
-    else:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if failures else 0
+    return finish(failures, work, args.keep)
 
 
 if __name__ == "__main__":

@@ -10,14 +10,17 @@
 // with SECRET. Some non-request spans (unknown names carrying the secret) are mixed in.
 //
 //   node send_spans.mjs --endpoint http://127.0.0.1:PORT/v1/traces --protocol proto|json
-//                       --count N [--base-ns NS] [--gzip] [--live-seconds S]
+//                       --count N [--base-ns NS|-] [--gzip] [--live-seconds S]
 //
 // Default: the spans get past timestamps from --base-ns (10 ms apart) and the processor exports
 // every 200 ms. --live-seconds S: the way an engine sends them, the N spans end in real time,
 // evenly over S seconds (each ending when it is created), and the BatchSpanProcessor keeps the
 // SDK's default cadence (an export every 5 s, scheduledDelayMillis), so most spans reach the
-// receiver seconds after their end.
+// receiver seconds after their end. --base-ns -: the SDK is loaded first, then "ready" is printed
+// and the base is read from stdin, so a caller aiming spans at a window a few seconds ahead does
+// not race node's startup (seconds on a loaded machine).
 
+import readline from 'node:readline';
 import { SpanKind } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -35,7 +38,10 @@ function parseArgs(argv) {
     if (a === '--endpoint') args.endpoint = argv[++i];
     else if (a === '--protocol') args.protocol = argv[++i];
     else if (a === '--count') args.count = Number(argv[++i]);
-    else if (a === '--base-ns') args.baseNs = BigInt(argv[++i]);
+    else if (a === '--base-ns') {
+      const v = argv[++i];
+      args.baseNs = v === '-' ? '-' : BigInt(v);
+    }
     else if (a === '--gzip') args.gzip = true;
     else if (a === '--live-seconds') args.liveSeconds = Number(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
@@ -88,6 +94,18 @@ async function main() {
         args.liveSeconds === null ? { maxExportBatchSize: 16, scheduledDelayMillis: 200 } : {})],
   });
   const tracer = provider.getTracer('vllm.llm_engine');
+  if (args.baseNs === '-') {
+    process.stdout.write('ready\n');
+    const lines = readline.createInterface({ input: process.stdin });
+    let base = null;
+    for await (const line of lines) {
+      base = BigInt(line.trim());
+      break;
+    }
+    lines.close();
+    if (base === null) throw new Error('--base-ns -: stdin closed before a base was given');
+    args.baseNs = base;
+  }
 
   const sums = { queue: 0n, prefill: 0n, decode: 0n, inference: 0n, ttft: 0n, e2e: 0n };
   const maxes = { e2e: 0n };

@@ -70,6 +70,10 @@ def main():
     p.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     p.add_argument("--node", default="node")
     p.add_argument("--keep", action="store_true")
+    p.add_argument("--enforce-budgets", action="store_true",
+                   default=os.environ.get("INFERSCOPE_UI_BUDGETS") == "1",
+                   help="fail when the first paint or the 24 h render is over its budget "
+                        "(default: measured and printed only; INFERSCOPE_UI_BUDGETS=1)")
     args = p.parse_args()
 
     if shutil.which(args.node) is None:
@@ -140,7 +144,8 @@ def main():
         node = subprocess.run(
             [args.node, os.path.join(HERE, "ui_test.mjs"), "--url", base, "--out", args.out,
              "--chromium", args.chromium, "--history-end", str(end_s),
-             "--history-hours", str(args.hours)],
+             "--history-hours", str(args.hours),
+             "--enforce-budgets", "1" if args.enforce_budgets else "0"],
             timeout=240)
         result = node.returncode
         phase("browser checks done")

@@ -41,6 +41,9 @@ base::StatusOr<std::string> ClickHouseClient::Post(const std::string& path_and_q
   options.max_body_bytes = max_body_bytes;
   options.basic_auth_user = target_.user;
   options.basic_auth_password = target_.password;
+  options.tls = target_.tls;
+  options.ca_file = target_.ca_file;
+  options.tls_skip_verify = target_.tls_skip_verify;
   ASSIGN_OR_RETURN(net::FetchResult r,
                    net::HttpPostBody(t, options, body, "text/plain; charset=utf-8"));
   if (r.status == 200) {
@@ -58,7 +61,8 @@ base::StatusOr<std::string> ClickHouseClient::Post(const std::string& path_and_q
   // A server still loading its tables or out of memory answers with an exception too; those
   // codes (TOO_MANY_SIMULTANEOUS_QUERIES 202, MEMORY_LIMIT_EXCEEDED 241, TIMEOUT_EXCEEDED 159,
   // TABLE_IS_READ_ONLY 242) are worth a retry.
-  for (const char* code : {"Code: 202,", "Code: 241,", "Code: 159,", "Code: 242,"})
+  // QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING (216): an earlier attempt of this insert still runs.
+  for (const char* code : {"Code: 202,", "Code: 241,", "Code: 159,", "Code: 242,", "Code: 216,"})
     if (r.body.rfind(code, 0) == 0) return base::UnavailableError(why);
   return base::InvalidArgumentError(why);
 }
@@ -68,13 +72,45 @@ base::StatusOr<std::string> ClickHouseClient::Execute(std::string_view sql,
   return Post("/?database=default", sql, max_body_bytes);
 }
 
-base::Status ClickHouseClient::InsertJsonEachRow(std::string_view table,
-                                                 std::string_view rows) const {
+base::Status ClickHouseClient::InsertJsonEachRow(std::string_view table, std::string_view rows,
+                                                 const std::string& query_id) const {
   const std::string query =
       "INSERT INTO " + target_.database + "." + std::string(table) + " FORMAT JSONEachRow";
   // input_format_skip_unknown_fields: a newer agent's extra columns do not fail an older schema.
-  auto r = Post("/?input_format_skip_unknown_fields=1&query=" + UrlEncode(query), rows, 1 << 16);
+  std::string path = "/?input_format_skip_unknown_fields=1&query=" + UrlEncode(query);
+  if (!query_id.empty()) path += "&query_id=" + UrlEncode(query_id);
+  auto r = Post(path, rows, 1 << 16);
   return r.ok() ? base::OkStatus() : r.status();
+}
+
+base::StatusOr<uint64_t> ClickHouseClient::CountBatchRows(std::string_view table,
+                                                          const std::string& date,
+                                                          uint64_t batch_id) const {
+  // Dates only: the value is spliced into the statement.
+  if (date.size() != 10 || date.find_first_not_of("0123456789-") != std::string::npos)
+    return base::InvalidArgumentError("bad partition date '" + date.substr(0, 20) + "'");
+  ASSIGN_OR_RETURN(std::string n, Execute("SELECT count() FROM " + target_.database + "." +
+                                          std::string(table) + " WHERE date = '" + date +
+                                          "' AND batch_id = " + std::to_string(batch_id) +
+                                          " FORMAT TabSeparated"));
+  char* end = nullptr;
+  const uint64_t count = std::strtoull(n.c_str(), &end, 10);
+  if (n.empty() || end == n.c_str() || (*end != '\n' && *end != '\0'))
+    return base::DataLossError(target_.ToUrl() + ": unexpected count '" + ClickHouseErrorLine(n) +
+                               "'");
+  return count;
+}
+
+base::StatusOr<bool> ClickHouseClient::QueryRunning(const std::string& query_id) const {
+  for (char c : query_id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
+      return base::InvalidArgumentError("bad query id");
+  ASSIGN_OR_RETURN(std::string n,
+                   Execute("SELECT count() FROM system.processes WHERE query_id = '" + query_id +
+                           "' FORMAT TabSeparated"));
+  if (n.empty() || !std::isdigit(static_cast<unsigned char>(n[0])))
+    return base::DataLossError(target_.ToUrl() + ": unexpected answer from system.processes");
+  return n[0] != '0';
 }
 
 base::StatusOr<int> ClickHouseClient::DropPartitionsBefore(
@@ -122,8 +158,14 @@ base::StatusOr<int> ClickHouseClient::EnsureSchema() const {
                                   std::to_string(LatestSchemaVersion()));
   for (const Migration& m : Migrations()) {
     if (m.version <= version) continue;
-    for (const std::string& statement : m.statements)
-      RETURN_IF_ERROR(Execute(WithDatabase(statement, db)).status());
+    for (const std::string& statement : m.statements) {
+      const base::Status s = Execute(WithDatabase(statement, db)).status();
+      // 18.16 has no ADD COLUMN IF NOT EXISTS: a column another agent (or a retry whose answer
+      // was lost) added is "already exists" (Code 44), which is the migration done.
+      const bool already = statement.find(" ADD COLUMN ") != std::string::npos &&
+                           s.message().find("Code: 44,") != std::string::npos;
+      if (!s.ok() && !already) return s;
+    }
     RETURN_IF_ERROR(Execute("INSERT INTO " + db + "." + kSchemaTable + " VALUES (" +
                             std::to_string(m.version) + ", " + std::to_string(base::UnixNowNs()) +
                             ")")

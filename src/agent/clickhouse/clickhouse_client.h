@@ -25,8 +25,17 @@ class ClickHouseClient {
   // returns the response body.
   base::StatusOr<std::string> Execute(std::string_view sql,
                                       size_t max_body_bytes = 64u << 20) const;
-  // INSERT INTO db.table FORMAT JSONEachRow with `rows` as the data.
-  base::Status InsertJsonEachRow(std::string_view table, std::string_view rows) const;
+  // INSERT INTO db.table FORMAT JSONEachRow with `rows` as the data. A non-empty `query_id`
+  // names the query on the server: while an insert of that id still runs there, another one is
+  // refused (Code 216, kUnavailable), so a retry cannot overtake a slow first attempt.
+  base::Status InsertJsonEachRow(std::string_view table, std::string_view rows,
+                                 const std::string& query_id = "") const;
+  // The rows of `batch_id` in db.table's partition `date` ("YYYY-MM-DD"); with the schema's
+  // sorting key this reads one column of one day.
+  base::StatusOr<uint64_t> CountBatchRows(std::string_view table, const std::string& date,
+                                          uint64_t batch_id) const;
+  // Whether a query named `query_id` is running on the server (system.processes).
+  base::StatusOr<bool> QueryRunning(const std::string& query_id) const;
   // Creates or migrates the schema (schema.h) to LatestSchemaVersion(); returns the version found.
   base::StatusOr<int> EnsureSchema() const;
 

@@ -33,15 +33,50 @@ bool IsIdentifier(std::string_view s, std::string_view extra) {
 std::string ClickHouseTarget::ToUrl() const {
   const std::string host =
       http.host.find(':') != std::string::npos ? "[" + http.host + "]" : http.host;
-  return "clickhouse://" + host + ":" + std::to_string(http.port) + "/" + database;
+  return std::string(tls ? "clickhouses://" : "clickhouse://") + host + ":" +
+         std::to_string(http.port) + "/" + database;
 }
 
 base::StatusOr<ClickHouseTarget> ParseClickHouseUrl(std::string_view url) {
-  constexpr std::string_view kScheme = "clickhouse://";
+  constexpr std::string_view kScheme = "clickhouse://", kTlsScheme = "clickhouses://";
   const std::string shown = "ClickHouse URL " + std::string(url.substr(0, 200));
-  if (url.substr(0, kScheme.size()) != kScheme)
-    return base::InvalidArgumentError(shown + ": expected clickhouse://HOST[:PORT][/DB]");
-  std::string_view rest = url.substr(kScheme.size());
+  const bool tls = url.substr(0, kTlsScheme.size()) == kTlsScheme;
+  if (!tls && url.substr(0, kScheme.size()) != kScheme)
+    return base::InvalidArgumentError(
+        shown + ": expected clickhouse://HOST[:PORT][/DB] or clickhouses://HOST[:PORT][/DB]");
+  std::string_view rest = url.substr(tls ? kTlsScheme.size() : kScheme.size());
+  // TLS options as query parameters (like clickhouse-go's DSN), so that the sink and every
+  // `--source` read take the same URL: ca_file=PATH (PEM), skip_verify=1.
+  std::string ca_file;
+  bool skip_verify = false;
+  if (const size_t q = rest.find('?'); q != std::string_view::npos) {
+    std::string_view params = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+    while (!params.empty()) {
+      const size_t amp = params.find('&');
+      const std::string_view param = params.substr(0, amp);
+      params = amp == std::string_view::npos ? std::string_view() : params.substr(amp + 1);
+      const size_t eq = param.find('=');
+      const std::string_view key = param.substr(0, eq);
+      const std::string_view value =
+          eq == std::string_view::npos ? std::string_view() : param.substr(eq + 1);
+      if (!tls)
+        return base::InvalidArgumentError(shown + ": " + std::string(key.substr(0, 40)) +
+                                          " needs clickhouses:// (TLS)");
+      if (key == "ca_file" && !value.empty() && value.size() <= 4096 &&
+          value.find('\0') == std::string_view::npos) {
+        ca_file = std::string(value);
+      } else if (key == "skip_verify" && (value == "1" || value == "true")) {
+        skip_verify = true;
+      } else if (key == "skip_verify" && (value == "0" || value == "false")) {
+        skip_verify = false;
+      } else {
+        return base::InvalidArgumentError(
+            shown + ": unknown or empty parameter '" + std::string(key.substr(0, 40)) +
+            "' (clickhouses:// takes ca_file=PATH and skip_verify=1)");
+      }
+    }
+  }
   if (rest.find('@') != std::string_view::npos)
     return base::InvalidArgumentError(std::string("ClickHouse URL") +
                                       ": credentials do not belong on the command line; use a " +
@@ -63,10 +98,13 @@ base::StatusOr<ClickHouseTarget> ParseClickHouseUrl(std::string_view url) {
                    net::ParseHttpUrl("http://" + std::string(rest), "ClickHouse URL"));
   if (rest.find(':') == std::string_view::npos ||
       (rest.front() == '[' && rest.find("]:") == std::string_view::npos))
-    http.port = 8123;  // ClickHouse's HTTP interface
+    http.port = tls ? 8443 : 8123;  // ClickHouse's https_port and http_port by convention
   ClickHouseTarget t;
   t.http = std::move(http);
   t.http.path = "/";
+  t.tls = tls;
+  t.ca_file = std::move(ca_file);
+  t.tls_skip_verify = skip_verify;
   t.database = std::move(database);
   return t;
 }

@@ -16,16 +16,26 @@ namespace inferscope::agent::clickhouse {
 
 // A server's HTTP interface and the database the tables live in.
 struct ClickHouseTarget {
-  net::HttpTarget http;  // host, port (default 8123); path unused
+  net::HttpTarget http;  // host, port (default 8123; 8443 with TLS); path unused
+  // clickhouses://: HTTPS, the certificate checked against ca_file (empty: the system's CAs)
+  // unless skip_verify (net::FetchOptions).
+  bool tls = false;
+  std::string ca_file;
+  bool tls_skip_verify = false;
   std::string database = "inferscope";
   std::string user, password;  // from the credentials file; empty user: ClickHouse's `default`
 
-  std::string ToUrl() const;  // "clickhouse://127.0.0.1:8123/inferscope" (never credentials)
+  // "clickhouse://127.0.0.1:8123/inferscope", "clickhouses://..." (never credentials, nor the
+  // TLS parameters)
+  std::string ToUrl() const;
 };
 
-// Parses `clickhouse://HOST[:PORT][/DB]`. The database is [A-Za-z0-9_]+ (it is spliced into SQL);
-// user info in the URL is refused (credentials come from a file: command lines are visible to
-// every user of the host in /proc).
+// Parses `clickhouse://HOST[:PORT][/DB]` (HTTP, port 8123 by default) and
+// `clickhouses://HOST[:PORT][/DB][?ca_file=PATH][&skip_verify=1]` (HTTPS, port 8443 by default:
+// the server's certificate is verified against ca_file, else the system's CAs, unless
+// skip_verify). The database is [A-Za-z0-9_]+ (it is spliced into SQL); user info in the URL is
+// refused (credentials come from a file: command lines are visible to every user of the host in
+// /proc).
 base::StatusOr<ClickHouseTarget> ParseClickHouseUrl(std::string_view url);
 
 struct Credentials {

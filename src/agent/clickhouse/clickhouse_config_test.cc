@@ -34,6 +34,31 @@ TEST(ClickHouseUrl, Defaults) {
   EXPECT_EQ(v6->ToUrl(), "clickhouse://[::1]:8123/db");
 }
 
+TEST(ClickHouseUrl, Tls) {
+  auto t = ParseClickHouseUrl("clickhouses://ch.example.com/fleet");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->tls);
+  EXPECT_EQ(t->http.port, 8443);
+  EXPECT_TRUE(t->ca_file.empty());
+  EXPECT_FALSE(t->tls_skip_verify);
+  EXPECT_EQ(t->ToUrl(), "clickhouses://ch.example.com:8443/fleet");
+  auto ca = ParseClickHouseUrl("clickhouses://[::1]:9443/db?ca_file=/etc/ssl/ch ca.pem");
+  ASSERT_TRUE(ca.ok()) << ca.status().message();
+  EXPECT_EQ(ca->http.host, "::1");
+  EXPECT_EQ(ca->http.port, 9443);
+  EXPECT_EQ(ca->database, "db");
+  EXPECT_EQ(ca->ca_file, "/etc/ssl/ch ca.pem");
+  auto skip = ParseClickHouseUrl("clickhouses://h:9443?skip_verify=1&ca_file=/x.pem");
+  ASSERT_TRUE(skip.ok()) << skip.status().message();
+  EXPECT_TRUE(skip->tls_skip_verify);
+  EXPECT_EQ(skip->database, "inferscope");
+  EXPECT_FALSE(ParseClickHouseUrl("clickhouse://h/db?ca_file=/x.pem").ok());  // needs TLS
+  EXPECT_FALSE(ParseClickHouseUrl("clickhouses://h/db?verify=0").ok());
+  EXPECT_FALSE(ParseClickHouseUrl("clickhouses://h/db?ca_file=").ok());
+  EXPECT_FALSE(ParseClickHouseUrl("clickhouses://u:p@h/db").ok());
+  EXPECT_FALSE(ParseClickHouseUrl("clickhouse://h").value().tls);
+}
+
 TEST(ClickHouseUrl, Refused) {
   auto creds = ParseClickHouseUrl("clickhouse://bob:secret@host:8123/db");
   ASSERT_FALSE(creds.ok());

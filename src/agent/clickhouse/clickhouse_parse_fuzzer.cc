@@ -1,13 +1,17 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The ClickHouse-side parsers on arbitrary bytes: the credentials file, URLs, labels, error lines
-// and TabSeparated answers. None may crash; a parsed TabSeparated answer has rows of one width.
+// and TabSeparated answers, and the sink's split of (spooled) JSONEachRow bodies into inserts.
+// None may crash; a parsed TabSeparated answer has rows of one width; every insert row starts
+// with its batch id.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "src/agent/clickhouse/clickhouse_config.h"
 #include "src/agent/clickhouse/fleet_query.h"
+#include "src/agent/clickhouse/row_encoder.h"
 
 using namespace inferscope::agent::clickhouse;
 
@@ -15,6 +19,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)ParseCredentials(text);
   (void)ParseClickHouseUrl(text);
+  (void)ParseClickHouseUrl("clickhouses://" + std::string(text));  // the TLS parameters
+  RowBatch batch;
+  batch.body[RowBatch::kTelemetry] = std::string(text);
+  uint64_t id = 0;
+  for (const Insert& in : SplitIntoInserts(batch, [&] { return ++id; }))
+    if (in.rows == 0 || in.body.rfind("{\"batch_id\":" + std::to_string(in.batch_id) + ",", 0) != 0)
+      std::abort();
   Labels labels;
   (void)ParseLabel(text, &labels);
   (void)ClickHouseErrorLine(text);

@@ -7,11 +7,13 @@
 
 #include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include "src/agent/clickhouse/clickhouse_sink.h"
 #include "src/agent/clickhouse/fleet_query.h"
 #include "src/agent/clickhouse/schema.h"
 #include "src/agent/clickhouse/test_clickhouse_server.h"
+#include "src/agent/clickhouse/test_lossy_proxy.h"
 #include "src/agent/store/sqlite_store.h"
 
 namespace inferscope::agent::clickhouse {
@@ -56,6 +58,8 @@ class ClickHouseServerTest : public ::testing::Test {
   static void SetUpTestSuite() {
     if (testing::ClickHouseServerBinary().empty()) return;
     server_ = new testing::TestClickHouseServer();
+    // HTTPS too when the openssl CLI can make a certificate (the TLS test skips otherwise).
+    if (!server_->EnableHttps()) https_error_ = server_->error();
     if (!server_->Start()) start_error_ = server_->error();
   }
   static void TearDownTestSuite() {
@@ -83,9 +87,15 @@ class ClickHouseServerTest : public ::testing::Test {
     if (!state_dir_.empty()) std::filesystem::remove_all(state_dir_, ec);
   }
 
-  std::unique_ptr<ClickHouseSink> MakeSink(const std::string& host) {
+  // `port` > 0: send to that port (a proxy) instead of the server's.
+  std::unique_ptr<ClickHouseSink> MakeSink(const std::string& host, int port = 0) {
+    ClickHouseTarget target = server_->Target(database_);
+    if (port > 0) target.http.port = static_cast<uint16_t>(port);
+    return MakeSinkTo(host, target);
+  }
+  std::unique_ptr<ClickHouseSink> MakeSinkTo(const std::string& host, ClickHouseTarget target) {
     ClickHouseSinkOptions o;
-    o.target = server_->Target(database_);
+    o.target = std::move(target);
     o.identity.labels = {{"host", host}, {"model", "llama"}};
     o.state_dir = state_dir_;
     o.flush_interval_ns = 3600'000'000'000;  // only Flush() sends
@@ -106,11 +116,12 @@ class ClickHouseServerTest : public ::testing::Test {
   std::string Table(const char* t) { return database_ + "." + t; }
 
   static testing::TestClickHouseServer* server_;
-  static std::string start_error_;
+  static std::string start_error_, https_error_;
   std::string state_dir_, database_;
 };
 testing::TestClickHouseServer* ClickHouseServerTest::server_ = nullptr;
 std::string ClickHouseServerTest::start_error_;
+std::string ClickHouseServerTest::https_error_;
 
 TEST_F(ClickHouseServerTest, EveryWindowOnceAcrossRetries) {
   auto sink = MakeSink("node-a");
@@ -262,6 +273,153 @@ TEST_F(ClickHouseServerTest, FleetViewSumsAndOutliers) {
   EXPECT_EQ(by_model->groups[0].windows, 12u);
   const std::string text = RenderFleetText(*view, FleetQuery{}, "clickhouse://x");
   EXPECT_NE(text.find("node-z: idle 60.0%"), std::string::npos) << text;
+}
+
+// Issue 18's fault test: an insert the server stored but whose answer was lost is not sent again,
+// so a plain count (no FINAL, merges stopped so the ReplacingMergeTree cannot hide a duplicate)
+// sees every row once; an insert that never reached the server is sent again.
+TEST_F(ClickHouseServerTest, LostAnswerIsNotResent) {
+  testing::LossyProxy proxy(server_->http_port());
+  ASSERT_GT(proxy.port(), 0);
+  wire::Hello hello;
+  hello.pid = 21;
+  auto sink = MakeSink("node-l", proxy.port());
+  sink->OnWindow(hello, MakeWindow(0, 21, 2, 100));
+  ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;  // creates the schema
+  for (const char* t : {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable})
+    Scalar("SYSTEM STOP MERGES " + Table(t));
+
+  // 1. The windows insert is stored, its answer lost: the sink cannot tell, spools it.
+  proxy.LoseInsertAnswers(1);
+  for (int i = 1; i < 10; ++i) sink->OnWindow(hello, MakeWindow(i, 21, 2, 100));
+  EXPECT_FALSE(sink->Flush().ok());
+  EXPECT_EQ(proxy.answers_lost(), 1);
+  EXPECT_EQ(sink->stats().spooled_rows, 9u * 2 * 4);  // all four tables' rows of the batch
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 20);  // stored already
+  ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 20);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kKernelsTable)), 20);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kSyncsTable)), 20);
+
+  // 2. The same, and the agent dies before it could check: the next agent counts first.
+  proxy.LoseInsertAnswers(1);
+  for (int i = 10; i < 20; ++i) sink->OnWindow(hello, MakeWindow(i, 21, 2, 100));
+  EXPECT_FALSE(sink->Flush().ok());
+  proxy.SetDown(true);  // the dying agent's last drain cannot reach the server either
+  sink.reset();
+  proxy.SetDown(false);
+  auto next = MakeSink("node-l");  // straight to the server
+  EXPECT_EQ(next->stats().spooled_rows, 10u * 2 * 4);
+  ASSERT_TRUE(next->Flush().ok()) << next->stats().last_error;
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 40);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kCategoriesTable)), 40);
+  next.reset();
+
+  // 3. An insert that never reached the server: counted (none there) and sent again.
+  auto third = MakeSink("node-l", proxy.port());
+  proxy.DropInserts(1);
+  for (int i = 20; i < 30; ++i) third->OnWindow(hello, MakeWindow(i, 21, 2, 100));
+  EXPECT_FALSE(third->Flush().ok());
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 40);
+  ASSERT_TRUE(third->Flush().ok()) << third->stats().last_error;
+  EXPECT_EQ(third->stats().dropped_rows, 0u);
+
+  // Every row once, without FINAL and without any merge.
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 60);
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kKernelsTable)), 60);
+  EXPECT_EQ(
+      Scalar("SELECT uniqExact(host, window_start_ns, pid, device) FROM " + Table(kWindowsTable)),
+      60);
+  EXPECT_EQ(Scalar("SELECT countIf(batch_id = 0) FROM " + Table(kWindowsTable)), 0);
+  // What the count check rests on: one insert is one part (all or nothing). Four windows inserts
+  // reached the server (the first, two with lost answers, the resent one), merges stopped.
+  EXPECT_EQ(Scalar("SELECT count() FROM system.parts WHERE active AND database = '" + database_ +
+                   "' AND table = '" + kWindowsTable + "'"),
+            4);
+  EXPECT_EQ(Scalar("SELECT uniqExact(batch_id) FROM " + Table(kWindowsTable)), 4);
+  for (const char* t : {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable})
+    Scalar("SYSTEM START MERGES " + Table(t));
+}
+
+// A database the previous agent version created (schema version 1, no batch_id) is migrated in
+// place: the column is added (its old rows read 0), and two agents migrating at once both succeed.
+TEST_F(ClickHouseServerTest, MigratesVersionOneTables) {
+  ClickHouseClient client(server_->Target(database_));
+  for (const std::string& statement : Migrations().front().statements)
+    ASSERT_TRUE(client.Execute(WithDatabase(statement, database_)).ok());
+  ASSERT_TRUE(client.Execute("INSERT INTO " + Table(kSchemaTable) + " VALUES (1, 0)").ok());
+  ASSERT_TRUE(client
+                  .Execute("INSERT INTO " + Table(kWindowsTable) +
+                           " (date, window_start_ns, host) VALUES ('2025-11-27', 1, 'old')")
+                  .ok());
+  base::StatusOr<int> a = 0, b = 0;
+  std::thread other([&] { b = ClickHouseClient(server_->Target(database_)).EnsureSchema(); });
+  a = client.EnsureSchema();
+  other.join();
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(*a, 1);
+  EXPECT_EQ(Scalar("SELECT max(version) FROM " + Table(kSchemaTable)), LatestSchemaVersion());
+  // Version 3: the windows' first/last activity and idle gaps (the fleet profile reads).
+  EXPECT_EQ(Scalar("SELECT count() FROM system.columns WHERE database = '" + database_ +
+                   "' AND table = '" + kWindowsTable +
+                   "' AND (name LIKE 'gap\\_%' OR name IN ('first_start_ns', 'last_end_ns'))"),
+            11);
+  for (const char* t :
+       {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable, kTelemetryTable})
+    EXPECT_EQ(Scalar("SELECT count() FROM system.columns WHERE database = '" + database_ +
+                     "' AND table = '" + t + "' AND name = 'batch_id'"),
+              1)
+        << t;
+  EXPECT_EQ(Scalar("SELECT sum(batch_id) FROM " + Table(kWindowsTable) + " WHERE host = 'old'"), 0);
+  // The new agent writes into the migrated tables.
+  auto sink = MakeSink("node-m");
+  wire::Hello hello;
+  hello.pid = 22;
+  sink->OnWindow(hello, MakeWindow(0, 22, 1, 100));
+  ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
+  EXPECT_EQ(Scalar("SELECT countIf(batch_id != 0) FROM " + Table(kWindowsTable)), 1);
+}
+
+// clickhouses://: the sink and the reads over HTTPS (18.16's https_port, a self-signed
+// certificate made by the openssl CLI); the certificate is verified unless skip_verify.
+TEST_F(ClickHouseServerTest, TlsSinkAndCertificateChecks) {
+  if (!https_error_.empty()) {
+    if (testing::ClickHouseRequired()) FAIL() << https_error_;
+    GTEST_SKIP() << "no HTTPS server for the TLS test: " << https_error_;
+  }
+  auto parsed =
+      ParseClickHouseUrl("clickhouses://127.0.0.1:" + std::to_string(server_->https_port()) + "/" +
+                         database_ + "?ca_file=" + server_->cert_file());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const ClickHouseTarget tls = *parsed;
+  auto one = ClickHouseClient(tls).Execute("SELECT 1");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(*one, "1\n");
+
+  auto sink = MakeSinkTo("node-t", tls);
+  wire::Hello hello;
+  hello.pid = 31;
+  for (int i = 0; i < 3; ++i) sink->OnWindow(hello, MakeWindow(i, 31, 2, 100));
+  ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
+  EXPECT_EQ(sink->stats().url, tls.ToUrl());
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kWindowsTable)), 6);
+
+  // The system's CAs do not know the self-signed certificate: refused before anything is sent.
+  ClickHouseTarget system_cas = tls;
+  system_cas.ca_file.clear();
+  auto refused = ClickHouseClient(system_cas).Execute("SELECT 1");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), base::StatusCode::kUnavailable);
+  EXPECT_NE(refused.status().message().find("did not verify"), std::string::npos)
+      << refused.status().message();
+  ClickHouseTarget skip = system_cas;
+  skip.tls_skip_verify = true;
+  EXPECT_TRUE(ClickHouseClient(skip).Execute("SELECT 1").ok());
+  // Plain HTTP to the HTTPS port gets no HTTP answer.
+  ClickHouseTarget plain = tls;
+  plain.tls = false;
+  EXPECT_FALSE(ClickHouseClient(plain, 2000).Execute("SELECT 1").ok());
 }
 
 }  // namespace

@@ -12,9 +12,25 @@
 namespace inferscope::agent::clickhouse {
 namespace {
 
+// batch_id, date and attempted came with schema version 2 (a spool of an older agent gets them
+// by ALTER; its rows keep batch_id 0: sent as they are, the ReplacingMergeTree collapses a
+// duplicate). attempted: an insert of this batch may have reached the server.
 constexpr const char* kSpoolSchema =
     "CREATE TABLE IF NOT EXISTS clickhouse_spool (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-    "tbl TEXT NOT NULL, rows INTEGER NOT NULL, bytes INTEGER NOT NULL, body BLOB NOT NULL)";
+    "tbl TEXT NOT NULL, rows INTEGER NOT NULL, bytes INTEGER NOT NULL, body BLOB NOT NULL, "
+    "batch_id INTEGER NOT NULL DEFAULT 0, date TEXT NOT NULL DEFAULT '', "
+    "attempted INTEGER NOT NULL DEFAULT 0)";
+constexpr const char* kSpoolColumns[] = {
+    "ALTER TABLE clickhouse_spool ADD COLUMN batch_id INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE clickhouse_spool ADD COLUMN date TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE clickhouse_spool ADD COLUMN attempted INTEGER NOT NULL DEFAULT 0",
+};
+
+// The query id of every attempt of one insert: the server refuses a second query of the same id
+// while the first still runs (clickhouse_client.h).
+std::string InsertQueryId(uint64_t batch_id) {
+  return "inferscope-insert-" + std::to_string(batch_id);
+}
 
 // A prepared statement finalized on scope exit.
 class Stmt {
@@ -67,6 +83,13 @@ base::Status ClickHouseSink::OpenSpool() {
   if (sqlite3_exec(spool_, kSpoolSchema, nullptr, nullptr, nullptr) != SQLITE_OK)
     return base::UnavailableError(
         path + ": cannot create the ClickHouse spool: " + sqlite3_errmsg(spool_));
+  for (const char* alter : kSpoolColumns) {
+    // A spool created by this version has them: "duplicate column name".
+    if (sqlite3_exec(spool_, alter, nullptr, nullptr, nullptr) != SQLITE_OK &&
+        std::string(sqlite3_errmsg(spool_)).find("duplicate column") == std::string::npos)
+      return base::UnavailableError(
+          path + ": cannot migrate the ClickHouse spool: " + sqlite3_errmsg(spool_));
+  }
   Stmt s(spool_, "SELECT coalesce(sum(rows), 0), coalesce(sum(bytes), 0) FROM clickhouse_spool");
   if (s && sqlite3_step(s.get()) == SQLITE_ROW) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -100,6 +123,7 @@ void ClickHouseSink::OnTelemetry(const TelemetryRecord& record) {
     ++stats_.dropped_rows;
     return;
   }
+  if (record.kind == "engine") options_.identity.LearnFromEngineRecord(record.json);
   EncodeTelemetry(options_.identity, hostname_, record, &pending_);
   ++stats_.queued_rows;
 }
@@ -188,11 +212,13 @@ void ClickHouseSink::Fail(const base::Status& status) {
 }
 
 void ClickHouseSink::Ship(RowBatch& batch) {
+  std::vector<Insert> inserts = SplitIntoInserts(batch, [this] { return NextBatchId(); });
+  batch.Clear();
   if (!schema_ok_) {
     auto v = client_.EnsureSchema();
     if (!v.ok()) {
       Fail(v.status());
-      SpoolBatch(batch, 0);
+      SpoolInserts(inserts, 0, false);
       return;
     }
     schema_ok_ = true;
@@ -206,32 +232,65 @@ void ClickHouseSink::Ship(RowBatch& batch) {
     if (back) Log("ClickHouse sink: " + options_.target.ToUrl() + " answers again");
   }
   if (!DrainSpool().ok()) {
-    SpoolBatch(batch, 0);
+    SpoolInserts(inserts, 0, false);
     return;
   }
-  for (int t = 0; t < RowBatch::kTables; ++t) {
-    if (batch.rows[t] == 0) continue;
-    const base::Status s = client_.InsertJsonEachRow(RowBatch::TableName(t), batch.body[t]);
+  for (size_t i = 0; i < inserts.size(); ++i) {
+    const Insert& in = inserts[i];
+    const base::Status s = client_.InsertJsonEachRow(RowBatch::TableName(in.table), in.body,
+                                                     InsertQueryId(in.batch_id));
     if (s.code() == base::StatusCode::kInvalidArgument) {
       // The server refused these rows (not a transport problem): retrying would refuse them
       // again and hold up everything behind them.
       std::lock_guard<std::mutex> lock(mu_);
-      stats_.dropped_rows += batch.rows[t];
+      stats_.dropped_rows += in.rows;
       stats_.last_error = s.message();
       ++stats_.failures;
-      Log("ClickHouse sink: " + std::to_string(batch.rows[t]) + " rows refused: " + s.message());
+      Log("ClickHouse sink: " + std::to_string(in.rows) + " rows refused: " + s.message());
       continue;
     }
     if (!s.ok()) {
+      // Whether the server stored this insert is unknown (a lost answer, a timeout): it goes to
+      // the spool marked attempted, and is counted on the server before it is sent again.
       Fail(s);
-      SpoolBatch(batch, t);
+      SpoolInserts(inserts, i, true);
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    stats_.rows_sent += batch.rows[t];
+    stats_.rows_sent += in.rows;
     ++stats_.batches_sent;
     stats_.connected = true;
   }
+}
+
+uint64_t ClickHouseSink::NextBatchId() {
+  // Random, not a counter: ids must not repeat across agents and restarts sharing a server. Below
+  // 2^63 so that SQLite's INTEGER holds it; never 0 (rows of before schema version 2).
+  uint64_t id;
+  do {
+    id = batch_ids_() >> 1;
+  } while (id == 0);
+  return id;
+}
+
+base::StatusOr<bool> ClickHouseSink::AlreadyStored(const std::string& table,
+                                                   const std::string& date, uint64_t batch_id,
+                                                   int64_t rows) {
+  // An earlier attempt still running could commit after the count below: wait for it. (The
+  // retry carries the same query id, so the server would also refuse it while that one runs.)
+  ASSIGN_OR_RETURN(bool running, client_.QueryRunning(InsertQueryId(batch_id)));
+  if (running)
+    return base::UnavailableError("an earlier insert of batch " + std::to_string(batch_id) +
+                                  " is still running on the server");
+  ASSIGN_OR_RETURN(uint64_t found, client_.CountBatchRows(table, date, batch_id));
+  if (found == 0) return false;
+  // One insert is one part, committed whole: any row means all of them. Fewer can only be a
+  // merge that collapsed a same-key row written by another batch (the ReplacingMergeTree).
+  if (found != static_cast<uint64_t>(rows))
+    Log("ClickHouse sink: batch " + std::to_string(batch_id) + " of " + table + " has " +
+        std::to_string(found) + " of " + std::to_string(rows) +
+        " rows on the server (merged with same-key rows); not resent");
+  return true;
 }
 
 base::Status ClickHouseSink::DrainSpool() {
@@ -241,10 +300,13 @@ base::Status ClickHouseSink::DrainSpool() {
       std::lock_guard<std::mutex> lock(mu_);
       if (stats_.spooled_rows == 0) return base::OkStatus();
     }
-    int64_t id = 0, rows = 0, bytes = 0;
-    std::string table, body;
+    int64_t id = 0, rows = 0, bytes = 0, batch_id = 0;
+    bool attempted = false;
+    std::string table, body, date;
     {
-      Stmt s(spool_, "SELECT id, tbl, rows, bytes, body FROM clickhouse_spool ORDER BY id LIMIT 1");
+      Stmt s(spool_,
+             "SELECT id, tbl, rows, bytes, body, batch_id, date, attempted FROM clickhouse_spool "
+             "ORDER BY id LIMIT 1");
       const int rc = s ? sqlite3_step(s.get()) : SQLITE_ERROR;
       if (rc == SQLITE_DONE) {
         std::lock_guard<std::mutex> lock(mu_);
@@ -260,11 +322,44 @@ base::Status ClickHouseSink::DrainSpool() {
       bytes = sqlite3_column_int64(s.get(), 3);
       body.assign(static_cast<const char*>(sqlite3_column_blob(s.get(), 4)),
                   static_cast<size_t>(sqlite3_column_bytes(s.get(), 4)));
+      batch_id = sqlite3_column_int64(s.get(), 5);
+      date = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 6));
+      attempted = sqlite3_column_int64(s.get(), 7) != 0;
     }
-    auto plain = SqliteStore::DecompressPayload(body);
-    base::Status sent = plain.ok() ? client_.InsertJsonEachRow(table, *plain) : plain.status();
-    const bool refused = !sent.ok() && (sent.code() == base::StatusCode::kInvalidArgument ||
-                                        sent.code() == base::StatusCode::kDataLoss);
+    base::Status sent;
+    bool stored_before = false, unreadable = false;
+    // Every encoded row has a date; an entry without one could not be counted (sent as is: the
+    // ReplacingMergeTree is the net for it).
+    if (batch_id > 0 && attempted && date.size() == 10) {
+      auto stored = AlreadyStored(table, date, static_cast<uint64_t>(batch_id), rows);
+      if (!stored.ok()) {
+        Fail(stored.status());
+        return stored.status();
+      }
+      stored_before = *stored;
+    }
+    if (!stored_before) {
+      if (batch_id > 0 && !attempted) {
+        // Marked before sending: an agent that dies with the answer in flight leaves the next
+        // one a batch to count first, not to send blindly.
+        Stmt mark(spool_, "UPDATE clickhouse_spool SET attempted = 1 WHERE id = ?");
+        sqlite3_bind_int64(mark.get(), 1, id);
+        if (sqlite3_step(mark.get()) != SQLITE_DONE)
+          return base::UnavailableError("spool: " + std::string(sqlite3_errmsg(spool_)));
+      }
+      auto plain = SqliteStore::DecompressPayload(body);
+      if (!plain.ok()) {
+        unreadable = true;
+        sent = plain.status();
+      } else {
+        sent = client_.InsertJsonEachRow(
+            table, *plain, batch_id > 0 ? InsertQueryId(static_cast<uint64_t>(batch_id)) : "");
+      }
+    }
+    // Refused: a corrupt spool entry or rows the server rejects. A lost answer (kDataLoss from
+    // the transport) is not: the entry stays, marked attempted, and is counted next time.
+    const bool refused =
+        !sent.ok() && (unreadable || sent.code() == base::StatusCode::kInvalidArgument);
     if (!sent.ok() && !refused) {
       Fail(sent);
       return sent;
@@ -282,37 +377,44 @@ base::Status ClickHouseSink::DrainSpool() {
     } else {
       stats_.rows_sent += static_cast<uint64_t>(rows);
       stats_.spool_drained += static_cast<uint64_t>(rows);
-      ++stats_.batches_sent;
+      if (!stored_before) ++stats_.batches_sent;
     }
   }
 }
 
-void ClickHouseSink::SpoolBatch(const RowBatch& batch, int first_table) {
+void ClickHouseSink::SpoolInserts(const std::vector<Insert>& inserts, size_t first,
+                                  bool first_attempted) {
   uint64_t lost = 0;
-  for (int t = first_table; t < RowBatch::kTables; ++t) {
-    if (batch.rows[t] == 0) continue;
+  for (size_t i = first; i < inserts.size(); ++i) {
+    const Insert& in = inserts[i];
+    if (in.rows == 0) continue;
     if (!spool_) {
-      lost += batch.rows[t];
+      lost += in.rows;
       continue;
     }
-    auto packed = SqliteStore::CompressPayload(batch.body[t]);
-    Stmt s(spool_, "INSERT INTO clickhouse_spool (tbl, rows, bytes, body) VALUES (?, ?, ?, ?)");
+    auto packed = SqliteStore::CompressPayload(in.body);
+    Stmt s(spool_,
+           "INSERT INTO clickhouse_spool (tbl, rows, bytes, body, batch_id, date, attempted) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?)");
     if (!packed.ok() || !s) {
-      lost += batch.rows[t];
+      lost += in.rows;
       continue;
     }
-    sqlite3_bind_text(s.get(), 1, RowBatch::TableName(t), -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s.get(), 2, static_cast<int64_t>(batch.rows[t]));
+    sqlite3_bind_text(s.get(), 1, RowBatch::TableName(in.table), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s.get(), 2, static_cast<int64_t>(in.rows));
     sqlite3_bind_int64(s.get(), 3, static_cast<int64_t>(packed->size()));
     sqlite3_bind_blob(s.get(), 4, packed->data(), static_cast<int>(packed->size()), SQLITE_STATIC);
+    sqlite3_bind_int64(s.get(), 5, static_cast<int64_t>(in.batch_id));
+    sqlite3_bind_text(s.get(), 6, in.date.c_str(), -1, SQLITE_STATIC);
+    sqlite3_bind_int(s.get(), 7, i == first && first_attempted ? 1 : 0);
     if (sqlite3_step(s.get()) != SQLITE_DONE) {
-      lost += batch.rows[t];
+      lost += in.rows;
       Log("ClickHouse spool: " + std::string(sqlite3_errmsg(spool_)));
       continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    stats_.spooled_rows += batch.rows[t];
-    stats_.spooled_total += batch.rows[t];
+    stats_.spooled_rows += in.rows;
+    stats_.spooled_total += in.rows;
     spool_bytes_ += packed->size();
   }
   // Over its bound, the spool gives up its oldest batches (the newest say more about now).

@@ -11,9 +11,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "src/agent/clickhouse/clickhouse_client.h"
 #include "src/agent/clickhouse/row_encoder.h"
@@ -40,10 +42,12 @@ struct ClickHouseSinkOptions {
 };
 
 // Guarantees: OnWindow/OnTelemetry only encode into memory (no I/O, no waiting on the server);
-// every row is sent at least once unless it is counted in `dropped_rows`; a retried insert
-// carries the same row keys (the schema's ReplacingMergeTree makes retries idempotent); rows
-// spooled before the agent died are sent by the next agent on the same state dir. Inserts go out
-// in spool order, then the newest batch.
+// every row is sent at least once unless it is counted in `dropped_rows`, and stored at most once:
+// an insert whose outcome is unknown (timeout, answer lost) is spooled with its batch id and, once
+// no attempt of it runs on the server any more, resent only if none of its rows are there
+// (docs/fleet.md, "Exactly once"; the ReplacingMergeTree over the row key stays as a second
+// net); rows spooled before the agent died are counted or sent by the next agent on the same
+// state dir. Inserts go out in spool order, then the newest batch.
 class ClickHouseSink : public WindowSink {
  public:
   // Opens the spool and starts the thread. Does not need the server to be up.
@@ -63,10 +67,17 @@ class ClickHouseSink : public WindowSink {
   explicit ClickHouseSink(ClickHouseSinkOptions options);
   base::Status OpenSpool();
   void Loop();
-  // Sends `batch` after the spool; what cannot be sent goes to the spool.
+  // Sends `batch` (split into inserts of one table and day, each with a new batch id) after the
+  // spool; what cannot be sent goes to the spool.
   void Ship(RowBatch& batch);
   base::Status DrainSpool();
-  void SpoolBatch(const RowBatch& batch, int first_table);
+  // Spools inserts[first..]; `first_attempted`: inserts[first] may have reached the server.
+  void SpoolInserts(const std::vector<Insert>& inserts, size_t first, bool first_attempted);
+  uint64_t NextBatchId();
+  // Whether an insert whose outcome is unknown is on the server (kUnavailable while an earlier
+  // attempt still runs there).
+  base::StatusOr<bool> AlreadyStored(const std::string& table, const std::string& date,
+                                     uint64_t batch_id, int64_t rows);
   void Fail(const base::Status& status);
   void MaybeApplyRetention();
   void Log(const std::string& line);
@@ -86,8 +97,9 @@ class ClickHouseSink : public WindowSink {
   base::Status flush_status_;
   std::condition_variable flushed_cv_;
   SinkStats stats_;
-  uint64_t spool_bytes_ = 0;       // sink thread only
-  int64_t next_retention_ns_ = 0;  // sink thread only (monotonic)
+  std::mt19937_64 batch_ids_{std::random_device{}()};  // sink thread only
+  uint64_t spool_bytes_ = 0;                           // sink thread only
+  int64_t next_retention_ns_ = 0;                      // sink thread only (monotonic)
 };
 
 }  // namespace inferscope::agent::clickhouse

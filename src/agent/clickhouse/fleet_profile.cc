@@ -90,8 +90,8 @@ base::StatusOr<std::vector<std::vector<std::string>>> Run(const ClickHouseClient
     // A windows table created before the first/last-activity columns existed.
     return base::UnsupportedError(
         client.target().ToUrl() + ": " + kWindowsTable +
-        " has no first_start_ns/last_end_ns/gap_* columns (created by an older agent): add them "
-        "with the ALTER TABLE in docs/fleet.md");
+        " has no first_start_ns/last_end_ns/gap_* columns (schema 3; created by an older "
+        "agent): start an agent of this version with --sink on it, which migrates the schema");
   ASSIGN_OR_RETURN(std::string body, std::move(answer));
   ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
   if (!rows.empty() && rows.front().size() != columns)

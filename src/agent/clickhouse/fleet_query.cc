@@ -144,7 +144,7 @@ std::string FleetWhereSql(const FleetQuery& q, bool overlap) {
 
 std::string FleetGroupsSql(const std::string& database, const FleetQuery& q) {
   const std::string where = FleetWhereSql(q, false);
-  // FINAL collapses rows a retried insert wrote twice that no merge has collapsed yet.
+  // FINAL (--exact, the audit) collapses same-key rows no merge has collapsed yet.
   // uniq, not uniqExact: exact below 65,536 distinct GPUs per group (it keeps every hash up to
   // there) and a third of the query's time cheaper than uniqExact on 8.6 M rows.
   return std::string("SELECT ") + GroupByName(q.group_by) +

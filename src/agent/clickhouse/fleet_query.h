@@ -34,10 +34,10 @@ struct FleetQuery {
   GroupBy group_by = GroupBy::kHost;
   FleetMetric rank_by = FleetMetric::kIdle;
   size_t top = 10;  // groups listed worst first (all groups count for the median)
-  // FINAL: collapse the duplicate rows a retried insert may have left until ClickHouse's next
-  // merge (exact, but 18.16 reads FINAL in one stream: ~7x slower, docs/benchmarks.md). Without
-  // it a duplicate counts twice until merged; the sink writes one only when an insert's answer
-  // was lost after the server stored it.
+  // FINAL: an audit read that collapses same-key rows at read time whatever wrote them (18.16
+  // reads FINAL in one stream: several times slower, docs/benchmarks.md). The plain read is
+  // already exact for rows of this sink: it counts a batch whose answer was lost before sending
+  // it again (docs/fleet.md, "Exactly once").
   bool exact = false;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "src/agent/clickhouse/schema.h"
+#include "src/agent/scrape/engine_window.h"
 #include "src/base/json_writer.h"
 #include "src/model/events.h"
 #include "src/model/taxonomy.h"
@@ -127,6 +128,15 @@ std::string FleetIdentity::LabelOr(std::string_view key, std::string_view fallba
   return std::string(fallback);
 }
 
+void FleetIdentity::LearnFromEngineRecord(std::string_view json) {
+  auto window = scrape::EngineMetricsWindow::FromJson(json);
+  if (!window.ok()) return;
+  std::string joined;
+  for (const std::string& name : window->model_names) joined += (joined.empty() ? "" : ",") + name;
+  scraped_engine = window->engine == "unknown" ? "" : window->engine;
+  scraped_model = std::move(joined);
+}
+
 uint64_t RowBatch::total_rows() const {
   uint64_t n = 0;
   for (uint64_t r : rows) n += r;
@@ -175,8 +185,8 @@ std::string UtcDate(int64_t unix_ns) {
 void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
                   const model::ProfileWindow& window, RowBatch* out) {
   const std::string date = UtcDate(window.start_ns);
-  const std::string engine = identity.LabelOr("engine", "");
-  const std::string model_name = identity.LabelOr("model", "");
+  const std::string engine = identity.Engine();
+  const std::string model_name = identity.Model();
   for (const model::ProcessProfile& p : window.processes) {
     const std::string host =
         identity.LabelOr("host", p.hostname.empty() ? process.hostname : p.hostname);
@@ -275,11 +285,52 @@ void EncodeTelemetry(const FleetIdentity& identity, const std::string& hostname,
       .Int("end_ns", record.end_ns)
       .Str("host", identity.LabelOr("host", hostname))
       .Str("kind", record.kind)
-      .Str("engine", identity.LabelOr("engine", ""))
-      .Str("model", identity.LabelOr("model", ""))
+      .Str("engine", identity.Engine())
+      .Str("model", identity.Model())
       .Labels(identity.labels)
       .Str("json", record.json);
   ++out->rows[RowBatch::kTelemetry];
+}
+
+std::vector<Insert> SplitIntoInserts(const RowBatch& batch,
+                                     const std::function<uint64_t()>& next_batch_id) {
+  constexpr std::string_view kDateKey = "\"date\":\"";
+  std::vector<Insert> out;
+  for (int t = 0; t < RowBatch::kTables; ++t) {
+    const std::string& body = batch.body[t];
+    // Inserts of this table still open for rows, by date (a batch spans at most a few days).
+    std::vector<size_t> open;
+    size_t pos = 0;
+    while (pos < body.size()) {
+      size_t nl = body.find('\n', pos);
+      if (nl == std::string::npos) nl = body.size();
+      const std::string_view line(body.data() + pos, nl - pos);
+      pos = nl + 1;
+      if (line.size() < 2 || line.front() != '{') continue;
+      // Every row starts with its date (KeyPrefix, EncodeTelemetry).
+      std::string date;
+      const size_t at = line.find(kDateKey);
+      if (at != std::string_view::npos && line.size() >= at + kDateKey.size() + 10)
+        date = std::string(line.substr(at + kDateKey.size(), 10));
+      Insert* insert = nullptr;
+      for (size_t i : open)
+        if (out[i].date == date && out[i].rows < kMaxRowsPerInsert) insert = &out[i];
+      if (!insert) {
+        open.push_back(out.size());
+        insert = &out.emplace_back();
+        insert->table = t;
+        insert->date = date;
+        insert->batch_id = next_batch_id();
+      }
+      insert->body += "{\"batch_id\":";
+      AppendNumber(insert->batch_id, &insert->body);
+      insert->body.push_back(',');
+      insert->body.append(line.substr(1));
+      insert->body.push_back('\n');
+      ++insert->rows;
+    }
+  }
+  return out;
 }
 
 }  // namespace inferscope::agent::clickhouse

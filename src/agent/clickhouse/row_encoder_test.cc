@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "src/agent/scrape/engine_window.h"
+#include "src/base/json_writer.h"
+
 namespace inferscope::agent::clickhouse {
 namespace {
 
@@ -93,11 +96,98 @@ TEST(RowEncoder, HostLabelWins) {
   EXPECT_NE(b.body[RowBatch::kTelemetry].find("\"json\":\"{\\n}\""), std::string::npos);
 }
 
+// Without `engine`/`model` labels, both dimensions come from the agent's engine scrape (its
+// telemetry record, as the agent hands it to the sink); a label still wins.
+TEST(RowEncoder, EngineAndModelFromTheScrape) {
+  scrape::EngineMetricsWindow scraped;
+  scraped.start_unix_ns = 1'764'201'600'000'000'000;
+  scraped.end_unix_ns = scraped.start_unix_ns + 10'000'000'000;
+  scraped.engine = "sglang";
+  scraped.model_names = {"Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B"};
+  base::JsonWriter w;
+  scraped.WriteJson(w);
+  FleetIdentity id;
+  id.LearnFromEngineRecord(w.str());
+  EXPECT_EQ(id.Engine(), "sglang");
+  EXPECT_EQ(id.Model(), "Qwen/Qwen3-8B,meta-llama/Llama-3.1-8B");
+  RowBatch b;
+  EncodeWindow(id, wire::Hello{}, TwoDeviceWindow(), &b);
+  TelemetryRecord rec{"engine", scraped.start_unix_ns, scraped.end_unix_ns, 0, w.str()};
+  EncodeTelemetry(id, "machine", rec, &b);
+  for (const int table : {RowBatch::kWindows, RowBatch::kTelemetry}) {
+    EXPECT_NE(b.body[table].find("\"engine\":\"sglang\""), std::string::npos) << table;
+    EXPECT_NE(b.body[table].find("\"model\":\"Qwen/Qwen3-8B,meta-llama/Llama-3.1-8B\""),
+              std::string::npos)
+        << table;
+  }
+  // A label wins; a record that does not parse and an unidentified engine keep or clear as said.
+  id.labels = {{"model", "served-as"}};
+  EXPECT_EQ(id.Model(), "served-as");
+  id.LearnFromEngineRecord("not json");
+  EXPECT_EQ(id.Engine(), "sglang");
+  scraped.engine = "unknown";
+  scraped.model_names.clear();
+  base::JsonWriter unknown;
+  scraped.WriteJson(unknown);
+  id.LearnFromEngineRecord(unknown.str());
+  EXPECT_EQ(id.Engine(), "");
+}
+
 TEST(RowEncoder, UtcDate) {
   EXPECT_EQ(UtcDate(0), "1970-01-01");
   EXPECT_EQ(UtcDate(951'782'400'000'000'000), "2000-02-29");
   EXPECT_EQ(UtcDate(1'764'201'599'999'999'999), "2025-11-26");
   EXPECT_EQ(UtcDate(-5), "1970-01-01");
+}
+
+TEST(RowEncoder, SplitIntoInsertsByTableAndDay) {
+  FleetIdentity id;
+  RowBatch b;
+  model::ProfileWindow late = TwoDeviceWindow();
+  late.start_ns -= 10'000'000'000;  // 2025-11-26T23:59:50Z: the day before
+  EncodeWindow(id, wire::Hello{}, late, &b);
+  EncodeWindow(id, wire::Hello{}, TwoDeviceWindow(), &b);
+  TelemetryRecord rec{"gpu", late.start_ns, late.end_ns, 0, "{}"};
+  EncodeTelemetry(id, "machine", rec, &b);
+  uint64_t next = 0;
+  const std::vector<Insert> inserts = SplitIntoInserts(b, [&] { return ++next; });
+  // Four window tables x two days, then one telemetry insert; table order kept.
+  ASSERT_EQ(inserts.size(), 9u);
+  simdjson::dom::parser parser;
+  uint64_t rows = 0;
+  for (size_t i = 0; i < inserts.size(); ++i) {
+    const Insert& in = inserts[i];
+    EXPECT_EQ(in.batch_id, i + 1);
+    EXPECT_EQ(in.table, std::min<int>(static_cast<int>(i) / 2, RowBatch::kTelemetry));
+    EXPECT_EQ(in.date, i % 2 == 0 ? "2025-11-26" : "2025-11-27") << i;
+    rows += in.rows;
+    size_t pos = 0, lines = 0;
+    while (pos < in.body.size()) {
+      const size_t nl = in.body.find('\n', pos);
+      const std::string line = in.body.substr(pos, nl - pos);
+      pos = nl + 1;
+      ++lines;
+      simdjson::dom::element row;
+      ASSERT_EQ(parser.parse(line).get(row), simdjson::SUCCESS) << line;
+      EXPECT_EQ(row["batch_id"].get_uint64().value(), in.batch_id);
+      EXPECT_EQ(std::string_view(row["date"].get_string().value()), in.date);
+    }
+    EXPECT_EQ(lines, in.rows);
+  }
+  EXPECT_EQ(rows, b.total_rows());
+}
+
+TEST(RowEncoder, SplitIntoInsertsBoundsRowsPerInsert) {
+  FleetIdentity id;
+  RowBatch b;
+  for (uint64_t i = 0; i < kMaxRowsPerInsert + 5; ++i)
+    EncodeTelemetry(id, "m", {"gpu", 1'764'201'600'000'000'000, 1, 0, "{}"}, &b);
+  uint64_t next = 0;
+  const std::vector<Insert> inserts = SplitIntoInserts(b, [&] { return ++next; });
+  ASSERT_EQ(inserts.size(), 2u);
+  EXPECT_EQ(inserts[0].rows, kMaxRowsPerInsert);
+  EXPECT_EQ(inserts[1].rows, 5u);
+  EXPECT_NE(inserts[0].batch_id, inserts[1].batch_id);
 }
 
 }  // namespace

@@ -41,18 +41,7 @@ const std::vector<Migration>& Migrations() {
                      "idle_host_idle_ns Int64, idle_dependency_ns Int64, idle_queued_ns Int64, "
                      "idle_unattributed_ns Int64, idle_intervals UInt64, "
                      "sync_count UInt64, sync_wait_ns Int64, step_count UInt64, "
-                     "step_total_ns Int64, step_max_ns Int64, "
-                     // What the fleet's context and diff need to rebuild a range the way the
-                     // local store merges it (model/profile_merge.h): the first and last GPU
-                     // activity (a range's span runs from one to the other, gaps between windows
-                     // are idle) and the idle gaps by kind. Rows without them read 0 and the
-                     // reads fall back to summed window spans (fleet_profile.h).
-                     "first_start_ns Int64 DEFAULT 0, last_end_ns Int64 DEFAULT 0, "
-                     "gap_host_wait_count UInt64 DEFAULT 0, gap_host_wait_ns Int64 DEFAULT 0, "
-                     "gap_host_wait_max_ns Int64 DEFAULT 0, "
-                     "gap_kernel_wait_count UInt64 DEFAULT 0, gap_kernel_wait_ns Int64 DEFAULT 0, "
-                     "gap_kernel_wait_max_ns Int64 DEFAULT 0, gap_other_count UInt64 DEFAULT 0, "
-                     "gap_other_ns Int64 DEFAULT 0, gap_other_max_ns Int64 DEFAULT 0",
+                     "step_total_ns Int64, step_max_ns Int64",
                      ""),
            FactTable(kCategoriesTable, "category String, kernel_count UInt64, time_ns Int64",
                      ", category"),
@@ -70,6 +59,39 @@ const std::vector<Migration>& Migrations() {
            "end_ns Int64, host String, kind String, engine String, model String, "
            "label_keys Array(String), label_values Array(String), json String) "
            "ENGINE = ReplacingMergeTree() PARTITION BY date ORDER BY (host, kind, start_ns)",
+       }},
+      // batch_id: the sink's insert that wrote the row. After an insert whose answer was lost,
+      // the sink counts the rows of its batch_id before sending it again, so a retry never
+      // duplicates and reads need no FINAL (docs/fleet.md, "Exactly once"). Not in the sorting
+      // key: the ReplacingMergeTree still collapses a same-key row however it got there. 18.16
+      // has no ADD COLUMN IF NOT EXISTS: "already exists" (Code 44) counts as done
+      // (ClickHouseClient::EnsureSchema), so two agents migrating at once both succeed.
+      {2,
+       {
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_window_categories ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_window_kernels ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_window_syncs ADD COLUMN batch_id UInt64",
+           "ALTER TABLE {db}.inferscope_telemetry ADD COLUMN batch_id UInt64",
+       }},
+      // What the fleet's context and diff need to rebuild a range the way the local store
+      // merges it (model/profile_merge.h): the window's first and last GPU activity (a range's
+      // span runs from one to the other, gaps between windows are idle) and its idle gaps by
+      // kind. Rows of older agents read 0 and the reads fall back to the summed window spans
+      // (fleet_profile.h). One column a statement: "already exists" counts as done per statement.
+      {3,
+       {
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN first_start_ns Int64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN last_end_ns Int64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_host_wait_count UInt64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_host_wait_ns Int64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_host_wait_max_ns Int64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_kernel_wait_count UInt64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_kernel_wait_ns Int64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_kernel_wait_max_ns Int64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_other_count UInt64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_other_ns Int64 DEFAULT 0",
+           "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_other_max_ns Int64 DEFAULT 0",
        }},
   };
   return kMigrations;

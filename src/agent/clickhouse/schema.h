@@ -18,8 +18,8 @@ inline constexpr const char* kTelemetryTable = "inferscope_telemetry";
 inline constexpr const char* kSchemaTable = "inferscope_schema";
 
 // One schema migration: the statements that take version - 1 to version. Every statement is
-// idempotent (IF NOT EXISTS), so two agents migrating at once, or a migration retried after a
-// lost answer, leave the same schema.
+// idempotent (IF NOT EXISTS; ADD COLUMN's "already exists" is taken as done), so two agents
+// migrating at once, or a migration retried after a lost answer, leave the same schema.
 struct Migration {
   int version = 0;
   std::vector<std::string> statements;  // `{db}` stands for the database name

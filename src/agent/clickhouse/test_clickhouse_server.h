@@ -66,6 +66,24 @@ class TestClickHouseServer {
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
   }
 
+  // Before Start: also serve HTTPS on a free port with a self-signed certificate for 127.0.0.1
+  // made by the `openssl` CLI (cert_file(): the CA a client must trust). False (and `error()`)
+  // when openssl is not installed or fails.
+  bool EnableHttps() {
+    if (dir_.empty()) return Fail("no temp dir");
+    const std::string cmd =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 "
+        "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout '" +
+        dir_ + "/key.pem' -out '" + dir_ + "/cert.pem' >'" + dir_ + "/openssl.log' 2>&1";
+    if (std::system(cmd.c_str()) != 0)
+      return Fail("openssl could not make a certificate (is it installed? see " + dir_ +
+                  "/openssl.log)");
+    https_port_ = FreeLoopbackPort();
+    return true;
+  }
+  std::string cert_file() const { return dir_ + "/cert.pem"; }
+  int https_port() const { return https_port_; }
+
   // Starts the server and waits (up to 60 s: the first start creates its system tables) until it
   // answers. False with `error()` set otherwise.
   bool Start() {
@@ -77,21 +95,28 @@ class TestClickHouseServer {
                           << "/server.log</log><errorlog>" << dir_
                           << "/server.err.log</errorlog><size>10M</size><count>1</count></logger>\n"
                           << "<http_port>" << http_port_ << "</http_port><tcp_port>" << tcp_port_
-                          << "</tcp_port><listen_host>127.0.0.1</listen_host>\n"
-                          << "<path>" << dir_ << "/data/</path><tmp_path>" << dir_
-                          << "/tmp/</tmp_path><user_files_path>" << dir_
-                          << "/user_files/</user_files_path><format_schema_path>" << dir_
-                          << "/format_schemas/</format_schema_path>\n"
-                          << "<mark_cache_size>268435456</mark_cache_size>"
-                          << "<uncompressed_cache_size>268435456</uncompressed_cache_size>\n"
-                          << "<max_concurrent_queries>20</max_concurrent_queries>"
-                          << "<timezone>UTC</timezone>\n"
-                          << "<users><default><password></password><networks><ip>127.0.0.1</ip>"
-                          << "</networks><profile>default</profile><quota>default</quota>"
-                          << "</default></users>\n<profiles><default></default></profiles>"
-                          << "<quotas><default></default></quotas>\n"
-                          << "<default_profile>default</default_profile>"
-                          << "<default_database>default</default_database>\n</yandex>\n";
+                          << "</tcp_port><listen_host>127.0.0.1</listen_host>\n";
+    if (https_port_ > 0)
+      std::ofstream(config, std::ios::app)
+          << "<https_port>" << https_port_ << "</https_port><openSSL><server><certificateFile>"
+          << dir_ << "/cert.pem</certificateFile><privateKeyFile>" << dir_
+          << "/key.pem</privateKeyFile><verificationMode>none</verificationMode>"
+          << "<disableProtocols>sslv2,sslv3</disableProtocols></server></openSSL>\n";
+    std::ofstream(config, std::ios::app)
+        << "<path>" << dir_ << "/data/</path><tmp_path>" << dir_
+        << "/tmp/</tmp_path><user_files_path>" << dir_
+        << "/user_files/</user_files_path><format_schema_path>" << dir_
+        << "/format_schemas/</format_schema_path>\n"
+        << "<mark_cache_size>268435456</mark_cache_size>"
+        << "<uncompressed_cache_size>268435456</uncompressed_cache_size>\n"
+        << "<max_concurrent_queries>20</max_concurrent_queries>"
+        << "<timezone>UTC</timezone>\n"
+        << "<users><default><password></password><networks><ip>127.0.0.1</ip>"
+        << "</networks><profile>default</profile><quota>default</quota>"
+        << "</default></users>\n<profiles><default></default></profiles>"
+        << "<quotas><default></default></quotas>\n"
+        << "<default_profile>default</default_profile>"
+        << "<default_database>default</default_database>\n</yandex>\n";
     pid_ = ::fork();
     if (pid_ == 0) {
       const std::string out = dir_ + "/stdout.log";
@@ -143,7 +168,7 @@ class TestClickHouseServer {
     return false;
   }
   std::string dir_;
-  int http_port_ = -1, tcp_port_ = -1;
+  int http_port_ = -1, tcp_port_ = -1, https_port_ = -1;
   pid_t pid_ = -1;
   std::string error_;
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -330,8 +331,8 @@ void MetricsExporter::EvictOne() {
 namespace {
 
 // The primary verdict of one window. Per window rather than over a range: /metrics has no store
-// to read, and one Analyze() of a single small window per process every window length is cheap
-// next to the window's own aggregation. No host telemetry is joined: hardware_saturated and
+// to read, and one Analyze() of a single small window per process and scrape is cheap next to
+// the windows' own aggregation. No host telemetry is joined: hardware_saturated and
 // throttling never fire here and batching only from idle gaps; `inferscope report` and the API
 // diagnose a range with its telemetry.
 std::string PrimaryVerdict(const model::ProfileWindow& window) {
@@ -346,7 +347,12 @@ std::string PrimaryVerdict(const model::ProfileWindow& window) {
 }  // namespace
 
 void MetricsExporter::OnWindow(const wire::Hello& process, const model::ProfileWindow& window) {
-  std::string verdict = PrimaryVerdict(window);
+  OnWindow(process, std::make_shared<const model::ProfileWindow>(window));
+}
+
+void MetricsExporter::OnWindow(const wire::Hello& process,
+                               std::shared_ptr<const model::ProfileWindow> shared) {
+  const model::ProfileWindow& window = *shared;
   std::lock_guard<std::mutex> lock(mu_);
   ProcessSeries* p = FindOrAddProcess(process);
   std::map<uint32_t, int64_t> busy_in_window;
@@ -369,7 +375,7 @@ void MetricsExporter::OnWindow(const wire::Hello& process, const model::ProfileW
   if (p->ended || (p->has_gauges && window.end_ns < p->latest_end_ns)) return;
   p->has_gauges = true;
   p->latest_end_ns = window.end_ns;
-  p->verdict = std::move(verdict);
+  p->verdict_window = std::move(shared);
   const int64_t length_ns = window.end_ns - window.start_ns;
   for (auto& [id, ds] : p->devices) {
     if (length_ns <= 0) {
@@ -391,6 +397,7 @@ void MetricsExporter::OnProcessEnd(const wire::Hello& process) {
   if (p.process_start_unix_ns != process.process_start_unix_ns) return;  // an older incarnation
   p.ended = true;
   p.has_gauges = false;
+  p.verdict_window.reset();
   for (auto& [id, ds] : p.devices) ds.busy_ratio.reset();
   p.last_event = ++sequence_;
 }
@@ -456,7 +463,28 @@ void MetricsExporter::OnTelemetry(const GpuMetricsWindow* gpu, const EngineMetri
   spans_ = spans ? std::optional<SpanWindow>(*spans) : std::nullopt;
 }
 
+void MetricsExporter::UpdateVerdicts() const {
+  std::vector<std::pair<ProcessKey, std::shared_ptr<const model::ProfileWindow>>> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [key, p] : processes_)
+      if (p.verdict_window) pending.emplace_back(key, p.verdict_window);
+  }
+  std::vector<std::string> verdicts;
+  verdicts.reserve(pending.size());
+  for (const auto& [key, window] : pending) verdicts.push_back(PrimaryVerdict(*window));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < pending.size(); ++i) {
+    auto it = processes_.find(pending[i].first);
+    if (it == processes_.end()) continue;  // evicted meanwhile
+    it->second.verdict = std::move(verdicts[i]);
+    // A newer window that arrived meanwhile stays pending: the next Render diagnoses it.
+    if (it->second.verdict_window == pending[i].second) it->second.verdict_window.reset();
+  }
+}
+
 std::string MetricsExporter::Render(const AgentCounters& self) const {
+  UpdateVerdicts();
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;
   out.reserve(4096 + processes_.size() * 2048);

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -70,7 +71,13 @@ struct ProcessSeries {
   // Gauges (latest window): absent once the process ended.
   int64_t process_start_unix_ns = 0;  // tells a reused pid from the process that ended
   int64_t latest_end_ns = 0;
-  std::string verdict;  // the latest window's primary diagnosis (analyze::kFindingIds)
+  // The latest window's primary diagnosis (analyze::kFindingIds), computed when /metrics is
+  // rendered, not when the window arrives: the diagnosis is a fifth of the agent's work per
+  // window, and most windows are never scraped (scrapes are 15-60 s apart, windows 10 s per
+  // process, and many hosts are not scraped at all). `verdict_window` is the window still to
+  // diagnose (null once done); both are caches Render fills, hence mutable.
+  mutable std::string verdict;
+  mutable std::shared_ptr<const model::ProfileWindow> verdict_window;
   bool has_gauges = false;
   bool ended = false;
   uint64_t last_event = 0;  // sequence number of the last window or end: eviction order
@@ -115,8 +122,11 @@ class MetricsExporter {
 
   // A profile window from a process (its hello names pid/rank/hostname). Counters grow by the
   // window's values; gauges take the latest window's values (an older window arriving late adds
-  // to the counters but leaves the gauges alone). The verdict gauge runs the diagnosis over this
-  // one window (trace rules only: no host telemetry is joined here), outside the lock.
+  // to the counters but leaves the gauges alone). The latest window is kept (shared, not copied)
+  // for the verdict gauge, which Render computes over it (trace rules only: no host telemetry is
+  // joined here) outside the lock, once per window.
+  void OnWindow(const wire::Hello& process, std::shared_ptr<const model::ProfileWindow> window);
+  // The same with a copy of `window` (tests and benchmarks).
   void OnWindow(const wire::Hello& process, const model::ProfileWindow& window);
   // Telemetry of the latest closed window; any pointer may be null (collector off: its gauges go,
   // its counters stay). Counters and summary sums grow once per window (by end time), so passing
@@ -147,6 +157,9 @@ class MetricsExporter {
   using ProcessKey = std::tuple<std::string, int32_t, uint32_t>;
 
   ProcessSeries* FindOrAddProcess(const wire::Hello& hello);
+  // Diagnoses the windows whose verdict is not computed yet (mu_ not held: it takes it twice,
+  // around the diagnoses, so OnWindow never waits for them).
+  void UpdateVerdicts() const;
   void EvictOne();
   void AccumulateGpu(const GpuMetricsWindow& gpu);
   void AccumulateEngine(const EngineMetricsWindow& engine);

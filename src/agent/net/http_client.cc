@@ -44,12 +44,24 @@ base::Status NoResponse(const std::string& url, httplib::Error error) {
     case httplib::Error::Read:
       why += "no HTTP response (read failed or timed out)";
       break;
+    case httplib::Error::SSLConnection:
+      why += "TLS handshake failed (is it an https port?)";
+      break;
+    case httplib::Error::SSLLoadingCerts:
+      why += "cannot load the CA certificates (ca_file)";
+      break;
+    case httplib::Error::SSLServerVerification:
+      why += "the server's TLS certificate did not verify (ca_file names the CA that signed it)";
+      break;
     default:
       why += httplib::to_string(error);
   }
   // Nobody listening (or nothing answering the connect) vs. a peer that is there but did not
   // answer HTTP: scrape discovery tries another address only in the first case.
-  if (error == httplib::Error::Connection || error == httplib::Error::ConnectionTimeout)
+  // TLS failures happen before the request is sent too.
+  if (error == httplib::Error::Connection || error == httplib::Error::ConnectionTimeout ||
+      error == httplib::Error::SSLConnection || error == httplib::Error::SSLLoadingCerts ||
+      error == httplib::Error::SSLServerVerification)
     return base::UnavailableError(why);
   return base::DataLossError(why);
 }
@@ -59,9 +71,18 @@ base::Status NoResponse(const std::string& url, httplib::Error error) {
 template <typename Send>
 base::StatusOr<FetchResult> Request(const HttpTarget& target, const FetchOptions& options,
                                     Send send) {
-  const std::string url = target.ToUrl();
+  const std::string url = options.tls ? "https://" + HostForUrl(target.host) + ":" +
+                                            std::to_string(target.port) + target.path
+                                      : target.ToUrl();
   try {
-    httplib::Client client(target.host, target.port);
+    // The scheme form makes cpp-httplib's SSLClient (the library is built with OpenSSL).
+    httplib::Client client = options.tls ? httplib::Client("https://" + HostForUrl(target.host) +
+                                                           ":" + std::to_string(target.port))
+                                         : httplib::Client(target.host, target.port);
+    if (options.tls) {
+      if (!options.ca_file.empty()) client.set_ca_cert_path(options.ca_file);
+      client.enable_server_certificate_verification(!options.tls_skip_verify);
+    }
     SetTimeouts(options, &client);
     if (!options.basic_auth_user.empty())
       client.set_basic_auth(options.basic_auth_user, options.basic_auth_password);

@@ -3,7 +3,9 @@
 
 // The one plain-HTTP client of the tool (cpp-httplib underneath): the engine metrics scraper,
 // `inferscope status` asking the agent's API and `inferscope run` asking an agent to stay all
-// parse their URLs and send their requests here. Bounded time and body size; no redirects, no TLS.
+// parse their URLs and send their requests here. Bounded time and body size; no redirects. TLS
+// (OpenSSL, through cpp-httplib's SSLClient) for targets that ask for it (the ClickHouse sink's
+// `clickhouses://`); ParseHttpUrl itself takes http:// only.
 
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +40,12 @@ struct FetchOptions {
   std::string accept;  // the Accept header; empty: cpp-httplib's default
   // HTTP basic authentication (the ClickHouse sink's credentials file); empty user: none.
   std::string basic_auth_user, basic_auth_password;
+  // HTTPS to the target: the server's certificate is verified against `ca_file` (PEM; empty: the
+  // system's CA store) and its name or IP against the target's host, unless `tls_skip_verify`
+  // (encryption without authentication: test servers with a self-signed certificate).
+  bool tls = false;
+  std::string ca_file;
+  bool tls_skip_verify = false;
 };
 
 struct FetchResult {

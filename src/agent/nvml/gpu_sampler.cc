@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -237,6 +238,37 @@ void GpuSampler::Add(Device& d, const char* metric, const char* unit, double val
   GpuMetricStats& m = d.acc.metrics[metric];
   if (m.unit.empty()) m.unit = unit;
   m.Add(value);
+  d.history.push_back({sample_unix_ns_, metric, unit, value});
+  while (!d.history.empty() && (d.history.size() > kHistoryPoints ||
+                                d.history.front().unix_ns < sample_unix_ns_ - kHistoryNs))
+    d.history.pop_front();
+}
+
+std::vector<GpuSampleSeries> GpuSampler::Samples(int64_t from_unix_ns, int64_t to_unix_ns) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<GpuSampleSeries> out;
+  for (const Device& d : devices_) {
+    GpuSampleSeries& series = out.emplace_back();
+    series.index = d.acc.index;
+    series.uuid = d.acc.uuid;
+    // The last sample before the range, per metric (metric names are the k* constants: their
+    // addresses identify them).
+    std::map<const char*, GpuSampleSeries::Point> before;
+    for (const auto& p : d.history) {
+      if (p.unix_ns > to_unix_ns) break;
+      if (p.unix_ns < from_unix_ns) {
+        before[p.metric] = p;
+      } else {
+        series.points.push_back(p);
+      }
+    }
+    std::vector<GpuSampleSeries::Point> first;
+    for (const auto& [metric, p] : before) first.push_back(p);
+    std::stable_sort(first.begin(), first.end(),
+                     [](const auto& a, const auto& b) { return a.unix_ns < b.unix_ns; });
+    series.points.insert(series.points.begin(), first.begin(), first.end());
+  }
+  return out;
 }
 
 GpuSampler::Outcome GpuSampler::Check(Device& d, nvmlReturn_t r,
@@ -288,6 +320,7 @@ double GpuSampler::Rate(Counter& c, unsigned long long value, int64_t now_unix_n
 void GpuSampler::Sample(int64_t now_unix_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   if (api_ == nullptr || !off_reason_.empty()) return;
+  sample_unix_ns_ = now_unix_ns;
   for (Device& d : devices_) {
     if (d.handle == nullptr || d.lost) continue;
     SampleDevice(d, now_unix_ns);

@@ -6,6 +6,7 @@
 // lists the metrics, their units and how each one degrades.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,20 @@
 #include "src/base/status.h"
 
 namespace inferscope::agent {
+
+// One device's samples over a time range, each value as read (GpuSampler::Samples): what a live
+// capture turns into counter tracks beside its kernels.
+struct GpuSampleSeries {
+  int32_t index = -1;  // NVML index
+  std::string uuid;    // "GPU-...": what maps a process's CUDA ordinal to it
+  struct Point {
+    int64_t unix_ns = 0;
+    const char* metric = "";  // one of the k* metric names of gpu_metrics_window.h
+    const char* unit = "";
+    double value = 0;
+  };
+  std::vector<Point> points;  // in time order
+};
 
 // Samples NVML with times the caller gives; no threads of its own, no global state. Never fails
 // and never throws: without NVML (no driver, init failure) it is "off" and Sample() does nothing;
@@ -41,6 +56,14 @@ class GpuSampler {
   // Everything sampled since the previous TakeWindow, labelled [start_unix_ns, end_unix_ns);
   // resets the accumulators (counters and GPM keep their previous reading, so no interval is lost).
   GpuMetricsWindow TakeWindow(int64_t start_unix_ns, int64_t end_unix_ns);
+
+  // Every device's samples taken in [from_unix_ns, to_unix_ns], preceded per metric by its last
+  // sample before `from` (the value in force when the range starts). Samples are kept for
+  // kHistoryNs (at most kHistoryPoints per device), independently of TakeWindow.
+  std::vector<GpuSampleSeries> Samples(int64_t from_unix_ns, int64_t to_unix_ns) const;
+  // Long enough for the longest capture (60 s) and the time its trace takes to be written after.
+  static constexpr int64_t kHistoryNs = 90'000'000'000;
+  static constexpr size_t kHistoryPoints = 1 << 16;
 
   // One line a user can act on: "ok: 2 GPUs (driver 550.54.15)", "degraded: GPU 1 lost; ...",
   // or "off: libnvidia-ml.so.1 not found: no NVIDIA driver on this host".
@@ -71,6 +94,7 @@ class GpuSampler {
     bool gpm_have_prev = false;
     int64_t gpm_prev_unix_ns = 0;
     bool lost = false;
+    std::deque<GpuSampleSeries::Point> history;  // the last kHistoryNs of samples, oldest first
   };
   enum class Outcome { kOk, kFailed, kLost };
 
@@ -96,6 +120,7 @@ class GpuSampler {
   std::string driver_version_;
   std::vector<Device> devices_;
   std::vector<std::string> unopened_;  // "GPU 1: no permission" for handles NVML refused
+  int64_t sample_unix_ns_ = 0;         // the time of the Sample() call in progress
   nvml_abi::nvmlEventSet_t event_set_ = nullptr;
 };
 

@@ -116,6 +116,36 @@ TEST(GpuSamplerTest, InitNoPermission) {
       << s.health();
 }
 
+// What a capture reads (Samples): each value as sampled, the one in force at the range's start
+// first, independently of the windows taken meanwhile; older than kHistoryNs is forgotten.
+TEST(GpuSamplerTest, SamplesKeepsTheRecentValuesForACapture) {
+  ScopedScenario scenario("devices=2");
+  GpuSampler s(FAKE_NVML_PATH);
+  for (int i = 0; i < 5; ++i) s.Sample(kT0 + i * kSecond);
+  (void)s.TakeWindow(kT0, kT0 + 10 * kSecond);  // the windows do not consume the history
+  const std::vector<GpuSampleSeries> series =
+      s.Samples(kT0 + 1500 * kSecond / 1000, kT0 + 3 * kSecond);
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[1].index, 1);
+  EXPECT_EQ(series[1].uuid, "GPU-fa4e0000-0000-0000-0000-000000000001");
+  std::vector<std::pair<int64_t, double>> util;
+  for (const auto& p : series[1].points) {
+    if (std::string(p.metric) != kGpuUtilPct) continue;
+    EXPECT_STREQ(p.unit, "%");
+    util.emplace_back(p.unix_ns, p.value);
+  }
+  // The fake's utilization on GPU 1 at its n-th sample: 21 + 10 * (n % 4).
+  EXPECT_EQ(util, (std::vector<std::pair<int64_t, double>>{
+                      {kT0 + kSecond, 31}, {kT0 + 2 * kSecond, 41}, {kT0 + 3 * kSecond, 51}}));
+  // Every point in time order, none after the range.
+  for (size_t i = 1; i < series[1].points.size(); ++i)
+    EXPECT_LE(series[1].points[i - 1].unix_ns, series[1].points[i].unix_ns);
+  EXPECT_LE(series[1].points.back().unix_ns, kT0 + 3 * kSecond);
+
+  s.Sample(kT0 + GpuSampler::kHistoryNs + 5 * kSecond);
+  for (const auto& d : s.Samples(kT0, kT0 + 4 * kSecond)) EXPECT_TRUE(d.points.empty());
+}
+
 TEST(GpuSamplerTest, NoGpus) {
   ScopedScenario scenario("devices=0");
   GpuSampler s(FAKE_NVML_PATH);
@@ -440,7 +470,7 @@ TEST(GpuSamplerTest, BadScenarioFailsInit) {
       << s.health();
 }
 
-TEST(GpuSamplerTest, ConcurrentSampleTakeAndHealth) {
+TEST(GpuSamplerTest, ConcurrentSampleTakeSamplesAndHealth) {
   ScopedScenario scenario("devices=2");
   GpuSampler s(FAKE_NVML_PATH);
   std::atomic<bool> stop{false};
@@ -451,6 +481,7 @@ TEST(GpuSamplerTest, ConcurrentSampleTakeAndHealth) {
       const GpuMetricsWindow w = s.TakeWindow(t, t + kSecond);
       taken += w.devices.empty() ? 0 : w.devices[0].samples;
       EXPECT_FALSE(s.health().empty());
+      for (const auto& d : s.Samples(t - kSecond, t)) EXPECT_GE(d.index, 0);  // a capture's read
       t += kSecond;
     }
   });
