@@ -51,6 +51,11 @@ struct DeviceSeries {
   uint64_t launch_delays = 0;  // kernels whose launch-to-start delay was measured
   int64_t launch_delay_ns = 0;
   uint64_t graph_launches = 0, kernels_from_graphs = 0;
+  // Forward phases of the whole steps (model::PhaseSplit); index kPhaseCount of phase_ns is the
+  // GPU time of operations in no whole step ("outside").
+  std::array<uint64_t, model::kPhaseCount> phase_steps{};
+  std::array<int64_t, model::kPhaseCount> phase_step_ns{};
+  std::array<std::array<int64_t, model::kCategoryCount>, model::kPhaseCount + 1> phase_ns{};
   // The device's UUID as the process reported it (empty: unknown, or devices of several evicted
   // processes that disagree): maps the CUDA ordinal to the NVML index for the `gpu` label.
   std::string uuid;
