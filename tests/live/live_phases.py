@@ -3,7 +3,8 @@
 """Prefill vs decode on the live path (issue 20, item 2): a serving trace whose steps run prefill
 and decode attention, replayed through the fake CUPTI into the real injection library and agent,
 shows the forward-phase split in `inferscope report` (text and JSON) and on /metrics, equal to what
-`inferscope analyze` says of the file.
+`inferscope analyze` says of the file, and in agreement with the offline steps view
+(`analyze --views steps`, the trace's ProfilerStep ranges).
 
 The trace is the generated `prefill_interference` scenario (tools/make_scenario_traces.py: 20k-token
 prefills every 12 decode steps of a CUDA-graph decode batch, a stream sync and the host's output
@@ -109,7 +110,8 @@ def main():
 
     live = json.loads(run(args.inferscope, "report", "--state-dir", state, "--last", "24h",
                           "--format", "json"))
-    offline = json.loads(run(args.inferscope, "analyze", "--format", "json", trace))
+    offline = json.loads(run(args.inferscope, "analyze", "--format", "json", "--views", "steps",
+                             trace))
     text = run(args.inferscope, "report", "--state-dir", state, "--last", "24h")
 
     problems = []
@@ -135,6 +137,24 @@ def main():
         problems.append("live phases differ from analyze:\n  live    %s\n  offline %s" %
                         (json.dumps(phases, sort_keys=True)[:1500],
                          json.dumps(offline["summary"]["phases"], sort_keys=True)[:1500]))
+    # Parity with the offline steps view (ProfilerStep ranges): the same prefill steps and GPU
+    # time; its decode steps are the live ones plus the last (outside live: no host turn after it).
+    view_phases = {}
+    for proc in offline["views"]["inputs"][0]["processes"]:
+        for row in proc["steps"]["phases"]:
+            view_phases[row["phase"]] = row
+    if sorted(view_phases) != ["decode", "prefill"]:
+        problems.append("steps view phases %s, want decode and prefill" % sorted(view_phases))
+    elif by_phase.get("prefill") and by_phase.get("decode"):
+        if (view_phases["prefill"]["duration"]["count"], view_phases["prefill"]["gpu_time_ns"]) != \
+                (by_phase["prefill"]["steps"], by_phase["prefill"]["gpu_time_ns"]):
+            problems.append("prefill: steps view %r, live %r" % (view_phases["prefill"],
+                                                                 by_phase["prefill"]))
+        if view_phases["decode"]["duration"]["count"] != by_phase["decode"]["steps"] + 1 or \
+                view_phases["decode"]["gpu_time_ns"] != \
+                by_phase["decode"]["gpu_time_ns"] + phases["outside_ns"]:
+            problems.append("decode: steps view %r, live %r + outside %d" %
+                            (view_phases["decode"], by_phase["decode"], phases["outside_ns"]))
     # The text report has the section with both phases.
     section = text[text.find("Forward phases (prefill vs decode)"):]
     if not text.count("Forward phases (prefill vs decode)"):
