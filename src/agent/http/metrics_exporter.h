@@ -2,10 +2,11 @@
 #pragma once
 
 // The agent's Prometheus /metrics: GPU time by category, GPU and process as counters, busy
-// ratio, idle time by cause, kernel launches and their delay, host sync waits by type, memcpy
-// bytes, data quality, the profiler's own CPU cost and the latest window's verdict from the
-// profile windows; GPU, engine and request-span telemetry (stage latency as histograms) from the
-// collectors; the agent's own counters. Families, labels and units: docs/metrics.md.
+// ratio, idle time by cause, GPU time per forward phase (prefill, decode, ...) and category,
+// kernel launches and their delay, host sync waits by type, memcpy bytes, data quality, the
+// profiler's own CPU cost and the latest window's verdict from the profile windows; GPU, engine
+// and request-span telemetry (stage latency as histograms) from the collectors; the agent's own
+// counters. Families, labels and units: docs/metrics.md.
 
 #include <array>
 #include <cstddef>
