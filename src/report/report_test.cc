@@ -234,6 +234,18 @@ TEST(JsonReportTest, ForwardPhases) {
     EXPECT_DOUBLE_EQ(double(phases["outside_pct"]), 5.0);
   }
 
+  // The CSV table: one row per rank, phase and category; outside as a phase.
+  std::string csv;
+  ASSERT_TRUE(RenderCsv(a, "phases", &csv));
+  EXPECT_EQ(csv.rfind("rank,device,phase,steps,step_total_ns,busy_ns,category,time_ns,"
+                      "pct_of_phase\r\n",
+                      0),
+            0u)
+      << csv;
+  EXPECT_NE(csv.find("0,0,prefill,2,9000000,8000000,matmul,5000000,62.50\r\n"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("0,0,outside,0,0,0,matmul,500000,100.00\r\n"), std::string::npos) << csv;
+
   // No whole step: no section, an empty list.
   const std::string plain = RenderText(OneRank());
   EXPECT_EQ(plain.find("Forward phases"), std::string::npos);
