@@ -381,6 +381,7 @@ class Aggregator::Impl {
     if (!d.step_open) {
       d.step_open = true;
       d.step_start_ns = start_ns;
+      d.step_busy_start_ns = d.busy.covered_ns();
     }
     if (!d.has_gpu_activity) {
       d.has_gpu_activity = true;
@@ -580,10 +581,7 @@ class Aggregator::Impl {
   }
 
   static void EndStep(DeviceState& d, int64_t end_ns) {
-    if (d.step_open && d.step_whole && end_ns > d.step_start_ns)
-      (d.step_has_prefill ? d.steps.prefill : d.steps.plain).Add(end_ns - d.step_start_ns);
-    d.step_open = false;
-    d.step_has_prefill = false;
+    d.EndStep(end_ns);
     d.step_whole = true;  // the next step begins after this host turn
   }
 
@@ -605,13 +603,16 @@ class Aggregator::Impl {
     uint32_t& slot = d.slot_of_name[e.name];
     if (slot == 0) {
       const model::Classification& c = classifier_.Classify(e.name);
-      d.kernels.push_back(KernelAccum{e.name,
-                                      c.category,
-                                      model::IsComputeKernel(c.category, c.subcategory),
-                                      c.subcategory,
-                                      {},
-                                      {},
-                                      c.subcategory == "attention.prefill"});
+      d.kernels.push_back(
+          KernelAccum{e.name,
+                      c.category,
+                      model::IsComputeKernel(c.category, c.subcategory),
+                      c.subcategory,
+                      {},
+                      {},
+                      static_cast<uint8_t>(c.subcategory == "attention.prefill"  ? 1
+                                           : c.subcategory == "attention.decode" ? 2
+                                                                                 : 0)});
       slot = static_cast<uint32_t>(d.kernels.size());
     }
     KernelAccum& k = d.kernels[slot - 1];
@@ -644,11 +645,11 @@ class Aggregator::Impl {
       ++p.data_quality[static_cast<size_t>(DataQuality::kUnmatchedCorrelation)];
     }
 
-    const bool prefill = k.prefill_attention;
+    const uint8_t attention = k.attention_kind;
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kKernel, e.name},
             e.correlation_id);
     // After OnGpuOp: the idle interval before this kernel may have ended the previous step.
-    if (prefill) d.step_has_prefill = true;
+    d.AddStepOp(cat, dur, attention);
   }
 
   LaunchSlot* MutableLaunch(ProcessState& p, uint32_t correlation_id) {
@@ -669,6 +670,7 @@ class Aggregator::Impl {
                  [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns,
             OpRef{OpRef::Kind::kMemcpy, static_cast<uint32_t>(e.kind)}, e.correlation_id);
+    d.AddStepOp(kMemory, e.end_ns - e.start_ns, 0);
   }
 
   void Handle(const model::MemsetEvent& e) {
@@ -682,6 +684,7 @@ class Aggregator::Impl {
     d.ForEachBin(e.start_ns, e.end_ns,
                  [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kMemset, 0}, e.correlation_id);
+    d.AddStepOp(kMemory, e.end_ns - e.start_ns, 0);
   }
 
   void Handle(const model::SyncEvent& e) {

@@ -147,6 +147,116 @@ TEST_F(AggregatorTest, StepsEndWhereTheHostTakesItsTurn) {
   EXPECT_EQ(d.idle_causes.total_ns(), d.idle_ns());
 }
 
+TEST_F(AggregatorTest, PhasesSplitStepsByTheAttentionTheyRan) {
+  constexpr int64_t kUs = 1'000;
+  constexpr const char* kPrefill = "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>";
+  constexpr const char* kDecode = "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits>";
+  uint32_t corr = 0;
+  int64_t t = 100 * kUs;
+  // Steps of two kernels each, a host turn (stream sync + 200 us) after each: prefill, decode,
+  // mixed (both attention kinds), unknown (GEMMs only, plus a 50 us copy), decode. The last has no
+  // host turn after it: not whole, so its kernels are outside.
+  const std::vector<std::pair<const char*, const char*>> steps = {
+      {kGemm, kPrefill}, {kGemm, kDecode}, {kPrefill, kDecode}, {kGemm, kGemm}, {kDecode, kGemm}};
+  std::vector<int64_t> step_start;
+  auto w = Whole([&](model::EventSink* s) {
+    for (size_t step = 0; step < steps.size(); ++step) {
+      step_start.push_back(t + 4 * kUs);
+      for (int k = 0; k < 2; ++k) {
+        s->OnApiCall(Launch(t, t + 5 * kUs, ++corr));
+        s->OnKernel(Kernel(k ? steps[step].second : steps[step].first, t + 4 * kUs, t + 104 * kUs,
+                           7, corr));
+        t += 101 * kUs;
+      }
+      if (step == 3) {
+        model::MemcpyEvent copy;
+        copy.pid = 1;
+        copy.stream = 7;
+        copy.start_ns = t + 3 * kUs;
+        copy.end_ns = t + 53 * kUs;
+        copy.bytes = 4096;
+        copy.kind = model::MemcpyKind::kDtoH;
+        s->OnMemcpy(copy);
+        t += 50 * kUs;
+      }
+      model::ApiCallEvent sync = Launch(t, t + 4 * kUs, 0, model::ApiKind::kSync);
+      sync.sync_type = model::SyncType::kStream;
+      s->OnApiCall(sync);
+      t += 4 * kUs + 200 * kUs;
+    }
+  });
+  const auto& d = OnlyDevice(w);
+  auto phase = [&](model::Phase p) { return d.phases.phases[static_cast<size_t>(p)]; };
+  constexpr auto kAttention = static_cast<size_t>(Category::kAttention);
+  constexpr auto kMatmul = static_cast<size_t>(Category::kMatmul);
+  constexpr auto kMemory = static_cast<size_t>(Category::kMemory);
+  for (model::Phase p : {model::Phase::kPrefill, model::Phase::kDecode, model::Phase::kMixed,
+                         model::Phase::kUnknown}) {
+    EXPECT_EQ(phase(p).steps, 1u) << model::kPhaseNames[static_cast<size_t>(p)];
+    // Two back-to-back 100 us kernels 1 us apart: a 201 us step, 200 us busy.
+    if (p != model::Phase::kUnknown) {
+      EXPECT_EQ(phase(p).step_ns, 201 * kUs);
+      EXPECT_EQ(phase(p).busy_ns, 200 * kUs);
+      EXPECT_EQ(phase(p).ops, 2u);
+      EXPECT_EQ(phase(p).gpu_time_ns(), 200 * kUs);
+    }
+  }
+  EXPECT_EQ(phase(model::Phase::kPrefill).category_ns[kAttention], 100 * kUs);
+  EXPECT_EQ(phase(model::Phase::kPrefill).category_ns[kMatmul], 100 * kUs);
+  EXPECT_EQ(phase(model::Phase::kMixed).category_ns[kAttention], 200 * kUs);
+  const model::PhaseStats unknown = phase(model::Phase::kUnknown);
+  EXPECT_EQ(unknown.ops, 3u);
+  EXPECT_EQ(unknown.category_ns[kMatmul], 200 * kUs);
+  EXPECT_EQ(unknown.category_ns[kMemory], 50 * kUs);
+  EXPECT_EQ(unknown.busy_ns, 250 * kUs);
+  EXPECT_EQ(unknown.step_ns, 251 * kUs);
+  // The last (decode) step never ended: outside, not a fifth decode step.
+  EXPECT_EQ(d.phases.outside_ops, 2u);
+  EXPECT_EQ(d.phases.outside_time_ns(), 200 * kUs);
+  // Consistent with StepStats (prefill = steps with prefill attention) and with the GPU totals.
+  EXPECT_EQ(d.steps.prefill.count, 2u);
+  EXPECT_EQ(d.steps.plain.count, 2u);
+  int64_t total = d.phases.outside_time_ns();
+  for (const model::PhaseStats& p : d.phases.phases) total += p.gpu_time_ns();
+  int64_t gpu_ops = 0;  // the window's categories count copies and memsets as memory too
+  for (const model::CategoryStats& c : d.categories) gpu_ops += c.time_ns;
+  EXPECT_EQ(total, gpu_ops);
+
+  // Cut into windows: a step crossing a window edge is outside in both windows, and the windows
+  // merged give the same totals as the whole.
+  AggregatorOptions windowed;
+  windowed.window_ns = step_start[2] + 50 * kUs;  // inside the mixed step
+  std::vector<model::ProfileWindow> windows;
+  corr = 0;
+  t = 100 * kUs;
+  {
+    Aggregator a(windowed, &names_, &classifier_,
+                 [&](model::ProfileWindow&& x) { windows.push_back(std::move(x)); });
+    for (size_t step = 0; step < 3; ++step) {
+      for (int k = 0; k < 2; ++k) {
+        a.OnApiCall(Launch(t, t + 5 * kUs, ++corr));
+        a.OnKernel(Kernel(k ? steps[step].second : steps[step].first, t + 4 * kUs, t + 104 * kUs, 7,
+                          corr));
+        t += 101 * kUs;
+      }
+      model::ApiCallEvent sync = Launch(t, t + 4 * kUs, 0, model::ApiKind::kSync);
+      sync.sync_type = model::SyncType::kStream;
+      a.OnApiCall(sync);
+      t += 4 * kUs + 200 * kUs;
+    }
+    a.OnApiCall(Launch(t, t + 5 * kUs, ++corr));
+    a.OnKernel(Kernel(kGemm, t + 4 * kUs, t + 104 * kUs, 7, corr));
+    a.Finish();
+  }
+  ASSERT_EQ(windows.size(), 2u);
+  const model::PhaseSplit& first = OnlyDevice(windows[0]).phases;
+  EXPECT_EQ(first.phases[0].steps, 1u);
+  EXPECT_EQ(first.phases[1].steps, 1u);
+  EXPECT_EQ(first.outside_ops, 1u);  // the mixed step's first kernel, cut by the edge
+  // The second window has no whole step (the mixed step began before it; the last never ended).
+  EXPECT_TRUE(OnlyDevice(windows[1]).phases.empty());
+}
+
 TEST_F(AggregatorTest, TemporalBreakdownUsesUnionsNotSums) {
   // gemm [100,200) on stream 7, all-reduce [150,300) on stream 9, gemm [400,500).
   auto w = Whole([&](model::EventSink* s) {

@@ -43,6 +43,41 @@ void SyncAccum::Merge(const SyncAccum& other) {
   }
 }
 
+model::Phase PhaseOfAttention(uint8_t attention) {
+  switch (attention) {
+    case 1:
+      return model::Phase::kPrefill;
+    case 2:
+      return model::Phase::kDecode;
+    case 3:
+      return model::Phase::kMixed;
+    default:
+      return model::Phase::kUnknown;
+  }
+}
+
+void DeviceState::EndStep(int64_t end_ns) {
+  if (step_open) {
+    if (step_whole && end_ns > step_start_ns) {
+      ((step_attention & 1) ? steps.prefill : steps.plain).Add(end_ns - step_start_ns);
+      model::PhaseStats& p = phases.phases[static_cast<size_t>(PhaseOfAttention(step_attention))];
+      ++p.steps;
+      p.step_ns += end_ns - step_start_ns;
+      p.busy_ns += busy.covered_ns() - step_busy_start_ns;
+      p.ops += step_ops;
+      for (size_t c = 0; c < model::kCategoryCount; ++c) p.category_ns[c] += step_category_ns[c];
+    } else {
+      phases.outside_ops += step_ops;
+      for (size_t c = 0; c < model::kCategoryCount; ++c)
+        phases.outside_ns[c] += step_category_ns[c];
+    }
+  }
+  step_open = false;
+  step_attention = 0;
+  step_ops = 0;
+  step_category_ns = {};
+}
+
 void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
   has_gpu_activity = false;
   first_start_ns = 0;
@@ -62,8 +97,11 @@ void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
   idle_gaps = {};
   idle_causes = {};
   steps = {};
+  phases = {};
   step_open = false;
-  step_has_prefill = false;
+  step_attention = 0;
+  step_ops = 0;
+  step_category_ns = {};
   // A window edge cuts through running work; a device's first activity starts a step as far as
   // the source can tell (profilers start between steps).
   step_whole = streams.empty();

@@ -55,6 +55,8 @@ class IntervalUnion {
   // The open interval's end: the latest end added so far (meaningful when open()).
   bool open() const { return open_; }
   int64_t end_ns() const { return end_ns_; }
+  // The union so far, the open interval included.
+  int64_t covered_ns() const { return total_ns_ + (open_ ? end_ns_ - start_ns_ : 0); }
   void Reset() { *this = IntervalUnion(); }
 
  private:
@@ -97,8 +99,14 @@ struct KernelAccum {
   std::string_view subcategory;
   model::DurationStats duration;
   model::LogHistogram histogram;
-  bool prefill_attention = false;  // subcategory attention.prefill: marks its step a prefill step
+  // Subcategory attention.prefill / attention.decode: the step's phase (model::Phase); bit 1
+  // prefill, bit 2 decode.
+  uint8_t attention_kind = 0;
 };
+
+// The phase of a step from the attention kinds it ran (KernelAccum::attention_kind bits), the
+// rule of the offline steps view (src/aggregate/view_collector.cc PhaseOf) without a step name.
+model::Phase PhaseOfAttention(uint8_t attention_kinds);
 
 // The last operation seen on a stream: enough to measure the next idle gap and to know what a sync
 // on that stream waited for.
@@ -134,13 +142,28 @@ struct DeviceState {
   model::IdleGapStats idle_gaps;
   model::IdleCauseStats idle_causes;
   model::StepStats steps;
-  // The step being built: it began at step_start_ns (when step_open) and has run prefill
-  // attention when step_has_prefill. It counts only when step_whole: it began right after a host
-  // turn or with the device's first activity, not at a window edge (mid-step).
+  model::PhaseSplit phases;
+  // The step being built: it began at step_start_ns (when step_open) and has run the attention
+  // kinds in step_attention (KernelAccum::attention_kind bits). It counts only when step_whole: it
+  // began right after a host turn or with the device's first activity, not at a window edge
+  // (mid-step). Its GPU operations accumulate here until its phase is known (when it ends).
   bool step_open = false;
-  bool step_has_prefill = false;
+  uint8_t step_attention = 0;
   bool step_whole = false;
   int64_t step_start_ns = 0;
+  int64_t step_busy_start_ns = 0;  // busy.covered_ns() when it began
+  uint64_t step_ops = 0;
+  std::array<int64_t, model::kCategoryCount> step_category_ns{};
+
+  // Adds one GPU operation to the open step.
+  void AddStepOp(size_t category, int64_t duration_ns, uint8_t attention_kind) {
+    ++step_ops;
+    step_category_ns[category] += duration_ns;
+    step_attention |= attention_kind;
+  }
+  // Ends the open step at `end_ns` (the start of the host turn after it): a whole step goes to
+  // its phase, any other step's operations to phases.outside_*. Clears the step.
+  void EndStep(int64_t end_ns);
   model::LaunchStats launch;
   std::array<SyncAccum, kSyncTypes> sync_records{};  // from SyncEvents
   std::array<SyncAccum, kSyncTypes> sync_calls{};    // from blocking API calls

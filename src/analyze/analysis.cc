@@ -72,6 +72,45 @@ StepSummary Steps(const model::StepStats& s) {
   return out;
 }
 
+}  // namespace
+
+PhaseSummary Phases(const model::PhaseSplit& split) {
+  PhaseSummary out;
+  out.split = split;
+  if (split.empty()) return out;
+  out.outside_ns = split.outside_time_ns();
+  out.outside_ops = split.outside_ops;
+  out.phased_ns = out.outside_ns;
+  for (const model::PhaseStats& p : split.phases) out.phased_ns += p.gpu_time_ns();
+  for (size_t i = 0; i < model::kPhaseCount; ++i) {
+    const model::PhaseStats& p = split.phases[i];
+    if (p.steps == 0) continue;
+    PhaseSummaryRow row;
+    row.phase = model::kPhaseNames[i];
+    row.steps = p.steps;
+    row.step_total_ns = p.step_ns;
+    row.step_mean_ns = p.step_ns / static_cast<int64_t>(p.steps);
+    row.busy_ns = p.busy_ns;
+    row.gpu_time_ns = p.gpu_time_ns();
+    row.ops = p.ops;
+    row.pct = Pct(static_cast<double>(row.gpu_time_ns), static_cast<double>(out.phased_ns));
+    for (int c = 0; c < kCategoryCount; ++c) {
+      if (p.category_ns[c] == 0) continue;
+      row.categories.push_back(
+          {kCategoryNames[c], p.category_ns[c], 0,
+           Pct(static_cast<double>(p.category_ns[c]), static_cast<double>(row.gpu_time_ns))});
+    }
+    std::stable_sort(
+        row.categories.begin(), row.categories.end(),
+        [](const CategoryRow& a, const CategoryRow& b) { return a.time_ns > b.time_ns; });
+    out.phases.push_back(std::move(row));
+  }
+  out.outside_pct = Pct(static_cast<double>(out.outside_ns), static_cast<double>(out.phased_ns));
+  return out;
+}
+
+namespace {
+
 void FinishCategoryPcts(std::vector<CategoryRow>* rows, int64_t kernel_time_ns) {
   for (CategoryRow& row : *rows)
     row.pct = Pct(static_cast<double>(row.time_ns), static_cast<double>(kernel_time_ns));
@@ -164,6 +203,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   r.idle_causes = IdleCauseRows(d.idle_causes, r.temporal.idle_ns);
   r.idle_intervals = d.idle_causes.intervals;
   r.steps = Steps(d.steps);
+  r.phases = Phases(d.phases);
 
   const model::LaunchStats& l = d.launch;
   r.launch.cpu_launch_count = l.cpu_launch.count;
@@ -303,6 +343,7 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
   model::IdleGapStats gaps_sum;
   model::IdleCauseStats causes_sum;
   model::StepStats steps_sum;
+  model::PhaseSplit phases_sum;
   std::map<std::string, KernelRow> merged;  // by recorded name
   std::map<std::string, CategoryRow> subcategories;
   for (const RankAnalysis& r : result.ranks) {
@@ -331,6 +372,7 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
     steps_sum.plain.total_ns += r.steps.plain_total_ns;
     steps_sum.prefill.count += r.steps.prefill_count;
     steps_sum.prefill.total_ns += r.steps.prefill_total_ns;
+    phases_sum.Merge(r.phases.split);
     for (const CategoryRow& sub : r.subcategories) {
       CategoryRow& m = subcategories[sub.name];
       m.name = sub.name;
@@ -358,6 +400,7 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
   s.idle_causes = IdleCauseRows(causes_sum, s.temporal.idle_ns);
   s.idle_intervals = causes_sum.intervals;
   s.steps = Steps(steps_sum);
+  s.phases = Phases(phases_sum);
   s.comm_compute_overlap_pct =
       Pct(static_cast<double>(s.communication_overlap_ns), static_cast<double>(s.communication_ns));
   for (auto& [name, k] : merged) {

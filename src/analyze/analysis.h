@@ -99,6 +99,32 @@ struct StepSummary {
   int64_t plain_mean_ns = 0, prefill_mean_ns = 0;
 };
 
+// GPU time of the steps of one forward phase (model::PhaseStats), in report units.
+struct PhaseSummaryRow {
+  std::string phase;  // model::kPhaseNames
+  uint64_t steps = 0;
+  int64_t step_total_ns = 0, step_mean_ns = 0;
+  int64_t busy_ns = 0;      // summed GPU busy (union) inside its steps
+  int64_t gpu_time_ns = 0;  // summed GPU operation durations
+  uint64_t ops = 0;
+  double pct = 0;                       // of phased_ns (the GPU time of the windows with steps)
+  std::vector<CategoryRow> categories;  // those with time, by time descending; pct of gpu_time_ns
+};
+
+// The forward-phase split of the live steps (model::PhaseSplit): prefill, decode, mixed and
+// unknown steps, and the GPU time of the same windows that was in no whole step.
+struct PhaseSummary {
+  std::vector<PhaseSummaryRow> phases;  // the phases with steps, kPhaseNames order
+  int64_t outside_ns = 0;               // GPU operation time in no whole step
+  uint64_t outside_ops = 0;
+  double outside_pct = 0;   // of phased_ns
+  int64_t phased_ns = 0;    // phases' GPU time + outside_ns
+  model::PhaseSplit split;  // the sums it was made from (job totals add these)
+
+  bool empty() const { return phases.empty(); }
+};
+PhaseSummary Phases(const model::PhaseSplit& split);
+
 struct LaunchSummary {
   uint64_t cpu_launch_count = 0;
   int64_t cpu_launch_mean_ns = 0, cpu_launch_max_ns = 0, cpu_launch_total_ns = 0;
@@ -181,6 +207,7 @@ struct RankAnalysis {
   std::vector<IdleCauseRow> idle_causes;  // every cause, kIdleCauseNames order
   uint64_t idle_intervals = 0;            // device idle intervals the causes cover
   StepSummary steps;
+  PhaseSummary phases;  // empty unless the windows had whole steps
   LaunchSummary launch;
   std::vector<SyncRow> syncs;          // every type, kSyncTypeNames order
   std::vector<TransferRow> transfers;  // memcpy kinds then "memset"
@@ -243,6 +270,7 @@ struct JobSummary {
   std::vector<IdleCauseRow> idle_causes;  // summed over ranks, pct of the summed idle time
   uint64_t idle_intervals = 0;
   StepSummary steps;                                           // summed over ranks
+  PhaseSummary phases;                                         // summed over ranks
   std::vector<std::pair<std::string, uint64_t>> data_quality;  // summed over processes
 };
 

@@ -44,7 +44,7 @@ using TimedMap = std::map<std::string, ProfileFigures::Timed> ProfileFigures::*;
 
 void AddTimed(std::vector<MetricDef>* defs, bool per_token, const std::string& group,
               const std::string& name, const std::string& what, TimedMap field, bool with_mean,
-              bool zero_when_absent) {
+              bool zero_when_absent, const char* per = "call") {
   // "attention", "idle host_wait", "stream sync wait": what the rows are called.
   auto time_of = [field, name, zero_when_absent](const ProfileFigures& f) -> std::optional<double> {
     const ProfileFigures::Timed* t = Find(f.*field, name);
@@ -81,7 +81,7 @@ void AddTimed(std::vector<MetricDef>* defs, bool per_token, const std::string& g
   MetricDef mean;
   mean.key = group + "." + name + ".mean";
   mean.group = group;
-  mean.label = what + ": mean time per call";
+  mean.label = what + ": mean time per " + per;
   mean.name_size = what.size();
   mean.unit = "ns";
   mean.better = Better::kLower;
@@ -150,6 +150,11 @@ std::vector<MetricDef> Definitions(const ProfileFigures& a, const ProfileFigures
     // A kernel missing from a slice's top list may sit in its tail: undefined there, not zero.
     AddTimed(&defs, per_token, "kernel", name, name, &ProfileFigures::kernels, true, false);
   }
+  // Forward phases: a phase's share of GPU time and its GPU time per step. Undefined (not zero)
+  // on a side without phase data.
+  for (const auto& [t, name] : names_with_time(a.phases, b.phases))
+    AddTimed(&defs, per_token, "phase", name, name + " steps", &ProfileFigures::phases, true, false,
+             "step");
   for (const auto& [t, name] : names_with_time(a.idle_gaps, b.idle_gaps))
     AddTimed(&defs, per_token, "idle", name, "idle " + name, &ProfileFigures::idle_gaps, false,
              true);
@@ -226,6 +231,10 @@ ProfileFigures FiguresFromAnalysis(const Analysis& analysis) {
     t.count += k.count;
   }
   for (const IdleGapRow& g : s.idle_gaps) f.idle_gaps[g.kind] = {g.total_ns, g.count};
+  if (!s.phases.empty()) {
+    for (const char* phase : model::kPhaseNames) f.phases[phase] = {};
+    for (const PhaseSummaryRow& p : s.phases.phases) f.phases[p.phase] = {p.gpu_time_ns, p.steps};
+  }
   for (const RankAnalysis& r : analysis.ranks)
     for (const SyncRow& sync : r.syncs) {
       ProfileFigures::Timed& t = f.syncs[sync.type];

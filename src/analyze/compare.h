@@ -31,6 +31,9 @@ struct ProfileFigures {
   std::map<std::string, Timed> kernels;     // by display name, the listed top kernels
   std::map<std::string, Timed> idle_gaps;   // "host_wait", "kernel_wait", "other"
   std::map<std::string, Timed> syncs;       // host sync waits by type ("stream", "device", ...)
+  // GPU time and whole steps per forward phase ("prefill", "decode", "mixed", "unknown"): all four
+  // when the profile has phase data (windows with whole steps), none otherwise.
+  std::map<std::string, Timed> phases;
   // From the engine metrics of the same range, when known.
   std::optional<double> generation_tokens;         // tokens generated in the range
   std::optional<double> generation_tokens_per_s;   // their rate over the range's wall time
@@ -65,8 +68,9 @@ enum class Better { kLower, kHigher };
 
 // One compared quantity.
 struct MetricChange {
-  std::string key;    // stable id: "category.attention.share", "kernel.<name>.mean", "busy", ...
-  std::string group;  // "busy", "category", "kernel", "idle", "sync", "stage", "throughput"
+  std::string key;  // stable id: "category.attention.share", "kernel.<name>.mean", "busy", ...
+  // "busy", "category", "kernel", "phase", "idle", "sync", "stage", "throughput"
+  std::string group;
   std::string label;  // for people: "attention: share of GPU time"
   // How much of `label` is the item's name ("attention", a kernel's name); the rest is the
   // quantity. A narrow column cuts the name, never the quantity. 0: no name part.

@@ -236,3 +236,65 @@ TEST(CompareTest, LongNamesAreCutNotTheQuantity) {
 
 }  // namespace
 }  // namespace inferscope::analyze
+
+namespace inferscope::analyze {
+namespace {
+
+// Forward phases in the diff: a phase's share of GPU time and its GPU time per step, from an
+// analysis of windows with phase data; a side without phase data compares no phase.
+TEST(CompareTest, PhaseSplitIsCompared) {
+  auto window = [](int64_t prefill_step_ns, bool with_phases) {
+    model::ProfileWindow w;
+    w.end_ns = 1'000'000'000;
+    model::ProcessProfile& p = w.processes.emplace_back();
+    p.pid = 1;
+    model::DeviceProfile& d = p.devices.emplace_back();
+    d.first_start_ns = 0;
+    d.last_end_ns = 1'000'000'000;
+    d.busy_ns = 900'000'000;
+    d.kernel_count = 1000;
+    d.categories[static_cast<size_t>(model::Category::kMatmul)] = {1000, 800'000'000};
+    if (with_phases) {
+      model::PhaseStats& prefill = d.phases.phases[static_cast<size_t>(model::Phase::kPrefill)];
+      prefill.steps = 10;
+      prefill.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 10 * prefill_step_ns;
+      model::PhaseStats& decode = d.phases.phases[static_cast<size_t>(model::Phase::kDecode)];
+      decode.steps = 100;
+      decode.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 300'000'000;
+    }
+    return w;
+  };
+  auto side = [](const model::ProfileWindow& w) {
+    ComparisonSide s;
+    s.label = "window";
+    s.whole = FiguresFromAnalysis(Analyze({{"w", "inferscope_store", &w}}, {}));
+    return s;
+  };
+  const model::ProfileWindow base = window(20'000'000, true);
+  const model::ProfileWindow slower = window(40'000'000, true);
+  const model::ProfileWindow none = window(20'000'000, false);
+  const ComparisonSide a = side(base);
+  ASSERT_EQ(a.whole.phases.size(), 4u);
+  EXPECT_EQ(a.whole.phases.at("prefill").time_ns, 200'000'000);
+  EXPECT_EQ(a.whole.phases.at("prefill").count, 10u);
+  EXPECT_EQ(a.whole.phases.at("mixed").count, 0u);
+
+  const Comparison c = Compare(a, side(slower), {});
+  const MetricChange* m = Find(c, "phase.prefill.mean");
+  ASSERT_NE(m, nullptr) << RenderComparison(c, false, true);
+  EXPECT_EQ(m->label, "prefill steps: mean time per step");
+  EXPECT_DOUBLE_EQ(m->baseline, 20'000'000);
+  EXPECT_DOUBLE_EQ(m->candidate, 40'000'000);
+  EXPECT_TRUE(m->regression);
+  EXPECT_NE(Find(c, "phase.prefill.share"), nullptr);
+  const MetricChange* decode = Find(c, "phase.decode.mean");
+  ASSERT_NE(decode, nullptr);
+  EXPECT_FALSE(decode->significant);
+  EXPECT_EQ(Find(c, "phase.mixed.share"), nullptr);  // no time on either side
+
+  const Comparison without = Compare(a, side(none), {});
+  for (const MetricChange& change : without.changes) EXPECT_NE(change.group, "phase") << change.key;
+}
+
+}  // namespace
+}  // namespace inferscope::analyze

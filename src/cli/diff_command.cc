@@ -209,6 +209,20 @@ base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
   Get(summary["kernel_count"], &f.kernel_count);
   ReadTimedMap(summary["categories"], "time_ns", &f.categories);
   ReadTimedMap(summary["idle_gaps"], "total_ns", &f.idle_gaps);
+  // Forward phases (reports since window format 1.3): all four when the list has any.
+  dom::array phases;
+  if (summary["phases"]["list"].get(phases) == simdjson::SUCCESS && phases.size() > 0) {
+    for (const char* phase : model::kPhaseNames) f.phases[phase] = {};
+    for (dom::element p : phases) {
+      std::string_view name;
+      int64_t time = 0;
+      uint64_t steps = 0;
+      Get(p["phase"], &name);
+      Get(p["gpu_time_ns"], &time);
+      Get(p["steps"], &steps);
+      f.phases[std::string(name)] = {time, steps};
+    }
+  }
   dom::array kernels;
   if (summary["top_kernels"].get(kernels) == simdjson::SUCCESS) {
     for (dom::element k : kernels) {

@@ -147,6 +147,66 @@ struct StepStats {
   bool operator==(const StepStats&) const = default;
 };
 
+// The forward phase of a step, in the words of the offline steps view (model/views.h StepRow):
+// a step that ran attention.prefill kernels and no attention.decode ones is prefill, the reverse
+// decode, both mixed (chunked prefill batches them together), neither unknown.
+enum class Phase : uint8_t { kPrefill = 0, kDecode, kMixed, kUnknown, kCount };
+inline constexpr size_t kPhaseCount = static_cast<size_t>(Phase::kCount);
+inline constexpr const char* kPhaseNames[] = {"prefill", "decode", "mixed", "unknown"};
+static_assert(sizeof(kPhaseNames) / sizeof(kPhaseNames[0]) == kPhaseCount);
+
+// The GPU work of the whole steps (StepStats' steps) of one phase.
+struct PhaseStats {
+  uint64_t steps = 0;
+  int64_t step_ns = 0;  // summed step spans (first operation's start to the host turn)
+  int64_t busy_ns = 0;  // summed union of GPU activity inside its steps
+  uint64_t ops = 0;     // kernels, copies and memsets that started inside its steps
+  // Summed operation durations by category (copies and memsets count as memory, as in the
+  // timeline and the steps view).
+  std::array<int64_t, kCategoryCount> category_ns{};
+
+  int64_t gpu_time_ns() const {
+    int64_t t = 0;
+    for (int64_t v : category_ns) t += v;
+    return t;
+  }
+  void Merge(const PhaseStats& o) {
+    steps += o.steps;
+    step_ns += o.step_ns;
+    busy_ns += o.busy_ns;
+    ops += o.ops;
+    for (size_t c = 0; c < category_ns.size(); ++c) category_ns[c] += o.category_ns[c];
+  }
+  bool operator==(const PhaseStats&) const = default;
+};
+
+// GPU time per forward phase (issue 20): every GPU operation of a window belongs to the step it
+// started in. Operations of a step that is not whole (it began before the window, or had not ended
+// when the window closed) are in `outside_ns`, so phases plus outside add up to the window's GPU
+// operation time. Empty (and not written on the wire) when the window has no whole step.
+struct PhaseSplit {
+  std::array<PhaseStats, kPhaseCount> phases{};
+  uint64_t outside_ops = 0;
+  std::array<int64_t, kCategoryCount> outside_ns{};
+
+  bool empty() const {
+    for (const PhaseStats& p : phases)
+      if (p.steps) return false;
+    return true;
+  }
+  int64_t outside_time_ns() const {
+    int64_t t = 0;
+    for (int64_t v : outside_ns) t += v;
+    return t;
+  }
+  void Merge(const PhaseSplit& o) {
+    for (size_t i = 0; i < kPhaseCount; ++i) phases[i].Merge(o.phases[i]);
+    outside_ops += o.outside_ops;
+    for (size_t c = 0; c < outside_ns.size(); ++c) outside_ns[c] += o.outside_ns[c];
+  }
+  bool operator==(const PhaseSplit&) const = default;
+};
+
 // How kernels were launched: CPU cost of the launch call and the delay from the call to the start
 // of the kernel on the GPU.
 struct LaunchStats {
@@ -264,6 +324,7 @@ struct DeviceProfile {
   IdleGapStats idle_gaps;
   IdleCauseStats idle_causes;
   StepStats steps;
+  PhaseSplit phases;  // GPU time per forward phase of the whole steps
   LaunchStats launch;
   std::array<SyncStats, static_cast<size_t>(SyncType::kCount)> syncs{};
   std::array<TransferStats, static_cast<size_t>(MemcpyKind::kCount)> memcpy{};

@@ -270,6 +270,7 @@ void MergeDeviceProfile(const DeviceProfile& in, DeviceProfile* into, const Merg
   into->idle_gaps.other.Merge(in.idle_gaps.other);
   into->idle_causes.Merge(in.idle_causes);
   into->steps.Merge(in.steps);
+  into->phases.Merge(in.phases);
   into->launch.cpu_launch.Merge(in.launch.cpu_launch);
   into->launch.launch_delay.Merge(in.launch.launch_delay);
   into->launch.short_kernels += in.launch.short_kernels;

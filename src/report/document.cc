@@ -235,6 +235,40 @@ Section Categories(const Analysis& a) {
   return s;
 }
 
+// Prefill vs decode (issue 20): the live steps' GPU time by forward phase. Only when some window
+// had whole steps.
+Section Phases(const Analysis& a) {
+  Section s{"Forward phases (prefill vs decode)", {}};
+  if (a.summary.phases.empty()) return s;
+  Table t;
+  t.columns = {Right("rank"),  Right("gpu"),       Left("phase"),
+               Right("steps"), Right("mean step"), Right("gpu time"),
+               Right("%"),     Right("busy"),      Left("top categories")};
+  for (const RankAnalysis& r : a.ranks) {
+    auto add = [&](const std::string& phase, uint64_t steps, int64_t mean_ns, int64_t gpu_ns,
+                   double pct, int64_t busy_ns, const std::vector<analyze::CategoryRow>& cats) {
+      std::string top;
+      for (size_t i = 0; i < cats.size() && i < 3; ++i)
+        top += fmt::format("{}{} {}", i ? ", " : "", cats[i].name, FormatPct(cats[i].pct));
+      t.rows.push_back({RankLabel(r), std::to_string(r.device), phase,
+                        steps ? std::to_string(steps) : "", steps ? FormatDuration(mean_ns) : "",
+                        FormatDuration(gpu_ns), FormatPct(pct),
+                        steps ? FormatDuration(busy_ns) : "", top});
+    };
+    for (const analyze::PhaseSummaryRow& p : r.phases.phases)
+      add(p.phase, p.steps, p.step_mean_ns, p.gpu_time_ns, p.pct, p.busy_ns, p.categories);
+    if (r.phases.outside_ns > 0)
+      add("(outside)", 0, 0, r.phases.outside_ns, r.phases.outside_pct, 0, {});
+  }
+  s.blocks.push_back(TableBlock(std::move(t)));
+  s.blocks.push_back(Paragraph(
+      {"steps run between the host's turns; a step that ran attention.prefill kernels is prefill,",
+       "attention.decode decode, both mixed (chunked prefill), neither unknown. % = share of the",
+       "GPU time of the windows with steps; (outside): operations of steps cut by a window edge",
+       "or still running when the window (or the trace) ended."}));
+  return s;
+}
+
 Section TopKernels(const Analysis& a) {
   const bool multi = Multi(a);
   Section s{multi ? "Top kernels (all ranks)" : "Top kernels", {}};
@@ -641,6 +675,7 @@ Document BuildDocument(const Analysis& a, int width) {
   }
   doc.sections.push_back(Temporal(a));
   doc.sections.push_back(Categories(a));
+  if (Section p = Phases(a); !p.blocks.empty()) doc.sections.push_back(std::move(p));
   if (Section g = CudaGraphs(a); !g.blocks.empty()) doc.sections.push_back(std::move(g));
   doc.sections.push_back(TopKernels(a));
   doc.sections.push_back(IdleGaps(a));

@@ -183,6 +183,76 @@ TEST(JsonReportTest, ParsesAndHasDocumentedKeys) {
   EXPECT_TRUE(doc["rank_comparison"]["straggler_rank"].is_null());
 }
 
+// The live forward-phase split (DeviceProfile::phases): a text section and `phases` in the JSON
+// of the rank and the summary; without whole steps, no section and an empty list.
+TEST(JsonReportTest, ForwardPhases) {
+  model::ProfileWindow w = MakeWindow(42, 0, 600, 450);
+  model::PhaseSplit& split = w.processes[0].devices[0].phases;
+  constexpr auto kAttention = static_cast<size_t>(model::Category::kAttention);
+  constexpr auto kMatmul = static_cast<size_t>(model::Category::kMatmul);
+  model::PhaseStats& prefill = split.phases[static_cast<size_t>(model::Phase::kPrefill)];
+  prefill = {2, 9'000'000, 8'000'000, 40, {}};
+  prefill.category_ns[kAttention] = 3'000'000;
+  prefill.category_ns[kMatmul] = 5'000'000;
+  model::PhaseStats& decode = split.phases[static_cast<size_t>(model::Phase::kDecode)];
+  decode = {10, 10'000'000, 1'500'000, 200, {}};
+  decode.category_ns[kMatmul] = 1'500'000;
+  split.outside_ops = 4;
+  split.outside_ns[kMatmul] = 500'000;
+  const analyze::Analysis a = analyze::Analyze({{"live", "inferscope_store", &w}}, {});
+
+  const std::string text = RenderText(a);
+  const size_t at = text.find("Forward phases (prefill vs decode)");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(text.find("prefill        2    4.50 ms   8.00 ms  80.0%", at), std::string::npos)
+      << text.substr(at, 800);
+  EXPECT_NE(text.find("matmul 62.5%, attention 37.5%", at), std::string::npos);
+  EXPECT_NE(text.find("(outside)", at), std::string::npos);
+
+  const std::string json = RenderJson(a);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+  const simdjson::dom::element rank_phases = doc["ranks"].at(0)["phases"];
+  const simdjson::dom::element summary_phases = doc["summary"]["phases"];
+  for (simdjson::dom::element phases : {rank_phases, summary_phases}) {
+    simdjson::dom::array list = phases["list"];
+    ASSERT_EQ(list.size(), 2u);
+    simdjson::dom::element p = list.at(0);
+    EXPECT_EQ(std::string_view(p["phase"]), "prefill");
+    EXPECT_EQ(uint64_t(p["steps"]), 2u);
+    EXPECT_EQ(int64_t(p["step_mean_ns"]), 4'500'000);
+    EXPECT_EQ(int64_t(p["busy_ns"]), 8'000'000);
+    EXPECT_EQ(int64_t(p["gpu_time_ns"]), 8'000'000);
+    EXPECT_EQ(uint64_t(p["ops"]), 40u);
+    EXPECT_DOUBLE_EQ(double(p["pct"]), 80.0);
+    EXPECT_EQ(int64_t(p["categories"]["attention"]["time_ns"]), 3'000'000);
+    EXPECT_DOUBLE_EQ(double(p["categories"]["matmul"]["pct"]), 62.5);
+    EXPECT_EQ(std::string_view(list.at(1)["phase"]), "decode");
+    EXPECT_EQ(int64_t(phases["outside_ns"]), 500'000);
+    EXPECT_EQ(uint64_t(phases["outside_ops"]), 4u);
+    EXPECT_DOUBLE_EQ(double(phases["outside_pct"]), 5.0);
+  }
+
+  // The CSV table: one row per rank, phase and category; outside as a phase.
+  std::string csv;
+  ASSERT_TRUE(RenderCsv(a, "phases", &csv));
+  EXPECT_EQ(csv.rfind("rank,device,phase,steps,step_total_ns,busy_ns,category,time_ns,"
+                      "pct_of_phase\r\n",
+                      0),
+            0u)
+      << csv;
+  EXPECT_NE(csv.find("0,0,prefill,2,9000000,8000000,matmul,5000000,62.50\r\n"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("0,0,outside,0,0,0,matmul,500000,100.00\r\n"), std::string::npos) << csv;
+
+  // No whole step: no section, an empty list.
+  const std::string plain = RenderText(OneRank());
+  EXPECT_EQ(plain.find("Forward phases"), std::string::npos);
+  ASSERT_EQ(parser.parse(RenderJson(OneRank())).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(simdjson::dom::array(doc["summary"]["phases"]["list"]).size(), 0u);
+}
+
 TEST(JsonReportTest, RankComparison) {
   const std::string json = RenderJson(ThreeRanks());
   simdjson::dom::parser parser;

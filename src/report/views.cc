@@ -400,6 +400,37 @@ ViewTable IdleCausesTable(const Analysis& a) {
   return t;
 }
 
+// The live steps' forward phases (analyze::PhaseSummary), one row per rank, phase and category
+// with time; the GPU time of steps cut by a window edge as phase "outside".
+ViewTable PhasesTable(const Analysis& a) {
+  ViewTable t = NewTable("phases", "");
+  AddColumn(&t, "rank", "rank", true);
+  AddColumn(&t, "gpu", "device", true);
+  AddColumn(&t, "phase", "phase", false);
+  AddColumn(&t, "steps", "steps", true);
+  AddColumn(&t, "step time", "step_total_ns", true);
+  AddColumn(&t, "busy", "busy_ns", true);
+  AddColumn(&t, "category", "category", false);
+  AddColumn(&t, "time", "time_ns", true);
+  AddColumn(&t, "%", "pct_of_phase", true);
+  for (const analyze::RankAnalysis& r : a.ranks) {
+    const std::string rank = std::to_string(r.rank), gpu = std::to_string(r.device);
+    for (const analyze::PhaseSummaryRow& p : r.phases.phases)
+      for (const analyze::CategoryRow& c : p.categories)
+        t.rows.push_back({Text(rank), Text(gpu), Text(p.phase), Count(p.steps), Ns(p.step_total_ns),
+                          Ns(p.busy_ns), Text(c.name), Ns(c.time_ns), PctCell(c.pct)});
+    const model::PhaseSplit& split = r.phases.split;
+    const int64_t outside = r.phases.outside_ns;
+    for (int c = 0; c < model::kCategoryCount && outside > 0; ++c)
+      if (split.outside_ns[c] > 0)
+        t.rows.push_back({Text(rank), Text(gpu), Text("outside"), Count(0), Ns(0), Ns(0),
+                          Text(model::kCategoryNames[c]), Ns(split.outside_ns[c]),
+                          PctCell(analyze::Pct(static_cast<double>(split.outside_ns[c]),
+                                               static_cast<double>(outside)))});
+  }
+  return t;
+}
+
 void WriteDuration(JsonWriter& w, const model::DurationSummary& d) {
   w.BeginObject();
   w.Key("count").UInt(d.count);
@@ -578,9 +609,9 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
 }  // namespace
 
 const std::vector<std::string>& TableNames() {
-  static const std::vector<std::string> kNames = {"temporal",    "categories",   "kernels",
-                                                  "idle_causes", "kernel_stats", "launch_configs",
-                                                  "streams",     "steps",        "ranges"};
+  static const std::vector<std::string> kNames = {
+      "temporal",     "categories",     "kernels", "idle_causes", "phases",
+      "kernel_stats", "launch_configs", "streams", "steps",       "ranges"};
   return kNames;
 }
 
@@ -593,6 +624,8 @@ bool BuildTable(const Analysis& a, const std::string& key, ViewTable* table) {
     *table = KernelsTable(a);
   } else if (key == "idle_causes") {
     *table = IdleCausesTable(a);
+  } else if (key == "phases") {
+    *table = PhasesTable(a);
   } else if (key == "kernel_stats") {
     *table = KernelStats(a);
   } else if (key == "launch_configs") {

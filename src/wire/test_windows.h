@@ -93,6 +93,19 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       d.idle_causes.intervals = 41;
       d.steps.plain = duration();
       d.steps.prefill = duration();
+      // Phases: prefill and mixed with steps, decode empty, one trailing category set.
+      for (size_t ph : {size_t{0}, size_t{2}}) {
+        model::PhaseStats& ps = d.phases.phases[ph];
+        ps.steps = static_cast<uint64_t>(next());
+        ps.step_ns = next();
+        ps.busy_ns = next();
+        ps.ops = static_cast<uint64_t>(next());
+        ps.category_ns[0] = next();
+        ps.category_ns[5] = next();
+        ps.category_ns[model::kCategoryCount - 1] = ph == 2 ? next() : 0;
+      }
+      d.phases.outside_ops = 7;
+      d.phases.outside_ns[3] = next();
       d.launch.cpu_launch = duration();
       d.launch.launch_delay = duration();
       d.launch.short_kernels = 17;
@@ -184,6 +197,7 @@ inline std::string FirstDifference(const model::ProfileWindow& a, const model::P
       INFERSCOPE_CMP(dp + "idle_gaps", x.idle_gaps, y.idle_gaps);
       INFERSCOPE_CMP(dp + "idle_causes", x.idle_causes, y.idle_causes);
       INFERSCOPE_CMP(dp + "steps", x.steps, y.steps);
+      INFERSCOPE_CMP(dp + "phases", x.phases, y.phases);
       INFERSCOPE_CMP(dp + "launch", x.launch, y.launch);
       for (size_t s = 0; s < x.syncs.size(); ++s)
         INFERSCOPE_CMP(dp + "syncs[" + std::to_string(s) + "]", x.syncs[s], y.syncs[s]);

@@ -67,6 +67,33 @@ void PutPackedSigned(WireWriter& w, uint32_t field, size_t n, Value&& value) {
   w.out()->append(body);
 }
 
+// Per-category values as a packed list up to the last non-zero one; nothing when all are zero.
+void PutCategoryValues(WireWriter& w, uint32_t field,
+                       const std::array<int64_t, model::kCategoryCount>& ns) {
+  size_t n = ns.size();
+  while (n > 0 && ns[n - 1] == 0) --n;
+  if (n > 0) PutPackedSigned(w, field, n, [&](size_t i) { return ns[i]; });
+}
+
+void PutPhases(WireWriter& w, const model::PhaseSplit& s) {
+  if (s.empty()) return;  // windows without whole steps carry no phase data
+  w.Message(fields::kPhases, [&](WireWriter& m) {
+    for (size_t i = 0; i < s.phases.size(); ++i) {
+      const model::PhaseStats& p = s.phases[i];
+      if (p.steps == 0) continue;
+      PutIndexed(m, fields::kPhase, i, [&](WireWriter& e) {
+        e.U(fields::kPhSteps, p.steps);
+        e.S(fields::kPhStepTime, p.step_ns);
+        e.S(fields::kPhBusy, p.busy_ns);
+        e.U(fields::kPhOps, p.ops);
+        PutCategoryValues(e, fields::kPhCategories, p.category_ns);
+      });
+    }
+    m.U(fields::kPhaseOutsideOps, s.outside_ops);
+    PutCategoryValues(m, fields::kPhaseOutside, s.outside_ns);
+  });
+}
+
 void PutKernel(WireWriter& w, uint32_t field, const KernelStats& k, bool always) {
   w.Message(
       field,
@@ -181,6 +208,7 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
           if (d.steps.plain.count) PutDuration(st, fields::kStepPlain, d.steps.plain);
           if (d.steps.prefill.count) PutDuration(st, fields::kStepPrefill, d.steps.prefill);
         });
+        PutPhases(m, d.phases);
         m.Message(fields::kLaunch, [&](WireWriter& l) {
           PutDuration(l, fields::kLCpu, d.launch.cpu_launch);
           PutDuration(l, fields::kLDelay, d.launch.launch_delay);

@@ -19,7 +19,7 @@ namespace inferscope::wire {
 // changing the meaning or encoding of an existing one.
 inline constexpr uint32_t kWindowFormatMajor = 1;
 inline constexpr uint32_t kWindowFormatMinor =
-    2;  // 1: idle causes (21), steps (22); 2: device uuid (31)
+    3;  // 1: idle causes (21), steps (22); 2: device uuid (31); 3: forward phases (32)
 
 // Decoding limits: anything beyond them is rejected as corrupt (no window the Aggregator builds
 // comes near them).

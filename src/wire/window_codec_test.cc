@@ -115,6 +115,71 @@ TEST(WindowCodecTest, SkipsUnknownFieldsOfSameMajor) {
   EXPECT_EQ(FirstDifference(w, *decoded), "");
 }
 
+// Forward phases (1.3): a window without them has no field 32 (what a 1.2 writer sends decodes to
+// no phase data); a newer writer's unknown phase, category values past the reader's categories and
+// unknown fields inside are dropped, the rest kept.
+TEST(WindowCodecTest, PhasesFromANewerWriter) {
+  model::ProfileWindow w = FullWindow(1, 1);
+  for (auto& p : w.processes)
+    for (auto& d : p.devices) d.phases = {};
+  auto plain = DecodeWindow(Encode(w));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->processes[0].devices[0].phases.empty());
+  EXPECT_EQ(FirstDifference(w, *plain), "");
+
+  auto packed = [](int n, int64_t first) {
+    std::string body;
+    WireWriter p(&body);
+    for (int i = 0; i < n; ++i) p.Varint(ZigZag(first + i));
+    return body;
+  };
+  std::string decode_entry, future_entry, phases, device, process, window;
+  WireWriter de(&decode_entry);
+  de.U(1, 1);  // decode
+  de.U(2, 3);
+  de.Tag(6, WireType::kBytes);
+  const std::string values = packed(model::kCategoryCount + 2, 100);
+  de.Varint(values.size());
+  decode_entry.append(values);
+  de.U(15, 1);  // unknown
+  WireWriter fe(&future_entry);
+  fe.U(1, 9);  // a phase this reader does not know
+  fe.U(2, 5);
+  WireWriter ph(&phases);
+  for (const std::string* e : {&decode_entry, &future_entry}) {
+    ph.Tag(1, WireType::kBytes);
+    ph.Varint(e->size());
+    phases.append(*e);
+  }
+  ph.U(2, 4);
+  ph.Str(9, "future");
+  WireWriter dw(&device);
+  dw.U(1, 0);
+  dw.Tag(32, WireType::kBytes);
+  dw.Varint(phases.size());
+  device.append(phases);
+  WireWriter pw(&process);
+  pw.U(1, 7);
+  pw.Tag(5, WireType::kBytes);
+  pw.Varint(device.size());
+  process.append(device);
+  WireWriter ww(&window);
+  ww.Varint(kWindowFormatMajor);
+  ww.Varint(kWindowFormatMinor + 1);
+  ww.Tag(3, WireType::kBytes);
+  ww.Varint(process.size());
+  window.append(process);
+  auto decoded = DecodeWindow(window);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const model::PhaseSplit& split = decoded->processes.at(0).devices.at(0).phases;
+  const model::PhaseStats& decode = split.phases[static_cast<size_t>(model::Phase::kDecode)];
+  EXPECT_EQ(decode.steps, 3u);
+  for (size_t c = 0; c < model::kCategoryCount; ++c)
+    EXPECT_EQ(decode.category_ns[c], 100 + static_cast<int64_t>(c));
+  EXPECT_EQ(split.phases[static_cast<size_t>(model::Phase::kPrefill)].steps, 0u);
+  EXPECT_EQ(split.outside_ops, 4u);
+}
+
 TEST(WindowCodecTest, EveryTruncationFailsCleanly) {
   const std::string bytes = Encode(FullWindow());
   for (size_t n = 0; n < bytes.size(); ++n) {

@@ -127,5 +127,53 @@ TEST(WindowCodecTraceTest, EncodedSizePerGpu) {
   }
 }
 
+// What the forward-phase split (DeviceProfile::phases, format 1.3) adds to a window: each trace
+// aggregated in 10 s windows (the injection library's default) and in 1 s windows, encoded with
+// and without the phase data, over the windows that carry it (issue 20: <= 20 %). The figure in
+// docs/benchmarks.md comes from this table.
+TEST(WindowCodecTraceTest, PhaseDataGrowth) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  std::printf("%-66s %6s %7s %9s %9s %7s\n", "trace", "window", "w/phase", "B with", "B without",
+              "growth");
+  size_t all_with = 0, all_without = 0, traces_with_phases = 0;
+  for (const std::string& path : AllTraces()) {
+    for (const int64_t window_ns : {int64_t{10'000'000'000}, int64_t{1'000'000'000}}) {
+      size_t with = 0, without = 0, windows = 0;
+      for (const model::ProfileWindow& w : Aggregate(path, window_ns)) {
+        bool has_phases = false;
+        model::ProfileWindow stripped = w;
+        for (auto& p : stripped.processes) {
+          for (auto& d : p.devices) {
+            has_phases = has_phases || !d.phases.empty();
+            d.phases = {};
+          }
+        }
+        if (!has_phases) continue;
+        std::string a, b;
+        EncodeWindow(w, &a);
+        EncodeWindow(stripped, &b);
+        EXPECT_GT(a.size(), b.size()) << path;
+        with += a.size();
+        without += b.size();
+        ++windows;
+      }
+      if (windows == 0) continue;
+      if (window_ns == 10'000'000'000) ++traces_with_phases;
+      all_with += with;
+      all_without += without;
+      const double growth = 100.0 * (static_cast<double>(with) / static_cast<double>(without) - 1);
+      const std::string name = path.substr(inferscope::testing::SharedTracesDir().size() + 1);
+      std::printf("%-66s %5llds %7zu %9zu %9zu %6.1f%%\n", name.c_str(),
+                  static_cast<long long>(window_ns / 1'000'000'000), windows, with, without,
+                  growth);
+      EXPECT_LE(growth, 20.0) << name;
+    }
+  }
+  ASSERT_GT(traces_with_phases, 0u) << "no trace gave a window with whole steps";
+  std::printf("all windows with phase data: %zu B with, %zu B without, growth %.1f%%\n", all_with,
+              all_without,
+              100.0 * (static_cast<double>(all_with) / static_cast<double>(all_without) - 1));
+}
+
 }  // namespace
 }  // namespace inferscope::wire

@@ -236,6 +236,48 @@ class Decoder {
     return true;
   }
 
+  // A packed per-category list; values of categories this reader does not know are dropped.
+  static bool CategoryValues(WireReader& r, WireType type,
+                             std::array<int64_t, model::kCategoryCount>* ns) {
+    if (type != WireType::kBytes) return false;
+    WireReader p(r.Bytes());
+    if (!r.ok()) return false;
+    for (size_t i = 0; !p.done(); ++i) {
+      const uint64_t v = p.Varint();
+      if (!p.ok()) return false;
+      if (i < ns->size()) (*ns)[i] = UnZigZag(v);
+    }
+    return true;
+  }
+
+  bool Phases(std::string_view body, model::PhaseSplit* s) {
+    return Fields(body, "phases", [&](WireReader& m, uint32_t field, WireType t) {
+      if (field == fields::kPhase)
+        return Indexed(m, t, &s->phases, "phase",
+                       [](WireReader& e, uint32_t ef, WireType et, model::PhaseStats* p) {
+                         switch (ef) {
+                           case fields::kPhSteps:
+                             return U(e, et, &p->steps);
+                           case fields::kPhStepTime:
+                             return S(e, et, &p->step_ns);
+                           case fields::kPhBusy:
+                             return S(e, et, &p->busy_ns);
+                           case fields::kPhOps:
+                             return U(e, et, &p->ops);
+                           case fields::kPhCategories:
+                             return CategoryValues(e, et, &p->category_ns);
+                           default:
+                             e.Skip(et);
+                             return e.ok();
+                         }
+                       });
+      if (field == fields::kPhaseOutsideOps) return U(m, t, &s->outside_ops);
+      if (field == fields::kPhaseOutside) return CategoryValues(m, t, &s->outside_ns);
+      m.Skip(t);
+      return m.ok();
+    });
+  }
+
   bool Timeline(std::string_view body, model::Timeline* tl) {
     uint64_t bins = 0;
     uint64_t busy_size = UINT64_MAX, category_size = UINT64_MAX;
@@ -423,6 +465,8 @@ class Decoder {
                    st.Skip(stt);
                    return st.ok();
                  });
+        case fields::kPhases:
+          return Msg(m, t, &inner) && Phases(inner, &d->phases);
         case fields::kLaunch:
           return Msg(m, t, &inner) &&
                  Fields(inner, "launch", [&](WireReader& l, uint32_t lf, WireType lt) {

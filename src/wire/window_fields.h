@@ -21,7 +21,7 @@ constexpr uint32_t kDeviceId = 1, kDeviceName = 2, kFirstStart = 3, kLastEnd = 4
                    kCompute = 6, kCommunication = 7, kOverlap = 8, kKernelCount = 9, kCategory = 10,
                    kSubcategory = 11, kTopKernel = 12, kTail = 13, kTimeline = 14, kIdleGaps = 15,
                    kLaunch = 16, kSync = 17, kMemcpy = 18, kMemset = 19, kAllocations = 20,
-                   kIdleCauses = 21, kSteps = 22, kCudaGraphs = 30, kDeviceUuid = 31;
+                   kIdleCauses = 21, kSteps = 22, kCudaGraphs = 30, kDeviceUuid = 31, kPhases = 32;
 // CategoryStats (inside indexed / named entries)
 constexpr uint32_t kStatName = 1, kStatCount = 2, kStatTime = 3;
 // DurationStats
@@ -41,6 +41,10 @@ constexpr uint32_t kGapHost = 1, kGapKernel = 2, kGapOther = 3;
 constexpr uint32_t kCauseIntervals = 1, kCause = 2;
 // StepStats
 constexpr uint32_t kStepPlain = 1, kStepPrefill = 2;
+// PhaseSplit: indexed PhaseStats entries (kIndex = model::Phase), then what was outside
+constexpr uint32_t kPhase = 1, kPhaseOutsideOps = 2, kPhaseOutside = 3;
+// PhaseStats (after kIndex); categories: packed zigzag list indexed by category, trailing zeros cut
+constexpr uint32_t kPhSteps = 2, kPhStepTime = 3, kPhBusy = 4, kPhOps = 5, kPhCategories = 6;
 // LaunchStats
 constexpr uint32_t kLCpu = 1, kLDelay = 2, kLShort = 3, kLGraph = 4, kLFromGraphs = 5;
 // SyncStats / SyncTarget

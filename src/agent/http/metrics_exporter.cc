@@ -242,6 +242,12 @@ void metrics_internal::DeviceSeries::Add(const model::DeviceProfile& d) {
   one.launch_delay_ns = d.launch.launch_delay.total_ns;
   one.graph_launches = d.launch.graph_launches;
   one.kernels_from_graphs = d.launch.kernels_from_graphs;
+  for (size_t i = 0; i < model::kPhaseCount; ++i) {
+    one.phase_steps[i] = d.phases.phases[i].steps;
+    one.phase_step_ns[i] = d.phases.phases[i].step_ns;
+    one.phase_ns[i] = d.phases.phases[i].category_ns;
+  }
+  one.phase_ns[model::kPhaseCount] = d.phases.outside_ns;
   one.uuid = d.device_uuid;
   Add(one);
 }
@@ -265,6 +271,12 @@ void metrics_internal::DeviceSeries::Add(const DeviceSeries& d) {
   launch_delay_ns += d.launch_delay_ns;
   graph_launches += d.graph_launches;
   kernels_from_graphs += d.kernels_from_graphs;
+  for (size_t i = 0; i < model::kPhaseCount; ++i) {
+    phase_steps[i] += d.phase_steps[i];
+    phase_step_ns[i] += d.phase_step_ns[i];
+  }
+  for (size_t i = 0; i <= model::kPhaseCount; ++i)
+    for (size_t c = 0; c < model::kCategoryCount; ++c) phase_ns[i][c] += d.phase_ns[i][c];
   if (d.uuid_conflict || (!uuid.empty() && !d.uuid.empty() && uuid != d.uuid)) {
     uuid_conflict = true;
     uuid.clear();
@@ -614,6 +626,43 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
       "cause", model::kIdleCauseNames, model::kIdleCauseCount,
       [](const DeviceSeries& d, size_t c) { return d.idle_ns[c]; },
       [](const DeviceSeries& d, size_t c) { return Seconds(d.idle_ns[c]); });
+  // Forward phases (prefill vs decode, docs/metrics.md): a (phase, category) pair shows once it
+  // took any time; at most 5 x 14 per device, in practice a handful.
+  per_device_kind(
+      "inferscope_phase_steps_total", "counter",
+      "Whole steps between the host's turns, by forward phase (prefill, decode, mixed, unknown).",
+      "phase", model::kPhaseNames, model::kPhaseCount,
+      [](const DeviceSeries& d, size_t i) { return d.phase_steps[i]; },
+      [](const DeviceSeries& d, size_t i) { return static_cast<double>(d.phase_steps[i]); });
+  per_device_kind(
+      "inferscope_phase_step_seconds_total", "counter",
+      "Summed durations of those steps (first GPU operation to the host's turn), by phase.",
+      "phase", model::kPhaseNames, model::kPhaseCount,
+      [](const DeviceSeries& d, size_t i) { return d.phase_steps[i]; },
+      [](const DeviceSeries& d, size_t i) { return Seconds(d.phase_step_ns[i]); });
+  e.Family("inferscope_phase_gpu_seconds_total", "counter",
+           "GPU operation time (kernels; copies and memsets as memory) by the forward phase of the "
+           "step it ran in and category; phase outside: steps cut by a window edge.");
+  static constexpr const char* kPhaseLabels[] = {"prefill", "decode", "mixed", "unknown",
+                                                 "outside"};
+  static_assert(sizeof(kPhaseLabels) / sizeof(kPhaseLabels[0]) == model::kPhaseCount + 1);
+  for (const ProcessSeries* p : all) {
+    for (const auto& [id, d] : p->devices) {
+      const std::string gpu = gpu_label(p, id, d);
+      for (size_t i = 0; i <= model::kPhaseCount; ++i) {
+        for (size_t c = 0; c < model::kCategoryCount; ++c) {
+          if (d.phase_ns[i][c] == 0) continue;
+          e.Sample({{"phase", kPhaseLabels[i]},
+                    {"category", model::kCategoryNames[c]},
+                    {"gpu", gpu},
+                    {"pid", p->pid},
+                    {"rank", p->rank},
+                    {"host", p->host}},
+                   Seconds(d.phase_ns[i][c]));
+        }
+      }
+    }
+  }
   // Launch families appear for a device once it saw a launch (traces without API records never
   // do); a zero would claim launches were measured and free.
   auto if_launched = [](const DeviceSeries& d, double v) {

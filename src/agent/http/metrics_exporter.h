@@ -2,10 +2,11 @@
 #pragma once
 
 // The agent's Prometheus /metrics: GPU time by category, GPU and process as counters, busy
-// ratio, idle time by cause, kernel launches and their delay, host sync waits by type, memcpy
-// bytes, data quality, the profiler's own CPU cost and the latest window's verdict from the
-// profile windows; GPU, engine and request-span telemetry (stage latency as histograms) from the
-// collectors; the agent's own counters. Families, labels and units: docs/metrics.md.
+// ratio, idle time by cause, GPU time per forward phase (prefill, decode, ...) and category,
+// kernel launches and their delay, host sync waits by type, memcpy bytes, data quality, the
+// profiler's own CPU cost and the latest window's verdict from the profile windows; GPU, engine
+// and request-span telemetry (stage latency as histograms) from the collectors; the agent's own
+// counters. Families, labels and units: docs/metrics.md.
 
 #include <array>
 #include <cstddef>
@@ -52,6 +53,11 @@ struct DeviceSeries {
   uint64_t launch_delays = 0;  // kernels whose launch-to-start delay was measured
   int64_t launch_delay_ns = 0;
   uint64_t graph_launches = 0, kernels_from_graphs = 0;
+  // Forward phases of the whole steps (model::PhaseSplit); index kPhaseCount of phase_ns is the
+  // GPU time of operations in no whole step ("outside").
+  std::array<uint64_t, model::kPhaseCount> phase_steps{};
+  std::array<int64_t, model::kPhaseCount> phase_step_ns{};
+  std::array<std::array<int64_t, model::kCategoryCount>, model::kPhaseCount + 1> phase_ns{};
   // The device's UUID as the process reported it (empty: unknown, or devices of several evicted
   // processes that disagree): maps the CUDA ordinal to the NVML index for the `gpu` label.
   std::string uuid;

@@ -178,6 +178,58 @@ TEST(MetricsExporterTest, RendersOneWindowExactly) {
   EXPECT_EQ(out.find("inferscope_stage_latency_seconds{"), std::string::npos);
 }
 
+// Forward phases: steps and step time per phase, GPU time per (phase, category) with "outside"
+// for operations in no whole step; counters add up over windows; windows without phases add none.
+TEST(MetricsExporterTest, PhaseSplitPerPhaseAndCategory) {
+  constexpr int64_t kMs = 1'000'000;
+  MetricsExporter m;
+  model::ProfileWindow w = MakeWindow(kT0, 1);
+  m.OnWindow(MakeHello(42), w);  // no whole step: no phase samples
+  EXPECT_EQ(m.Render(kSelf).find("inferscope_phase_gpu_seconds_total{"), std::string::npos);
+  w.start_ns += 10 * kSecond;
+  w.end_ns += 10 * kSecond;
+  model::PhaseSplit& split = w.processes[0].devices[0].phases;
+  constexpr auto kAttention = static_cast<size_t>(model::Category::kAttention);
+  constexpr auto kMatmul = static_cast<size_t>(model::Category::kMatmul);
+  model::PhaseStats& prefill = split.phases[static_cast<size_t>(model::Phase::kPrefill)];
+  prefill.steps = 2;
+  prefill.step_ns = 300 * kMs;
+  prefill.category_ns[kAttention] = 100 * kMs;
+  prefill.category_ns[kMatmul] = 150 * kMs;
+  model::PhaseStats& decode = split.phases[static_cast<size_t>(model::Phase::kDecode)];
+  decode.steps = 30;
+  decode.step_ns = 600 * kMs;
+  decode.category_ns[kMatmul] = 400 * kMs;
+  split.outside_ns[kMatmul] = 50 * kMs;
+  m.OnWindow(MakeHello(42), w);
+  w.start_ns += 10 * kSecond;
+  w.end_ns += 10 * kSecond;
+  m.OnWindow(MakeHello(42), w);
+  const std::string out = m.Render(kSelf);
+  const std::string labels = R"(gpu="0",pid="42",rank="0",host="node-a")";
+  for (const std::string& line : std::vector<std::string>{
+           "# TYPE inferscope_phase_steps_total counter",
+           R"(inferscope_phase_steps_total{phase="prefill",)" + labels + "} 4",
+           R"(inferscope_phase_steps_total{phase="decode",)" + labels + "} 60",
+           R"(inferscope_phase_step_seconds_total{phase="decode",)" + labels + "} 1.2",
+           "# TYPE inferscope_phase_gpu_seconds_total counter",
+           R"(inferscope_phase_gpu_seconds_total{phase="prefill",category="attention",)" + labels +
+               "} 0.2",
+           R"(inferscope_phase_gpu_seconds_total{phase="prefill",category="matmul",)" + labels +
+               "} 0.3",
+           R"(inferscope_phase_gpu_seconds_total{phase="decode",category="matmul",)" + labels +
+               "} 0.8",
+           R"(inferscope_phase_gpu_seconds_total{phase="outside",category="matmul",)" + labels +
+               "} 0.1",
+       }) {
+    EXPECT_TRUE(HasLine(out, line)) << "missing: " << line << "\nin:\n" << out;
+  }
+  // Only what took time: no mixed or unknown phase, no decode attention.
+  EXPECT_EQ(CountSamples(out, "phase=\"mixed\""), 0u);
+  EXPECT_EQ(CountSamples(out, "phase=\"unknown\""), 0u);
+  EXPECT_EQ(CountSamples(out, "inferscope_phase_gpu_seconds_total{"), 4u);
+}
+
 TEST(MetricsExporterTest, CountersAccumulateGaugesReplace) {
   MetricsExporter m;
   const std::string labels = R"(pid="42",rank="0",host="node-a")";
