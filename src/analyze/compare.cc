@@ -244,6 +244,23 @@ ProfileFigures FiguresFromAnalysis(const Analysis& analysis) {
   return f;
 }
 
+namespace {
+
+// The bootstrap seed of one metric: the run's seed mixed with the metric's key (FNV-1a), so a
+// metric's interval depends on its own slices only, not on which metrics were compared before it
+// (a source with more metrics, e.g. a store with phase data beside a fleet without, must give
+// the same interval for the metrics both have).
+uint64_t MetricSeed(uint64_t seed, std::string_view key) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
 std::pair<double, double> BootstrapMeanDifference(const std::vector<double>& a,
                                                   const std::vector<double>& b, double alpha,
                                                   int samples, uint64_t seed) {
@@ -287,7 +304,6 @@ Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candida
 
   const auto base_slices = FullSlices(baseline.slices);
   const auto cand_slices = FullSlices(candidate.slices);
-  uint64_t seed = options.seed;
   bool used_fixed = false;
   for (const MetricDef& def : Definitions(baseline.whole, candidate.whole, per_token, options)) {
     const auto b = def.value(baseline.whole);
@@ -337,8 +353,8 @@ Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candida
     m.candidate_slices = cv.size();
     if (bv.size() >= options.min_slices && cv.size() >= options.min_slices) {
       m.method = "bootstrap";
-      auto [lo, hi] =
-          BootstrapMeanDifference(bv, cv, options.alpha, options.bootstrap_samples, seed++);
+      auto [lo, hi] = BootstrapMeanDifference(bv, cv, options.alpha, options.bootstrap_samples,
+                                              MetricSeed(options.seed, def.key));
       m.ci_low = lo;
       m.ci_high = hi;
       const bool excludes_zero = (lo > 0 && m.delta > 0) || (hi < 0 && m.delta < 0);
