@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "src/base/human_format.h"
 #include "src/base/json_writer.h"
 #include "src/model/taxonomy.h"
 #include "src/perfetto/trace_export.h"
@@ -26,6 +27,33 @@ const char* CapName(wire::CaptureCap cap) {
   return "";
 }
 }  // namespace
+
+std::vector<std::string> CaptureManager::DropReasons(const wire::CaptureEnd& end,
+                                                     uint64_t chunks_refused) {
+  std::vector<std::string> why;
+  if (end.cap_hit != wire::CaptureCap::kNone)
+    why.push_back(base::FormatCount(end.events_dropped) + " events dropped: the " +
+                  CapName(end.cap_hit) + " cap was reached");
+  // records_lost counts each refused buffer request as one loss (its records were never
+  // written, their number unknown); the rest CUPTI dropped.
+  const uint64_t refused = std::min(end.buffers_refused, end.records_lost);
+  if (refused > 0)
+    why.push_back(base::FormatCount(refused) +
+                  " CUPTI buffer requests refused (their records lost): the buffer pool was "
+                  "exhausted");
+  if (end.records_lost > refused)
+    why.push_back(base::FormatCount(end.records_lost - refused) +
+                  " CUPTI records lost: dropped by CUPTI (a process older than these counts "
+                  "includes its refused buffer requests)");
+  if (end.chunks_dropped > 0)
+    why.push_back(base::FormatCount(end.chunks_dropped) + " chunks (" +
+                  base::FormatBytes(end.chunk_bytes_dropped) +
+                  ") not sent by the process: its connection to the agent was backed up");
+  if (chunks_refused > 0)
+    why.push_back(base::FormatCount(chunks_refused) +
+                  " chunks refused by the agent: beyond the process's share of the byte cap");
+  return why;
+}
 
 CaptureManager::CaptureManager(std::string dir) : dir_(std::move(dir)) {}
 
@@ -290,6 +318,13 @@ std::string CaptureManager::StatusJsonLocked(const Capture& c) const {
     w.Key("cap_hit").String(CapName(part.end.cap_hit));
     w.Key("records_lost").UInt(part.end.records_lost);
     w.Key("chunks_dropped").UInt(part.end.chunks_dropped + part.chunks_refused);
+    // What the process (or the agent) dropped, and why (0 from a process older than the fields).
+    w.Key("events_dropped").UInt(part.end.events_dropped);
+    w.Key("buffers_refused").UInt(part.end.buffers_refused);
+    w.Key("chunk_bytes_dropped").UInt(part.end.chunk_bytes_dropped);
+    w.Key("dropped").BeginArray();
+    for (const std::string& why : DropReasons(part.end, part.chunks_refused)) w.String(why);
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();

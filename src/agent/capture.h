@@ -109,6 +109,8 @@ class CaptureManager {
     uint64_t output_bytes = 0, kernels = 0, api_calls = 0, flows = 0, copies = 0;
   };
   static const char* StateName(Capture::State s);
+  // One line per kind of loss of a process's part: what was dropped and why (empty: nothing).
+  static std::vector<std::string> DropReasons(const wire::CaptureEnd& end, uint64_t chunks_refused);
   std::string StatusJsonLocked(const Capture& c) const;
   void Write(Capture* c);  // worker thread
 

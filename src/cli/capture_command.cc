@@ -155,10 +155,19 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
       if (rank >= 0) err << " rank " << rank;
       err << ": " << pstate << ", " << base::FormatCount(events) << " events";
       if (!cap.empty()) err << ", stopped early: the " << cap << " cap was reached";
-      if (lost > 0) err << ", " << base::FormatCount(lost) << " CUPTI records lost";
-      if (dropped > 0) err << ", " << dropped << " chunks dropped";
+      // What was dropped and why, one line each (an older agent has only the two counts).
+      simdjson::dom::array reasons;
+      const bool has_reasons = p["dropped"].get(reasons) == simdjson::SUCCESS;
+      if (!has_reasons && lost > 0) err << ", " << base::FormatCount(lost) << " CUPTI records lost";
+      if (!has_reasons && dropped > 0) err << ", " << dropped << " chunks dropped";
       if (!refused.empty()) err << " (" << refused << ")";
       err << "\n";
+      if (has_reasons) {
+        for (simdjson::dom::element r : reasons) {
+          std::string_view why;
+          if (r.get(why) == simdjson::SUCCESS) err << "    " << why << "\n";
+        }
+      }
     }
   }
   if (state == "failed") {

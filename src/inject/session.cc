@@ -484,6 +484,12 @@ int64_t Session::NextWakeNs() const {
   return std::max<int64_t>(1'000'000, std::min(flush, to_boundary));
 }
 
+bool Session::CaptureWantsGraphNodes() {
+  if (config_.graph_nodes) return false;  // node-level tracing is always on
+  std::lock_guard<std::mutex> lock(aggregator_mu_);
+  return event_capture_.WantsGraphNodes(RealtimeNs(), 2 * config_.flush_period_ns);
+}
+
 // Graph sampling, one step per drain cycle. Samples sit on the wall clock's grid
 // ([k x period, k x period + duration)), so that the tensor-parallel ranks of a job sample the same
 // launches (one rank tracing its nodes would slow all of them through the collectives).
@@ -496,11 +502,7 @@ void Session::StepGraphSampling() {
     graphs_.BeginSample(now);
     return;
   }
-  bool capture_nodes = false;  // a capture asked for graph nodes (--graph-nodes)
-  {
-    std::lock_guard<std::mutex> lock(aggregator_mu_);
-    capture_nodes = event_capture_.WantsGraphNodes(RealtimeNs(), 2 * config_.flush_period_ns);
-  }
+  const bool capture_nodes = CaptureWantsGraphNodes();  // a capture asked for graph nodes
   if (config_.graph_sample_ns <= 0 && !capture_nodes && sample_state_ == SampleState::kIdle) return;
   const int64_t phase =
       config_.graph_sample_ns > 0 ? RealtimeNs() % config_.graph_sample_period_ns : INT64_MAX;
@@ -600,7 +602,7 @@ void Session::CountDataQuality() {
   charge(model::DataQuality::kRecordsDropped, dropped);
   charge(model::DataQuality::kBufferRequestsRefused, exhausted - pool_exhausted_reported_);
   lost_records_ += dropped + (exhausted - pool_exhausted_reported_);
-  event_capture_.NoteLostRecords(lost_records_);
+  event_capture_.NoteLostRecords(lost_records_, exhausted);
   pool_exhausted_reported_ = exhausted;
   charge(model::DataQuality::kUnknownRecord, decoder_.unknown_records() - unknown_reported_);
   unknown_reported_ = decoder_.unknown_records();
@@ -655,6 +657,16 @@ void Session::DrainLoop() {
         return;
       }
       const int64_t cpu_start = ThreadCpuNs();
+      // The agent's capture requests that came during the sleep, before the flush: a flush can
+      // take longer than the agent's lead (1 s) on a loaded host or a sanitizer build, and
+      // records of the span decoded by it before the request is taken would be lost.
+      if (on_tick_) {
+        {
+          std::lock_guard<std::mutex> lock(aggregator_mu_);
+          on_tick_(/*after_flush=*/false);
+        }
+        if (sample_state_ == SampleState::kIdle && CaptureWantsGraphNodes()) StepGraphSampling();
+      }
       // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
       api_.ActivityFlushAll(0);
       CheckClock();
@@ -665,8 +677,14 @@ void Session::DrainLoop() {
         // on_tick shares the lock with on_window: both reach the (single-threaded) window sender.
         std::lock_guard<std::mutex> lock(aggregator_mu_);
         aggregator_->AdvanceTo(CuptiNow());
-        if (on_tick_) on_tick_();
+        if (on_tick_) on_tick_(/*after_flush=*/true);
       }
+      // A --graph-nodes request taken by either tick switches to node-level tracing at once, not
+      // at the next cycle's sampling step: the agent starts a capture 1 s after asking, and a
+      // cycle (a flush period plus its decoding) can be longer than that on a loaded host or a
+      // sanitizer build, which put the switch inside the span (its first graph launches came as
+      // single slices without their nodes).
+      if (sample_state_ == SampleState::kIdle && CaptureWantsGraphNodes()) StepGraphSampling();
       // Flush-time decoding ran on this thread and was counted by Complete; count the rest once.
       cpu_ns_.fetch_add(ThreadCpuNs() - cpu_start - drain_thread_decode_ns_.exchange(0),
                         std::memory_order_relaxed);
