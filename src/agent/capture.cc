@@ -135,7 +135,7 @@ void CaptureManager::Dispatch(const std::vector<CaptureTarget>& connected, int64
     return;
   }
   c.requested_unix_ns = now_unix_ns;
-  c.start_unix_ns = now_unix_ns + kLeadNs;
+  c.start_unix_ns = now_unix_ns + (c.spec.graph_nodes ? kGraphNodesLeadNs : kLeadNs);
   wire::CaptureRequest req;
   req.capture_id = c.id;
   req.start_unix_ns = c.start_unix_ns;

@@ -83,6 +83,10 @@ class CaptureManager {
   // Lead time between the request and the common start: every rank's drain thread (500 ms
   // flushes) sees the request before the span starts.
   static constexpr int64_t kLeadNs = 1'000'000'000;
+  // A --graph-nodes capture's lead: each process must also switch to node-level tracing before
+  // the span, at the end of a drain cycle, and a cycle (its flush's decoding) takes seconds on a
+  // loaded host or under sanitizers.
+  static constexpr int64_t kGraphNodesLeadNs = 3'000'000'000;
   // How long after the span's end the agent waits for the processes' ends (their settle time,
   // a flush and the lateness, plus sending the chunks).
   static constexpr int64_t kGraceNs = 10'000'000'000;

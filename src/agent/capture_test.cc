@@ -107,6 +107,23 @@ TEST(CaptureManagerTest, AlignsEveryRankAndSplitsTheCapAndRefusesASecondCapture)
   EXPECT_TRUE(m.Start(spec).ok());  // the next capture may start
 }
 
+// --graph-nodes: every process must switch its tracing before the span, at the end of a drain
+// cycle, which can take seconds on a loaded host: a longer lead.
+TEST(CaptureManagerTest, AGraphNodesCaptureStartsFurtherAhead) {
+  testing::TempDir dir;
+  CaptureManager m(dir.path());
+  CaptureSpec spec;
+  spec.graph_nodes = true;
+  ASSERT_TRUE(m.Start(spec).ok());
+  std::vector<std::pair<uint64_t, std::string>> frames;
+  m.Dispatch(TwoRanks(), kNow, &frames);
+  ASSERT_EQ(frames.size(), 2u);
+  const auto req = RequestOf(frames[0].second);
+  EXPECT_TRUE(req.graph_nodes);
+  EXPECT_EQ(req.start_unix_ns, kNow + CaptureManager::kGraphNodesLeadNs);
+  EXPECT_GT(CaptureManager::kGraphNodesLeadNs, CaptureManager::kLeadNs);
+}
+
 TEST(CaptureManagerTest, NoMatchingProcessFailsWithAReason) {
   testing::TempDir dir;
   CaptureManager m(dir.path());

@@ -109,8 +109,9 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
   if (parser.parse(started->body).get(doc) != simdjson::SUCCESS ||
       doc["id"].get(id) != simdjson::SUCCESS)
     return fail("agent API: unexpected answer to POST /capture", kExitError);
-  err << "inferscope: capture " << id << ": recording " << options.duration
-      << " starting in 1 s on every selected process\n";
+  err << "inferscope: capture " << id << ": recording " << options.duration << " starting in "
+      << (options.graph_nodes ? 3 : 1)
+      << " s on every selected process\n";  // the agent's lead (CaptureManager::kLeadNs)
 
   // Wait: the lead second, the span, the processes' settle time and the agent's writing.
   auto status_target =

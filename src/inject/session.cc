@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -487,7 +488,10 @@ int64_t Session::NextWakeNs() const {
 bool Session::CaptureWantsGraphNodes() {
   if (config_.graph_nodes) return false;  // node-level tracing is always on
   std::lock_guard<std::mutex> lock(aggregator_mu_);
-  return event_capture_.WantsGraphNodes(RealtimeNs(), 2 * config_.flush_period_ns);
+  // Two drain cycles ahead of the span: two flush periods, or two of the longest recent cycles
+  // when decoding makes them longer (the switch happens only between cycles).
+  const int64_t lead = 2 * std::max(config_.flush_period_ns, longest_cycle_ns_);
+  return event_capture_.WantsGraphNodes(RealtimeNs(), lead);
 }
 
 // Graph sampling, one step per drain cycle. Samples sit on the wall clock's grid
@@ -657,6 +661,15 @@ void Session::DrainLoop() {
         return;
       }
       const int64_t cpu_start = ThreadCpuNs();
+      // The longest of the last drain cycles (sleep, flush, ticks): how early a --graph-nodes
+      // capture's switch must be taken (CaptureWantsGraphNodes).
+      const int64_t cycle_start = RealtimeNs();
+      if (last_cycle_start_ns_ > 0) {
+        recent_cycles_ns_[next_cycle_++ % recent_cycles_ns_.size()] =
+            cycle_start - last_cycle_start_ns_;
+        longest_cycle_ns_ = *std::max_element(recent_cycles_ns_.begin(), recent_cycles_ns_.end());
+      }
+      last_cycle_start_ns_ = cycle_start;
       // The agent's capture requests that came during the sleep, before the flush: a flush can
       // take longer than the agent's lead (1 s) on a loaded host or a sanitizer build, and
       // records of the span decoded by it before the request is taken would be lost.

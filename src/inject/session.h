@@ -3,6 +3,7 @@
 
 #include <cupti.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -151,6 +152,11 @@ class Session {
   std::atomic<int> runtime_captures_{0}, driver_captures_{0};
   std::atomic<uint64_t> graph_samples_{0}, graph_samples_skipped_{0};
   bool skipped_this_window_ = false;
+  // Drain thread only: the last drain cycles' lengths (wall clock) and the longest of them.
+  std::array<int64_t, 8> recent_cycles_ns_{};
+  size_t next_cycle_ = 0;
+  int64_t last_cycle_start_ns_ = 0;
+  int64_t longest_cycle_ns_ = 0;
 
   // What CUDA graph captures record (resource callbacks, on application threads, only while graphs
   // are built): kernel node names per graph, handed to the drain thread when a graph exec is
