@@ -2,6 +2,7 @@
 #include "src/agent/capture.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <unordered_map>
 
@@ -213,9 +214,29 @@ void CaptureManager::Poll(int64_t now_unix_ns) {
 
 void CaptureManager::Write(Capture* c) {
   // The capture is kWriting: nothing else touches its parts, so they are read without the lock.
-  std::vector<perfetto::EventSet> sets;
+  // One part is decoded at a time, written, and freed with its chunks before the next is decoded
+  // (perfetto::ExportEventStream): the agent holds the remaining parts' chunks plus one decoded
+  // part, never every part decoded at once (a decoded event is 2-3 x its encoded bytes).
+  std::vector<Part*> parts;
+  for (auto& [session, part] : c->parts) parts.push_back(&part);
   std::string error;
-  for (auto& [session, part] : c->parts) {
+  // The offset every timestamp is shifted by: the earliest event of any part, found by a pass
+  // that decodes one chunk at a time and keeps nothing.
+  int64_t offset_ns = INT64_MAX;
+  for (Part* part : parts) {
+    for (const std::string& payload : part->chunks) {
+      auto chunk = wire::DecodeCaptureChunk(payload);
+      if (!chunk.ok()) continue;  // reported when the part is written
+      for (const auto& e : chunk->kernels) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->memcpys) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->memsets) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->syncs) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->api_calls) offset_ns = std::min(offset_ns, e.start_ns);
+    }
+  }
+  if (offset_ns == INT64_MAX) offset_ns = 0;
+  auto load = [&](size_t i) {
+    Part& part = *parts[i];
     perfetto::EventSet set;
     model::ProcessInfo p;
     p.pid = part.target.pid;
@@ -227,8 +248,9 @@ void CaptureManager::Write(Capture* c) {
       auto it = names.find(id);
       return it == names.end() ? model::kNoName : it->second;
     };
-    for (const std::string& payload : part.chunks) {
+    for (std::string& payload : part.chunks) {
       auto chunk = wire::DecodeCaptureChunk(payload);
+      std::string().swap(payload);  // decoded: its bytes go back now, not with the part
       if (!chunk.ok()) {
         error = "pid " + std::to_string(part.target.pid) + ": " + chunk.status().message();
         continue;
@@ -259,13 +281,14 @@ void CaptureManager::Write(Capture* c) {
     }
     part.chunks.clear();
     part.chunks.shrink_to_fit();
-    sets.push_back(std::move(set));
-  }
+    return set;
+  };
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::string path = dir_ + "/capture-" + std::to_string(c->id) + "." + c->spec.format;
   model::KernelClassifier classifier;
-  auto stats = perfetto::ExportEventSets(&sets, path, classifier, perfetto::ExportOptions{});
+  auto stats = perfetto::ExportEventStream(parts.size(), offset_ns, load, path, classifier,
+                                           perfetto::ExportOptions{});
   std::lock_guard<std::mutex> lock(mu_);
   if (!stats.ok()) {
     c->state = Capture::State::kFailed;
