@@ -693,10 +693,9 @@ void Session::DrainLoop() {
         if (on_tick_) on_tick_(/*after_flush=*/true);
       }
       // A --graph-nodes request taken by either tick switches to node-level tracing at once, not
-      // at the next cycle's sampling step: the agent starts a capture 1 s after asking, and a
-      // cycle (a flush period plus its decoding) can be longer than that on a loaded host or a
-      // sanitizer build, which put the switch inside the span (its first graph launches came as
-      // single slices without their nodes).
+      // at the next cycle's sampling step: a cycle (a flush period plus its decoding) can take
+      // seconds on a loaded host or a sanitizer build, which put the switch inside the span (its
+      // first graph launches came as single slices without their nodes).
       if (sample_state_ == SampleState::kIdle && CaptureWantsGraphNodes()) StepGraphSampling();
       // Flush-time decoding ran on this thread and was counted by Complete; count the rest once.
       cpu_ns_.fetch_add(ThreadCpuNs() - cpu_start - drain_thread_decode_ns_.exchange(0),
