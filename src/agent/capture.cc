@@ -243,6 +243,8 @@ void CaptureManager::Write(Capture* c) {
     p.rank = part.target.rank;
     p.world_size = part.target.world_size;
     set.events.OnProcess(p);
+    // The file says what this process dropped and why, as the status does.
+    set.process_labels = DropReasons(part.end, part.chunks_refused);
     std::unordered_map<model::NameId, model::NameId> names;  // the process's ids -> this set's
     auto name = [&](model::NameId id) {
       auto it = names.find(id);

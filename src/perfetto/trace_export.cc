@@ -164,7 +164,7 @@ class FileExporter {
   uint64_t ProcessTrack(uint32_t pid) {
     bool fresh = false;
     const uint64_t uuid = uuids_->Get(file_, kProcess, pid, 0, 0, &fresh);
-    if (fresh) writer_->ProcessTrack(uuid, pid, ProcessLabel(pid));
+    if (fresh) writer_->ProcessTrack(uuid, pid, ProcessLabel(pid), in_.process_labels);
     return uuid;
   }
 

@@ -46,6 +46,9 @@ using RawEvents = model::EventRecorder;
 struct EventSet {
   std::unique_ptr<model::NameTable> names = std::make_unique<model::NameTable>();
   RawEvents events;
+  // Written as the labels of every process of the set (a live capture's process: what it
+  // dropped and why); empty for a trace file.
+  std::vector<std::string> process_labels;
 };
 
 // Writes `sets` (one per trace file or captured process; emptied as they are written) to

@@ -280,7 +280,11 @@ def byte_cap(c, protoc):
         assert any(d.endswith("events dropped: the bytes cap was reached") for d in p["dropped"]), \
             status
     assert "events dropped: the bytes cap was reached" in r.stderr, r.stderr
-    decode(protoc, out)
+    # The file says it too: each process's labels (Perfetto's ProcessDescriptor.process_labels).
+    text = decode(protoc, out)
+    labels = re.findall(r'process_labels: "([^"]*)"', text)
+    assert len([l for l in labels if l.endswith("events dropped: the bytes cap was reached")]) \
+        == len(status["processes"]), labels
 
 
 def graph_nodes(c, protoc):
