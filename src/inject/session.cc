@@ -579,15 +579,20 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
 
 void Session::Complete(uint8_t* buffer, size_t valid_size) {
   const int64_t cpu_start = ThreadCpuNs();
+  const bool drain_thread = std::this_thread::get_id() == drain_tid_.load();
   {
     std::lock_guard<std::mutex> lock(aggregator_mu_);
+    // Inside our own flush, which can decode for seconds on a loaded host: the agent's capture
+    // requests are taken before each buffer's records are decoded, so that a span that started
+    // during the flush is recorded from its first records (a non-blocking read of the socket).
+    if (drain_thread && on_tick_) on_tick_(/*after_flush=*/false);
     records_decoded_.fetch_add(decoder_.Decode(buffer, valid_size, aggregator_.get()),
                                std::memory_order_relaxed);
   }
   buffers_completed_.fetch_add(1, std::memory_order_relaxed);
   const int64_t decode_ns = ThreadCpuNs() - cpu_start;
   cpu_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
-  if (std::this_thread::get_id() == drain_tid_.load())  // inside our own flush: see DrainLoop
+  if (drain_thread)  // inside our own flush: see DrainLoop
     drain_thread_decode_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
 }
 
