@@ -76,10 +76,7 @@ PY
 echo "== ASan/UBSan =="
 cmake --preset asan-ubsan >/dev/null
 cmake --build build/asan-ubsan -j"$JOBS"
-# live_capture_graph_nodes: under this build the capture's node-level kernels arrive without
-# their graph ids (it passes in the ci build above); open, not hidden: see tests/CMakeLists.txt.
-ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS" \
-  -E '^(live_load|live_capture_graph_nodes)$'
+ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS" -E '^live_load$'
 # The 64-process load test is a throughput and memory test: under ASan, 64 instrumented processes
 # cannot keep their pace on 2 cores and ASan's quarantine is most of the agent's RSS. Its
 # correctness checks (nothing lost, nothing dropped) still run here, on a quarter of the load,

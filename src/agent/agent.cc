@@ -390,10 +390,10 @@ void Agent::AddCaptureRoutes() {
     if (!id_of(req, &id)) return JsonError(400, "id: want a capture id");
     auto path = captures_->TracePath(id);
     if (!path.ok()) return JsonError(path.status());
-    std::ifstream f(*path, std::ios::binary);
+    // Streamed from the file: a trace is several times the capture's chunk bytes, and holding it
+    // whole was the agent's largest allocation of a capture.
     HttpResponse r;
-    r.body.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    if (!f.good() && !f.eof()) return JsonError(500, *path + ": cannot read");
+    r.body_file = *path;
     r.content_type = "application/octet-stream";
     return r;
   });

@@ -2,10 +2,12 @@
 #include "src/agent/capture.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <unordered_map>
 
 #include "src/agent/capture_gpu.h"
+#include "src/base/human_format.h"
 #include "src/base/json_writer.h"
 #include "src/model/taxonomy.h"
 #include "src/perfetto/trace_export.h"
@@ -27,6 +29,33 @@ const char* CapName(wire::CaptureCap cap) {
   return "";
 }
 }  // namespace
+
+std::vector<std::string> CaptureManager::DropReasons(const wire::CaptureEnd& end,
+                                                     uint64_t chunks_refused) {
+  std::vector<std::string> why;
+  if (end.cap_hit != wire::CaptureCap::kNone)
+    why.push_back(base::FormatCount(end.events_dropped) + " events dropped: the " +
+                  CapName(end.cap_hit) + " cap was reached");
+  // records_lost counts each refused buffer request as one loss (its records were never
+  // written, their number unknown); the rest CUPTI dropped.
+  const uint64_t refused = std::min(end.buffers_refused, end.records_lost);
+  if (refused > 0)
+    why.push_back(base::FormatCount(refused) +
+                  " CUPTI buffer requests refused (their records lost): the buffer pool was "
+                  "exhausted");
+  if (end.records_lost > refused)
+    why.push_back(base::FormatCount(end.records_lost - refused) +
+                  " CUPTI records lost: dropped by CUPTI (a process older than these counts "
+                  "includes its refused buffer requests)");
+  if (end.chunks_dropped > 0)
+    why.push_back(base::FormatCount(end.chunks_dropped) + " chunks (" +
+                  base::FormatBytes(end.chunk_bytes_dropped) +
+                  ") not sent by the process: its connection to the agent was backed up");
+  if (chunks_refused > 0)
+    why.push_back(base::FormatCount(chunks_refused) +
+                  " chunks refused by the agent: beyond the process's share of the byte cap");
+  return why;
+}
 
 CaptureManager::CaptureManager(std::string dir) : dir_(std::move(dir)) {}
 
@@ -108,7 +137,7 @@ void CaptureManager::Dispatch(const std::vector<CaptureTarget>& connected, int64
     return;
   }
   c.requested_unix_ns = now_unix_ns;
-  c.start_unix_ns = now_unix_ns + kLeadNs;
+  c.start_unix_ns = now_unix_ns + (c.spec.graph_nodes ? kGraphNodesLeadNs : kLeadNs);
   wire::CaptureRequest req;
   req.capture_id = c.id;
   req.start_unix_ns = c.start_unix_ns;
@@ -199,23 +228,49 @@ void CaptureManager::Poll(int64_t now_unix_ns) {
 
 void CaptureManager::Write(Capture* c, const std::vector<GpuSampleSeries>& gpu_samples) {
   // The capture is kWriting: nothing else touches its parts, so they are read without the lock.
-  std::vector<perfetto::EventSet> sets;
+  // One part is decoded at a time, written, and freed with its chunks before the next is decoded
+  // (perfetto::ExportEventStream): the agent holds the remaining parts' chunks plus one decoded
+  // part, never every part decoded at once (a decoded event is 2-3 x its encoded bytes).
+  std::vector<Part*> parts;
+  for (auto& [session, part] : c->parts) parts.push_back(&part);
   std::string error;
   const int64_t end_unix_ns = c->start_unix_ns + c->spec.duration_ns;
-  for (auto& [session, part] : c->parts) {
+  // The offset every timestamp is shifted by: the earliest event of any part, found by a pass
+  // that decodes one chunk at a time and keeps nothing.
+  int64_t offset_ns = INT64_MAX;
+  for (Part* part : parts) {
+    for (const std::string& payload : part->chunks) {
+      auto chunk = wire::DecodeCaptureChunk(payload);
+      if (!chunk.ok()) continue;  // reported when the part is written
+      for (const auto& e : chunk->kernels) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->memcpys) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->memsets) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->syncs) offset_ns = std::min(offset_ns, e.start_ns);
+      for (const auto& e : chunk->api_calls) offset_ns = std::min(offset_ns, e.start_ns);
+    }
+  }
+  // The NVML counters start at the span's start (the value in force then): never before the
+  // offset, whose shifted timestamps must not go negative.
+  if (!gpu_samples.empty()) offset_ns = std::min(offset_ns, c->start_unix_ns);
+  if (offset_ns == INT64_MAX) offset_ns = 0;
+  auto load = [&](size_t i) {
+    Part& part = *parts[i];
     perfetto::EventSet set;
     model::ProcessInfo p;
     p.pid = part.target.pid;
     p.rank = part.target.rank;
     p.world_size = part.target.world_size;
     set.events.OnProcess(p);
+    // The file says what this process dropped and why, as the status does.
+    set.process_labels = DropReasons(part.end, part.chunks_refused);
     std::unordered_map<model::NameId, model::NameId> names;  // the process's ids -> this set's
     auto name = [&](model::NameId id) {
       auto it = names.find(id);
       return it == names.end() ? model::kNoName : it->second;
     };
-    for (const std::string& payload : part.chunks) {
+    for (std::string& payload : part.chunks) {
       auto chunk = wire::DecodeCaptureChunk(payload);
+      std::string().swap(payload);  // decoded: its bytes go back now, not with the part
       if (!chunk.ok()) {
         error = "pid " + std::to_string(part.target.pid) + ": " + chunk.status().message();
         continue;
@@ -247,13 +302,14 @@ void CaptureManager::Write(Capture* c, const std::vector<GpuSampleSeries>& gpu_s
     part.chunks.clear();
     part.chunks.shrink_to_fit();
     AddCaptureGpus(part.target, gpu_samples, c->start_unix_ns, end_unix_ns, &set);
-    sets.push_back(std::move(set));
-  }
+    return set;
+  };
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::string path = dir_ + "/capture-" + std::to_string(c->id) + "." + c->spec.format;
   model::KernelClassifier classifier;
-  auto stats = perfetto::ExportEventSets(&sets, path, classifier, perfetto::ExportOptions{});
+  auto stats = perfetto::ExportEventStream(parts.size(), offset_ns, load, path, classifier,
+                                           perfetto::ExportOptions{});
   std::lock_guard<std::mutex> lock(mu_);
   if (!stats.ok()) {
     c->state = Capture::State::kFailed;
@@ -306,6 +362,13 @@ std::string CaptureManager::StatusJsonLocked(const Capture& c) const {
     w.Key("cap_hit").String(CapName(part.end.cap_hit));
     w.Key("records_lost").UInt(part.end.records_lost);
     w.Key("chunks_dropped").UInt(part.end.chunks_dropped + part.chunks_refused);
+    // What the process (or the agent) dropped, and why (0 from a process older than the fields).
+    w.Key("events_dropped").UInt(part.end.events_dropped);
+    w.Key("buffers_refused").UInt(part.end.buffers_refused);
+    w.Key("chunk_bytes_dropped").UInt(part.end.chunk_bytes_dropped);
+    w.Key("dropped").BeginArray();
+    for (const std::string& why : DropReasons(part.end, part.chunks_refused)) w.String(why);
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();

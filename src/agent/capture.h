@@ -100,6 +100,10 @@ class CaptureManager {
   // Lead time between the request and the common start: every rank's drain thread (500 ms
   // flushes) sees the request before the span starts.
   static constexpr int64_t kLeadNs = 1'000'000'000;
+  // A --graph-nodes capture's lead: each process must also switch to node-level tracing before
+  // the span, at the end of a drain cycle, and a cycle (its flush's decoding) takes seconds on a
+  // loaded host or under sanitizers.
+  static constexpr int64_t kGraphNodesLeadNs = 3'000'000'000;
   // How long after the span's end the agent waits for the processes' ends (their settle time,
   // a flush and the lateness, plus sending the chunks).
   static constexpr int64_t kGraceNs = 10'000'000'000;
@@ -126,6 +130,8 @@ class CaptureManager {
     uint64_t output_bytes = 0, kernels = 0, api_calls = 0, flows = 0, copies = 0;
   };
   static const char* StateName(Capture::State s);
+  // One line per kind of loss of a process's part: what was dropped and why (empty: nothing).
+  static std::vector<std::string> DropReasons(const wire::CaptureEnd& end, uint64_t chunks_refused);
   std::string StatusJsonLocked(const Capture& c) const;
   // Worker thread; `gpu_samples` are NVML's of the span (for the GPUs' counter tracks).
   void Write(Capture* c, const std::vector<GpuSampleSeries>& gpu_samples);

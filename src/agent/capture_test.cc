@@ -107,6 +107,23 @@ TEST(CaptureManagerTest, AlignsEveryRankAndSplitsTheCapAndRefusesASecondCapture)
   EXPECT_TRUE(m.Start(spec).ok());  // the next capture may start
 }
 
+// --graph-nodes: every process must switch its tracing before the span, at the end of a drain
+// cycle, which can take seconds on a loaded host: a longer lead.
+TEST(CaptureManagerTest, AGraphNodesCaptureStartsFurtherAhead) {
+  testing::TempDir dir;
+  CaptureManager m(dir.path());
+  CaptureSpec spec;
+  spec.graph_nodes = true;
+  ASSERT_TRUE(m.Start(spec).ok());
+  std::vector<std::pair<uint64_t, std::string>> frames;
+  m.Dispatch(TwoRanks(), kNow, &frames);
+  ASSERT_EQ(frames.size(), 2u);
+  const auto req = RequestOf(frames[0].second);
+  EXPECT_TRUE(req.graph_nodes);
+  EXPECT_EQ(req.start_unix_ns, kNow + CaptureManager::kGraphNodesLeadNs);
+  EXPECT_GT(CaptureManager::kGraphNodesLeadNs, CaptureManager::kLeadNs);
+}
+
 TEST(CaptureManagerTest, NoMatchingProcessFailsWithAReason) {
   testing::TempDir dir;
   CaptureManager m(dir.path());
@@ -152,6 +169,66 @@ TEST(CaptureManagerTest, ChunksBeyondAProcesssShareAreRefusedAndSilentProcessesT
   ASSERT_LT(fit, 6u);
   EXPECT_NE(json->find("\"chunks_dropped\": " + std::to_string(6 - fit)), std::string::npos)
       << *json;
+}
+
+// What each process dropped and why reaches the status (and so the CLI): a cap, an exhausted
+// buffer pool, CUPTI's own drops, chunks the process could not send.
+TEST(CaptureManagerTest, TheStatusSaysPerProcessWhatWasDroppedAndWhy) {
+  testing::TempDir dir;
+  CaptureManager m(dir.path());
+  auto id = m.Start(CaptureSpec{});
+  ASSERT_TRUE(id.ok());
+  std::vector<std::pair<uint64_t, std::string>> frames;
+  m.Dispatch(TwoRanks(), kNow, &frames);
+  ASSERT_EQ(frames.size(), 2u);
+  std::string error, payload;
+  wire::CaptureEnd end;
+  end.capture_id = *id;
+  end.events = 1000;
+  end.cap_hit = wire::CaptureCap::kBytes;
+  end.events_dropped = 41873;
+  end.records_lost = 7;
+  end.buffers_refused = 5;
+  end.chunks_dropped = 2;
+  end.chunk_bytes_dropped = 2u << 20;
+  wire::EncodeCaptureEnd(end, &payload);
+  ASSERT_TRUE(m.OnFrame(11, static_cast<uint16_t>(wire::FrameType::kCaptureEnd), payload, &error));
+  // Rank 1 is an older process: its end has no drop fields, only records lost.
+  wire::CaptureEnd old;
+  old.capture_id = *id;
+  old.records_lost = 3;
+  payload.clear();
+  wire::EncodeCaptureEnd(old, &payload);
+  ASSERT_TRUE(m.OnFrame(12, static_cast<uint16_t>(wire::FrameType::kCaptureEnd), payload, &error));
+  m.Poll(kNow + 4'000'000'000);
+  WaitDone(m, *id);
+  auto json = m.StatusJson(*id);
+  ASSERT_TRUE(json.ok());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(*json);
+  simdjson::dom::array processes = doc["processes"];
+  ASSERT_EQ(processes.size(), 2u);
+  std::vector<std::vector<std::string>> reasons;
+  for (simdjson::dom::element p : processes) {
+    reasons.emplace_back();
+    for (simdjson::dom::element r : p["dropped"].get_array())
+      reasons.back().emplace_back(std::string_view(r));
+  }
+  simdjson::dom::element first = processes.at(0);
+  EXPECT_EQ(uint64_t(first["events_dropped"]), 41873u);
+  EXPECT_EQ(uint64_t(first["buffers_refused"]), 5u);
+  EXPECT_EQ(uint64_t(first["chunks_dropped"]), 2u);
+  EXPECT_EQ(uint64_t(first["chunk_bytes_dropped"]), 2u << 20);
+  ASSERT_EQ(reasons[0].size(), 4u) << *json;
+  EXPECT_EQ(reasons[0][0], "41,873 events dropped: the bytes cap was reached");
+  EXPECT_NE(reasons[0][1].find("5 CUPTI buffer requests refused"), std::string::npos);
+  EXPECT_NE(reasons[0][1].find("buffer pool was exhausted"), std::string::npos);
+  EXPECT_NE(reasons[0][2].find("2 CUPTI records lost: dropped by CUPTI"), std::string::npos);
+  EXPECT_NE(reasons[0][3].find("2 chunks"), std::string::npos);
+  EXPECT_NE(reasons[0][3].find("backed up"), std::string::npos);
+  ASSERT_EQ(reasons[1].size(), 1u) << *json;
+  EXPECT_NE(reasons[1][0].find("3 CUPTI records lost"), std::string::npos);
+  EXPECT_EQ(uint64_t(processes.at(1)["events_dropped"]), 0u);
 }
 
 }  // namespace

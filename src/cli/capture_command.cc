@@ -109,8 +109,9 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
   if (parser.parse(started->body).get(doc) != simdjson::SUCCESS ||
       doc["id"].get(id) != simdjson::SUCCESS)
     return fail("agent API: unexpected answer to POST /capture", kExitError);
-  err << "inferscope: capture " << id << ": recording " << options.duration
-      << " starting in 1 s on every selected process\n";
+  err << "inferscope: capture " << id << ": recording " << options.duration << " starting in "
+      << (options.graph_nodes ? 3 : 1)
+      << " s on every selected process\n";  // the agent's lead (CaptureManager::kLeadNs)
 
   // Wait: the lead second, the span, the processes' settle time and the agent's writing.
   auto status_target =
@@ -155,10 +156,19 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
       if (rank >= 0) err << " rank " << rank;
       err << ": " << pstate << ", " << base::FormatCount(events) << " events";
       if (!cap.empty()) err << ", stopped early: the " << cap << " cap was reached";
-      if (lost > 0) err << ", " << base::FormatCount(lost) << " CUPTI records lost";
-      if (dropped > 0) err << ", " << dropped << " chunks dropped";
+      // What was dropped and why, one line each (an older agent has only the two counts).
+      simdjson::dom::array reasons;
+      const bool has_reasons = p["dropped"].get(reasons) == simdjson::SUCCESS;
+      if (!has_reasons && lost > 0) err << ", " << base::FormatCount(lost) << " CUPTI records lost";
+      if (!has_reasons && dropped > 0) err << ", " << dropped << " chunks dropped";
       if (!refused.empty()) err << " (" << refused << ")";
       err << "\n";
+      if (has_reasons) {
+        for (simdjson::dom::element r : reasons) {
+          std::string_view why;
+          if (r.get(why) == simdjson::SUCCESS) err << "    " << why << "\n";
+        }
+      }
     }
   }
   if (state == "failed") {

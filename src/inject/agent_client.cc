@@ -74,8 +74,8 @@ bool AgentClient::TryConnect(int64_t now_ns) {
   return true;
 }
 
-bool AgentClient::EnqueueBulk(std::string frame) {
-  if (fd_ < 0 || bulk_bytes_ + frame.size() > max_bulk_bytes_) {
+bool AgentClient::EnqueueBulk(std::string frame, bool beyond_bound) {
+  if (fd_ < 0 || (!beyond_bound && bulk_bytes_ + frame.size() > max_bulk_bytes_)) {
     ++dropped_bulk_frames_;
     return false;
   }

@@ -35,8 +35,9 @@ class AgentClient {
   void Enqueue(std::string frame);
 
   // Queues a bulk frame (sent after the queued windows) while connected; otherwise, or beyond
-  // `max_bulk_bytes`, drops it and counts it. Returns whether it was queued.
-  bool EnqueueBulk(std::string frame);
+  // `max_bulk_bytes` unless `beyond_bound` (a capture's few-dozen-byte end, which says what was
+  // dropped), drops it and counts it. Returns whether it was queued.
+  bool EnqueueBulk(std::string frame, bool beyond_bound = false);
 
   // Connects if due, writes as much as the socket takes right now and reads what the agent sent.
   // `now_ns` is a monotonic time.

@@ -163,6 +163,9 @@ TEST(AgentClientTest, BulkIsDroppedWhenTheAgentGoesOrBeyondItsBound) {
   EXPECT_TRUE(client.EnqueueBulk(std::string(60, 'a')));
   EXPECT_FALSE(client.EnqueueBulk(std::string(60, 'b')));  // over the bound
   EXPECT_EQ(client.dropped_bulk_frames(), 2u);
+  // A capture's end, which says what was dropped, goes beyond the bound.
+  EXPECT_TRUE(client.EnqueueBulk(std::string(60, 'e'), /*beyond_bound=*/true));
+  EXPECT_EQ(client.dropped_bulk_frames(), 2u);
   // The agent dies: the client notices on its next pump (EOF) and drops what was queued.
   agent.Close();
   for (int i = 0; i < 100 && client.connected(); ++i) {

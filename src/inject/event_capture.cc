@@ -38,15 +38,21 @@ void EventCapture::Request(const wire::CaptureRequest& request) {
 }
 
 bool EventCapture::Admit() {
+  if (!recording_) {
+    ++end_.events_dropped;  // a cap stopped the recording (or the request allowed nothing)
+    return false;
+  }
   // The chunk's bytes count as they grow; an event may overshoot the byte cap by its own size.
   if (end_.bytes + chunk_.size() >= request_.max_bytes) {
     end_.cap_hit = wire::CaptureCap::kBytes;
     recording_ = false;
+    ++end_.events_dropped;
     return false;
   }
   if (end_.events >= request_.max_events) {
     end_.cap_hit = wire::CaptureCap::kEvents;
     recording_ = false;
+    ++end_.events_dropped;
     return false;
   }
   ++end_.events;
@@ -99,22 +105,41 @@ void EventCapture::Add(const model::ApiCallEvent& e) {
 }
 
 void EventCapture::Poll(int64_t now_unix_ns, int64_t settle_ns, std::vector<std::string>* frames) {
-  const uint64_t lost_records = lost_records_;
-  for (auto& f : refusals_) frames->push_back(std::move(f));
+  Poll(now_unix_ns, settle_ns, [frames](std::string&& f, bool) {
+    frames->push_back(std::move(f));
+    return true;
+  });
+}
+
+void EventCapture::Poll(int64_t now_unix_ns, int64_t settle_ns, const FrameSink& send) {
+  for (auto& f : refusals_) send(std::move(f), /*chunk=*/false);
   refusals_.clear();
   if (!active_) return;
-  for (auto& f : sealed_) frames->push_back(std::move(f));
-  sealed_.clear();
+  auto send_chunks = [&](std::vector<std::string>* chunks) {
+    for (auto& f : *chunks) {
+      const size_t bytes = f.size();
+      if (!send(std::move(f), /*chunk=*/true)) {
+        ++end_.chunks_dropped;
+        end_.chunk_bytes_dropped += bytes;
+      }
+    }
+    chunks->clear();
+  };
+  send_chunks(&sealed_);
   if (!lost_base_set_) {
-    lost_base_ = lost_records;
+    lost_base_ = lost_records_;
+    refused_base_ = buffers_refused_;
     lost_base_set_ = true;
   }
   // Records of the span's last moments arrive a flush (and the lateness CUPTI allows) after it.
   if (now_unix_ns < end_ns_ + settle_ns) return;
   recording_ = false;
-  Seal(frames);
-  end_.records_lost = lost_records - lost_base_;
-  frames->push_back(EndFrame(end_));
+  std::vector<std::string> last;
+  Seal(&last);
+  send_chunks(&last);
+  end_.records_lost = lost_records_ - lost_base_;
+  end_.buffers_refused = buffers_refused_ - refused_base_;
+  send(EndFrame(end_), /*chunk=*/false);
   active_ = false;
   chunk_.Take();
   named_.clear();

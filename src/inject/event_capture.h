@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -26,9 +27,10 @@ class EventCapture {
   // comes out of the next Poll); the agent refuses concurrent captures before they get here.
   void Request(const wire::CaptureRequest& request);
 
-  // The hot path's test: one load and two compares per event when no capture runs.
+  // The hot path's test: one load and two compares per event when no capture runs. Once a cap
+  // stopped the recording, events of the span still come to Add, which only counts them.
   bool Wants(int64_t start_ns) const {
-    return recording_ && start_ns >= start_ns_ && start_ns < end_ns_;
+    return active_ && start_ns >= start_ns_ && start_ns < end_ns_;
   }
   void Add(const model::KernelEvent& e);
   void Add(const model::MemcpyEvent& e);
@@ -36,12 +38,22 @@ class EventCapture {
   void Add(const model::SyncEvent& e);
   void Add(const model::ApiCallEvent& e);
 
-  // The session's running count of records CUPTI could not deliver (dropped, or refused by an
-  // empty pool); a capture reports how many of them fell in its span.
-  void NoteLostRecords(uint64_t total) { lost_records_ = total; }
+  // The session's running counts of records CUPTI could not deliver (dropped, or refused by an
+  // empty pool) and of buffer requests the pool refused; a capture reports how many of them fell
+  // in its span.
+  void NoteLostRecords(uint64_t total, uint64_t buffers_refused_total = 0) {
+    lost_records_ = total;
+    buffers_refused_ = buffers_refused_total;
+  }
 
-  // The drain thread, after each flush: `now_unix_ns` on the wall clock. Appends finished frames
-  // (chunks, then the end once the span plus `settle_ns` has passed) to `frames`.
+  // Takes a finished frame for the agent (`chunk`: a chunk, otherwise an end or a refusal);
+  // false when it could not be queued (a chunk is then counted as dropped in the capture's end).
+  using FrameSink = std::function<bool(std::string&& frame, bool chunk)>;
+  // The drain thread, after each flush: `now_unix_ns` on the wall clock. Hands finished frames
+  // (chunks, then the end once the span plus `settle_ns` has passed) to `send`, in order; the end
+  // counts the chunks `send` refused.
+  void Poll(int64_t now_unix_ns, int64_t settle_ns, const FrameSink& send);
+  // The same, appending every frame to `frames` (never refused).
   void Poll(int64_t now_unix_ns, int64_t settle_ns, std::vector<std::string>* frames);
 
   bool active() const { return active_; }
@@ -72,9 +84,9 @@ class EventCapture {
   int64_t start_ns_ = 0, end_ns_ = 0;
   wire::CaptureRequest request_;
   wire::CaptureEnd end_;
-  uint64_t lost_records_ = 0;
+  uint64_t lost_records_ = 0, buffers_refused_ = 0;
   bool lost_base_set_ = false;
-  uint64_t lost_base_ = 0;
+  uint64_t lost_base_ = 0, refused_base_ = 0;
   wire::CaptureChunkWriter chunk_;
   std::vector<std::string> sealed_;  // chunks sealed on the hot path, handed out by Poll
   std::unordered_set<model::NameId> named_;

@@ -64,13 +64,13 @@ TEST(EventCaptureTest, RecordsOnlyTheSpanAndEndsAfterItSettles) {
   EXPECT_TRUE(rec.Wants(kStart));
   EXPECT_FALSE(rec.Wants(kStart + kSecond));
   for (int i = 0; i < 10; ++i) rec.Add(Kernel(kStart + i * 1000, gemm));
-  rec.NoteLostRecords(5);
+  rec.NoteLostRecords(5, 2);
   std::vector<std::string> frames;
   rec.Poll(kStart + kSecond, kSecond, &frames);  // the span is over but not settled
   EXPECT_TRUE(frames.empty());
   EXPECT_TRUE(rec.active());
   rec.Add(Kernel(kStart + 999'999'000, gemm));  // a late record of the span still counts
-  rec.NoteLostRecords(8);
+  rec.NoteLostRecords(8, 3);
   rec.Poll(kStart + 2 * kSecond, kSecond, &frames);
   EXPECT_FALSE(rec.active());
   const Received r = Decode(frames);
@@ -79,6 +79,9 @@ TEST(EventCaptureTest, RecordsOnlyTheSpanAndEndsAfterItSettles) {
   EXPECT_EQ(r.ends[0].events, 11u);
   EXPECT_EQ(r.ends[0].cap_hit, wire::CaptureCap::kNone);
   EXPECT_EQ(r.ends[0].records_lost, 3u);
+  EXPECT_EQ(r.ends[0].buffers_refused, 1u);  // of the 3: one buffer the empty pool refused
+  EXPECT_EQ(r.ends[0].events_dropped, 0u);
+  EXPECT_EQ(r.ends[0].chunks_dropped, 0u);
   EXPECT_EQ(r.kernels(), 11u);
   ASSERT_EQ(r.chunks.size(), 1u);
   ASSERT_EQ(r.chunks[0].names.size(), 1u);  // the name once, not per kernel
@@ -98,6 +101,7 @@ TEST(EventCaptureTest, TheEventCapStopsRecordingAndIsReported) {
   ASSERT_EQ(r.ends.size(), 1u);
   EXPECT_EQ(r.ends[0].events, 4u);
   EXPECT_EQ(r.ends[0].cap_hit, wire::CaptureCap::kEvents);
+  EXPECT_EQ(r.ends[0].events_dropped, 6u);  // the span's events past the cap, counted
   EXPECT_EQ(r.kernels(), 4u);
 }
 
@@ -129,6 +133,42 @@ TEST(EventCaptureTest, TheByteCapBoundsMemoryAndChunksAreSealedAsTheyFill) {
   EXPECT_GE(r.chunks.size(), 3u);
   EXPECT_EQ(r.kernels(), r.ends[0].events);
   EXPECT_LT(r.ends[0].events, added + 1);
+  EXPECT_EQ(r.ends[0].events + r.ends[0].events_dropped, added);
+}
+
+TEST(EventCaptureTest, ChunksTheConnectionRefusesAreCountedAndTheEndStillGoes) {
+  model::NameTable names;
+  const model::NameId k = names.Intern("k");
+  EventCapture rec(&names);
+  rec.Request({6, kStart, kSecond, 64u << 20, 100'000'000});
+  for (int i = 0; i < 200'000; ++i) rec.Add(Kernel(kStart + i * 1000, k));
+  // A backed-up connection: every chunk is refused, anything else (the end) is taken.
+  std::vector<std::string> taken;
+  uint64_t refused = 0, refused_bytes = 0;
+  auto sink = [&](std::string&& f, bool chunk) {
+    wire::FrameReader reader;
+    reader.Append(f);
+    wire::Frame frame;
+    EXPECT_TRUE(reader.Next(&frame));
+    EXPECT_EQ(chunk, frame.type == static_cast<uint16_t>(wire::FrameType::kCaptureChunk));
+    if (chunk) {
+      ++refused;
+      refused_bytes += f.size();
+      return false;
+    }
+    taken.push_back(std::move(f));
+    return true;
+  };
+  rec.Poll(kStart, kSecond, sink);
+  rec.Poll(kStart + 3 * kSecond, kSecond, sink);
+  EXPECT_FALSE(rec.active());
+  ASSERT_GE(refused, 2u);
+  const Received r = Decode(taken);
+  ASSERT_EQ(r.ends.size(), 1u);
+  EXPECT_EQ(r.ends[0].events, 200'000u);
+  EXPECT_EQ(r.ends[0].chunks_dropped, refused);
+  EXPECT_EQ(r.ends[0].chunk_bytes_dropped, refused_bytes);
+  EXPECT_EQ(r.ends[0].cap_hit, wire::CaptureCap::kNone);
 }
 
 TEST(EventCaptureTest, ASecondRequestWhileOneRunsIsRefusedNotMixedIn) {

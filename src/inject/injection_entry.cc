@@ -24,6 +24,7 @@ namespace {
 
 using inferscope::inject::Config;
 using inferscope::inject::CuptiBinding;
+using inferscope::inject::EventCapture;
 using inferscope::inject::Log;
 using inferscope::inject::LogLevel;
 using inferscope::inject::ProfilingStatus;
@@ -123,9 +124,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       session = Session::Start(
           config, binding,
           [sender](inferscope::model::ProfileWindow&& w) { sender->OnWindow(std::move(w)); },
-          [sender] {
+          [sender](bool after_flush) {
             Session* s = Session::Instance();
-            sender->Tick(s != nullptr ? s->capture() : nullptr);
+            EventCapture* capture = s != nullptr ? s->capture() : nullptr;
+            if (after_flush)
+              sender->Tick(capture);
+            else if (capture != nullptr)
+              sender->TakeRequests(capture);
           },
           &why);
       if (session == nullptr) delete sender;  // profiling is off: nothing will ever send

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -484,6 +485,15 @@ int64_t Session::NextWakeNs() const {
   return std::max<int64_t>(1'000'000, std::min(flush, to_boundary));
 }
 
+bool Session::CaptureWantsGraphNodes() {
+  if (config_.graph_nodes) return false;  // node-level tracing is always on
+  std::lock_guard<std::mutex> lock(aggregator_mu_);
+  // Two drain cycles ahead of the span: two flush periods, or two of the longest recent cycles
+  // when decoding makes them longer (the switch happens only between cycles).
+  const int64_t lead = 2 * std::max(config_.flush_period_ns, longest_cycle_ns_);
+  return event_capture_.WantsGraphNodes(RealtimeNs(), lead);
+}
+
 // Graph sampling, one step per drain cycle. Samples sit on the wall clock's grid
 // ([k x period, k x period + duration)), so that the tensor-parallel ranks of a job sample the same
 // launches (one rank tracing its nodes would slow all of them through the collectives).
@@ -496,11 +506,7 @@ void Session::StepGraphSampling() {
     graphs_.BeginSample(now);
     return;
   }
-  bool capture_nodes = false;  // a capture asked for graph nodes (--graph-nodes)
-  {
-    std::lock_guard<std::mutex> lock(aggregator_mu_);
-    capture_nodes = event_capture_.WantsGraphNodes(RealtimeNs(), 2 * config_.flush_period_ns);
-  }
+  const bool capture_nodes = CaptureWantsGraphNodes();  // a capture asked for graph nodes
   if (config_.graph_sample_ns <= 0 && !capture_nodes && sample_state_ == SampleState::kIdle) return;
   const int64_t phase =
       config_.graph_sample_ns > 0 ? RealtimeNs() % config_.graph_sample_period_ns : INT64_MAX;
@@ -573,15 +579,20 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
 
 void Session::Complete(uint8_t* buffer, size_t valid_size) {
   const int64_t cpu_start = ThreadCpuNs();
+  const bool drain_thread = std::this_thread::get_id() == drain_tid_.load();
   {
     std::lock_guard<std::mutex> lock(aggregator_mu_);
+    // Inside our own flush, which can decode for seconds on a loaded host: the agent's capture
+    // requests are taken before each buffer's records are decoded, so that a span that started
+    // during the flush is recorded from its first records (a non-blocking read of the socket).
+    if (drain_thread && on_tick_) on_tick_(/*after_flush=*/false);
     records_decoded_.fetch_add(decoder_.Decode(buffer, valid_size, aggregator_.get()),
                                std::memory_order_relaxed);
   }
   buffers_completed_.fetch_add(1, std::memory_order_relaxed);
   const int64_t decode_ns = ThreadCpuNs() - cpu_start;
   cpu_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
-  if (std::this_thread::get_id() == drain_tid_.load())  // inside our own flush: see DrainLoop
+  if (drain_thread)  // inside our own flush: see DrainLoop
     drain_thread_decode_ns_.fetch_add(decode_ns, std::memory_order_relaxed);
 }
 
@@ -600,7 +611,7 @@ void Session::CountDataQuality() {
   charge(model::DataQuality::kRecordsDropped, dropped);
   charge(model::DataQuality::kBufferRequestsRefused, exhausted - pool_exhausted_reported_);
   lost_records_ += dropped + (exhausted - pool_exhausted_reported_);
-  event_capture_.NoteLostRecords(lost_records_);
+  event_capture_.NoteLostRecords(lost_records_, exhausted);
   pool_exhausted_reported_ = exhausted;
   charge(model::DataQuality::kUnknownRecord, decoder_.unknown_records() - unknown_reported_);
   unknown_reported_ = decoder_.unknown_records();
@@ -655,6 +666,25 @@ void Session::DrainLoop() {
         return;
       }
       const int64_t cpu_start = ThreadCpuNs();
+      // The longest of the last drain cycles (sleep, flush, ticks): how early a --graph-nodes
+      // capture's switch must be taken (CaptureWantsGraphNodes).
+      const int64_t cycle_start = RealtimeNs();
+      if (last_cycle_start_ns_ > 0) {
+        recent_cycles_ns_[next_cycle_++ % recent_cycles_ns_.size()] =
+            cycle_start - last_cycle_start_ns_;
+        longest_cycle_ns_ = *std::max_element(recent_cycles_ns_.begin(), recent_cycles_ns_.end());
+      }
+      last_cycle_start_ns_ = cycle_start;
+      // The agent's capture requests that came during the sleep, before the flush: a flush can
+      // take longer than the agent's lead (1 s) on a loaded host or a sanitizer build, and
+      // records of the span decoded by it before the request is taken would be lost.
+      if (on_tick_) {
+        {
+          std::lock_guard<std::mutex> lock(aggregator_mu_);
+          on_tick_(/*after_flush=*/false);
+        }
+        if (sample_state_ == SampleState::kIdle && CaptureWantsGraphNodes()) StepGraphSampling();
+      }
       // Never while holding a lock of ours: the flush calls BufferCompleted on this thread.
       api_.ActivityFlushAll(0);
       CheckClock();
@@ -665,8 +695,13 @@ void Session::DrainLoop() {
         // on_tick shares the lock with on_window: both reach the (single-threaded) window sender.
         std::lock_guard<std::mutex> lock(aggregator_mu_);
         aggregator_->AdvanceTo(CuptiNow());
-        if (on_tick_) on_tick_();
+        if (on_tick_) on_tick_(/*after_flush=*/true);
       }
+      // A --graph-nodes request taken by either tick switches to node-level tracing at once, not
+      // at the next cycle's sampling step: a cycle (a flush period plus its decoding) can take
+      // seconds on a loaded host or a sanitizer build, which put the switch inside the span (its
+      // first graph launches came as single slices without their nodes).
+      if (sample_state_ == SampleState::kIdle && CaptureWantsGraphNodes()) StepGraphSampling();
       // Flush-time decoding ran on this thread and was counted by Complete; count the rest once.
       cpu_ns_.fetch_add(ThreadCpuNs() - cpu_start - drain_thread_decode_ns_.exchange(0),
                         std::memory_order_relaxed);

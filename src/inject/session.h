@@ -3,6 +3,7 @@
 
 #include <cupti.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -38,12 +39,14 @@ namespace inferscope::inject {
 class Session {
  public:
   using WindowCallback = std::function<void(model::ProfileWindow&&)>;
-  using TickCallback = std::function<void()>;
+  // `after_flush`: false at the start of a drain cycle (take the agent's requests only), true
+  // after its flush (send, and hand out what a capture recorded).
+  using TickCallback = std::function<void(bool after_flush)>;
 
   // Starts profiling with a bound CUPTI (`binding.ok`), or returns nullptr with `why` set (nothing
   // of CUPTI is left enabled then). At most one Session per process. `on_window` and `on_tick` (the
-  // drain thread, after every drain cycle) both run under the aggregator lock, so they are never
-  // concurrent with each other.
+  // drain thread, before and after every flush) both run under the aggregator lock, so they are
+  // never concurrent with each other.
   static Session* Start(const Config& config, const CuptiBinding& binding, WindowCallback on_window,
                         TickCallback on_tick, std::string* why);
   static Session* Instance() { return instance_.load(std::memory_order_acquire); }
@@ -87,6 +90,8 @@ class Session {
   void CountDataQuality();
   // The graph sampling state machine, one step per drain cycle (docs/design/cuda-graphs.md).
   void StepGraphSampling();
+  // Whether a --graph-nodes capture wants node-level tracing now (its span is near or running).
+  bool CaptureWantsGraphNodes();
   // How long the drain thread may sleep: the flush period, or less to meet a sample boundary.
   int64_t NextWakeNs() const;
   bool Capturing() const {
@@ -147,6 +152,11 @@ class Session {
   std::atomic<int> runtime_captures_{0}, driver_captures_{0};
   std::atomic<uint64_t> graph_samples_{0}, graph_samples_skipped_{0};
   bool skipped_this_window_ = false;
+  // Drain thread only: the last drain cycles' lengths (wall clock) and the longest of them.
+  std::array<int64_t, 8> recent_cycles_ns_{};
+  size_t next_cycle_ = 0;
+  int64_t last_cycle_start_ns_ = 0;
+  int64_t longest_cycle_ns_ = 0;
 
   // What CUDA graph captures record (resource callbacks, on application threads, only while graphs
   // are built): kernel node names per graph, handed to the drain thread when a graph exec is

@@ -201,7 +201,8 @@ void CaptureChild() {
   static std::atomic<bool> armed{false};
   static int64_t start_ns = 0;
   start_ns = now + 1'000'000'000;  // late enough for a loaded machine to arm it first
-  auto on_tick = [] {
+  auto on_tick = [](bool after_flush) {
+    if (!after_flush) return;
     EventCapture* c = Session::Instance()->capture();
     static bool requested = false;
     if (!requested) {

@@ -54,20 +54,30 @@ void WindowSender::OnWindow(model::ProfileWindow&& window) {
   Tick();
 }
 
-void WindowSender::Tick(EventCapture* capture) {
-  const int64_t now = AgentClient::MonotonicNs();
-  client_.Pump(now);
-  if (capture == nullptr) return;
+void WindowSender::TakeRequests(EventCapture* capture) {
+  client_.Pump(AgentClient::MonotonicNs());
   for (wire::Frame& f : client_.TakeIncoming()) {
     if (f.type != static_cast<uint16_t>(wire::FrameType::kCaptureRequest)) continue;
     auto request = wire::DecodeCaptureRequest(f.payload);
     if (request.ok()) capture->Request(*request);
   }
-  std::vector<std::string> frames;
-  capture->Poll(RealtimeNs(), capture_settle_ns_, &frames);
-  if (frames.empty()) return;
-  for (std::string& f : frames) client_.EnqueueBulk(std::move(f));
-  client_.Pump(now);
+}
+
+void WindowSender::Tick(EventCapture* capture) {
+  const int64_t now = AgentClient::MonotonicNs();
+  if (capture == nullptr) {
+    client_.Pump(now);
+    return;
+  }
+  TakeRequests(capture);
+  // Chunks the bulk queue refuses (the agent reading too slowly, or gone) are counted by the
+  // capture and reported in its end, which goes beyond the queue's bound.
+  bool any = false;
+  capture->Poll(RealtimeNs(), capture_settle_ns_, [&](std::string&& f, bool chunk) {
+    any = true;
+    return client_.EnqueueBulk(std::move(f), /*beyond_bound=*/!chunk);
+  });
+  if (any) client_.Pump(now);
 }
 
 void WindowSender::Finish(int64_t timeout_ns) {

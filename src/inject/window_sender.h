@@ -31,6 +31,9 @@ class WindowSender {
   // Sends and reads what the socket takes now. With `capture` (the drain thread's tick), also
   // hands the agent's capture requests to it and sends what it recorded.
   void Tick(EventCapture* capture = nullptr);
+  // Reads what the socket has now and hands the agent's capture requests to `capture` (the drain
+  // thread, before a flush: records of a span must not be decoded before its request is taken).
+  void TakeRequests(EventCapture* capture);
   // Queues the goodbye and tries to deliver everything for up to `timeout_ns`.
   void Finish(int64_t timeout_ns);
 

@@ -61,9 +61,21 @@ void ChromeJsonWriter::Metadata(const char* what, uint32_t pid, uint32_t tid,
   MaybeFlush();
 }
 
-void ChromeJsonWriter::ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name) {
+void ChromeJsonWriter::ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name,
+                                    const std::vector<std::string>& labels) {
   tracks_[uuid] = {pid, pid, {}};
   Metadata("process_name", pid, 0, name);
+  if (labels.empty()) return;
+  // The trace viewer shows a process's labels (one string, comma-separated) beside its name.
+  std::string joined;
+  for (const std::string& l : labels) joined += (joined.empty() ? "" : ", ") + l;
+  BeginEvent();
+  buffer_.append("{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":");
+  AppendUint(&buffer_, pid);
+  buffer_.append(",\"tid\":0,\"args\":{\"labels\":");
+  buffer_.append(base::JsonWriter::Quote(joined));
+  buffer_.append("}}");
+  MaybeFlush();
 }
 
 void ChromeJsonWriter::ThreadTrack(uint64_t uuid, uint64_t /*parent_uuid*/, uint32_t pid,

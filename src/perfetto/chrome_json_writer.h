@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "src/perfetto/track_event_writer.h"
 
@@ -24,7 +25,8 @@ class ChromeJsonWriter : public TraceWriter {
   explicit ChromeJsonWriter(Sink sink);
   ~ChromeJsonWriter() override;
 
-  void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name) override;
+  void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name,
+                    const std::vector<std::string>& labels) override;
   void ThreadTrack(uint64_t uuid, uint64_t parent_uuid, uint32_t pid, uint32_t tid,
                    std::string_view name) override;
   void PlainTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name) override;

@@ -178,7 +178,7 @@ class FileExporter {
   uint64_t ProcessTrack(uint32_t pid) {
     bool fresh = false;
     const uint64_t uuid = uuids_->Get(file_, kProcess, pid, 0, 0, &fresh);
-    if (fresh) writer_->ProcessTrack(uuid, pid, ProcessLabel(pid));
+    if (fresh) writer_->ProcessTrack(uuid, pid, ProcessLabel(pid), in_.process_labels);
     return uuid;
   }
 
@@ -473,12 +473,26 @@ base::StatusOr<ExportStats> ExportEventSets(std::vector<EventSet>* sets,
                                             const std::string& output_path,
                                             const model::KernelClassifier& classifier,
                                             const ExportOptions& options) {
-  ExportStats stats;
   std::vector<ImportedFile>& files = *sets;
   int64_t offset_ns = INT64_MAX;
   for (const auto& f : files) offset_ns = std::min(offset_ns, EarliestStart(f));
   if (offset_ns == INT64_MAX) offset_ns = 0;
+  return ExportEventStream(
+      files.size(), offset_ns,
+      [&files](size_t i) {
+        EventSet set = std::move(files[i]);
+        files[i] = EventSet{};
+        return set;
+      },
+      output_path, classifier, options);
+}
 
+base::StatusOr<ExportStats> ExportEventStream(size_t count, int64_t offset_ns,
+                                              const std::function<EventSet(size_t)>& load,
+                                              const std::string& output_path,
+                                              const model::KernelClassifier& classifier,
+                                              const ExportOptions& options) {
+  ExportStats stats;
   Output output;
   RETURN_IF_ERROR(output.Open(output_path));
   auto sink = [&output](std::string_view bytes) { output.Write(bytes); };
@@ -489,12 +503,12 @@ base::StatusOr<ExportStats> ExportEventSets(std::vector<EventSet>* sets,
     writer = std::make_unique<TrackEventWriter>(sink);
   }
   Uuids uuids;
-  for (size_t i = 0; i < files.size(); ++i) {
-    FileExporter(static_cast<uint32_t>(i), files[i], classifier, offset_ns, options, &uuids,
+  for (size_t i = 0; i < count; ++i) {
+    ImportedFile file = load(i);
+    FileExporter(static_cast<uint32_t>(i), file, classifier, offset_ns, options, &uuids,
                  writer.get(), &stats)
         .Run();
-    files[i] = ImportedFile{};  // its events are written: give the memory back
-  }
+  }  // each set's events are freed once written
   stats.output_bytes = writer->Finish();
   RETURN_IF_ERROR(output.Close());
   // On disk: what gzip made of it, when it was asked for.

@@ -10,6 +10,7 @@
 // the traces' clock, shifted by one offset (the earliest event) so that they encode short.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -56,6 +57,9 @@ struct EventSet {
   std::unique_ptr<model::NameTable> names = std::make_unique<model::NameTable>();
   RawEvents events;
   std::vector<GpuCounterSeries> gpu_counters;
+  // Written as the labels of every process of the set (a live capture's process: what it
+  // dropped and why); empty for a trace file.
+  std::vector<std::string> process_labels;
 };
 
 // Writes `sets` (one per trace file or captured process; emptied as they are written) to
@@ -65,6 +69,16 @@ base::StatusOr<ExportStats> ExportEventSets(std::vector<EventSet>* sets,
                                             const std::string& output_path,
                                             const model::KernelClassifier& classifier,
                                             const ExportOptions& options);
+
+// The same for `count` sets made one at a time by `load(i)` (in order; each is written and freed
+// before the next is made), shifted by `offset_ns` (their earliest event, which the caller knows):
+// a caller holding the events in a compact form (a live capture's chunks) never has more than one
+// set decoded.
+base::StatusOr<ExportStats> ExportEventStream(size_t count, int64_t offset_ns,
+                                              const std::function<EventSet(size_t)>& load,
+                                              const std::string& output_path,
+                                              const model::KernelClassifier& classifier,
+                                              const ExportOptions& options);
 
 // Whether `path` asks for Chrome JSON (.json, .json.gz) rather than Perfetto protobuf.
 bool IsChromeJsonPath(const std::string& path);

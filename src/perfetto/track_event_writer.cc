@@ -101,11 +101,13 @@ void DescriptorPacket(std::string* buffer, const std::string& descriptor) {
 }
 }  // namespace
 
-void TrackEventWriter::ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name) {
+void TrackEventWriter::ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name,
+                                    const std::vector<std::string>& labels) {
   std::string d, process;
   WireWriter pw(&process);
   UAlways(pw, field::kProcessPid, pid);
   pw.Str(field::kProcessName, name);
+  for (const std::string& l : labels) pw.Str(field::kProcessLabels, l);
   WireWriter w(&d);
   UAlways(w, field::kTrackUuidField, uuid);
   Bytes(w, field::kTrackProcess, process);

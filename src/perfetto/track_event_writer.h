@@ -77,6 +77,7 @@ inline constexpr uint32_t kTrackCounter = 8;
 // thread_name = 5}; CounterDescriptor {unit_name = 6}
 inline constexpr uint32_t kProcessPid = 1;
 inline constexpr uint32_t kProcessName = 6;
+inline constexpr uint32_t kProcessLabels = 8;  // repeated string
 inline constexpr uint32_t kThreadPid = 1;
 inline constexpr uint32_t kThreadTid = 2;
 inline constexpr uint32_t kThreadName = 5;
@@ -133,7 +134,10 @@ class TraceWriter {
   // Track descriptors. A process track is named after a host process; a thread track sits under
   // its process; a plain track (a GPU, a stream) is named and optionally parented; a counter track
   // holds counter values.
-  virtual void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name) = 0;
+  // `labels`: lines describing the process (a live capture: what it dropped and why), shown by
+  // the viewers with its name.
+  virtual void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name,
+                            const std::vector<std::string>& labels) = 0;
   virtual void ThreadTrack(uint64_t uuid, uint64_t parent_uuid, uint32_t pid, uint32_t tid,
                            std::string_view name) = 0;
   virtual void PlainTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name) = 0;
@@ -170,7 +174,8 @@ class TrackEventWriter : public TraceWriter {
   TrackEventWriter(const TrackEventWriter&) = delete;
   TrackEventWriter& operator=(const TrackEventWriter&) = delete;
 
-  void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name) override;
+  void ProcessTrack(uint64_t uuid, uint32_t pid, std::string_view name,
+                    const std::vector<std::string>& labels) override;
   void ThreadTrack(uint64_t uuid, uint64_t parent_uuid, uint32_t pid, uint32_t tid,
                    std::string_view name) override;
   void PlainTrack(uint64_t uuid, uint64_t parent_uuid, std::string_view name) override;

@@ -138,6 +138,37 @@ TEST(TrackEventWriterTest, CorrelationIdAndFlowsAreVarintFields) {
   EXPECT_LE(one_slice, 40u);
 }
 
+// A process's labels (a live capture's drops) are repeated ProcessDescriptor.process_labels.
+TEST(TrackEventWriterTest, ProcessLabelsAreRepeatedStringsOfTheDescriptor) {
+  std::string out;
+  TrackEventWriter writer([&](std::string_view b) { out.append(b); });
+  writer.ProcessTrack(9, 1234, "rank 0 (pid 1234)", {"5 events dropped: the bytes cap", "x"});
+  writer.Finish();
+  std::vector<std::string> names, labels;
+  wire::WireReader trace_reader(out);
+  wire::WireField packet;
+  while (trace_reader.NextField(&packet)) {
+    wire::WireReader p(packet.bytes);
+    wire::WireField f;
+    while (p.NextField(&f)) {
+      if (f.number != field::kTrackDescriptor) continue;
+      wire::WireReader d(f.bytes);
+      wire::WireField g;
+      while (d.NextField(&g)) {
+        if (g.number != field::kTrackProcess) continue;
+        wire::WireReader pd(g.bytes);
+        wire::WireField h;
+        while (pd.NextField(&h)) {
+          if (h.number == field::kProcessName) names.emplace_back(h.bytes);
+          if (h.number == field::kProcessLabels) labels.emplace_back(h.bytes);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"rank 0 (pid 1234)"});
+  EXPECT_EQ(labels, (std::vector<std::string>{"5 events dropped: the bytes cap", "x"}));
+}
+
 TEST(TrackEventWriterTest, NestedSlicesEndInTimeOrderAndAreCutToTheirParent) {
   std::string out;
   TrackEventWriter writer([&](std::string_view b) { out.append(b); });

@@ -26,6 +26,9 @@ enum EndField : uint32_t {
   kEndRecordsLost = 6,
   kEndChunksDropped = 7,
   kEndRefused = 8,
+  kEndEventsDropped = 9,
+  kEndBuffersRefused = 10,
+  kEndChunkBytesDropped = 11,
 };
 enum ChunkField : uint32_t {
   kChunkId = 1,
@@ -235,6 +238,10 @@ void EncodeCaptureEnd(const CaptureEnd& end, std::string* out) {
   w.U(kEndRecordsLost, end.records_lost);
   w.U(kEndChunksDropped, end.chunks_dropped);
   w.Str(kEndRefused, end.refused);
+  // Optional (an older agent skips them; an older process sends none, read as 0).
+  w.U(kEndEventsDropped, end.events_dropped);
+  w.U(kEndBuffersRefused, end.buffers_refused);
+  w.U(kEndChunkBytesDropped, end.chunk_bytes_dropped);
 }
 
 base::StatusOr<CaptureEnd> DecodeCaptureEnd(std::string_view payload) {
@@ -243,7 +250,7 @@ base::StatusOr<CaptureEnd> DecodeCaptureEnd(std::string_view payload) {
   WireField f;
   while (r.NextField(&f)) {
     const bool want_bytes = f.number == kEndRefused;
-    if (f.number >= kEndId && f.number <= kEndRefused &&
+    if (f.number >= kEndId && f.number <= kEndChunkBytesDropped &&
         f.type != (want_bytes ? WireType::kBytes : WireType::kVarint))
       return base::DataLossError("capture end: corrupt field " + std::to_string(f.number));
     switch (f.number) {
@@ -273,6 +280,15 @@ base::StatusOr<CaptureEnd> DecodeCaptureEnd(std::string_view payload) {
         break;
       case kEndRefused:
         end.refused.assign(f.bytes.substr(0, 1024));
+        break;
+      case kEndEventsDropped:
+        end.events_dropped = f.value;
+        break;
+      case kEndBuffersRefused:
+        end.buffers_refused = f.value;
+        break;
+      case kEndChunkBytesDropped:
+        end.chunk_bytes_dropped = f.value;
         break;
       default:
         break;

@@ -50,9 +50,17 @@ struct CaptureEnd {
   uint64_t bytes = 0;  // chunk payload bytes
   uint32_t chunks = 0;
   CaptureCap cap_hit = CaptureCap::kNone;
-  uint64_t records_lost = 0;    // CUPTI records lost during the capture (empty buffer pool)
-  uint64_t chunks_dropped = 0;  // chunks not sent (the agent went away mid-capture)
-  std::string refused;          // non-empty: the process did not capture, and why
+  // CUPTI records lost during the capture: dropped by CUPTI, or never written because the
+  // buffer pool was empty (`buffers_refused` of those requests).
+  uint64_t records_lost = 0;
+  // Chunks (and their frame bytes) the process could not send: its connection's bulk queue was
+  // full (the agent reading too slowly) or the connection was gone.
+  uint64_t chunks_dropped = 0;
+  std::string refused;  // non-empty: the process did not capture, and why
+  // Optional fields (fields 9-11; absent from an older process: 0).
+  uint64_t events_dropped = 0;   // events of the span not recorded once `cap_hit` stopped it
+  uint64_t buffers_refused = 0;  // CUPTI buffer requests refused by the empty pool in the span
+  uint64_t chunk_bytes_dropped = 0;
   bool operator==(const CaptureEnd&) const = default;
 };
 

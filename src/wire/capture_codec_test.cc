@@ -6,6 +6,7 @@
 #include <string>
 
 #include "src/wire/framing.h"
+#include "src/wire/wire_buffer.h"
 
 namespace inferscope::wire {
 namespace {
@@ -27,11 +28,41 @@ TEST(CaptureCodecTest, RequestAndEndRoundTrip) {
   end.records_lost = 17;
   end.chunks_dropped = 1;
   end.refused = "";
+  end.events_dropped = 4321;
+  end.buffers_refused = 5;
+  end.chunk_bytes_dropped = 1 << 20;
   payload.clear();
   EncodeCaptureEnd(end, &payload);
   auto end_back = DecodeCaptureEnd(payload);
   ASSERT_TRUE(end_back.ok());
   EXPECT_EQ(*end_back, end);
+}
+
+// An older process's end has no drop fields (9-11): they read as 0, the rest as sent. A newer
+// end's unknown fields are skipped by this reader in the same way (fields beyond 11).
+TEST(CaptureCodecTest, EndWithoutTheOptionalDropFieldsDecodes) {
+  std::string payload;
+  WireWriter w(&payload);
+  w.U(1, 7);
+  w.U(2, 100);
+  w.U(5, 1);
+  w.U(6, 3);
+  w.U(40, 99);  // a field of a future process
+  auto end = DecodeCaptureEnd(payload);
+  ASSERT_TRUE(end.ok()) << end.status().message();
+  EXPECT_EQ(end->capture_id, 7u);
+  EXPECT_EQ(end->events, 100u);
+  EXPECT_EQ(end->cap_hit, CaptureCap::kBytes);
+  EXPECT_EQ(end->records_lost, 3u);
+  EXPECT_EQ(end->events_dropped, 0u);
+  EXPECT_EQ(end->buffers_refused, 0u);
+  EXPECT_EQ(end->chunk_bytes_dropped, 0u);
+  // A drop count of the wrong wire type is corrupt, as for the older fields.
+  std::string bad;
+  WireWriter b(&bad);
+  b.U(1, 7);
+  b.Str(9, "x");
+  EXPECT_EQ(DecodeCaptureEnd(bad).status().code(), base::StatusCode::kDataLoss);
 }
 
 TEST(CaptureCodecTest, ARequestWithoutDurationIsRefused) {

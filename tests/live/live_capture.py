@@ -271,6 +271,16 @@ def pool_exhausted(c, protoc):
     out = os.path.join(c.work, "pool.pftrace")
     r = c.capture("--duration", "2s", "-o", out)
     assert r.returncode == 0, r.stderr
+    # Two 64 KiB buffers cannot hold a flush period of the replay: the processes say what the
+    # empty pool cost them, in the status and on the CLI's stderr.
+    status = c.api("/capture")
+    refused = sum(p["buffers_refused"] for p in status["processes"])
+    assert refused > 0, status
+    for p in status["processes"]:
+        assert p["records_lost"] >= p["buffers_refused"], status
+        if p["buffers_refused"]:
+            assert any("the buffer pool was exhausted" in d for d in p["dropped"]), status
+    assert "the buffer pool was exhausted" in r.stderr, r.stderr
     decode(protoc, out)
     c.app.wait(timeout=60)
     assert c.app.returncode == 0, c.app.stderr.read()
@@ -287,7 +297,16 @@ def byte_cap(c, protoc):
     status = c.api("/capture")
     for p in status["processes"]:
         assert p["cap_hit"] == "bytes" and p["bytes"] <= (1 << 20) // 2 + (1 << 20), status
-    decode(protoc, out)
+        # The span's events past the cap are counted, not silently gone.
+        assert p["events_dropped"] > 0, status
+        assert any(d.endswith("events dropped: the bytes cap was reached") for d in p["dropped"]), \
+            status
+    assert "events dropped: the bytes cap was reached" in r.stderr, r.stderr
+    # The file says it too: each process's labels (Perfetto's ProcessDescriptor.process_labels).
+    text = decode(protoc, out)
+    labels = re.findall(r'process_labels: "([^"]*)"', text)
+    assert len([l for l in labels if l.endswith("events dropped: the bytes cap was reached")]) \
+        == len(status["processes"]), labels
 
 
 def graph_nodes(c, protoc):
@@ -295,8 +314,9 @@ def graph_nodes(c, protoc):
     subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_graph_server_trace.py"),
                     "--out", graph_trace], check=True)
     c.start_agent()
-    # Graph sampling off: without --graph-nodes a graph launch is one record.
-    c.start_app(12, env={"INFERSCOPE_GRAPH_SAMPLE": "off"}, traces=[graph_trace])
+    # Graph sampling off: without --graph-nodes a graph launch is one record. The replay outlives
+    # both captures under sanitizers, where writing the first takes seconds (killed at the end).
+    c.start_app(60, env={"INFERSCOPE_GRAPH_SAMPLE": "off"}, traces=[graph_trace])
     c.wait_connected(1)
     plain = os.path.join(c.work, "plain.json")
     r = c.capture("--duration", "1s", "-o", plain)

@@ -4,9 +4,14 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <vector>
 
 #include "src/base/json_writer.h"
 
@@ -142,6 +147,28 @@ void HttpServer::Route(const std::string& method, const std::string& path, HttpH
     // Closing after each answer costs a loopback handshake.
     if (response.close_connection || req.has_header("Sec-Fetch-Mode"))
       res.set_header("Connection", "close");
+    if (!response.body_file.empty()) {
+      // Streamed: the open stream keeps the file readable even if it is replaced meanwhile.
+      auto file = std::make_shared<std::ifstream>(response.body_file, std::ios::binary);
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(response.body_file, ec);
+      if (!*file || ec) {
+        const HttpResponse error = JsonError(500, response.body_file + ": cannot read");
+        res.status = error.status;
+        res.set_content(error.body, error.content_type.c_str());
+        return;
+      }
+      res.set_content_provider(static_cast<size_t>(size), response.content_type,
+                               [file](size_t offset, size_t length, httplib::DataSink& sink) {
+                                 std::vector<char> piece(std::min<size_t>(length, size_t{1} << 20));
+                                 file->seekg(static_cast<std::streamoff>(offset));
+                                 file->read(piece.data(),
+                                            static_cast<std::streamsize>(piece.size()));
+                                 const auto n = static_cast<size_t>(file->gcount());
+                                 return n > 0 && sink.write(piece.data(), n);
+                               });
+      return;
+    }
     res.set_content(std::move(response.body), response.content_type.c_str());
   };
   // Exact paths only: escape what std::regex would read as syntax (routes are plain paths).

@@ -42,6 +42,10 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // Non-empty: the body is this file's bytes, read and sent a piece at a time (a capture's trace,
+  // hundreds of MB the server must not hold in memory); `body` is then ignored. An unreadable file
+  // is a 500.
+  std::string body_file;
   // Answer with "Connection: close": the client opens a new connection for its next request
   // instead of reusing one the server may close as it arrives (below).
   bool close_connection = false;

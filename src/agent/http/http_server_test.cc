@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <simdjson.h>
 
+#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -147,6 +148,45 @@ TEST(HttpServerTest, CloseConnectionIsAnnounced) {
   r = client.Post("/kept", "x", "text/plain");
   ASSERT_TRUE(r);
   EXPECT_NE(r->get_header_value("Connection"), "close");
+  server.Stop();
+}
+
+// A file body (a capture's trace) is streamed a piece at a time, byte for byte; a file that
+// cannot be read is a JSON 500.
+TEST(HttpServerTest, AFileBodyIsStreamedWhole) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/trace.bin";
+  std::string content;
+  for (int i = 0; i < (3 << 20) + 12345; ++i) content.push_back(static_cast<char>(i * 7 + i / 251));
+  {
+    std::ofstream f(path, std::ios::binary);
+    f.write(content.data(), static_cast<std::streamsize>(content.size()));
+  }
+  HttpServer server;
+  server.Get("/file", [&](const HttpRequest&) {
+    HttpResponse r;
+    r.body_file = path;
+    r.content_type = "application/octet-stream";
+    return r;
+  });
+  server.Get("/missing", [&](const HttpRequest&) {
+    HttpResponse r;
+    r.body_file = dir.path() + "/nope";
+    return r;
+  });
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  httplib::Client client("127.0.0.1", *port);
+  auto r = client.Get("/file");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/octet-stream");
+  ASSERT_EQ(r->body.size(), content.size());
+  EXPECT_TRUE(r->body == content);
+  r = client.Get("/missing");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  EXPECT_NE(r->body.find("cannot read"), std::string::npos) << r->body;
   server.Stop();
 }
 
