@@ -100,7 +100,7 @@ void BM_AgentWritesALargeCapture(benchmark::State& state) {
     std::vector<CaptureTarget> targets;
     for (int p = 0; p < processes; ++p)
       targets.push_back(
-          {static_cast<uint64_t>(p + 1), static_cast<uint32_t>(1000 + p), p, processes, true});
+          {static_cast<uint64_t>(p + 1), static_cast<uint32_t>(1000 + p), p, processes, true, {}});
     std::vector<std::pair<uint64_t, std::string>> frames;
     m.Dispatch(targets, kNow, &frames);
     before_mib = StatusKib("VmRSS") / 1024.0;
