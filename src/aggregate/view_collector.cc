@@ -54,12 +54,20 @@ struct RangeAcc {
   size_t last_op = static_cast<size_t>(-1);  // the op last added: a nested same name counts once
 };
 
-// The range-table accumulators of one process, found by group id in one load.
-struct ProcessRanges {
-  std::vector<int32_t> slot;  // by group: index into accs, -1 none
-  std::vector<RangeAcc> accs;
+// One operator or module name of one process (the ops view).
+struct OpAcc {
+  uint32_t group = 0;
+  model::OpRow row;
+  size_t last_op = static_cast<size_t>(-1);  // the GPU op last added to gpu_total_ns
+};
 
-  RangeAcc& Of(uint32_t group) {
+// The range-table accumulators of one process, found by group id in one load.
+template <typename Acc>
+struct ProcessAccs {
+  std::vector<int32_t> slot;  // by group: index into accs, -1 none
+  std::vector<Acc> accs;
+
+  Acc& Of(uint32_t group) {
     if (group >= slot.size()) slot.resize(static_cast<size_t>(group) + 1, -1);
     if (slot[group] < 0) {
       slot[group] = static_cast<int32_t>(accs.size());
@@ -68,6 +76,8 @@ struct ProcessRanges {
     return accs[static_cast<size_t>(slot[group])];
   }
 };
+using ProcessRanges = ProcessAccs<RangeAcc>;
+using ProcessOps = ProcessAccs<OpAcc>;
 
 void AddToProjection(const Op& op, model::Category category, model::ProjectedGpu* gpu) {
   const int64_t d = op.end_ns - op.start_ns;
@@ -101,7 +111,9 @@ int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>>* intervals) {
 // (Nsight rows and most Kineto files): a stable scatter into per-thread buckets, then a sort only
 // of a bucket that is out of order. A comparison sort of ~10^4 ranges was a quarter of the
 // range table's cost.
-void SortByThreadThenStart(std::vector<HostRange>* ranges) {
+// With `enclosing_first`, of two ranges starting together the longer comes first (the ops view's
+// nesting needs it; the range table does not care).
+void SortByThreadThenStart(std::vector<HostRange>* ranges, bool enclosing_first) {
   std::map<uint64_t, size_t> first;  // thread -> its first index in the result (few threads)
   for (const HostRange& r : *ranges) ++first[r.thread()];
   size_t at = 0;
@@ -120,7 +132,10 @@ void SortByThreadThenStart(std::vector<HostRange>* ranges) {
     }
     sorted[(*next)++] = r;
   }
-  auto by_start = [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; };
+  auto by_start = [enclosing_first](const HostRange& a, const HostRange& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    return enclosing_first && a.end_ns > b.end_ns;
+  };
   size_t begin = 0;
   for (const auto& [thread, end] : first) {
     const auto b = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
@@ -150,6 +165,42 @@ std::string PhaseOf(std::string_view name, uint8_t attention_kinds) {
     default:
       return "";
   }
+}
+
+// The range table of one process's accumulators (`names` by group): by total time, the first
+// `top` as rows, the others summed into `tail`.
+void RangeRows(ProcessRanges* accs, const std::vector<std::string_view>& names, size_t top,
+               std::vector<model::RangeRow>* out, model::RangeRow* tail, uint64_t* tail_names) {
+  std::vector<model::RangeRow> rows;
+  rows.reserve(accs->accs.size());
+  for (RangeAcc& acc : accs->accs) {
+    model::RangeRow row;
+    row.name = std::string(names[acc.group]);
+    row.duration = SummarizeDurations(&acc.durations);
+    row.gpu = acc.gpu;
+    row.gpu.category_ns = {};  // the table shows GPU time, not its split
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const model::RangeRow& a, const model::RangeRow& b) {
+    if (a.duration.total_ns != b.duration.total_ns)
+      return a.duration.total_ns > b.duration.total_ns;
+    return a.name < b.name;
+  });
+  if (rows.size() > top) {
+    // Host durations of the tail are summed as counts and totals; their order statistics would
+    // need every instance again, and the tail is the part nobody reads instance by instance.
+    for (size_t i = top; i < rows.size(); ++i) {
+      tail->duration.count += rows[i].duration.count;
+      tail->duration.total_ns += rows[i].duration.total_ns;
+      tail->gpu.ops += rows[i].gpu.ops;
+      tail->gpu.time_ns += rows[i].gpu.time_ns;
+    }
+    if (tail->duration.count > 0)
+      tail->duration.mean_ns = tail->duration.total_ns / static_cast<int64_t>(tail->duration.count);
+    *tail_names = rows.size() - top;
+    rows.resize(top);
+  }
+  *out = std::move(rows);
 }
 
 }  // namespace
@@ -196,8 +247,8 @@ class ViewCollector::Impl {
        const model::KernelClassifier* classifier)
       : options_(options), names_(names), classify_(classifier, names) {
     const model::ViewSelection& s = options_.selection;
-    keep_ops_ = s.streams || s.steps || s.ranges;
-    keep_host_ = s.steps || s.ranges;
+    keep_ops_ = s.streams || s.steps || s.ranges || s.ops;
+    keep_host_ = s.steps || s.ranges || s.ops;
   }
 
   void Kernel(const model::KernelEvent& e) {
@@ -223,7 +274,7 @@ class ViewCollector::Impl {
     }
   }
   void Nvtx(const model::NvtxEvent& e) {
-    if (!keep_host_) return;
+    if (!options_.selection.steps && !options_.selection.ranges) return;
     // Without the range table only step ranges matter (Nsight exports hold ~10^4 op ranges).
     if (options_.selection.ranges || IsStep(e.name)) {
       ranges_.push_back({e.start_ns, e.end_ns, e.pid, e.tid, e.name});
@@ -232,9 +283,38 @@ class ViewCollector::Impl {
     }
   }
 
+  void ViewRange(const model::ViewRangeEvent& e) {
+    const HostRange r{e.start_ns, e.end_ns, e.pid, e.tid, e.name};
+    switch (e.kind) {
+      case model::ViewRangeKind::kCpuOp:
+        if (options_.selection.ops) cpu_ops_.push_back(r);
+        break;
+      case model::ViewRangeKind::kModule:
+        if (options_.selection.ops) modules_.push_back(r);
+        break;
+      case model::ViewRangeKind::kGpuAnnotation:
+        if (options_.selection.ranges)
+          gpu_annotations_.push_back({e.start_ns, e.end_ns, e.pid, e.device, e.tid, e.name});
+        break;
+    }
+  }
+
   model::TraceViews Finish();
 
  private:
+  // A Kineto gpu_user_annotation: a range on one GPU stream.
+  struct GpuRange {
+    int64_t start_ns = 0, end_ns = 0;
+    uint32_t pid = 0, device = 0, stream = 0;
+    NameId name = model::kNoName;
+  };
+  // A GPU op joined to the host thread and time of its launching call.
+  struct Point {
+    uint32_t pid, tid;
+    int64_t t;
+    size_t op;
+  };
+
   void AddKernelStat(const model::KernelEvent& e) {
     if (e.name == model::kNoName) return;
     if (e.name >= by_name_.size()) by_name_.resize(static_cast<size_t>(e.name) + 1);
@@ -283,6 +363,27 @@ class ViewCollector::Impl {
     return static_cast<uint32_t>(group);
   }
 
+  // The ops view's module group of a `nn.Module: Linear_0` name: the class, "Linear" (the suffix
+  // numbers the instances of a class).
+  uint32_t ModuleGroup(NameId name) {
+    if (name >= module_group_.size()) module_group_.resize(static_cast<size_t>(name) + 1, -1);
+    int64_t& group = module_group_[name];
+    if (group < 0) {
+      std::string_view text = names_->Get(name);
+      if (text.starts_with("nn.Module: ")) text.remove_prefix(11);
+      const size_t underscore = text.rfind('_');
+      if (underscore != std::string_view::npos && underscore + 1 < text.size() &&
+          std::all_of(text.begin() + static_cast<std::ptrdiff_t>(underscore) + 1, text.end(),
+                      [](char c) { return c >= '0' && c <= '9'; }))
+        text = text.substr(0, underscore);
+      auto [it, added] =
+          module_index_.try_emplace(text, static_cast<uint32_t>(module_names_.size()));
+      if (added) module_names_.push_back(text);
+      group = it->second;
+    }
+    return static_cast<uint32_t>(group);
+  }
+
   model::ProcessViews& ProcessOf(uint32_t pid) { return processes_[pid]; }
   model::DeviceViews& DeviceOf(uint32_t pid, uint32_t device) {
     model::ProcessViews& p = ProcessOf(pid);
@@ -313,6 +414,9 @@ class ViewCollector::Impl {
   void FinishKernels();
   void FinishStreams();
   void FinishProjection();
+  void FinishGpuAnnotations();
+  // The ops view over one hierarchy (operators, or modules) and the launch points.
+  void FinishOps(std::vector<HostRange>* spans, bool modules, const std::vector<Point>& points);
 
   ViewOptions options_;
   const model::NameTable* names_;
@@ -329,6 +433,11 @@ class ViewCollector::Impl {
   std::unordered_map<std::string_view, uint32_t> group_index_;
   std::vector<std::string_view> group_names_;
   std::map<uint32_t, uint64_t> other_ranges_;  // by pid: ranges not kept (steps only)
+  std::vector<HostRange> cpu_ops_, modules_;   // the ops view's host ranges
+  std::vector<int64_t> module_group_;          // by NameId: -1 unknown, else module_names_
+  std::unordered_map<std::string_view, uint32_t> module_index_;
+  std::vector<std::string_view> module_names_;
+  std::vector<GpuRange> gpu_annotations_;
 
   std::map<uint32_t, model::ProcessViews> processes_;
 };
@@ -446,7 +555,7 @@ void ViewCollector::Impl::FinishProjection() {
     return std::tie(a.pid, a.correlation_id, a.start_ns) <
            std::tie(b.pid, b.correlation_id, b.start_ns);
   });
-  SortByThreadThenStart(&ranges_);
+  SortByThreadThenStart(&ranges_, /*enclosing_first=*/false);
   const bool want_steps = options_.selection.steps, want_ranges = options_.selection.ranges;
 
   // Steps per process, by start; GPU intervals per step for its busy time.
@@ -489,12 +598,8 @@ void ViewCollector::Impl::FinishProjection() {
     step_attention[pid].resize(list.size());
   }
 
-  // Each op to its launching call: (pid, tid, launch time, op index), sorted for the range sweep.
-  struct Point {
-    uint32_t pid, tid;
-    int64_t t;
-    size_t op;
-  };
+  // Each op to its launching call: (pid, tid, launch time, op index), sorted for the sweeps.
+  const bool want_points = want_ranges || options_.selection.ops;
   std::vector<Point> points;
   for (size_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
@@ -509,7 +614,7 @@ void ViewCollector::Impl::FinishProjection() {
       ++ProcessOf(op.pid).unprojected_ops;
       continue;
     }
-    if (want_ranges) points.push_back({op.pid, it->tid, it->start_ns, i});
+    if (want_points) points.push_back({op.pid, it->tid, it->start_ns, i});
     if (!want_steps) continue;
     auto s = steps.find(op.pid);
     if (s == steps.end()) continue;
@@ -530,10 +635,14 @@ void ViewCollector::Impl::FinishProjection() {
     }
   }
 
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+    return std::tie(a.pid, a.tid, a.t, a.op) < std::tie(b.pid, b.tid, b.t, b.op);
+  });
+  if (options_.selection.ops) {
+    FinishOps(&cpu_ops_, /*modules=*/false, points);
+    FinishOps(&modules_, /*modules=*/true, points);
+  }
   if (want_ranges) {
-    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-      return std::tie(a.pid, a.tid, a.t, a.op) < std::tie(b.pid, b.tid, b.t, b.op);
-    });
     // Per thread: walk its launches in time order beside its ranges in start order, keeping the
     // ranges open at the launch (nested or not).
     size_t r = 0;
@@ -602,39 +711,202 @@ void ViewCollector::Impl::FinishProjection() {
   }
 
   for (auto& [pid, accs] : range_accs) {
-    std::vector<model::RangeRow> rows;
-    rows.reserve(accs.accs.size());
-    for (RangeAcc& acc : accs.accs) {
-      model::RangeRow row;
-      row.name = std::string(group_names_[acc.group]);
-      row.duration = SummarizeDurations(&acc.durations);
-      row.gpu = acc.gpu;
-      row.gpu.category_ns = {};  // the table shows GPU time, not its split
-      rows.push_back(std::move(row));
+    model::ProcessViews& process = ProcessOf(pid);
+    RangeRows(&accs, group_names_, static_cast<size_t>(std::max(options_.top, 1)), &process.ranges,
+              &process.range_tail, &process.range_tail_names);
+  }
+}
+
+void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
+                                    const std::vector<Point>& points) {
+  SortByThreadThenStart(spans, /*enclosing_first=*/true);
+  std::map<uint32_t, ProcessOps> by_pid;
+  // Host side, per thread in start order: a stack of the open instances gives each its parent.
+  std::vector<const HostRange*> stack;
+  uint64_t thread = ~uint64_t{0};
+  ProcessOps* accs = nullptr;
+  for (HostRange& r : *spans) {
+    if (accs == nullptr || r.thread() != thread) {
+      stack.clear();
+      thread = r.thread();
+      accs = &by_pid[r.pid];
     }
-    std::sort(rows.begin(), rows.end(), [](const model::RangeRow& a, const model::RangeRow& b) {
-      if (a.duration.total_ns != b.duration.total_ns)
-        return a.duration.total_ns > b.duration.total_ns;
+    r.group = modules ? ModuleGroup(r.name) : r.name;
+    while (!stack.empty() && stack.back()->end_ns <= r.start_ns) stack.pop_back();
+    const int64_t d = r.end_ns - r.start_ns;
+    if (!stack.empty()) {
+      // A child that outlives its parent (clock rounding) takes only the parent's part.
+      const HostRange* parent = stack.back();
+      accs->Of(parent->group).row.cpu_self_ns -= std::min(r.end_ns, parent->end_ns) - r.start_ns;
+    }
+    OpAcc& acc = accs->Of(r.group);
+    ++acc.row.count;
+    if (stack.empty()) ++acc.row.top_level;
+    acc.row.cpu_total_ns += d;
+    acc.row.cpu_self_ns += d;
+    stack.push_back(&r);
+  }
+
+  // GPU side: each thread's launches in time order beside its instances in start order; the
+  // instances open at a launch, by start, end with the innermost.
+  std::vector<const HostRange*> open;
+  size_t next = 0;
+  thread = ~uint64_t{0};
+  uint32_t pid = 0;
+  accs = nullptr;
+  model::OpsView* view = nullptr;
+  for (const Point& p : points) {
+    const uint64_t t = (uint64_t{p.pid} << 32) | p.tid;
+    if (view == nullptr || t != thread) {
+      open.clear();
+      thread = t;
+      while (next < spans->size() && (*spans)[next].thread() < t) ++next;
+      if (view == nullptr || p.pid != pid) {
+        pid = p.pid;
+        ProcessOf(pid).pid = pid;
+        view = &ProcessOf(pid).ops;
+        accs = &by_pid[pid];
+      }
+    }
+    while (next < spans->size() && (*spans)[next].thread() == t && (*spans)[next].start_ns <= p.t)
+      open.push_back(&(*spans)[next++]);
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](const HostRange* h) { return h->end_ns <= p.t; }),
+               open.end());
+    const Op& op = ops_[p.op];
+    const int64_t d = op.end_ns - op.start_ns;
+    if (open.empty()) {
+      if (!modules) {
+        ++view->outside_gpu_ops;
+        view->outside_gpu_ns += d;
+      }
+      continue;
+    }
+    // Every group was made in the host pass: no reallocation, the references stay valid.
+    OpAcc& inner = accs->Of(open.back()->group);
+    ++inner.row.gpu_ops;
+    if (op.kind == OpKind::kKernel) ++inner.row.kernels;
+    inner.row.gpu_self_ns += d;
+    for (const HostRange* h : open) {
+      OpAcc& acc = accs->Of(h->group);
+      if (acc.last_op == p.op) continue;
+      acc.last_op = p.op;
+      acc.row.gpu_total_ns += d;
+    }
+  }
+
+  for (auto& [owner, process_accs] : by_pid) {
+    std::vector<model::OpRow> rows;
+    rows.reserve(process_accs.accs.size());
+    uint64_t instances = 0;
+    for (OpAcc& acc : process_accs.accs) {
+      acc.row.name = std::string(modules ? module_names_[acc.group] : names_->Get(acc.group));
+      instances += acc.row.count;
+      rows.push_back(std::move(acc.row));
+    }
+    // Operators by the GPU time they launched themselves (it sums to the total), modules by all
+    // they launched (a module's own launches are few: its ops launch).
+    std::sort(rows.begin(), rows.end(), [modules](const model::OpRow& a, const model::OpRow& b) {
+      const int64_t ga = modules ? a.gpu_total_ns : a.gpu_self_ns;
+      const int64_t gb = modules ? b.gpu_total_ns : b.gpu_self_ns;
+      if (ga != gb) return ga > gb;
+      if (a.cpu_total_ns != b.cpu_total_ns) return a.cpu_total_ns > b.cpu_total_ns;
       return a.name < b.name;
     });
-    model::ProcessViews& process = ProcessOf(pid);
+    model::ProcessViews& process = ProcessOf(owner);
+    process.pid = owner;
+    model::OpsView& v = process.ops;
     const size_t top = static_cast<size_t>(std::max(options_.top, 1));
+    model::OpRow& tail = modules ? v.module_tail : v.op_tail;
     if (rows.size() > top) {
-      // Host durations of the tail are summed as counts and totals; their order statistics would
-      // need every instance again, and the tail is the part nobody reads instance by instance.
-      model::RangeRow& tail = process.range_tail;
       for (size_t i = top; i < rows.size(); ++i) {
-        tail.duration.count += rows[i].duration.count;
-        tail.duration.total_ns += rows[i].duration.total_ns;
-        tail.gpu.ops += rows[i].gpu.ops;
-        tail.gpu.time_ns += rows[i].gpu.time_ns;
+        const model::OpRow& r = rows[i];
+        tail.count += r.count;
+        tail.top_level += r.top_level;
+        tail.cpu_total_ns += r.cpu_total_ns;
+        tail.cpu_self_ns += r.cpu_self_ns;
+        tail.gpu_ops += r.gpu_ops;
+        tail.kernels += r.kernels;
+        tail.gpu_self_ns += r.gpu_self_ns;
+        tail.gpu_total_ns += r.gpu_total_ns;
       }
-      if (tail.duration.count > 0)
-        tail.duration.mean_ns = tail.duration.total_ns / static_cast<int64_t>(tail.duration.count);
-      process.range_tail_names = rows.size() - top;
+      (modules ? v.module_tail_names : v.op_tail_names) = rows.size() - top;
       rows.resize(top);
     }
-    process.ranges = std::move(rows);
+    (modules ? v.module_instances : v.op_instances) = instances;
+    (modules ? v.modules : v.ops) = std::move(rows);
+  }
+}
+
+void ViewCollector::Impl::FinishGpuAnnotations() {
+  // Per (pid, device, stream): the annotations by start beside the stream's GPU ops by start.
+  auto key = [](uint32_t pid, uint32_t device, uint32_t stream) {
+    return std::make_tuple(pid, device, stream);
+  };
+  std::sort(gpu_annotations_.begin(), gpu_annotations_.end(),
+            [&](const GpuRange& a, const GpuRange& b) {
+              return std::tie(a.pid, a.device, a.stream, a.start_ns) <
+                     std::tie(b.pid, b.device, b.stream, b.start_ns);
+            });
+  std::map<uint32_t, ProcessRanges> by_pid;
+  for (const GpuRange& g : gpu_annotations_) {
+    ProcessOf(g.pid).pid = g.pid;
+    ++ProcessOf(g.pid).gpu_annotations;
+    by_pid[g.pid].Of(RangeGroup(g.name)).durations.push_back(g.end_ns - g.start_ns);
+  }
+  struct OpStart {
+    std::tuple<uint32_t, uint32_t, uint32_t> key;
+    int64_t t;
+    size_t op;
+  };
+  std::vector<OpStart> starts;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    const auto k = key(op.pid, op.device, op.stream);
+    const auto at = std::lower_bound(
+        gpu_annotations_.begin(), gpu_annotations_.end(), k,
+        [&](const GpuRange& g, const auto& want) { return key(g.pid, g.device, g.stream) < want; });
+    if (at != gpu_annotations_.end() && key(at->pid, at->device, at->stream) == k)
+      starts.push_back({k, op.start_ns, i});
+  }
+  std::sort(starts.begin(), starts.end(), [](const OpStart& a, const OpStart& b) {
+    return std::tie(a.key, a.t, a.op) < std::tie(b.key, b.t, b.op);
+  });
+  std::vector<const GpuRange*> open;
+  size_t next = 0;
+  bool have = false;
+  std::tuple<uint32_t, uint32_t, uint32_t> current;
+  for (const OpStart& s : starts) {
+    if (!have || s.key != current) {
+      open.clear();
+      current = s.key;
+      have = true;
+      while (next < gpu_annotations_.size() &&
+             key(gpu_annotations_[next].pid, gpu_annotations_[next].device,
+                 gpu_annotations_[next].stream) < s.key)
+        ++next;
+    }
+    while (next < gpu_annotations_.size() &&
+           key(gpu_annotations_[next].pid, gpu_annotations_[next].device,
+               gpu_annotations_[next].stream) == s.key &&
+           gpu_annotations_[next].start_ns <= s.t)
+      open.push_back(&gpu_annotations_[next++]);
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](const GpuRange* g) { return g->end_ns <= s.t; }),
+               open.end());
+    const Op& op = ops_[s.op];
+    ProcessRanges& accs = by_pid[op.pid];
+    for (const GpuRange* g : open) {
+      RangeAcc& acc = accs.Of(RangeGroup(g->name));
+      if (acc.last_op == s.op) continue;
+      acc.last_op = s.op;
+      AddToProjection(op, model::Category::kOther, &acc.gpu);
+    }
+  }
+  for (auto& [pid, accs] : by_pid) {
+    model::ProcessViews& process = ProcessOf(pid);
+    RangeRows(&accs, group_names_, static_cast<size_t>(std::max(options_.top, 1)),
+              &process.gpu_ranges, &process.gpu_range_tail, &process.gpu_range_tail_names);
   }
 }
 
@@ -644,6 +916,7 @@ model::TraceViews ViewCollector::Impl::Finish() {
   if (options_.selection.kernels) FinishKernels();
   if (options_.selection.streams) FinishStreams();
   if (keep_host_) FinishProjection();
+  if (options_.selection.ranges) FinishGpuAnnotations();
   for (auto& [pid, process] : processes_) {
     process.pid = pid;
     std::sort(process.devices.begin(), process.devices.end(),
@@ -695,6 +968,9 @@ void ViewCollector::OnApiCall(const model::ApiCallEvent& e) {
 void ViewCollector::OnNvtx(const model::NvtxEvent& e) {
   impl_->Nvtx(e);
   if (next_) next_->OnNvtx(e);
+}
+void ViewCollector::OnViewRange(const model::ViewRangeEvent& e) {
+  impl_->ViewRange(e);  // for the views only: the windows never see them
 }
 void ViewCollector::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) {
   if (next_) next_->OnDataQuality(pid, counter, count);

@@ -45,6 +45,7 @@ class ViewCollector final : public model::EventSink {
   void OnSync(const model::SyncEvent& e) override;
   void OnApiCall(const model::ApiCallEvent& e) override;
   void OnNvtx(const model::NvtxEvent& e) override;
+  void OnViewRange(const model::ViewRangeEvent& e) override;
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override;
 
   // Computes the views from everything received. Call once, after the last event.

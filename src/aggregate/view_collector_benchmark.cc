@@ -31,7 +31,9 @@ struct Recorded {
 std::shared_ptr<Recorded> Record(const std::string& path) {
   auto r = std::make_shared<Recorded>();
   if (path.empty()) return r;
-  r->ok = import::ImportTrace(path, &r->names, &r->events).ok();
+  import::ImportOptions options;
+  options.view_ranges = true;  // what the ops view and the ranges view's GPU annotations read
+  r->ok = import::ImportTrace(path, &r->names, &r->events, options).ok();
   return r;
 }
 
@@ -65,11 +67,12 @@ void Register(const std::string& name, const std::string& path) {
   benchmark::RegisterBenchmark((name + "/aggregator").c_str(), BM_Aggregator, r)
       ->Unit(benchmark::kMillisecond);
   const std::pair<const char*, model::ViewSelection> kViews[] = {
-      {"kernels", {true, false, false, false}},
-      {"streams", {false, true, false, false}},
-      {"steps", {false, false, true, false}},
-      {"ranges", {false, false, false, true}},
-      {"all", {true, true, true, true}}};
+      {"kernels", {true, false, false, false, false}},
+      {"streams", {false, true, false, false, false}},
+      {"steps", {false, false, true, false, false}},
+      {"ranges", {false, false, false, true, false}},
+      {"ops", {false, false, false, false, true}},
+      {"all", {true, true, true, true, true}}};
   for (const auto& [view, selection] : kViews)
     benchmark::RegisterBenchmark((name + "/views:" + view).c_str(), BM_View, r, selection)
         ->Unit(benchmark::kMillisecond);

@@ -46,11 +46,14 @@ const char* TraceFormatName(TraceFormat format) {
 }
 
 base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,
-                                        model::EventSink* sink) {
+                                        model::EventSink* sink, const ImportOptions& options) {
   ASSIGN_OR_RETURN(TraceFormat format, DetectTraceFormat(path));
   switch (format) {
-    case TraceFormat::kKinetoJson:
-      return ImportKinetoTrace(path, names, sink);
+    case TraceFormat::kKinetoJson: {
+      KinetoImportOptions kineto;
+      kineto.view_ranges = options.view_ranges;
+      return ImportKinetoTrace(path, names, sink, kineto);
+    }
     case TraceFormat::kNsysSqlite:
       return ImportNsysSqlite(path, names, sink);
     case TraceFormat::kUnknown:

@@ -316,7 +316,10 @@ base::StatusOr<import::ImportStats> ImportFile(
     first = slice.get();
   }
   import::PipelinedSink pipeline(first);
-  auto stats = import::ImportTrace(path, &names, &pipeline);
+  import::ImportOptions import_options;
+  // Operators, modules and GPU annotations only for the views that read them.
+  import_options.view_ranges = collector && (options.views.ops || options.views.ranges);
+  auto stats = import::ImportTrace(path, &names, &pipeline, import_options);
   pipeline.Close();
   if (!stats.ok()) {
     if (show) err << " failed\n";

@@ -34,7 +34,10 @@ model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable);
 // Events seen before that pid is known wait in a small bounded queue.
 class KinetoEventMapper final : public ScanHandler {
  public:
-  KinetoEventMapper(model::NameTable* names, model::EventSink* sink, ImportStats* stats);
+  // `view_ranges`: also deliver model::ViewRangeEvents (cpu_op, `nn.Module: ...` python_function,
+  // gpu_user_annotation), which are otherwise counted without being parsed.
+  KinetoEventMapper(model::NameTable* names, model::EventSink* sink, ImportStats* stats,
+                    bool view_ranges = false);
 
   // End of the readable buffer that holds the spans passed to OnEvent/OnTopLevelMember; simdjson
   // needs SIMDJSON_PADDING readable bytes after a document.
@@ -56,16 +59,30 @@ class KinetoEventMapper final : public ScanHandler {
     int64_t bytes = -1;
     int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   };
-  enum class Kind : uint8_t { kKernel, kMemcpy, kMemset, kApi, kSync, kNvtx, kHostSkip, kSkip };
+  enum class Kind : uint8_t {
+    kKernel,
+    kMemcpy,
+    kMemset,
+    kApi,
+    kSync,
+    kNvtx,
+    kCpuOp,          // a view range when asked for, else like kHostSkip
+    kPython,         // python_function: a module view range when asked for and so named
+    kGpuAnnotation,  // gpu_user_annotation: a view range when asked for, else like kSkip
+    kHostSkip,
+    kSkip
+  };
   struct DataQualityRecord {
     model::DataQuality counter;
   };
   using Pending =
       std::variant<model::KernelEvent, model::MemcpyEvent, model::MemsetEvent, model::SyncEvent,
-                   model::ApiCallEvent, model::NvtxEvent, DataQualityRecord>;
+                   model::ApiCallEvent, model::NvtxEvent, model::ViewRangeEvent, DataQualityRecord>;
   static constexpr size_t kMaxPending = 1 << 16;
 
   static Kind ClassifyCat(std::string_view cat);
+  // The kinds that are view ranges fall back to skipped ones when those are not asked for.
+  Kind Demote(Kind kind, const char* begin, size_t size) const;
   bool ParseFields(const char* begin, size_t size, Fields* f);
   bool ParseArgs(simdjson::ondemand::value args, Fields* f);
   void MapEvent(Kind kind, const Fields& f);
@@ -83,6 +100,7 @@ class KinetoEventMapper final : public ScanHandler {
   model::NameTable* names_;
   model::EventSink* sink_;
   ImportStats* stats_;
+  const bool view_ranges_;
   const char* buffer_end_ = nullptr;
   simdjson::ondemand::parser parser_;
 
