@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -25,10 +26,77 @@ struct Op {
   OpKind kind = OpKind::kKernel;
 };
 
-// A call that launched GPU work (kernel, graph, copy, memset), by (pid, correlation id).
+// A call that launched GPU work (kernel, graph, copy, memset), by (pid, correlation id) packed in
+// one integer: the sort and the lookups compare one word, not a tuple.
 struct Launch {
-  uint32_t pid = 0, correlation_id = 0, tid = 0;
+  uint64_t key = 0;  // pid << 32 | correlation id
   int64_t start_ns = 0;
+  uint32_t tid = 0;
+  uint32_t pid() const { return static_cast<uint32_t>(key >> 32); }
+};
+inline uint64_t LaunchKey(uint32_t pid, uint32_t correlation_id) {
+  return (uint64_t{pid} << 32) | correlation_id;
+}
+
+// Range-table groups by name text: open addressing over FNV-1a hashes. The range table looks up
+// one group per distinct raw range name, and PyTorch's emit_nvtx makes every op instance's name
+// distinct (~10^4 per Nsight export): std::unordered_map's node walk and byte hash were a sixth of
+// the table's cost.
+class GroupIndex {
+ public:
+  // The group of `text`, added as `next` when new (`*added` says which).
+  uint32_t Find(std::string_view text, uint32_t next, bool* added) {
+    if ((used_ + 1) * 2 > slots_.size()) Grow();
+    const uint64_t h = Hash(text);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& slot = slots_[i];
+      if (slot.group == kEmpty) {
+        slot = {h, next, text};
+        ++used_;
+        *added = true;
+        return next;
+      }
+      if (slot.hash == h && slot.text == text) {
+        *added = false;
+        return slot.group;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = ~uint32_t{0};
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t group = kEmpty;
+    std::string_view text;
+  };
+  // Eight bytes a step (a byte-wise FNV-1a was 40% of the lookups): multiply-xorshift mixing.
+  static uint64_t Hash(std::string_view text) {
+    uint64_t h = 14695981039346656037ull ^ text.size();
+    size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+      uint64_t word;
+      std::memcpy(&word, text.data() + i, 8);
+      h = (h ^ word) * 0x9e3779b97f4a7c15ull;
+      h ^= h >> 29;
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, text.data() + i, text.size() - i);
+    h = (h ^ tail) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 32);
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+    for (const Slot& s : old) {
+      if (s.group == kEmpty) continue;
+      size_t i = s.hash & (slots_.size() - 1);
+      while (slots_[i].group != kEmpty) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
 };
 
 struct HostRange {
@@ -107,43 +175,68 @@ int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>>* intervals) {
   return total;
 }
 
-// Orders ranges by (thread, start) in linear time when each thread's ranges arrive in start order
-// (Nsight rows and most Kineto files): a stable scatter into per-thread buckets, then a sort only
-// of a bucket that is out of order. A comparison sort of ~10^4 ranges was a quarter of the
-// range table's cost.
-// With `enclosing_first`, of two ranges starting together the longer comes first (the ops view's
-// nesting needs it; the range table does not care).
-void SortByThreadThenStart(std::vector<HostRange>* ranges, bool enclosing_first) {
-  std::map<uint64_t, size_t> first;  // thread -> its first index in the result (few threads)
-  for (const HostRange& r : *ranges) ++first[r.thread()];
-  size_t at = 0;
-  for (auto& [thread, count] : first) {
-    const size_t n = count;
-    count = at;
-    at += n;
-  }
-  std::vector<HostRange> sorted(ranges->size());
-  uint64_t last_thread = ~uint64_t{0};
-  size_t* next = nullptr;
-  for (const HostRange& r : *ranges) {
-    if (next == nullptr || r.thread() != last_thread) {
-      next = &first[r.thread()];
-      last_thread = r.thread();
-    }
-    sorted[(*next)++] = r;
-  }
-  auto by_start = [enclosing_first](const HostRange& a, const HostRange& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    return enclosing_first && a.end_ns > b.end_ns;
+// Orders `items` by (key(item), then `less`) in linear time when each key's items arrive in
+// `less` order (Nsight rows by start, correlation ids growing with time): a stable scatter into
+// per-key buckets (few keys: threads or processes), then a sort only of a bucket out of order. A
+// comparison sort of ~10^4 ranges, launches and GPU ops was a third of the range table's cost.
+template <typename T, typename Key, typename Less>
+void BucketSort(std::vector<T>* items, Key key, Less less) {
+  auto by_key = [&](const T& a, const T& b) {
+    return key(a) != key(b) ? key(a) < key(b) : less(a, b);
   };
+  if (std::is_sorted(items->begin(), items->end(), by_key)) return;  // nothing to move
+  // Key -> its bucket's next index in the result, by key (a sorted vector: few keys).
+  std::vector<std::pair<uint64_t, size_t>> buckets;
+  auto slot = [&buckets](uint64_t k) -> size_t& {
+    return std::lower_bound(buckets.begin(), buckets.end(), std::make_pair(k, size_t{0}))->second;
+  };
+  uint64_t last = 0;
+  size_t* count = nullptr;
+  for (const T& item : *items) {
+    const uint64_t k = key(item);
+    if (count == nullptr || k != last) {
+      auto at = std::lower_bound(buckets.begin(), buckets.end(), std::make_pair(k, size_t{0}));
+      if (at == buckets.end() || at->first != k) at = buckets.insert(at, {k, 0});
+      count = &at->second;
+      last = k;
+    }
+    ++*count;
+  }
+  size_t at = 0;
+  for (auto& [k, n] : buckets) {
+    const size_t here = n;
+    n = at;
+    at += here;
+  }
+  std::vector<T> sorted(items->size());
+  size_t* next = nullptr;
+  for (const T& item : *items) {
+    const uint64_t k = key(item);
+    if (next == nullptr || k != last) {
+      next = &slot(k);
+      last = k;
+    }
+    sorted[(*next)++] = item;
+  }
   size_t begin = 0;
-  for (const auto& [thread, end] : first) {
+  for (const auto& [k, end] : buckets) {
     const auto b = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
     const auto e = sorted.begin() + static_cast<std::ptrdiff_t>(end);
-    if (!std::is_sorted(b, e, by_start)) std::sort(b, e, by_start);
+    if (!std::is_sorted(b, e, less)) std::sort(b, e, less);
     begin = end;
   }
-  *ranges = std::move(sorted);
+  *items = std::move(sorted);
+}
+
+// Host ranges by (thread, start). With `enclosing_first`, of two ranges starting together the
+// longer comes first (the ops view's nesting needs it; the range table does not care).
+void SortByThreadThenStart(std::vector<HostRange>* ranges, bool enclosing_first) {
+  BucketSort(
+      ranges, [](const HostRange& r) { return r.thread(); },
+      [enclosing_first](const HostRange& a, const HostRange& b) {
+        if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+        return enclosing_first && a.end_ns > b.end_ns;
+      });
 }
 
 // A step's forward phase: the engine's own word in its name first (vLLM and SGLang name their
@@ -267,7 +360,7 @@ class ViewCollector::Impl {
       case model::ApiKind::kGraphLaunch:
       case model::ApiKind::kMemcpy:
       case model::ApiKind::kMemset:
-        launches_.push_back({e.pid, e.correlation_id, e.tid, e.start_ns});
+        launches_.push_back({LaunchKey(e.pid, e.correlation_id), e.start_ns, e.tid});
         break;
       default:
         break;
@@ -310,9 +403,10 @@ class ViewCollector::Impl {
   };
   // A GPU op joined to the host thread and time of its launching call.
   struct Point {
-    uint32_t pid, tid;
+    uint64_t thread;  // pid << 32 | tid, as HostRange::thread()
     int64_t t;
     size_t op;
+    uint32_t pid() const { return static_cast<uint32_t>(thread >> 32); }
   };
 
   void AddKernelStat(const model::KernelEvent& e) {
@@ -356,9 +450,9 @@ class ViewCollector::Impl {
         }
       }
       // `text` points into the NameTable, whose strings never move: no copy per name.
-      auto [it, added] = group_index_.try_emplace(text, static_cast<uint32_t>(group_names_.size()));
+      bool added = false;
+      group = group_index_.Find(text, static_cast<uint32_t>(group_names_.size()), &added);
       if (added) group_names_.push_back(text);
-      group = it->second;
     }
     return static_cast<uint32_t>(group);
   }
@@ -430,7 +524,7 @@ class ViewCollector::Impl {
   std::vector<HostRange> ranges_;
   std::vector<int8_t> is_step_;       // by NameId: -1 unknown, 0 no, 1 yes
   std::vector<int64_t> range_group_;  // by NameId: -1 unknown, else an index into group_names_
-  std::unordered_map<std::string_view, uint32_t> group_index_;
+  GroupIndex group_index_;
   std::vector<std::string_view> group_names_;
   std::map<uint32_t, uint64_t> other_ranges_;  // by pid: ranges not kept (steps only)
   std::vector<HostRange> cpu_ops_, modules_;   // the ops view's host ranges
@@ -551,10 +645,12 @@ void ViewCollector::Impl::FinishStreams() {
 }
 
 void ViewCollector::Impl::FinishProjection() {
-  std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
-    return std::tie(a.pid, a.correlation_id, a.start_ns) <
-           std::tie(b.pid, b.correlation_id, b.start_ns);
-  });
+  // Correlation ids grow with time in a process: each process's calls usually arrive in order.
+  BucketSort(
+      &launches_, [](const Launch& l) { return uint64_t{l.pid()}; },
+      [](const Launch& a, const Launch& b) {
+        return a.key != b.key ? a.key < b.key : a.start_ns < b.start_ns;
+      });
   SortByThreadThenStart(&ranges_, /*enclosing_first=*/false);
   const bool want_steps = options_.selection.steps, want_ranges = options_.selection.ranges;
 
@@ -567,13 +663,15 @@ void ViewCollector::Impl::FinishProjection() {
   }
   uint32_t last_pid = 0;
   ProcessRanges* accs_of_pid = nullptr;
+  model::ProcessViews* process_of_pid = nullptr;
   for (HostRange& r : ranges_) {
-    if (accs_of_pid == nullptr || r.pid != last_pid) {
-      ProcessOf(r.pid).pid = r.pid;
+    if (process_of_pid == nullptr || r.pid != last_pid) {
+      process_of_pid = &ProcessOf(r.pid);
+      process_of_pid->pid = r.pid;
       accs_of_pid = want_ranges ? &range_accs[r.pid] : nullptr;
       last_pid = r.pid;
     }
-    ++ProcessOf(r.pid).nvtx_ranges;
+    ++process_of_pid->nvtx_ranges;
     if (want_ranges) {
       r.group = RangeGroup(r.name);
       accs_of_pid->Of(r.group).durations.push_back(r.end_ns - r.start_ns);
@@ -601,31 +699,37 @@ void ViewCollector::Impl::FinishProjection() {
   // Each op to its launching call: (pid, tid, launch time, op index), sorted for the sweeps.
   const bool want_points = want_ranges || options_.selection.ops;
   std::vector<Point> points;
-  for (size_t i = 0; i < ops_.size(); ++i) {
+  // A merge join of the ops by (pid, correlation id) with the launches, not a binary search per
+  // op (a cache miss a step): per process, GPU ops mostly arrive in launch order.
+  std::vector<std::pair<uint64_t, size_t>> by_key(ops_.size());
+  for (size_t i = 0; i < ops_.size(); ++i)
+    by_key[i] = {LaunchKey(ops_[i].pid, ops_[i].correlation_id), i};
+  BucketSort(
+      &by_key, [](const std::pair<uint64_t, size_t>& k) { return k.first >> 32; },
+      [](const std::pair<uint64_t, size_t>& a, const std::pair<uint64_t, size_t>& b) {
+        return a.first < b.first;
+      });
+  auto launch = launches_.begin();
+  for (const auto& [key, i] : by_key) {
     const Op& op = ops_[i];
-    auto it = std::lower_bound(launches_.begin(), launches_.end(),
-                               std::make_pair(op.pid, op.correlation_id),
-                               [](const Launch& l, const std::pair<uint32_t, uint32_t>& key) {
-                                 return std::make_pair(l.pid, l.correlation_id) < key;
-                               });
-    if (op.correlation_id == 0 || it == launches_.end() || it->pid != op.pid ||
-        it->correlation_id != op.correlation_id) {
+    while (launch != launches_.end() && launch->key < key) ++launch;
+    if (op.correlation_id == 0 || launch == launches_.end() || launch->key != key) {
       ProcessOf(op.pid).pid = op.pid;
       ++ProcessOf(op.pid).unprojected_ops;
       continue;
     }
-    if (want_points) points.push_back({op.pid, it->tid, it->start_ns, i});
+    if (want_points) points.push_back({(uint64_t{op.pid} << 32) | launch->tid, launch->start_ns, i});
     if (!want_steps) continue;
     auto s = steps.find(op.pid);
     if (s == steps.end()) continue;
     std::vector<model::StepRow>& list = s->second;
     // The last step starting at or before the launch; it holds the launch if it has not ended.
     auto after =
-        std::upper_bound(list.begin(), list.end(), it->start_ns,
+        std::upper_bound(list.begin(), list.end(), launch->start_ns,
                          [](int64_t t, const model::StepRow& step) { return t < step.start_ns; });
     if (after == list.begin()) continue;
     const size_t k = static_cast<size_t>(after - list.begin()) - 1;
-    if (it->start_ns >= list[k].end_ns) continue;
+    if (launch->start_ns >= list[k].end_ns) continue;
     AddToProjection(op, CategoryOf(op), &list[k].gpu);
     step_intervals[op.pid][k].emplace_back(op.start_ns, op.end_ns);
     if (op.kind == OpKind::kKernel && op.name != model::kNoName) {
@@ -635,9 +739,10 @@ void ViewCollector::Impl::FinishProjection() {
     }
   }
 
-  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-    return std::tie(a.pid, a.tid, a.t, a.op) < std::tie(b.pid, b.tid, b.t, b.op);
-  });
+  // One stream's GPU ops run in launch order: per thread, points usually arrive in order.
+  BucketSort(
+      &points, [](const Point& p) { return p.thread; },
+      [](const Point& a, const Point& b) { return a.t != b.t ? a.t < b.t : a.op < b.op; });
   if (options_.selection.ops) {
     FinishOps(&cpu_ops_, /*modules=*/false, points);
     FinishOps(&modules_, /*modules=*/true, points);
@@ -647,32 +752,31 @@ void ViewCollector::Impl::FinishProjection() {
     // ranges open at the launch (nested or not).
     size_t r = 0;
     std::vector<const HostRange*> open;
-    uint32_t cur_pid = 0, cur_tid = 0;
+    uint64_t thread = 0;
     bool have_thread = false;
+    ProcessRanges* accs = nullptr;  // the thread's process's, once it has a range open
     for (const Point& p : points) {
-      if (!have_thread || p.pid != cur_pid || p.tid != cur_tid) {
+      if (!have_thread || p.thread != thread) {
         open.clear();
-        cur_pid = p.pid;
-        cur_tid = p.tid;
+        if ((p.thread >> 32) != (thread >> 32)) accs = nullptr;
+        thread = p.thread;
         have_thread = true;
-        const uint64_t thread = (uint64_t{p.pid} << 32) | p.tid;
         while (r < ranges_.size() && ranges_[r].thread() < thread) ++r;
       }
-      while (r < ranges_.size() && ranges_[r].pid == p.pid && ranges_[r].tid == p.tid &&
-             ranges_[r].start_ns <= p.t)
+      while (r < ranges_.size() && ranges_[r].thread() == thread && ranges_[r].start_ns <= p.t)
         open.push_back(&ranges_[r++]);
       open.erase(std::remove_if(open.begin(), open.end(),
                                 [&](const HostRange* h) { return h->end_ns <= p.t; }),
                  open.end());
       if (open.empty()) continue;
       const Op& op = ops_[p.op];
-      const model::Category category = CategoryOf(op);
-      ProcessRanges& accs = range_accs[p.pid];
+      if (accs == nullptr) accs = &range_accs[p.pid()];
       for (const HostRange* h : open) {
-        RangeAcc& acc = accs.Of(h->group);
+        RangeAcc& acc = accs->Of(h->group);
         if (acc.last_op == p.op) continue;
         acc.last_op = p.op;
-        AddToProjection(op, category, &acc.gpu);
+        // No category: the range table shows GPU time, not its split (no classification here).
+        AddToProjection(op, model::Category::kOther, &acc.gpu);
       }
     }
   }
@@ -756,13 +860,13 @@ void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
   accs = nullptr;
   model::OpsView* view = nullptr;
   for (const Point& p : points) {
-    const uint64_t t = (uint64_t{p.pid} << 32) | p.tid;
+    const uint64_t t = p.thread;
     if (view == nullptr || t != thread) {
       open.clear();
       thread = t;
       while (next < spans->size() && (*spans)[next].thread() < t) ++next;
-      if (view == nullptr || p.pid != pid) {
-        pid = p.pid;
+      if (view == nullptr || p.pid() != pid) {
+        pid = p.pid();
         ProcessOf(pid).pid = pid;
         view = &ProcessOf(pid).ops;
         accs = &by_pid[pid];
