@@ -38,6 +38,77 @@ inline uint64_t LaunchKey(uint32_t pid, uint32_t correlation_id) {
   return (uint64_t{pid} << 32) | correlation_id;
 }
 
+// The launching call of a GPU op by (pid, correlation id). CUPTI numbers a process's calls from a
+// counter, so the ids of its launches fill a range a few times their count: a direct table per
+// process then (no sort; a binary search per op was a cache miss a step), else the launches sorted
+// and searched. Of two calls with one id (not seen in practice) the earlier wins.
+class LaunchIndex {
+ public:
+  explicit LaunchIndex(std::vector<Launch>* launches) : launches_(launches) {
+    for (const Launch& l : *launches) {
+      Table& t = TableOf(l.pid());
+      const uint32_t id = static_cast<uint32_t>(l.key);
+      t.min = std::min(t.min, id);
+      t.max = std::max(t.max, id);
+      ++t.count;
+    }
+    for (auto& [pid, t] : tables_)
+      if (uint64_t{t.max} - t.min + 1 > 16 * t.count + 65536) dense_ = false;
+    if (!dense_) {
+      std::sort(launches->begin(), launches->end(), [](const Launch& a, const Launch& b) {
+        return a.key != b.key ? a.key < b.key : a.start_ns < b.start_ns;
+      });
+      return;
+    }
+    for (auto& [pid, t] : tables_) t.slot.assign(static_cast<size_t>(t.max - t.min) + 1, kNone);
+    for (size_t i = 0; i < launches->size(); ++i) {
+      const Launch& l = (*launches)[i];
+      Table& t = TableOf(l.pid());
+      uint32_t& slot = t.slot[static_cast<uint32_t>(l.key) - t.min];
+      if (slot == kNone || l.start_ns < (*launches)[slot].start_ns) slot = static_cast<uint32_t>(i);
+    }
+  }
+
+  const Launch* Find(uint32_t pid, uint32_t correlation_id) const {
+    if (!dense_) {
+      const uint64_t key = LaunchKey(pid, correlation_id);
+      auto it = std::lower_bound(launches_->begin(), launches_->end(), key,
+                                 [](const Launch& l, uint64_t k) { return l.key < k; });
+      return it == launches_->end() || it->key != key ? nullptr : &*it;
+    }
+    if (last_ == nullptr || last_pid_ != pid) {
+      auto it = std::lower_bound(tables_.begin(), tables_.end(), pid,
+                                 [](const auto& e, uint32_t p) { return e.first < p; });
+      if (it == tables_.end() || it->first != pid) return nullptr;
+      last_pid_ = pid;
+      last_ = &it->second;
+    }
+    if (correlation_id < last_->min || correlation_id > last_->max) return nullptr;
+    const uint32_t slot = last_->slot[correlation_id - last_->min];
+    return slot == kNone ? nullptr : &(*launches_)[slot];
+  }
+
+ private:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  struct Table {
+    uint32_t min = ~uint32_t{0}, max = 0;
+    uint64_t count = 0;
+    std::vector<uint32_t> slot;  // launch index by id - min
+  };
+  Table& TableOf(uint32_t pid) {
+    auto it = std::lower_bound(tables_.begin(), tables_.end(), pid,
+                               [](const auto& e, uint32_t p) { return e.first < p; });
+    if (it == tables_.end() || it->first != pid) it = tables_.insert(it, {pid, Table{}});
+    return it->second;
+  }
+
+  std::vector<Launch>* launches_;
+  std::vector<std::pair<uint32_t, Table>> tables_;  // by pid (few)
+  bool dense_ = true;
+  mutable uint32_t last_pid_ = 0;
+  mutable const Table* last_ = nullptr;
+};
+
 // Range-table groups by name text: open addressing over FNV-1a hashes. The range table looks up
 // one group per distinct raw range name, and PyTorch's emit_nvtx makes every op instance's name
 // distinct (~10^4 per Nsight export): std::unordered_map's node walk and byte hash were a sixth of
@@ -645,12 +716,6 @@ void ViewCollector::Impl::FinishStreams() {
 }
 
 void ViewCollector::Impl::FinishProjection() {
-  // Correlation ids grow with time in a process: each process's calls usually arrive in order.
-  BucketSort(
-      &launches_, [](const Launch& l) { return uint64_t{l.pid()}; },
-      [](const Launch& a, const Launch& b) {
-        return a.key != b.key ? a.key < b.key : a.start_ns < b.start_ns;
-      });
   SortByThreadThenStart(&ranges_, /*enclosing_first=*/false);
   const bool want_steps = options_.selection.steps, want_ranges = options_.selection.ranges;
 
@@ -699,26 +764,18 @@ void ViewCollector::Impl::FinishProjection() {
   // Each op to its launching call: (pid, tid, launch time, op index), sorted for the sweeps.
   const bool want_points = want_ranges || options_.selection.ops;
   std::vector<Point> points;
-  // A merge join of the ops by (pid, correlation id) with the launches, not a binary search per
-  // op (a cache miss a step): per process, GPU ops mostly arrive in launch order.
-  std::vector<std::pair<uint64_t, size_t>> by_key(ops_.size());
-  for (size_t i = 0; i < ops_.size(); ++i)
-    by_key[i] = {LaunchKey(ops_[i].pid, ops_[i].correlation_id), i};
-  BucketSort(
-      &by_key, [](const std::pair<uint64_t, size_t>& k) { return k.first >> 32; },
-      [](const std::pair<uint64_t, size_t>& a, const std::pair<uint64_t, size_t>& b) {
-        return a.first < b.first;
-      });
-  auto launch = launches_.begin();
-  for (const auto& [key, i] : by_key) {
+  const LaunchIndex launch_of(&launches_);
+  for (size_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
-    while (launch != launches_.end() && launch->key < key) ++launch;
-    if (op.correlation_id == 0 || launch == launches_.end() || launch->key != key) {
+    const Launch* launch =
+        op.correlation_id == 0 ? nullptr : launch_of.Find(op.pid, op.correlation_id);
+    if (launch == nullptr) {
       ProcessOf(op.pid).pid = op.pid;
       ++ProcessOf(op.pid).unprojected_ops;
       continue;
     }
-    if (want_points) points.push_back({(uint64_t{op.pid} << 32) | launch->tid, launch->start_ns, i});
+    if (want_points)
+      points.push_back({(uint64_t{op.pid} << 32) | launch->tid, launch->start_ns, i});
     if (!want_steps) continue;
     auto s = steps.find(op.pid);
     if (s == steps.end()) continue;
