@@ -48,6 +48,31 @@ void BM_Aggregator(benchmark::State& state, std::shared_ptr<Recorded> r) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * r->events.size()));
 }
 
+// Only the replay (the benchmark's own cost in every BM_View: decoding the recorded events and one
+// virtual call each), to read a view's own cost as BM_View minus this.
+struct NullSink final : model::EventSink {
+  void OnProcess(const model::ProcessInfo&) override {}
+  void OnDevice(const model::DeviceInfo&) override {}
+  void OnKernel(const model::KernelEvent& e) override { sum += e.end_ns; }
+  void OnMemcpy(const model::MemcpyEvent&) override {}
+  void OnMemset(const model::MemsetEvent&) override {}
+  void OnSync(const model::SyncEvent&) override {}
+  void OnApiCall(const model::ApiCallEvent& e) override { sum += e.end_ns; }
+  void OnNvtx(const model::NvtxEvent& e) override { sum += e.end_ns; }
+  void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
+  int64_t sum = 0;
+};
+
+void BM_ReplayOnly(benchmark::State& state, std::shared_ptr<Recorded> r) {
+  if (!r->ok) return state.SkipWithError("trace not available");
+  for (auto _ : state) {
+    NullSink sink;
+    r->events.ReplayInto(&sink);
+    benchmark::DoNotOptimize(sink.sum);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * r->events.size()));
+}
+
 void BM_View(benchmark::State& state, std::shared_ptr<Recorded> r, model::ViewSelection selection) {
   if (!r->ok) return state.SkipWithError("trace not available");
   model::KernelClassifier classifier;
@@ -65,6 +90,8 @@ void BM_View(benchmark::State& state, std::shared_ptr<Recorded> r, model::ViewSe
 void Register(const std::string& name, const std::string& path) {
   auto r = Record(path);
   benchmark::RegisterBenchmark((name + "/aggregator").c_str(), BM_Aggregator, r)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark((name + "/replay").c_str(), BM_ReplayOnly, r)
       ->Unit(benchmark::kMillisecond);
   const std::pair<const char*, model::ViewSelection> kViews[] = {
       {"kernels", {true, false, false, false, false}},
