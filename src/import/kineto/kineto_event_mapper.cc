@@ -258,7 +258,7 @@ bool KinetoEventMapper::ParseArgs(od::value args, Fields* f) {
   return true;
 }
 
-bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f) {
+bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, bool host_range) {
   od::document doc;
   const size_t capacity = static_cast<size_t>(buffer_end_ - begin);
   if (parser_.iterate(begin, size, capacity).get(doc)) return false;
@@ -294,12 +294,15 @@ bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f) {
           if (v.get_string().get(f->name)) return false;
           f->has_name = true;
         } else if (key == "args") {
-          if (!ParseArgs(v, f)) return false;
+          if (!host_range && !ParseArgs(v, f)) return false;
         }
         break;
       default:
         break;
     }
+    if (host_range && !f->ts.empty() && !f->dur.empty() && f->has_name && f->has_pid &&
+        f->has_tid && !f->ph.empty())
+      break;
   }
   return true;
 }
@@ -337,7 +340,7 @@ void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view
     }
   }
   Fields f;
-  if (!ParseFields(begin, size, &f)) {
+  if (!ParseFields(begin, size, &f, kind == Kind::kCpuOp || kind == Kind::kPython)) {
     Quality(DataQuality::kMalformedEvent);
     return;
   }

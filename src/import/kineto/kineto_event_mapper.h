@@ -83,7 +83,9 @@ class KinetoEventMapper final : public ScanHandler {
   static Kind ClassifyCat(std::string_view cat);
   // The kinds that are view ranges fall back to skipped ones when those are not asked for.
   Kind Demote(Kind kind, const char* begin, size_t size) const;
-  bool ParseFields(const char* begin, size_t size, Fields* f);
+  // `host_range`: an operator or module, which needs no "args" (their input shapes are most of a
+  // cpu_op's bytes): they are skipped, and parsing stops once the fields it needs are read.
+  bool ParseFields(const char* begin, size_t size, Fields* f, bool host_range = false);
   bool ParseArgs(simdjson::ondemand::value args, Fields* f);
   void MapEvent(Kind kind, const Fields& f);
   bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
