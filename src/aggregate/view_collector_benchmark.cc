@@ -32,7 +32,8 @@ std::shared_ptr<Recorded> Record(const std::string& path) {
   auto r = std::make_shared<Recorded>();
   if (path.empty()) return r;
   import::ImportOptions options;
-  options.view_ranges = true;  // what the ops view and the ranges view's GPU annotations read
+  options.host_ops = true;         // what the ops view reads
+  options.gpu_annotations = true;  // and the ranges view
   r->ok = import::ImportTrace(path, &r->names, &r->events, options).ok();
   return r;
 }

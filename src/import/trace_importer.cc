@@ -51,7 +51,8 @@ base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTabl
   switch (format) {
     case TraceFormat::kKinetoJson: {
       KinetoImportOptions kineto;
-      kineto.view_ranges = options.view_ranges;
+      kineto.host_ops = options.host_ops;
+      kineto.gpu_annotations = options.gpu_annotations;
       return ImportKinetoTrace(path, names, sink, kineto);
     }
     case TraceFormat::kNsysSqlite:

@@ -24,10 +24,12 @@ const char* TraceFormatName(TraceFormat format);
 
 // What an import delivers beyond the events every analysis uses.
 struct ImportOptions {
-  // model::ViewRangeEvents, for the offline views (`analyze --views ops,ranges`): Kineto cpu_op,
-  // `nn.Module: ...` python_function and gpu_user_annotation events. Off, they are counted and
-  // skipped without being parsed (most of a Kineto trace's bytes).
-  bool view_ranges = false;
+  // model::ViewRangeEvents, for the offline views: Kineto cpu_op and `nn.Module: ...`
+  // python_function events (`--views ops`), gpu_user_annotation events (`--views ranges`). Off,
+  // they are counted and skipped without being parsed (operators are most of a Kineto trace's
+  // bytes: the ranges view does not pay for them).
+  bool host_ops = false;
+  bool gpu_annotations = false;
 };
 
 // Imports one trace file of any supported format. Errors are one line naming the file and the

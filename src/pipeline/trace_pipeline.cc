@@ -317,8 +317,9 @@ base::StatusOr<import::ImportStats> ImportFile(
   }
   import::PipelinedSink pipeline(first);
   import::ImportOptions import_options;
-  // Operators, modules and GPU annotations only for the views that read them.
-  import_options.view_ranges = collector && (options.views.ops || options.views.ranges);
+  // Operators and modules, GPU annotations: only for the view that reads them.
+  import_options.host_ops = collector && options.views.ops;
+  import_options.gpu_annotations = collector && options.views.ranges;
   auto stats = import::ImportTrace(path, &names, &pipeline, import_options);
   pipeline.Close();
   if (!stats.ok()) {

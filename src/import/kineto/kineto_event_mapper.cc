@@ -173,8 +173,12 @@ model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable) {
 }
 
 KinetoEventMapper::KinetoEventMapper(model::NameTable* names, model::EventSink* sink,
-                                     ImportStats* stats, bool view_ranges)
-    : names_(names), sink_(sink), stats_(stats), view_ranges_(view_ranges) {}
+                                     ImportStats* stats, bool host_ops, bool gpu_annotations)
+    : names_(names),
+      sink_(sink),
+      stats_(stats),
+      host_ops_(host_ops),
+      gpu_annotations_(gpu_annotations) {}
 
 KinetoEventMapper::Kind KinetoEventMapper::ClassifyCat(std::string_view cat) {
   switch (cat.size()) {
@@ -310,18 +314,18 @@ bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, b
 KinetoEventMapper::Kind KinetoEventMapper::Demote(Kind kind, const char* begin, size_t size) const {
   switch (kind) {
     case Kind::kCpuOp:
-      return view_ranges_ ? kind : Kind::kHostSkip;
+      return host_ops_ ? kind : Kind::kHostSkip;
     case Kind::kPython: {
       // Only modules matter (`with_modules` / `with_stack` name them "nn.Module: Linear_0"): a
       // byte search of the raw event keeps the other python_function events (most of a
       // `with_stack` trace) unparsed.
       constexpr std::string_view kModule = "\"nn.Module: ";
-      if (!view_ranges_ || std::string_view(begin, size).find(kModule) == std::string_view::npos)
+      if (!host_ops_ || std::string_view(begin, size).find(kModule) == std::string_view::npos)
         return Kind::kHostSkip;
       return kind;
     }
     case Kind::kGpuAnnotation:
-      return view_ranges_ ? kind : Kind::kSkip;
+      return gpu_annotations_ ? kind : Kind::kSkip;
     default:
       return kind;
   }

@@ -34,10 +34,11 @@ model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable);
 // Events seen before that pid is known wait in a small bounded queue.
 class KinetoEventMapper final : public ScanHandler {
  public:
-  // `view_ranges`: also deliver model::ViewRangeEvents (cpu_op, `nn.Module: ...` python_function,
-  // gpu_user_annotation), which are otherwise counted without being parsed.
+  // Also deliver model::ViewRangeEvents, which are otherwise counted without being parsed:
+  // `host_ops` cpu_op and `nn.Module: ...` python_function events, `gpu_annotations`
+  // gpu_user_annotation events.
   KinetoEventMapper(model::NameTable* names, model::EventSink* sink, ImportStats* stats,
-                    bool view_ranges = false);
+                    bool host_ops = false, bool gpu_annotations = false);
 
   // End of the readable buffer that holds the spans passed to OnEvent/OnTopLevelMember; simdjson
   // needs SIMDJSON_PADDING readable bytes after a document.
@@ -102,7 +103,7 @@ class KinetoEventMapper final : public ScanHandler {
   model::NameTable* names_;
   model::EventSink* sink_;
   ImportStats* stats_;
-  const bool view_ranges_;
+  const bool host_ops_, gpu_annotations_;
   const char* buffer_end_ = nullptr;
   simdjson::ondemand::parser parser_;
 

@@ -41,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     inferscope::import::KinetoImportOptions options;
     options.chunk_bytes = 16 + data[0] % 64;
     options.max_element_bytes = 4096;
-    options.view_ranges = true;
+    options.host_ops = true;
+    options.gpu_annotations = true;
     inferscope::model::NameTable names;
     NullSink sink;
     (void)inferscope::import::ImportKinetoJson(json, &names, &sink, options);

@@ -430,7 +430,8 @@ TEST(KinetoImporterTest, ViewRangesOnlyWhenAsked) {
 
   Imported r;
   KinetoImportOptions options;
-  options.view_ranges = true;
+  options.host_ops = true;
+  options.gpu_annotations = true;
   r.stats = ImportKinetoJson(kTrace, &r.names, &r.sink, options);
   ASSERT_TRUE(r.stats.ok());
   const std::vector<model::ViewRangeEvent>& v = r.sink.view_ranges;
@@ -559,7 +560,8 @@ TEST(KinetoImporterTest, RealTracesViewRanges) {
     model::NameTable names;
     RecordingSink sink;
     KinetoImportOptions options;
-    options.view_ranges = true;
+    options.host_ops = true;
+    options.gpu_annotations = true;
     auto stats = ImportKinetoTrace(testing::SharedTrace(e.file), &names, &sink, options);
     ASSERT_TRUE(stats.ok()) << stats.status().message();
     std::map<model::ViewRangeKind, size_t> kinds;
