@@ -924,6 +924,7 @@ void ViewCollector::Impl::FinishProjection() {
 
 void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
                                     const std::vector<Point>& points) {
+  if (modules && spans->empty()) return;  // no module names: nothing to attribute
   SortByThreadThenStart(spans, /*enclosing_first=*/true);
   std::map<uint32_t, ProcessOps> by_pid;
   // Host side, per thread in start order: a stack of the open instances gives each its parent.
@@ -1044,6 +1045,7 @@ void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
 }
 
 void ViewCollector::Impl::FinishGpuAnnotations() {
+  if (gpu_annotations_.empty()) return;  // Nsight exports, most Kineto traces
   // Per (pid, device, stream): the annotations by start beside the stream's GPU ops by start.
   auto key = [](uint32_t pid, uint32_t device, uint32_t stream) {
     return std::make_tuple(pid, device, stream);
