@@ -420,12 +420,16 @@ TEST(KinetoImporterTest, ViewRangesOnlyWhenAsked) {
      "ts": 20, "dur": 3, "args": {"External id": 1}},
     {"ph": "X", "cat": "gpu_user_annotation", "name": "## backward ##", "pid": 0, "tid": 9,
      "ts": 24, "dur": 1, "args": {"device": 1, "stream": 11}},
-    {"ph": "X", "cat": "cpu_op", "pid": 7, "tid": 8, "ts": 30, "dur": 1}
+    {"ph": "X", "cat": "cpu_op", "pid": 7, "tid": 8, "ts": 30, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "args": {"Input Dims": [[2]]}, "name": "aten::late", "pid": 7,
+     "tid": 8, "ts": 40, "dur": 2},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::esc\"aped", "pid": 7, "tid": 8, "ts": 50,
+     "dur": 2, "args": {"Input Dims": [[2]]}}
   ]})js";
   auto plain = Import(kTrace);
   ASSERT_TRUE(plain->stats.ok());
   EXPECT_TRUE(plain->sink.view_ranges.empty());
-  EXPECT_EQ(plain->stats->events_skipped, 7u);  // nothing parsed, nothing malformed
+  EXPECT_EQ(plain->stats->events_skipped, 9u);  // nothing parsed, nothing malformed
   EXPECT_TRUE(plain->sink.quality.empty());
 
   Imported r;
@@ -435,7 +439,7 @@ TEST(KinetoImporterTest, ViewRangesOnlyWhenAsked) {
   r.stats = ImportKinetoJson(kTrace, &r.names, &r.sink, options);
   ASSERT_TRUE(r.stats.ok());
   const std::vector<model::ViewRangeEvent>& v = r.sink.view_ranges;
-  ASSERT_EQ(v.size(), 5u);  // not the python_function that is no module
+  ASSERT_EQ(v.size(), 7u);  // not the python_function that is no module
   EXPECT_EQ(r.names.Get(v[0].name), "aten::linear");
   EXPECT_EQ(v[0].kind, model::ViewRangeKind::kCpuOp);
   EXPECT_EQ(v[0].pid, 7u);
@@ -454,6 +458,12 @@ TEST(KinetoImporterTest, ViewRangesOnlyWhenAsked) {
   EXPECT_EQ(v[3].tid, 7u);     // the stream
   EXPECT_EQ(v[4].device, 1u);  // args win over the row, as for kernels
   EXPECT_EQ(v[4].tid, 11u);
+  // Fields after "args", an escaped name: parsed whole, not cut before "args".
+  EXPECT_EQ(r.names.Get(v[5].name), "aten::late");
+  EXPECT_EQ(v[5].start_ns, 40000);
+  EXPECT_EQ(v[5].end_ns, 42000);
+  EXPECT_EQ(r.names.Get(v[6].name), "aten::esc\"aped");
+  EXPECT_EQ(v[6].end_ns, 52000);
   EXPECT_EQ(r.stats->events_skipped, 1u);                       // the python frame
   EXPECT_EQ(r.sink.quality[DataQuality::kMalformedEvent], 1u);  // the cpu_op without a name
 }
