@@ -39,6 +39,15 @@ class SliceSink final : public model::EventSink {
   void OnSync(const model::SyncEvent& e) override { Timed(e); }
   void OnApiCall(const model::ApiCallEvent& e) override { Timed(e); }
   void OnNvtx(const model::NvtxEvent& e) override { Timed(e); }
+  // Held like the others but never the origin: a relative slice must not move when a view asks
+  // the importer for its extra ranges.
+  void OnViewRange(const model::ViewRangeEvent& e) override {
+    if (slice_.relative) {
+      held_.emplace_back(e);
+      return;
+    }
+    Pass(e, 0);
+  }
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override {
     next_->OnDataQuality(pid, counter, count);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -25,10 +26,149 @@ struct Op {
   OpKind kind = OpKind::kKernel;
 };
 
-// A call that launched GPU work (kernel, graph, copy, memset), by (pid, correlation id).
+// A call that launched GPU work (kernel, graph, copy, memset), by (pid, correlation id) packed in
+// one integer: the sort and the lookups compare one word, not a tuple.
 struct Launch {
-  uint32_t pid = 0, correlation_id = 0, tid = 0;
+  uint64_t key = 0;  // pid << 32 | correlation id
   int64_t start_ns = 0;
+  uint32_t tid = 0;
+  uint32_t pid() const { return static_cast<uint32_t>(key >> 32); }
+};
+inline uint64_t LaunchKey(uint32_t pid, uint32_t correlation_id) {
+  return (uint64_t{pid} << 32) | correlation_id;
+}
+
+// The launching call of a GPU op by (pid, correlation id). CUPTI numbers a process's calls from a
+// counter, so the ids of its launches fill a range a few times their count: a direct table per
+// process then (no sort; a binary search per op was a cache miss a step), else the launches sorted
+// and searched. Of two calls with one id (not seen in practice) the earlier wins.
+class LaunchIndex {
+ public:
+  explicit LaunchIndex(std::vector<Launch>* launches) : launches_(launches) {
+    for (const Launch& l : *launches) {
+      Table& t = TableOf(l.pid());
+      const uint32_t id = static_cast<uint32_t>(l.key);
+      t.min = std::min(t.min, id);
+      t.max = std::max(t.max, id);
+      ++t.count;
+    }
+    for (auto& [pid, t] : tables_)
+      if (uint64_t{t.max} - t.min + 1 > 16 * t.count + 65536) dense_ = false;
+    if (!dense_) {
+      std::sort(launches->begin(), launches->end(), [](const Launch& a, const Launch& b) {
+        return a.key != b.key ? a.key < b.key : a.start_ns < b.start_ns;
+      });
+      return;
+    }
+    for (auto& [pid, t] : tables_) t.slot.assign(static_cast<size_t>(t.max - t.min) + 1, kNone);
+    for (size_t i = 0; i < launches->size(); ++i) {
+      const Launch& l = (*launches)[i];
+      Table& t = TableOf(l.pid());
+      uint32_t& slot = t.slot[static_cast<uint32_t>(l.key) - t.min];
+      if (slot == kNone || l.start_ns < (*launches)[slot].start_ns) slot = static_cast<uint32_t>(i);
+    }
+  }
+
+  const Launch* Find(uint32_t pid, uint32_t correlation_id) const {
+    if (!dense_) {
+      const uint64_t key = LaunchKey(pid, correlation_id);
+      auto it = std::lower_bound(launches_->begin(), launches_->end(), key,
+                                 [](const Launch& l, uint64_t k) { return l.key < k; });
+      return it == launches_->end() || it->key != key ? nullptr : &*it;
+    }
+    if (last_ == nullptr || last_pid_ != pid) {
+      auto it = std::lower_bound(tables_.begin(), tables_.end(), pid,
+                                 [](const auto& e, uint32_t p) { return e.first < p; });
+      if (it == tables_.end() || it->first != pid) return nullptr;
+      last_pid_ = pid;
+      last_ = &it->second;
+    }
+    if (correlation_id < last_->min || correlation_id > last_->max) return nullptr;
+    const uint32_t slot = last_->slot[correlation_id - last_->min];
+    return slot == kNone ? nullptr : &(*launches_)[slot];
+  }
+
+ private:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  struct Table {
+    uint32_t min = ~uint32_t{0}, max = 0;
+    uint64_t count = 0;
+    std::vector<uint32_t> slot;  // launch index by id - min
+  };
+  Table& TableOf(uint32_t pid) {
+    auto it = std::lower_bound(tables_.begin(), tables_.end(), pid,
+                               [](const auto& e, uint32_t p) { return e.first < p; });
+    if (it == tables_.end() || it->first != pid) it = tables_.insert(it, {pid, Table{}});
+    return it->second;
+  }
+
+  std::vector<Launch>* launches_;
+  std::vector<std::pair<uint32_t, Table>> tables_;  // by pid (few)
+  bool dense_ = true;
+  mutable uint32_t last_pid_ = 0;
+  mutable const Table* last_ = nullptr;
+};
+
+// Range-table groups by name text: open addressing over FNV-1a hashes. The range table looks up
+// one group per distinct raw range name, and PyTorch's emit_nvtx makes every op instance's name
+// distinct (~10^4 per Nsight export): std::unordered_map's node walk and byte hash were a sixth of
+// the table's cost.
+class GroupIndex {
+ public:
+  // The group of `text`, added as `next` when new (`*added` says which).
+  uint32_t Find(std::string_view text, uint32_t next, bool* added) {
+    if ((used_ + 1) * 2 > slots_.size()) Grow();
+    const uint64_t h = Hash(text);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& slot = slots_[i];
+      if (slot.group == kEmpty) {
+        slot = {h, next, text};
+        ++used_;
+        *added = true;
+        return next;
+      }
+      if (slot.hash == h && slot.text == text) {
+        *added = false;
+        return slot.group;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = ~uint32_t{0};
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t group = kEmpty;
+    std::string_view text;
+  };
+  // Eight bytes a step (a byte-wise FNV-1a was 40% of the lookups): multiply-xorshift mixing.
+  static uint64_t Hash(std::string_view text) {
+    uint64_t h = 14695981039346656037ull ^ text.size();
+    size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+      uint64_t word;
+      std::memcpy(&word, text.data() + i, 8);
+      h = (h ^ word) * 0x9e3779b97f4a7c15ull;
+      h ^= h >> 29;
+    }
+    uint64_t tail = 0;  // byte by byte: a short memcpy into a word stalls its load
+    for (size_t k = 0; i + k < text.size(); ++k)
+      tail |= uint64_t{static_cast<unsigned char>(text[i + k])} << (8 * k);
+    h = (h ^ tail) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 32);
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), Slot{});
+    for (const Slot& s : old) {
+      if (s.group == kEmpty) continue;
+      size_t i = s.hash & (slots_.size() - 1);
+      while (slots_[i].group != kEmpty) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
 };
 
 struct HostRange {
@@ -54,12 +194,20 @@ struct RangeAcc {
   size_t last_op = static_cast<size_t>(-1);  // the op last added: a nested same name counts once
 };
 
-// The range-table accumulators of one process, found by group id in one load.
-struct ProcessRanges {
-  std::vector<int32_t> slot;  // by group: index into accs, -1 none
-  std::vector<RangeAcc> accs;
+// One operator or module name of one process (the ops view).
+struct OpAcc {
+  uint32_t group = 0;
+  model::OpRow row;
+  size_t last_op = static_cast<size_t>(-1);  // the GPU op last added to gpu_total_ns
+};
 
-  RangeAcc& Of(uint32_t group) {
+// The range-table accumulators of one process, found by group id in one load.
+template <typename Acc>
+struct ProcessAccs {
+  std::vector<int32_t> slot;  // by group: index into accs, -1 none
+  std::vector<Acc> accs;
+
+  Acc& Of(uint32_t group) {
     if (group >= slot.size()) slot.resize(static_cast<size_t>(group) + 1, -1);
     if (slot[group] < 0) {
       slot[group] = static_cast<int32_t>(accs.size());
@@ -68,6 +216,8 @@ struct ProcessRanges {
     return accs[static_cast<size_t>(slot[group])];
   }
 };
+using ProcessRanges = ProcessAccs<RangeAcc>;
+using ProcessOps = ProcessAccs<OpAcc>;
 
 void AddToProjection(const Op& op, model::Category category, model::ProjectedGpu* gpu) {
   const int64_t d = op.end_ns - op.start_ns;
@@ -97,38 +247,68 @@ int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>>* intervals) {
   return total;
 }
 
-// Orders ranges by (thread, start) in linear time when each thread's ranges arrive in start order
-// (Nsight rows and most Kineto files): a stable scatter into per-thread buckets, then a sort only
-// of a bucket that is out of order. A comparison sort of ~10^4 ranges was a quarter of the
-// range table's cost.
-void SortByThreadThenStart(std::vector<HostRange>* ranges) {
-  std::map<uint64_t, size_t> first;  // thread -> its first index in the result (few threads)
-  for (const HostRange& r : *ranges) ++first[r.thread()];
-  size_t at = 0;
-  for (auto& [thread, count] : first) {
-    const size_t n = count;
-    count = at;
-    at += n;
-  }
-  std::vector<HostRange> sorted(ranges->size());
-  uint64_t last_thread = ~uint64_t{0};
-  size_t* next = nullptr;
-  for (const HostRange& r : *ranges) {
-    if (next == nullptr || r.thread() != last_thread) {
-      next = &first[r.thread()];
-      last_thread = r.thread();
+// Orders `items` by (key(item), then `less`) in linear time when each key's items arrive in
+// `less` order (Nsight rows by start, correlation ids growing with time): a stable scatter into
+// per-key buckets (few keys: threads or processes), then a sort only of a bucket out of order. A
+// comparison sort of ~10^4 ranges, launches and GPU ops was a third of the range table's cost.
+template <typename T, typename Key, typename Less>
+void BucketSort(std::vector<T>* items, Key key, Less less) {
+  auto by_key = [&](const T& a, const T& b) {
+    return key(a) != key(b) ? key(a) < key(b) : less(a, b);
+  };
+  if (std::is_sorted(items->begin(), items->end(), by_key)) return;  // nothing to move
+  // Key -> its bucket's next index in the result, by key (a sorted vector: few keys).
+  std::vector<std::pair<uint64_t, size_t>> buckets;
+  auto slot = [&buckets](uint64_t k) -> size_t& {
+    return std::lower_bound(buckets.begin(), buckets.end(), std::make_pair(k, size_t{0}))->second;
+  };
+  uint64_t last = 0;
+  size_t* count = nullptr;
+  for (const T& item : *items) {
+    const uint64_t k = key(item);
+    if (count == nullptr || k != last) {
+      auto at = std::lower_bound(buckets.begin(), buckets.end(), std::make_pair(k, size_t{0}));
+      if (at == buckets.end() || at->first != k) at = buckets.insert(at, {k, 0});
+      count = &at->second;
+      last = k;
     }
-    sorted[(*next)++] = r;
+    ++*count;
   }
-  auto by_start = [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; };
+  size_t at = 0;
+  for (auto& [k, n] : buckets) {
+    const size_t here = n;
+    n = at;
+    at += here;
+  }
+  std::vector<T> sorted(items->size());
+  size_t* next = nullptr;
+  for (const T& item : *items) {
+    const uint64_t k = key(item);
+    if (next == nullptr || k != last) {
+      next = &slot(k);
+      last = k;
+    }
+    sorted[(*next)++] = item;
+  }
   size_t begin = 0;
-  for (const auto& [thread, end] : first) {
+  for (const auto& [k, end] : buckets) {
     const auto b = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
     const auto e = sorted.begin() + static_cast<std::ptrdiff_t>(end);
-    if (!std::is_sorted(b, e, by_start)) std::sort(b, e, by_start);
+    if (!std::is_sorted(b, e, less)) std::sort(b, e, less);
     begin = end;
   }
-  *ranges = std::move(sorted);
+  *items = std::move(sorted);
+}
+
+// Host ranges by (thread, start). With `enclosing_first`, of two ranges starting together the
+// longer comes first (the ops view's nesting needs it; the range table does not care).
+void SortByThreadThenStart(std::vector<HostRange>* ranges, bool enclosing_first) {
+  BucketSort(
+      ranges, [](const HostRange& r) { return r.thread(); },
+      [enclosing_first](const HostRange& a, const HostRange& b) {
+        if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+        return enclosing_first && a.end_ns > b.end_ns;
+      });
 }
 
 // A step's forward phase: the engine's own word in its name first (vLLM and SGLang name their
@@ -150,6 +330,56 @@ std::string PhaseOf(std::string_view name, uint8_t attention_kinds) {
     default:
       return "";
   }
+}
+
+// The range table of one process's accumulators (`names` by group): by total time, the first
+// `top` as rows, the others summed into `tail`.
+void RangeRows(ProcessRanges* accs, const std::vector<std::string_view>& names, size_t top,
+               std::vector<model::RangeRow>* out, model::RangeRow* tail, uint64_t* tail_names) {
+  // Ranked by total time first: order statistics (two selections over every duration) only for
+  // the rows shown. The tail's were a tenth of the table's cost on an emit_nvtx export.
+  struct Ranked {
+    int64_t total_ns;
+    std::string_view name;
+    RangeAcc* acc;
+  };
+  std::vector<Ranked> ranked;
+  ranked.reserve(accs->accs.size());
+  for (RangeAcc& acc : accs->accs) {
+    int64_t total = 0;
+    for (int64_t d : acc.durations) total += d;
+    ranked.push_back({total, names[acc.group], &acc});
+  }
+  auto before = [](const Ranked& a, const Ranked& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  };
+  const size_t shown = std::min(top, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(shown),
+                    ranked.end(), before);
+  std::vector<model::RangeRow> rows;
+  rows.reserve(shown);
+  for (size_t i = 0; i < shown; ++i) {
+    model::RangeRow row;
+    row.name = std::string(ranked[i].name);
+    row.duration = SummarizeDurations(&ranked[i].acc->durations);
+    row.gpu = ranked[i].acc->gpu;
+    row.gpu.category_ns = {};  // the table shows GPU time, not its split
+    rows.push_back(std::move(row));
+  }
+  if (ranked.size() > shown) {
+    // Host durations of the tail are summed as counts and totals; their order statistics would
+    // need every instance again, and the tail is the part nobody reads instance by instance.
+    for (size_t i = shown; i < ranked.size(); ++i) {
+      tail->duration.count += ranked[i].acc->durations.size();
+      tail->duration.total_ns += ranked[i].total_ns;
+      tail->gpu.ops += ranked[i].acc->gpu.ops;
+      tail->gpu.time_ns += ranked[i].acc->gpu.time_ns;
+    }
+    if (tail->duration.count > 0)
+      tail->duration.mean_ns = tail->duration.total_ns / static_cast<int64_t>(tail->duration.count);
+    *tail_names = ranked.size() - shown;
+  }
+  *out = std::move(rows);
 }
 
 }  // namespace
@@ -196,8 +426,8 @@ class ViewCollector::Impl {
        const model::KernelClassifier* classifier)
       : options_(options), names_(names), classify_(classifier, names) {
     const model::ViewSelection& s = options_.selection;
-    keep_ops_ = s.streams || s.steps || s.ranges;
-    keep_host_ = s.steps || s.ranges;
+    keep_ops_ = s.streams || s.steps || s.ranges || s.ops;
+    keep_host_ = s.steps || s.ranges || s.ops;
   }
 
   void Kernel(const model::KernelEvent& e) {
@@ -216,25 +446,65 @@ class ViewCollector::Impl {
       case model::ApiKind::kGraphLaunch:
       case model::ApiKind::kMemcpy:
       case model::ApiKind::kMemset:
-        launches_.push_back({e.pid, e.correlation_id, e.tid, e.start_ns});
+        launches_.push_back({LaunchKey(e.pid, e.correlation_id), e.start_ns, e.tid});
         break;
       default:
         break;
     }
   }
   void Nvtx(const model::NvtxEvent& e) {
-    if (!keep_host_) return;
+    if (!options_.selection.steps && !options_.selection.ranges) return;
     // Without the range table only step ranges matter (Nsight exports hold ~10^4 op ranges).
     if (options_.selection.ranges || IsStep(e.name)) {
-      ranges_.push_back({e.start_ns, e.end_ns, e.pid, e.tid, e.name});
+      const uint64_t thread = (uint64_t{e.pid} << 32) | e.tid;
+      if (range_bucket_ == kNoBucket || thread != range_thread_) {
+        range_thread_ = thread;
+        range_bucket_ = 0;
+        while (range_bucket_ < ranges_by_thread_.size() &&
+               ranges_by_thread_[range_bucket_].first != thread)
+          ++range_bucket_;
+        if (range_bucket_ == ranges_by_thread_.size()) ranges_by_thread_.emplace_back(thread, 0);
+      }
+      ranges_by_thread_[range_bucket_].second.push_back(
+          {e.start_ns, e.end_ns, e.pid, e.tid, e.name});
     } else {
       ++other_ranges_[e.pid];
+    }
+  }
+
+  void ViewRange(const model::ViewRangeEvent& e) {
+    const HostRange r{e.start_ns, e.end_ns, e.pid, e.tid, e.name};
+    switch (e.kind) {
+      case model::ViewRangeKind::kCpuOp:
+        if (options_.selection.ops) cpu_ops_.push_back(r);
+        break;
+      case model::ViewRangeKind::kModule:
+        if (options_.selection.ops) modules_.push_back(r);
+        break;
+      case model::ViewRangeKind::kGpuAnnotation:
+        if (options_.selection.ranges)
+          gpu_annotations_.push_back({e.start_ns, e.end_ns, e.pid, e.device, e.tid, e.name});
+        break;
     }
   }
 
   model::TraceViews Finish();
 
  private:
+  // A Kineto gpu_user_annotation: a range on one GPU stream.
+  struct GpuRange {
+    int64_t start_ns = 0, end_ns = 0;
+    uint32_t pid = 0, device = 0, stream = 0;
+    NameId name = model::kNoName;
+  };
+  // A GPU op joined to the host thread and time of its launching call.
+  struct Point {
+    uint64_t thread;  // pid << 32 | tid, as HostRange::thread()
+    int64_t t;
+    size_t op;
+    uint32_t pid() const { return static_cast<uint32_t>(thread >> 32); }
+  };
+
   void AddKernelStat(const model::KernelEvent& e) {
     if (e.name == model::kNoName) return;
     if (e.name >= by_name_.size()) by_name_.resize(static_cast<size_t>(e.name) + 1);
@@ -276,8 +546,29 @@ class ViewCollector::Impl {
         }
       }
       // `text` points into the NameTable, whose strings never move: no copy per name.
-      auto [it, added] = group_index_.try_emplace(text, static_cast<uint32_t>(group_names_.size()));
+      bool added = false;
+      group = group_index_.Find(text, static_cast<uint32_t>(group_names_.size()), &added);
       if (added) group_names_.push_back(text);
+    }
+    return static_cast<uint32_t>(group);
+  }
+
+  // The ops view's module group of a `nn.Module: Linear_0` name: the class, "Linear" (the suffix
+  // numbers the instances of a class).
+  uint32_t ModuleGroup(NameId name) {
+    if (name >= module_group_.size()) module_group_.resize(static_cast<size_t>(name) + 1, -1);
+    int64_t& group = module_group_[name];
+    if (group < 0) {
+      std::string_view text = names_->Get(name);
+      if (text.starts_with("nn.Module: ")) text.remove_prefix(11);
+      const size_t underscore = text.rfind('_');
+      if (underscore != std::string_view::npos && underscore + 1 < text.size() &&
+          std::all_of(text.begin() + static_cast<std::ptrdiff_t>(underscore) + 1, text.end(),
+                      [](char c) { return c >= '0' && c <= '9'; }))
+        text = text.substr(0, underscore);
+      auto [it, added] =
+          module_index_.try_emplace(text, static_cast<uint32_t>(module_names_.size()));
+      if (added) module_names_.push_back(text);
       group = it->second;
     }
     return static_cast<uint32_t>(group);
@@ -313,6 +604,9 @@ class ViewCollector::Impl {
   void FinishKernels();
   void FinishStreams();
   void FinishProjection();
+  void FinishGpuAnnotations();
+  // The ops view over one hierarchy (operators, or modules) and the launch points.
+  void FinishOps(std::vector<HostRange>* spans, bool modules, const std::vector<Point>& points);
 
   ViewOptions options_;
   const model::NameTable* names_;
@@ -323,12 +617,23 @@ class ViewCollector::Impl {
   std::vector<std::vector<std::pair<uint64_t, uint32_t>>> by_name_;  // NameId -> (pid:device, acc)
   std::vector<Op> ops_;
   std::vector<Launch> launches_;
-  std::vector<HostRange> ranges_;
+  std::vector<HostRange> ranges_;  // by thread, then start (FinishProjection)
+  // Ranges by thread as they arrive: no scatter pass later (Nsight interleaves processes' rows).
+  // (A few threads: a list searched on a change of thread, not a map on every range.)
+  std::vector<std::pair<uint64_t, std::vector<HostRange>>> ranges_by_thread_;
+  static constexpr size_t kNoBucket = ~size_t{0};
+  uint64_t range_thread_ = 0;
+  size_t range_bucket_ = kNoBucket;
   std::vector<int8_t> is_step_;       // by NameId: -1 unknown, 0 no, 1 yes
   std::vector<int64_t> range_group_;  // by NameId: -1 unknown, else an index into group_names_
-  std::unordered_map<std::string_view, uint32_t> group_index_;
+  GroupIndex group_index_;
   std::vector<std::string_view> group_names_;
   std::map<uint32_t, uint64_t> other_ranges_;  // by pid: ranges not kept (steps only)
+  std::vector<HostRange> cpu_ops_, modules_;   // the ops view's host ranges
+  std::vector<int64_t> module_group_;          // by NameId: -1 unknown, else module_names_
+  std::unordered_map<std::string_view, uint32_t> module_index_;
+  std::vector<std::string_view> module_names_;
+  std::vector<GpuRange> gpu_annotations_;
 
   std::map<uint32_t, model::ProcessViews> processes_;
 };
@@ -442,11 +747,20 @@ void ViewCollector::Impl::FinishStreams() {
 }
 
 void ViewCollector::Impl::FinishProjection() {
-  std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
-    return std::tie(a.pid, a.correlation_id, a.start_ns) <
-           std::tie(b.pid, b.correlation_id, b.start_ns);
-  });
-  SortByThreadThenStart(&ranges_);
+  {
+    std::sort(ranges_by_thread_.begin(), ranges_by_thread_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    size_t total = 0;
+    for (const auto& [thread, list] : ranges_by_thread_) total += list.size();
+    ranges_.reserve(total);
+    auto by_start = [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; };
+    for (auto& [thread, list] : ranges_by_thread_) {
+      if (!std::is_sorted(list.begin(), list.end(), by_start))
+        std::sort(list.begin(), list.end(), by_start);
+      ranges_.insert(ranges_.end(), list.begin(), list.end());
+      std::vector<HostRange>().swap(list);
+    }
+  }
   const bool want_steps = options_.selection.steps, want_ranges = options_.selection.ranges;
 
   // Steps per process, by start; GPU intervals per step for its busy time.
@@ -458,13 +772,15 @@ void ViewCollector::Impl::FinishProjection() {
   }
   uint32_t last_pid = 0;
   ProcessRanges* accs_of_pid = nullptr;
+  model::ProcessViews* process_of_pid = nullptr;
   for (HostRange& r : ranges_) {
-    if (accs_of_pid == nullptr || r.pid != last_pid) {
-      ProcessOf(r.pid).pid = r.pid;
+    if (process_of_pid == nullptr || r.pid != last_pid) {
+      process_of_pid = &ProcessOf(r.pid);
+      process_of_pid->pid = r.pid;
       accs_of_pid = want_ranges ? &range_accs[r.pid] : nullptr;
       last_pid = r.pid;
     }
-    ++ProcessOf(r.pid).nvtx_ranges;
+    ++process_of_pid->nvtx_ranges;
     if (want_ranges) {
       r.group = RangeGroup(r.name);
       accs_of_pid->Of(r.group).durations.push_back(r.end_ns - r.start_ns);
@@ -489,38 +805,32 @@ void ViewCollector::Impl::FinishProjection() {
     step_attention[pid].resize(list.size());
   }
 
-  // Each op to its launching call: (pid, tid, launch time, op index), sorted for the range sweep.
-  struct Point {
-    uint32_t pid, tid;
-    int64_t t;
-    size_t op;
-  };
+  // Each op to its launching call: (pid, tid, launch time, op index), sorted for the sweeps.
+  const bool want_points = want_ranges || options_.selection.ops;
   std::vector<Point> points;
+  const LaunchIndex launch_of(&launches_);
   for (size_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
-    auto it = std::lower_bound(launches_.begin(), launches_.end(),
-                               std::make_pair(op.pid, op.correlation_id),
-                               [](const Launch& l, const std::pair<uint32_t, uint32_t>& key) {
-                                 return std::make_pair(l.pid, l.correlation_id) < key;
-                               });
-    if (op.correlation_id == 0 || it == launches_.end() || it->pid != op.pid ||
-        it->correlation_id != op.correlation_id) {
+    const Launch* launch =
+        op.correlation_id == 0 ? nullptr : launch_of.Find(op.pid, op.correlation_id);
+    if (launch == nullptr) {
       ProcessOf(op.pid).pid = op.pid;
       ++ProcessOf(op.pid).unprojected_ops;
       continue;
     }
-    if (want_ranges) points.push_back({op.pid, it->tid, it->start_ns, i});
+    if (want_points)
+      points.push_back({(uint64_t{op.pid} << 32) | launch->tid, launch->start_ns, i});
     if (!want_steps) continue;
     auto s = steps.find(op.pid);
     if (s == steps.end()) continue;
     std::vector<model::StepRow>& list = s->second;
     // The last step starting at or before the launch; it holds the launch if it has not ended.
     auto after =
-        std::upper_bound(list.begin(), list.end(), it->start_ns,
+        std::upper_bound(list.begin(), list.end(), launch->start_ns,
                          [](int64_t t, const model::StepRow& step) { return t < step.start_ns; });
     if (after == list.begin()) continue;
     const size_t k = static_cast<size_t>(after - list.begin()) - 1;
-    if (it->start_ns >= list[k].end_ns) continue;
+    if (launch->start_ns >= list[k].end_ns) continue;
     AddToProjection(op, CategoryOf(op), &list[k].gpu);
     step_intervals[op.pid][k].emplace_back(op.start_ns, op.end_ns);
     if (op.kind == OpKind::kKernel && op.name != model::kNoName) {
@@ -530,40 +840,44 @@ void ViewCollector::Impl::FinishProjection() {
     }
   }
 
+  // One stream's GPU ops run in launch order: per thread, points usually arrive in order.
+  BucketSort(
+      &points, [](const Point& p) { return p.thread; },
+      [](const Point& a, const Point& b) { return a.t != b.t ? a.t < b.t : a.op < b.op; });
+  if (options_.selection.ops) {
+    FinishOps(&cpu_ops_, /*modules=*/false, points);
+    FinishOps(&modules_, /*modules=*/true, points);
+  }
   if (want_ranges) {
-    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-      return std::tie(a.pid, a.tid, a.t, a.op) < std::tie(b.pid, b.tid, b.t, b.op);
-    });
     // Per thread: walk its launches in time order beside its ranges in start order, keeping the
     // ranges open at the launch (nested or not).
     size_t r = 0;
     std::vector<const HostRange*> open;
-    uint32_t cur_pid = 0, cur_tid = 0;
+    uint64_t thread = 0;
     bool have_thread = false;
+    ProcessRanges* accs = nullptr;  // the thread's process's, once it has a range open
     for (const Point& p : points) {
-      if (!have_thread || p.pid != cur_pid || p.tid != cur_tid) {
+      if (!have_thread || p.thread != thread) {
         open.clear();
-        cur_pid = p.pid;
-        cur_tid = p.tid;
+        if ((p.thread >> 32) != (thread >> 32)) accs = nullptr;
+        thread = p.thread;
         have_thread = true;
-        const uint64_t thread = (uint64_t{p.pid} << 32) | p.tid;
         while (r < ranges_.size() && ranges_[r].thread() < thread) ++r;
       }
-      while (r < ranges_.size() && ranges_[r].pid == p.pid && ranges_[r].tid == p.tid &&
-             ranges_[r].start_ns <= p.t)
+      while (r < ranges_.size() && ranges_[r].thread() == thread && ranges_[r].start_ns <= p.t)
         open.push_back(&ranges_[r++]);
       open.erase(std::remove_if(open.begin(), open.end(),
                                 [&](const HostRange* h) { return h->end_ns <= p.t; }),
                  open.end());
       if (open.empty()) continue;
       const Op& op = ops_[p.op];
-      const model::Category category = CategoryOf(op);
-      ProcessRanges& accs = range_accs[p.pid];
+      if (accs == nullptr) accs = &range_accs[p.pid()];
       for (const HostRange* h : open) {
-        RangeAcc& acc = accs.Of(h->group);
+        RangeAcc& acc = accs->Of(h->group);
         if (acc.last_op == p.op) continue;
         acc.last_op = p.op;
-        AddToProjection(op, category, &acc.gpu);
+        // No category: the range table shows GPU time, not its split (no classification here).
+        AddToProjection(op, model::Category::kOther, &acc.gpu);
       }
     }
   }
@@ -602,39 +916,204 @@ void ViewCollector::Impl::FinishProjection() {
   }
 
   for (auto& [pid, accs] : range_accs) {
-    std::vector<model::RangeRow> rows;
-    rows.reserve(accs.accs.size());
-    for (RangeAcc& acc : accs.accs) {
-      model::RangeRow row;
-      row.name = std::string(group_names_[acc.group]);
-      row.duration = SummarizeDurations(&acc.durations);
-      row.gpu = acc.gpu;
-      row.gpu.category_ns = {};  // the table shows GPU time, not its split
-      rows.push_back(std::move(row));
+    model::ProcessViews& process = ProcessOf(pid);
+    RangeRows(&accs, group_names_, static_cast<size_t>(std::max(options_.top, 1)), &process.ranges,
+              &process.range_tail, &process.range_tail_names);
+  }
+}
+
+void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
+                                    const std::vector<Point>& points) {
+  if (modules && spans->empty()) return;  // no module names: nothing to attribute
+  SortByThreadThenStart(spans, /*enclosing_first=*/true);
+  std::map<uint32_t, ProcessOps> by_pid;
+  // Host side, per thread in start order: a stack of the open instances gives each its parent.
+  std::vector<const HostRange*> stack;
+  uint64_t thread = ~uint64_t{0};
+  ProcessOps* accs = nullptr;
+  for (HostRange& r : *spans) {
+    if (accs == nullptr || r.thread() != thread) {
+      stack.clear();
+      thread = r.thread();
+      accs = &by_pid[r.pid];
     }
-    std::sort(rows.begin(), rows.end(), [](const model::RangeRow& a, const model::RangeRow& b) {
-      if (a.duration.total_ns != b.duration.total_ns)
-        return a.duration.total_ns > b.duration.total_ns;
+    r.group = modules ? ModuleGroup(r.name) : r.name;
+    while (!stack.empty() && stack.back()->end_ns <= r.start_ns) stack.pop_back();
+    const int64_t d = r.end_ns - r.start_ns;
+    if (!stack.empty()) {
+      // A child that outlives its parent (clock rounding) takes only the parent's part.
+      const HostRange* parent = stack.back();
+      accs->Of(parent->group).row.cpu_self_ns -= std::min(r.end_ns, parent->end_ns) - r.start_ns;
+    }
+    OpAcc& acc = accs->Of(r.group);
+    ++acc.row.count;
+    if (stack.empty()) ++acc.row.top_level;
+    acc.row.cpu_total_ns += d;
+    acc.row.cpu_self_ns += d;
+    stack.push_back(&r);
+  }
+
+  // GPU side: each thread's launches in time order beside its instances in start order; the
+  // instances open at a launch, by start, end with the innermost.
+  std::vector<const HostRange*> open;
+  size_t next = 0;
+  thread = ~uint64_t{0};
+  uint32_t pid = 0;
+  accs = nullptr;
+  model::OpsView* view = nullptr;
+  for (const Point& p : points) {
+    const uint64_t t = p.thread;
+    if (view == nullptr || t != thread) {
+      open.clear();
+      thread = t;
+      while (next < spans->size() && (*spans)[next].thread() < t) ++next;
+      if (view == nullptr || p.pid() != pid) {
+        pid = p.pid();
+        ProcessOf(pid).pid = pid;
+        view = &ProcessOf(pid).ops;
+        accs = &by_pid[pid];
+      }
+    }
+    while (next < spans->size() && (*spans)[next].thread() == t && (*spans)[next].start_ns <= p.t)
+      open.push_back(&(*spans)[next++]);
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](const HostRange* h) { return h->end_ns <= p.t; }),
+               open.end());
+    const Op& op = ops_[p.op];
+    const int64_t d = op.end_ns - op.start_ns;
+    if (open.empty()) {
+      if (!modules) {
+        ++view->outside_gpu_ops;
+        view->outside_gpu_ns += d;
+      }
+      continue;
+    }
+    // Every group was made in the host pass: no reallocation, the references stay valid.
+    OpAcc& inner = accs->Of(open.back()->group);
+    ++inner.row.gpu_ops;
+    if (op.kind == OpKind::kKernel) ++inner.row.kernels;
+    inner.row.gpu_self_ns += d;
+    for (const HostRange* h : open) {
+      OpAcc& acc = accs->Of(h->group);
+      if (acc.last_op == p.op) continue;
+      acc.last_op = p.op;
+      acc.row.gpu_total_ns += d;
+    }
+  }
+
+  for (auto& [owner, process_accs] : by_pid) {
+    std::vector<model::OpRow> rows;
+    rows.reserve(process_accs.accs.size());
+    uint64_t instances = 0;
+    for (OpAcc& acc : process_accs.accs) {
+      acc.row.name = std::string(modules ? module_names_[acc.group] : names_->Get(acc.group));
+      instances += acc.row.count;
+      rows.push_back(std::move(acc.row));
+    }
+    // Operators by the GPU time they launched themselves (it sums to the total), modules by all
+    // they launched (a module's own launches are few: its ops launch).
+    std::sort(rows.begin(), rows.end(), [modules](const model::OpRow& a, const model::OpRow& b) {
+      const int64_t ga = modules ? a.gpu_total_ns : a.gpu_self_ns;
+      const int64_t gb = modules ? b.gpu_total_ns : b.gpu_self_ns;
+      if (ga != gb) return ga > gb;
+      if (a.cpu_total_ns != b.cpu_total_ns) return a.cpu_total_ns > b.cpu_total_ns;
       return a.name < b.name;
     });
-    model::ProcessViews& process = ProcessOf(pid);
+    model::ProcessViews& process = ProcessOf(owner);
+    process.pid = owner;
+    model::OpsView& v = process.ops;
     const size_t top = static_cast<size_t>(std::max(options_.top, 1));
+    model::OpRow& tail = modules ? v.module_tail : v.op_tail;
     if (rows.size() > top) {
-      // Host durations of the tail are summed as counts and totals; their order statistics would
-      // need every instance again, and the tail is the part nobody reads instance by instance.
-      model::RangeRow& tail = process.range_tail;
       for (size_t i = top; i < rows.size(); ++i) {
-        tail.duration.count += rows[i].duration.count;
-        tail.duration.total_ns += rows[i].duration.total_ns;
-        tail.gpu.ops += rows[i].gpu.ops;
-        tail.gpu.time_ns += rows[i].gpu.time_ns;
+        const model::OpRow& r = rows[i];
+        tail.count += r.count;
+        tail.top_level += r.top_level;
+        tail.cpu_total_ns += r.cpu_total_ns;
+        tail.cpu_self_ns += r.cpu_self_ns;
+        tail.gpu_ops += r.gpu_ops;
+        tail.kernels += r.kernels;
+        tail.gpu_self_ns += r.gpu_self_ns;
+        tail.gpu_total_ns += r.gpu_total_ns;
       }
-      if (tail.duration.count > 0)
-        tail.duration.mean_ns = tail.duration.total_ns / static_cast<int64_t>(tail.duration.count);
-      process.range_tail_names = rows.size() - top;
+      (modules ? v.module_tail_names : v.op_tail_names) = rows.size() - top;
       rows.resize(top);
     }
-    process.ranges = std::move(rows);
+    (modules ? v.module_instances : v.op_instances) = instances;
+    (modules ? v.modules : v.ops) = std::move(rows);
+  }
+}
+
+void ViewCollector::Impl::FinishGpuAnnotations() {
+  if (gpu_annotations_.empty()) return;  // Nsight exports, most Kineto traces
+  // Per (pid, device, stream): the annotations by start beside the stream's GPU ops by start.
+  auto key = [](uint32_t pid, uint32_t device, uint32_t stream) {
+    return std::make_tuple(pid, device, stream);
+  };
+  std::sort(gpu_annotations_.begin(), gpu_annotations_.end(),
+            [&](const GpuRange& a, const GpuRange& b) {
+              return std::tie(a.pid, a.device, a.stream, a.start_ns) <
+                     std::tie(b.pid, b.device, b.stream, b.start_ns);
+            });
+  std::map<uint32_t, ProcessRanges> by_pid;
+  for (const GpuRange& g : gpu_annotations_) {
+    ProcessOf(g.pid).pid = g.pid;
+    ++ProcessOf(g.pid).gpu_annotations;
+    by_pid[g.pid].Of(RangeGroup(g.name)).durations.push_back(g.end_ns - g.start_ns);
+  }
+  struct OpStart {
+    std::tuple<uint32_t, uint32_t, uint32_t> key;
+    int64_t t;
+    size_t op;
+  };
+  std::vector<OpStart> starts;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    const auto k = key(op.pid, op.device, op.stream);
+    const auto at = std::lower_bound(
+        gpu_annotations_.begin(), gpu_annotations_.end(), k,
+        [&](const GpuRange& g, const auto& want) { return key(g.pid, g.device, g.stream) < want; });
+    if (at != gpu_annotations_.end() && key(at->pid, at->device, at->stream) == k)
+      starts.push_back({k, op.start_ns, i});
+  }
+  std::sort(starts.begin(), starts.end(), [](const OpStart& a, const OpStart& b) {
+    return std::tie(a.key, a.t, a.op) < std::tie(b.key, b.t, b.op);
+  });
+  std::vector<const GpuRange*> open;
+  size_t next = 0;
+  bool have = false;
+  std::tuple<uint32_t, uint32_t, uint32_t> current;
+  for (const OpStart& s : starts) {
+    if (!have || s.key != current) {
+      open.clear();
+      current = s.key;
+      have = true;
+      while (next < gpu_annotations_.size() &&
+             key(gpu_annotations_[next].pid, gpu_annotations_[next].device,
+                 gpu_annotations_[next].stream) < s.key)
+        ++next;
+    }
+    while (next < gpu_annotations_.size() &&
+           key(gpu_annotations_[next].pid, gpu_annotations_[next].device,
+               gpu_annotations_[next].stream) == s.key &&
+           gpu_annotations_[next].start_ns <= s.t)
+      open.push_back(&gpu_annotations_[next++]);
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](const GpuRange* g) { return g->end_ns <= s.t; }),
+               open.end());
+    const Op& op = ops_[s.op];
+    ProcessRanges& accs = by_pid[op.pid];
+    for (const GpuRange* g : open) {
+      RangeAcc& acc = accs.Of(RangeGroup(g->name));
+      if (acc.last_op == s.op) continue;
+      acc.last_op = s.op;
+      AddToProjection(op, model::Category::kOther, &acc.gpu);
+    }
+  }
+  for (auto& [pid, accs] : by_pid) {
+    model::ProcessViews& process = ProcessOf(pid);
+    RangeRows(&accs, group_names_, static_cast<size_t>(std::max(options_.top, 1)),
+              &process.gpu_ranges, &process.gpu_range_tail, &process.gpu_range_tail_names);
   }
 }
 
@@ -644,6 +1123,7 @@ model::TraceViews ViewCollector::Impl::Finish() {
   if (options_.selection.kernels) FinishKernels();
   if (options_.selection.streams) FinishStreams();
   if (keep_host_) FinishProjection();
+  if (options_.selection.ranges) FinishGpuAnnotations();
   for (auto& [pid, process] : processes_) {
     process.pid = pid;
     std::sort(process.devices.begin(), process.devices.end(),
@@ -695,6 +1175,9 @@ void ViewCollector::OnApiCall(const model::ApiCallEvent& e) {
 void ViewCollector::OnNvtx(const model::NvtxEvent& e) {
   impl_->Nvtx(e);
   if (next_) next_->OnNvtx(e);
+}
+void ViewCollector::OnViewRange(const model::ViewRangeEvent& e) {
+  impl_->ViewRange(e);  // for the views only: the windows never see them
 }
 void ViewCollector::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) {
   if (next_) next_->OnDataQuality(pid, counter, count);

@@ -15,7 +15,8 @@ namespace inferscope::aggregate {
 
 struct ViewOptions {
   model::ViewSelection selection;
-  int top = 15;  // kernel names per device and range names per process; the rest form one row
+  int top = 15;  // kernel names per device; range, operator and module names per process; the rest
+                 // form one row
   // A host range whose name starts with one of these is a step (Kineto `ProfilerStep#N`; NVTX step
   // ranges by the name the application gives them).
   std::vector<std::string> step_prefixes = {"ProfilerStep#"};
@@ -24,9 +25,11 @@ struct ViewOptions {
 // An EventSink in front of another (the Aggregator) that forwards every event unchanged and
 // computes the selected model::TraceViews of one trace file (offline, whole-trace). Unlike the
 // Aggregator's windows, exact order statistics need every duration: it keeps 8 bytes per kernel
-// for the kernel statistics and ~40 bytes per GPU operation, launch call and host range for the
-// stream, step and range views, which is why each view is off unless selected. Events may arrive
-// in any order. Single-threaded, like the Aggregator it fronts.
+// for the kernel statistics, ~40 bytes per GPU operation, launch call and host range for the
+// stream, step and range views, and 32 bytes per operator and module instance for the ops view
+// (model::ViewRangeEvent; Kineto writes every operator before the calls it encloses), which is why
+// each view is off unless selected. View ranges stop here: the sink behind never sees them. Events
+// may arrive in any order. Single-threaded, like the Aggregator it fronts.
 class ViewCollector final : public model::EventSink {
  public:
   // `names` resolves NameIds and `classifier` assigns categories; both and `next` (may be null)
@@ -45,6 +48,7 @@ class ViewCollector final : public model::EventSink {
   void OnSync(const model::SyncEvent& e) override;
   void OnApiCall(const model::ApiCallEvent& e) override;
   void OnNvtx(const model::NvtxEvent& e) override;
+  void OnViewRange(const model::ViewRangeEvent& e) override;
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override;
 
   // Computes the views from everything received. Call once, after the last event.

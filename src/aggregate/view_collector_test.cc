@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 namespace inferscope::aggregate {
@@ -258,9 +259,6 @@ TEST_F(ViewCollectorTest, StepPrefixesAndRangeTail) {
   EXPECT_EQ(p.range_tail.duration.total_ns, 60);
 }
 
-}  // namespace
-}  // namespace inferscope::aggregate
-
 namespace inferscope::aggregate {
 namespace {
 
@@ -305,6 +303,154 @@ TEST_F(ViewCollectorTest, StepPhasesFromNamesThenAttentionKernels) {
   EXPECT_EQ(p.phases[2].gpu_time_ns, 20);
   EXPECT_EQ(p.phases[3].phase, "unknown");
   EXPECT_EQ(p.phases[3].category_ns[static_cast<size_t>(model::Category::kMatmul)], 10);
+}
+
+}  // namespace
+}  // namespace inferscope::aggregate
+
+// Issue 20, item 5: GPU time by the CPU operator (and module) that launched it.
+TEST_F(ViewCollectorTest, OpsAttributeGpuTimeToTheInnermostOperator) {
+  ViewOptions options;
+  options.selection.ops = true;
+  options.top = 3;
+  CountingSink next;
+  ViewCollector views(options, &names_, &classifier_, &next);
+  auto op = [&](const char* name, int64_t start, int64_t end, uint32_t tid = 1,
+                model::ViewRangeKind kind = model::ViewRangeKind::kCpuOp) {
+    model::ViewRangeEvent e;
+    e.pid = 1;
+    e.tid = tid;
+    e.start_ns = start;
+    e.end_ns = end;
+    e.name = names_.Intern(name);
+    e.kind = kind;
+    views.OnViewRange(e);
+  };
+  // GPU work first (file order is not time order).
+  views.OnKernel(Kernel(kGemm, 1000, 1400, 7, 1));  // launched at 20 in addmm in linear
+  views.OnKernel(Kernel(kNorm, 1400, 1500, 7, 2));  // launched at 70 in linear itself
+  model::MemcpyEvent copy;
+  copy.pid = 1;
+  copy.stream = 7;
+  copy.start_ns = 1600;
+  copy.end_ns = 1700;
+  copy.correlation_id = 3;  // launched at 250 in copy_
+  views.OnMemcpy(copy);
+  views.OnKernel(Kernel(kGemm, 1800, 1900, 7, 4));  // launched at 400: outside every operator
+  views.OnKernel(Kernel(kGemm, 1900, 1950, 8, 5));  // launched at 10 on thread 2, in mm
+  views.OnKernel(Kernel(kNorm, 2000, 2010, 7, 6));  // launched at 520 in to (in to)
+  views.OnKernel(Kernel(kGemm, 2100, 2200, 7, 7));  // no launch record
+  for (auto [t, corr, tid] : std::vector<std::tuple<int64_t, uint32_t, uint32_t>>{
+           {20, 1, 1}, {70, 2, 1}, {250, 3, 1}, {400, 4, 1}, {10, 5, 2}, {520, 6, 1}}) {
+    model::ApiCallEvent a = Launch(t, corr, tid);
+    if (corr == 3) a.kind = model::ApiKind::kMemcpy;
+    views.OnApiCall(a);
+  }
+  // Operators per thread in start order, parents first, as Kineto writes them.
+  op("aten::linear", 0, 100);
+  op("aten::t", 5, 10);
+  op("aten::addmm", 10, 60);
+  op("aten::copy_", 200, 300);
+  op("aten::to", 500, 600);
+  op("aten::to", 510, 590);  // nested in itself: its kernel counts once in gpu_total
+  op("aten::mm", 0, 50, 2);
+  // Modules: two Linear instances inside the model.
+  const auto kModule = model::ViewRangeKind::kModule;
+  op("nn.Module: Model_0", 0, 1000, 1, kModule);
+  op("nn.Module: Linear_0", 0, 150, 1, kModule);
+  op("nn.Module: Linear_1", 190, 310, 1, kModule);
+  EXPECT_EQ(next.events, 13);  // the GPU ops and launches go on; the view ranges do not
+  const model::TraceViews v = views.Finish();
+  ASSERT_EQ(v.processes.size(), 1u);
+  const model::OpsView& o = v.processes[0].ops;
+  EXPECT_EQ(v.processes[0].unprojected_ops, 1u);
+  EXPECT_EQ(o.op_instances, 7u);
+  EXPECT_EQ(o.outside_gpu_ops, 1u);
+  EXPECT_EQ(o.outside_gpu_ns, 100);
+  // By GPU self time, then CPU time, then name; top 3 and the rest as one row.
+  ASSERT_EQ(o.ops.size(), 3u);
+  const model::OpRow& addmm = o.ops[0];
+  EXPECT_EQ(addmm.name, "aten::addmm");
+  EXPECT_EQ(addmm.count, 1u);
+  EXPECT_EQ(addmm.top_level, 0u);
+  EXPECT_EQ(addmm.cpu_total_ns, 50);
+  EXPECT_EQ(addmm.cpu_self_ns, 50);
+  EXPECT_EQ(addmm.gpu_ops, 1u);
+  EXPECT_EQ(addmm.kernels, 1u);
+  EXPECT_EQ(addmm.gpu_self_ns, 400);
+  EXPECT_EQ(addmm.gpu_total_ns, 400);
+  const model::OpRow& copy_ = o.ops[1];
+  EXPECT_EQ(copy_.name, "aten::copy_");
+  EXPECT_EQ(copy_.gpu_ops, 1u);
+  EXPECT_EQ(copy_.kernels, 0u);  // a memcpy
+  EXPECT_EQ(copy_.gpu_self_ns, 100);
+  const model::OpRow& linear = o.ops[2];
+  EXPECT_EQ(linear.name, "aten::linear");
+  EXPECT_EQ(linear.top_level, 1u);
+  EXPECT_EQ(linear.cpu_total_ns, 100);
+  EXPECT_EQ(linear.cpu_self_ns, 45);  // minus t (5) and addmm (50)
+  EXPECT_EQ(linear.gpu_self_ns, 100);
+  EXPECT_EQ(linear.gpu_total_ns, 500);  // its own kernel and addmm's
+  // The tail: mm (50), to (10, twice, nested), t (0).
+  EXPECT_EQ(o.op_tail_names, 3u);
+  EXPECT_EQ(o.op_tail.count, 4u);
+  EXPECT_EQ(o.op_tail.top_level, 2u);  // mm and the outer to; t is inside linear
+  EXPECT_EQ(o.op_tail.gpu_self_ns, 60);
+  EXPECT_EQ(o.op_tail.gpu_total_ns, 60);           // to's kernel once although two are open
+  EXPECT_EQ(o.op_tail.cpu_self_ns, 50 + 100 + 5);  // to: 20 + 80
+  // Modules by class, by GPU total.
+  EXPECT_EQ(o.module_instances, 3u);
+  ASSERT_EQ(o.modules.size(), 2u);
+  EXPECT_EQ(o.modules[0].name, "Model");
+  EXPECT_EQ(o.modules[0].gpu_total_ns, 400 + 100 + 100 + 100 + 10);
+  EXPECT_EQ(o.modules[0].gpu_self_ns, 110);
+  EXPECT_EQ(o.modules[0].cpu_self_ns, 1000 - 150 - 120);
+  EXPECT_EQ(o.modules[1].name, "Linear");
+  EXPECT_EQ(o.modules[1].count, 2u);
+  EXPECT_EQ(o.modules[1].gpu_self_ns, 600);
+  EXPECT_EQ(o.modules[1].gpu_total_ns, 600);
+}
+
+// Issue 20, item 3: Kineto's gpu_user_annotation, a range on a GPU stream.
+TEST_F(ViewCollectorTest, GpuAnnotationsCountTheOpsStartingInsideOnTheirStream) {
+  ViewOptions options;
+  options.selection.ranges = true;
+  ViewCollector views(options, &names_, &classifier_, nullptr);
+  views.OnKernel(Kernel(kGemm, 1000, 1400, 7, 1));
+  views.OnKernel(Kernel(kNorm, 1400, 1500, 7, 2));
+  views.OnKernel(Kernel(kNorm, 1500, 1600, 7, 3));  // starts at the end: outside
+  views.OnKernel(Kernel(kGemm, 1000, 1100, 9, 4));  // another stream
+  auto annotation = [&](const char* name, int64_t start, int64_t end, uint32_t stream) {
+    model::ViewRangeEvent e;
+    e.pid = 1;
+    e.device = 0;
+    e.tid = stream;
+    e.start_ns = start;
+    e.end_ns = end;
+    e.name = names_.Intern(name);
+    e.kind = model::ViewRangeKind::kGpuAnnotation;
+    views.OnViewRange(e);
+  };
+  annotation("ProfilerStep#1", 1000, 1500, 7);
+  annotation("## forward ##", 1000, 1450, 7);
+  annotation("## forward ##", 1005, 1300, 7);  // nested in itself: counted once
+  annotation("idle", 0, 900, 8);
+  const model::TraceViews v = views.Finish();
+  ASSERT_EQ(v.processes.size(), 1u);
+  const model::ProcessViews& p = v.processes[0];
+  EXPECT_EQ(p.gpu_annotations, 4u);
+  ASSERT_EQ(p.gpu_ranges.size(), 3u);
+  EXPECT_EQ(p.gpu_ranges[0].name, "idle");  // by total time: 900, 745, 500
+  EXPECT_EQ(p.gpu_ranges[0].gpu.ops, 0u);
+  EXPECT_EQ(p.gpu_ranges[1].name, "## forward ##");
+  EXPECT_EQ(p.gpu_ranges[1].duration.count, 2u);
+  EXPECT_EQ(p.gpu_ranges[1].duration.total_ns, 745);
+  EXPECT_EQ(p.gpu_ranges[1].gpu.ops, 2u);
+  EXPECT_EQ(p.gpu_ranges[1].gpu.time_ns, 500);
+  EXPECT_EQ(p.gpu_ranges[2].name, "ProfilerStep#1");
+  EXPECT_EQ(p.gpu_ranges[2].gpu.ops, 2u);
+  EXPECT_EQ(p.gpu_ranges[2].gpu.time_ns, 500);
+  EXPECT_TRUE(p.ranges.empty());  // no host ranges
 }
 
 }  // namespace

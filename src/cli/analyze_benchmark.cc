@@ -65,7 +65,7 @@ void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path,
 
 // The run without views, then one per view and all of them.
 void Register(const std::string& name, const std::string& path) {
-  for (const char* views : {"", "kernels", "streams", "steps", "ranges", "all"}) {
+  for (const char* views : {"", "kernels", "streams", "steps", "ranges", "ops", "all"}) {
     const std::string suffix = *views ? std::string("/views:") + views : "";
     // Process CPU time (both pipeline threads) beside real time: on a shared machine real time
     // swings with the load, the CPU a view adds does not.

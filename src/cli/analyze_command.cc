@@ -183,7 +183,8 @@ pipeline::TraceOptions TraceOptionsOf(const AnalyzeOptions& options) {
     if (table == "kernel_stats" || table == "launch_configs") t.views.kernels = true;
     if (table == "streams") t.views.streams = true;
     if (table == "steps") t.views.steps = true;
-    if (table == "ranges") t.views.ranges = true;
+    if (table == "ranges" || table == "gpu_ranges") t.views.ranges = true;
+    if (table == "ops" || table == "modules") t.views.ops = true;
   }
   return t;
 }
@@ -240,11 +241,13 @@ base::Status ParseViewList(std::string_view list, model::ViewSelection* views) {
       v.steps = true;
     } else if (name == "ranges") {
       v.ranges = true;
+    } else if (name == "ops") {
+      v.ops = true;
     } else if (name == "all") {
-      v = {true, true, true, true};
+      v = {true, true, true, true, true};
     } else {
       return base::InvalidArgumentError("--views: unknown view '" + std::string(name) +
-                                        "' (kernels, streams, steps, ranges or all)");
+                                        "' (kernels, streams, steps, ranges, ops or all)");
     }
     start = end + 1;
   }

@@ -229,6 +229,52 @@ TEST_F(CliTest, TimelineBinFollowsTheSpan) {
   EXPECT_EQ(Run("analyze --bin 4ns --format json " + t).exit_code, 0);
 }
 
+// Issue 20: the ops view (GPU time by CPU operator and module) and Kineto's gpu_user_annotation,
+// from kTrace plus operators around its launches: linear [999, 1015) us holds addmm [1005, 1010),
+// which launched kernel 2 (100 us); linear itself launched kernels 1 (100 us) and 3 (50 us).
+TEST_F(CliTest, OpsViewAndGpuAnnotations) {
+  std::string trace = kTrace;
+  trace.insert(trace.find("\"traceEvents\": [") + 16, R"js(
+    {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 100, "tid": 100, "ts": 999,
+     "dur": 16, "args": {"External id": 1, "Input Dims": [[16, 1024]]}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 100, "ts": 1005,
+     "dur": 5},
+    {"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_0", "pid": 100, "tid": 100,
+     "ts": 998, "dur": 22},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "## forward ##", "pid": 0, "tid": 7,
+     "ts": 1000, "dur": 250},)js");
+  WriteFile(dir_ / "ops.json", trace);
+  const std::string t = "'" + (dir_ / "ops.json").string() + "'";
+  Result r = Run("analyze --format csv --table ops " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "rank,name,count,top_level,cpu_total_ns,cpu_self_ns,gpu_self_ns,gpu_self_pct,"
+            "gpu_total_ns,gpu_ops,kernels\r\n"
+            "0,aten::linear,1,1,16000,11000,150000,60.00,250000,2,2\r\n"
+            "0,aten::addmm,1,0,5000,5000,100000,40.00,100000,1,1\r\n");
+  r = Run("analyze --format csv --table modules " + t);
+  EXPECT_NE(r.out.find("\r\n0,Linear,1,1,22000,22000,250000,100.00,250000,3,3\r\n"),
+            std::string::npos)
+      << r.out;
+  r = Run("analyze --format csv --table gpu_ranges " + t);
+  EXPECT_NE(r.out.find("\r\n0,## forward ##,100.00,1,250000,250000,250000,250000,250000,0,2,"
+                       "200000\r\n"),
+            std::string::npos)
+      << r.out;
+  r = Run("analyze --views ops,ranges " + t);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU time by operator (like torch.profiler key_averages)"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("GPU time by module"), std::string::npos);
+  EXPECT_NE(r.out.find("GPU annotations (Kineto gpu_user_annotation)"), std::string::npos);
+  // The windows do not see the operators: the report is the one of the trace without them.
+  Result plain = Run("analyze --format json " + t);
+  WriteFile(dir_ / "t.json", kTrace);
+  Result base = Run("analyze --format json '" + (dir_ / "t.json").string() + "'");
+  auto cut = [](const std::string& json) { return json.substr(json.find("\"ranks\"")); };
+  EXPECT_EQ(cut(plain.out), cut(base.out));
+}
+
 // Issue 20: the views (`--views`) and one table as CSV (`--format csv --table`).
 TEST_F(CliTest, ViewsAndCsvTables) {
   WriteFile(dir_ / "t.json", kTrace);
@@ -244,7 +290,7 @@ TEST_F(CliTest, ViewsAndCsvTables) {
   const size_t views = r.out.find("\"views\": {");
   ASSERT_NE(views, std::string::npos) << r.out;
   size_t at = r.out.find("\"selected\": [", views);
-  for (const char* view : {"kernels", "streams", "steps", "ranges"}) {
+  for (const char* view : {"kernels", "streams", "steps", "ranges", "ops"}) {
     at = r.out.find(std::string("\"") + view + "\"", at);
     EXPECT_NE(at, std::string::npos) << view;
   }

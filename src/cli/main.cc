@@ -55,7 +55,8 @@ constexpr const char* kAnalyzeFooter =
     "  quality counters; with several ranks a job summary and a rank comparison (imbalance,\n"
     "  straggler). JSON keys are documented in docs/report-schema.md.\n"
     "  --views adds kernel statistics (nsys cuda_gpu_kern_sum, launch configurations), streams,\n"
-    "  steps (ProfilerStep#N, NVTX step ranges) and NVTX ranges (nsys nvtx_sum); --format csv\n"
+    "  steps (ProfilerStep#N, NVTX step ranges), NVTX ranges (nsys nvtx_sum) and GPU time by\n"
+    "  operator and module (torch.profiler key_averages, Kineto traces); --format csv\n"
     "  --table NAME prints one table for spreadsheets. PATH - reads a trace from stdin.\n"
     "\n"
     "Durations take a unit: 250ns, 30us, 100ms, 1.5s, 10m, 2h.\n"
@@ -166,7 +167,8 @@ int Main(int argc, char** argv) {
                    "like nsys cuda_gpu_kern_sum, launch configurations), streams\n"
                    "(busy/idle/overlap per stream), steps (ProfilerStep#N / NVTX step\n"
                    "ranges), ranges (NVTX / annotation ranges like nsys nvtx_sum, with\n"
-                   "the GPU time they launched), or all")
+                   "the GPU time they launched), ops (GPU time by the operator and\n"
+                   "module that launched it, like torch.profiler key_averages), or all")
       ->type_name("LIST");
   analyze_cmd
       ->add_option("--step-range", analyze.step_prefixes,

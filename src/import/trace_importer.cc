@@ -46,11 +46,15 @@ const char* TraceFormatName(TraceFormat format) {
 }
 
 base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,
-                                        model::EventSink* sink) {
+                                        model::EventSink* sink, const ImportOptions& options) {
   ASSIGN_OR_RETURN(TraceFormat format, DetectTraceFormat(path));
   switch (format) {
-    case TraceFormat::kKinetoJson:
-      return ImportKinetoTrace(path, names, sink);
+    case TraceFormat::kKinetoJson: {
+      KinetoImportOptions kineto;
+      kineto.host_ops = options.host_ops;
+      kineto.gpu_annotations = options.gpu_annotations;
+      return ImportKinetoTrace(path, names, sink, kineto);
+    }
     case TraceFormat::kNsysSqlite:
       return ImportNsysSqlite(path, names, sink);
     case TraceFormat::kUnknown:

@@ -22,9 +22,19 @@ base::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path);
 // The format's name in reports: "kineto_json", "nsys_sqlite" ("unknown" for kUnknown).
 const char* TraceFormatName(TraceFormat format);
 
+// What an import delivers beyond the events every analysis uses.
+struct ImportOptions {
+  // model::ViewRangeEvents, for the offline views: Kineto cpu_op and `nn.Module: ...`
+  // python_function events (`--views ops`), gpu_user_annotation events (`--views ranges`). Off,
+  // they are counted and skipped without being parsed (operators are most of a Kineto trace's
+  // bytes: the ranges view does not pay for them).
+  bool host_ops = false;
+  bool gpu_annotations = false;
+};
+
 // Imports one trace file of any supported format. Errors are one line naming the file and the
 // problem; kDataLoss for truncated/corrupt input, kUnsupported for a file that is not a trace.
 base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTable* names,
-                                        model::EventSink* sink);
+                                        model::EventSink* sink, const ImportOptions& options = {});
 
 }  // namespace inferscope::import

@@ -17,7 +17,7 @@ struct DataQualityEvent {
 
 // Any one thing a source can deliver to an EventSink.
 using AnyEvent = std::variant<KernelEvent, ApiCallEvent, MemcpyEvent, MemsetEvent, SyncEvent,
-                              NvtxEvent, ProcessInfo, DeviceInfo, DataQualityEvent>;
+                              NvtxEvent, ViewRangeEvent, ProcessInfo, DeviceInfo, DataQualityEvent>;
 
 // Delivers `event` to the matching EventSink method.
 void Deliver(const AnyEvent& event, EventSink* sink);
@@ -35,6 +35,7 @@ class EventBuffer final : public EventSink {
   void OnSync(const SyncEvent& e) override { events_.emplace_back(e); }
   void OnApiCall(const ApiCallEvent& e) override { events_.emplace_back(e); }
   void OnNvtx(const NvtxEvent& e) override { events_.emplace_back(e); }
+  void OnViewRange(const ViewRangeEvent& e) override { events_.emplace_back(e); }
   void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count) override {
     events_.emplace_back(DataQualityEvent{pid, counter, count});
   }

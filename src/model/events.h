@@ -123,6 +123,26 @@ struct NvtxEvent {
   NameId name = kNoName;
 };
 
+// What a ViewRangeEvent is.
+enum class ViewRangeKind : uint8_t {
+  kCpuOp = 0,      // a framework operator on a host thread (Kineto `cpu_op`: "aten::mm", ...)
+  kModule,         // a module on a host thread (Kineto `python_function` "nn.Module: Linear_0")
+  kGpuAnnotation,  // a user annotation projected onto a GPU stream (Kineto `gpu_user_annotation`)
+};
+
+// A range only the offline views read (src/model/views.h: the ops view, the ranges view's GPU
+// annotations). Sources deliver them only when asked (import::ImportOptions), and every other
+// sink ignores them (EventSink's default), so the windows never see them.
+struct ViewRangeEvent {
+  TimestampNs start_ns = 0;
+  TimestampNs end_ns = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;                  // the host thread; for kGpuAnnotation the stream
+  uint32_t device = kUnknownDevice;  // kGpuAnnotation: the stream's device
+  NameId name = kNoName;
+  ViewRangeKind kind = ViewRangeKind::kCpuOp;
+};
+
 // Data-quality counters: every record a source or the Aggregator rejects or repairs is counted
 // under one of these, and every report shows them, so a reader knows how far to trust the numbers.
 enum class DataQuality : uint8_t {
@@ -176,6 +196,8 @@ class EventSink {
   virtual void OnSync(const SyncEvent& event) = 0;
   virtual void OnApiCall(const ApiCallEvent& event) = 0;
   virtual void OnNvtx(const NvtxEvent& event) = 0;
+  // Only the offline views want these (sources send them on request): ignored unless overridden.
+  virtual void OnViewRange(const ViewRangeEvent& /*event*/) {}
   // A record the source could not use; counted in the profile's data quality.
   virtual void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count = 1) = 0;
 };

@@ -4,8 +4,9 @@
 // The views engineers bring from Nsight Systems, torch.profiler and HTA (issue 20), computed over
 // one trace file when asked for (`analyze --views`): kernel statistics like `nsys stats
 // cuda_gpu_kern_sum` with launch configurations, a per-stream busy / idle / overlap view, steps
-// (`ProfilerStep#N` and NVTX step ranges) and an NVTX / user-annotation range table like `nsys
-// stats nvtx_sum` with the GPU time each range launched. Plain data: src/aggregate's
+// (`ProfilerStep#N` and NVTX step ranges), an NVTX / user-annotation range table like `nsys
+// stats nvtx_sum` with the GPU time each range launched, and GPU time by the operator and module
+// that launched it (torch.profiler's key_averages). Plain data: src/aggregate's
 // ViewCollector fills it, src/analyze carries it, src/report renders it. Offline only: profile
 // windows and the wire format do not carry it.
 
@@ -24,8 +25,9 @@ struct ViewSelection {
   bool streams = false;  // per-stream busy / idle / overlap
   bool steps = false;    // ProfilerStep#N / NVTX step ranges
   bool ranges = false;   // NVTX / user_annotation range table with projected GPU time
+  bool ops = false;      // GPU time by the CPU operator (and module) that launched it
 
-  bool any() const { return kernels || streams || steps || ranges; }
+  bool any() const { return kernels || streams || steps || ranges || ops; }
   bool operator==(const ViewSelection&) const = default;
 };
 
@@ -137,6 +139,45 @@ struct RangeRow {
   bool operator==(const RangeRow&) const = default;
 };
 
+// One operator or module name of one process, like a row of torch.profiler's key_averages(): its
+// host instances and the GPU work launched inside them (kernels, copies and memsets, joined to
+// their launching call by correlation id, the call to the ops open on its thread at its start).
+struct OpRow {
+  std::string name;
+  uint64_t count = 0;        // instances
+  uint64_t top_level = 0;    // instances no other op (module) of their thread encloses
+  int64_t cpu_total_ns = 0;  // sum of the instances' host durations (a nested same name: each)
+  int64_t cpu_self_ns = 0;   // minus the time of the ops (modules) directly inside them
+  // Launched by an instance itself, with no op (module) nested deeper at the launch: the GPU time
+  // is the one attribution that sums to the total ("Self CUDA").
+  uint64_t gpu_ops = 0;
+  uint64_t kernels = 0;  // of gpu_ops, the kernels
+  int64_t gpu_self_ns = 0;
+  // Launched anywhere inside an instance, nested ops included, each GPU op once per name ("CUDA
+  // total").
+  int64_t gpu_total_ns = 0;
+
+  bool operator==(const OpRow&) const = default;
+};
+
+// The ops view of one process: operators (Kineto cpu_op) and modules (`nn.Module: X_N`
+// python_function events, grouped by class X) with the GPU work they launched.
+struct OpsView {
+  std::vector<OpRow> ops;      // by gpu_self_ns, then cpu_total_ns; at most top
+  OpRow op_tail;               // every other operator as one row (top_level: 0)
+  uint64_t op_tail_names = 0;  // distinct names in op_tail
+  uint64_t op_instances = 0;
+  std::vector<OpRow> modules;  // by gpu_total_ns, then cpu_total_ns; at most top
+  OpRow module_tail;
+  uint64_t module_tail_names = 0;
+  uint64_t module_instances = 0;
+  // GPU ops launched outside every operator (no cpu_op open on the launching thread).
+  uint64_t outside_gpu_ops = 0;
+  int64_t outside_gpu_ns = 0;
+
+  bool operator==(const OpsView&) const = default;
+};
+
 // The host-side views of one process.
 struct ProcessViews {
   uint32_t pid = 0;
@@ -149,7 +190,14 @@ struct ProcessViews {
   std::vector<RangeRow> ranges;      // by total host time, at most top
   RangeRow range_tail;               // every other range name as one row
   uint64_t range_tail_names = 0;
-  uint64_t nvtx_ranges = 0;      // ranges seen (all names)
+  uint64_t nvtx_ranges = 0;  // ranges seen (all names)
+  // Annotations the profiler projected onto GPU streams (Kineto gpu_user_annotation): duration is
+  // their GPU-side span, gpu the GPU ops that started inside it on its stream.
+  std::vector<RangeRow> gpu_ranges;  // by total time, at most top
+  RangeRow gpu_range_tail;
+  uint64_t gpu_range_tail_names = 0;
+  uint64_t gpu_annotations = 0;  // instances seen (all names)
+  OpsView ops;
   uint64_t unprojected_ops = 0;  // GPU ops whose launching call was not found
 
   bool operator==(const ProcessViews&) const = default;

@@ -316,7 +316,11 @@ base::StatusOr<import::ImportStats> ImportFile(
     first = slice.get();
   }
   import::PipelinedSink pipeline(first);
-  auto stats = import::ImportTrace(path, &names, &pipeline);
+  import::ImportOptions import_options;
+  // Operators and modules, GPU annotations: only for the view that reads them.
+  import_options.host_ops = collector && options.views.ops;
+  import_options.gpu_annotations = collector && options.views.ranges;
+  auto stats = import::ImportTrace(path, &names, &pipeline, import_options);
   pipeline.Close();
   if (!stats.ok()) {
     if (show) err << " failed\n";

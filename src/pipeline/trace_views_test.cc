@@ -59,7 +59,7 @@ TEST(TraceViewsTest, EveryViewFromAKinetoTrace) {
   const std::string path = dir.path() + "/steps.json";
   std::ofstream(path) << StepTrace();
   TraceOptions options;
-  options.views = {true, true, true, true};
+  options.views = {true, true, true, true, true};
   model::KernelClassifier classifier;
   std::string failed;
   std::ostringstream err;
@@ -136,7 +136,7 @@ TEST(TraceViewsTest, StepPrefixes) {
 void CheckRealTrace(const std::string& relative, size_t min_steps, bool want_ranges) {
   const std::string path = testing::SharedTrace(relative);
   TraceOptions options;
-  options.views = {true, true, true, true};
+  options.views = {true, true, true, true, true};
   model::KernelClassifier classifier;
   std::string failed;
   std::ostringstream err;
@@ -216,6 +216,64 @@ TEST(TraceViewsTest, RealStepsOfAHtaTrace) {
     EXPECT_GT(s.gpu.ops, 100u);
     EXPECT_GT(s.gpu.busy_ns, 0);
     EXPECT_LE(s.gpu.busy_ns, s.gpu.last_end_ns - s.gpu.first_start_ns);
+  }
+}
+
+// The ops view on real Kineto traces, against a python3 reference over the same JSON (innermost
+// cpu_op / `nn.Module:` python_function open on the launching thread at the launch's start).
+TEST(TraceViewsTest, RealOpsOfKinetoTraces) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  struct Expected {
+    const char* file;
+    const char* top_op;
+    int64_t top_op_gpu_self_ns;
+    const char* top_module;  // by GPU total
+    int64_t top_module_gpu_total_ns;
+    int64_t outside_ns;
+  };
+  const Expected expected[] = {
+      {"TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "aten::mul", 6752901, "Qwen2Model",
+       31905473, 0},
+      {"TraceLens/b200/eager_trace.json.gz", "vllm::moe_forward", 6078426, "GptOssForCausalLM",
+       11575199, 5088},
+  };
+  for (const Expected& e : expected) {
+    TraceOptions options;
+    options.views.ops = true;
+    model::KernelClassifier classifier;
+    std::string failed;
+    std::ostringstream err;
+    auto set = ImportTraces({testing::SharedTrace(e.file)}, options, classifier, &failed, err);
+    ASSERT_TRUE(set.ok()) << set.status().message();
+    const model::OpsView& o = set->traces.at(0).views.processes.at(0).ops;
+    ASSERT_FALSE(o.ops.empty()) << e.file;
+    EXPECT_EQ(o.ops[0].name, e.top_op) << e.file;
+    // The reference rounds microseconds through doubles: a few ns apart at most per kernel.
+    EXPECT_NEAR(o.ops[0].gpu_self_ns, e.top_op_gpu_self_ns, 2000) << e.file;
+    ASSERT_FALSE(o.modules.empty()) << e.file;
+    EXPECT_EQ(o.modules[0].name, e.top_module) << e.file;
+    EXPECT_NEAR(o.modules[0].gpu_total_ns, e.top_module_gpu_total_ns, 10000) << e.file;
+    EXPECT_NEAR(o.outside_gpu_ns, e.outside_ns, 100) << e.file;
+    // GPU self time partitions what was launched inside operators: rows, tail and outside add up
+    // to every projected GPU op.
+    int64_t self = o.op_tail.gpu_self_ns + o.outside_gpu_ns;
+    uint64_t ops = o.op_tail.gpu_ops + o.outside_gpu_ops;
+    for (const model::OpRow& r : o.ops) {
+      self += r.gpu_self_ns;
+      ops += r.gpu_ops;
+      EXPECT_LE(r.gpu_self_ns, r.gpu_total_ns) << r.name;
+      EXPECT_LE(r.cpu_self_ns, r.cpu_total_ns) << r.name;
+      EXPECT_GE(r.cpu_self_ns, 0) << r.name;
+    }
+    const model::ProfileWindow& w = set->traces.at(0).window;
+    uint64_t gpu_ops = 0;
+    for (const auto& p : w.processes)
+      for (const auto& d : p.devices) {
+        gpu_ops += d.kernel_count + d.memset.count;
+        for (const model::TransferStats& t : d.memcpy) gpu_ops += t.count;
+      }
+    EXPECT_EQ(ops + set->traces.at(0).views.processes.at(0).unprojected_ops, gpu_ops) << e.file;
+    EXPECT_GT(self, 0);
   }
 }
 

@@ -282,8 +282,10 @@ ViewTable Steps(const Analysis& a, bool text) {
   return t;
 }
 
-ViewTable Ranges(const Analysis& a) {
-  ViewTable t = NewTable("ranges", "NVTX / annotation ranges (like nsys nvtx_sum)");
+// The host range table (`gpu` false) or the GPU annotation table (Kineto gpu_user_annotation).
+ViewTable Ranges(const Analysis& a, bool gpu = false) {
+  ViewTable t = gpu ? NewTable("gpu_ranges", "GPU annotations (Kineto gpu_user_annotation)")
+                    : NewTable("ranges", "NVTX / annotation ranges (like nsys nvtx_sum)");
   AddColumn(&t, "rank", "rank", true);
   AddColumn(&t, "range", "name", false, true);
   AddColumn(&t, "time %", "time_pct", true);
@@ -297,10 +299,13 @@ ViewTable Ranges(const Analysis& a) {
   AddColumn(&t, "gpu ops", "gpu_ops", true);
   AddColumn(&t, "gpu time", "gpu_time_ns", true);
   ForEachProcess(a, [&](size_t input, const model::ProcessViews& p) {
-    if (p.ranges.empty()) return;
+    const std::vector<model::RangeRow>& list = gpu ? p.gpu_ranges : p.ranges;
+    const model::RangeRow& other = gpu ? p.gpu_range_tail : p.range_tail;
+    const uint64_t other_names = gpu ? p.gpu_range_tail_names : p.range_tail_names;
+    if (list.empty()) return;
     const std::string rank = RankOf(a, input, p.pid, nullptr);
-    int64_t all = p.range_tail.duration.total_ns;
-    for (const model::RangeRow& r : p.ranges) all += r.duration.total_ns;
+    int64_t all = other.duration.total_ns;
+    for (const model::RangeRow& r : list) all += r.duration.total_ns;
     auto add = [&](ViewCell name, const model::RangeRow& r, bool tail) {
       std::vector<ViewCell> row = {
           Text(rank), std::move(name),
@@ -316,16 +321,83 @@ ViewTable Ranges(const Analysis& a) {
       row.push_back(Ns(r.gpu.time_ns));
       t.rows.push_back(std::move(row));
     };
-    for (const model::RangeRow& r : p.ranges) add(Text(r.name), r, false);
-    if (p.range_tail_names > 0)
-      add(Text(fmt::format("other ({} names)", p.range_tail_names)), p.range_tail, true);
+    for (const model::RangeRow& r : list) add(Text(r.name), r, false);
+    if (other_names > 0) add(Text(fmt::format("other ({} names)", other_names)), other, true);
   });
+  if (gpu) {
+    t.empty_note = "no gpu_user_annotation events in the inputs (Kineto traces write them)";
+    t.notes = {"the GPU-side span Kineto gives each user annotation on a stream (time % of all",
+               "annotations' time); gpu: the kernels, copies and memsets that started inside it on",
+               "its stream, each counted once per name. The JSON and CSV add mean and min."};
+    return t;
+  }
   t.empty_note = "no NVTX / user_annotation ranges in the inputs";
   t.notes = {
       "host time of each range name (time % of all ranges' time; nested ranges both count;",
       "PyTorch's \", seq = \", \", op_id = \", \", sizes = \" suffixes are dropped from names);",
       "gpu: the kernels, copies and memsets launched inside its instances on their thread",
       "(by correlation), each counted once per name. The JSON and CSV add mean and min."};
+  return t;
+}
+
+// The operator table (`modules` false) or the module table of the ops view.
+ViewTable Ops(const Analysis& a, bool modules) {
+  ViewTable t = modules
+                    ? NewTable("modules", "GPU time by module (nn.Module, with_modules)")
+                    : NewTable("ops", "GPU time by operator (like torch.profiler key_averages)");
+  AddColumn(&t, "rank", "rank", true);
+  AddColumn(&t, modules ? "module" : "operator", "name", false, true);
+  AddColumn(&t, "count", "count", true);
+  AddColumn(&t, "top level", "top_level", true, !kFlexible, kCsvOnly);
+  AddColumn(&t, "cpu total", "cpu_total_ns", true);
+  AddColumn(&t, "cpu self", "cpu_self_ns", true);
+  AddColumn(&t, "gpu self", "gpu_self_ns", true);
+  AddColumn(&t, "gpu self %", "gpu_self_pct", true);
+  AddColumn(&t, "gpu total", "gpu_total_ns", true);
+  AddColumn(&t, "launched", "gpu_ops", true);
+  AddColumn(&t, "kernels", "kernels", true, !kFlexible, kCsvOnly);
+  std::vector<std::string> outside;
+  ForEachProcess(a, [&](size_t input, const model::ProcessViews& p) {
+    const model::OpsView& v = p.ops;
+    const std::vector<model::OpRow>& list = modules ? v.modules : v.ops;
+    const model::OpRow& other = modules ? v.module_tail : v.op_tail;
+    const uint64_t other_names = modules ? v.module_tail_names : v.op_tail_names;
+    if (list.empty()) return;
+    const std::string rank = RankOf(a, input, p.pid, nullptr);
+    // GPU self time sums to all the GPU time launched inside the hierarchy.
+    int64_t all = other.gpu_self_ns;
+    for (const model::OpRow& r : list) all += r.gpu_self_ns;
+    auto add = [&](ViewCell name, const model::OpRow& r) {
+      t.rows.push_back(
+          {Text(rank), std::move(name), Count(r.count), Count(r.top_level), Ns(r.cpu_total_ns),
+           Ns(r.cpu_self_ns), Ns(r.gpu_self_ns),
+           PctCell(analyze::Pct(static_cast<double>(r.gpu_self_ns), static_cast<double>(all))),
+           Ns(r.gpu_total_ns), Count(r.gpu_ops), Count(r.kernels)});
+    };
+    for (const model::OpRow& r : list) add(Text(r.name), r);
+    if (other_names > 0) add(Text(fmt::format("other ({} names)", other_names)), other);
+    if (!modules && v.outside_gpu_ops > 0)
+      outside.push_back(fmt::format("rank {}: {} GPU ops ({}) launched outside every operator",
+                                    rank, FormatCount(v.outside_gpu_ops),
+                                    FormatDuration(v.outside_gpu_ns)));
+  });
+  if (modules) {
+    t.empty_note =
+        "no modules in the inputs (torch.profiler with_stack=True or with_modules=True names them "
+        "\"nn.Module: X\")";
+    t.notes = {"modules grouped by class (\"nn.Module: Linear_0\" -> Linear); gpu self: launched",
+               "with no module nested deeper; gpu total: launched anywhere inside (modules nest,",
+               "so totals overlap)."};
+    return t;
+  }
+  t.empty_note = "no CPU operators in the inputs (Kineto cpu_op events; Nsight exports have none)";
+  t.notes = {
+      "gpu self: the kernels, copies and memsets an operator launched itself (the innermost",
+      "operator open on the launching thread, joined by correlation id; gpu self % of all",
+      "launched inside operators); gpu total: launched inside it or any operator nested in it;",
+      "cpu self: its host time minus the operators directly inside it. The JSON and CSV add",
+      "top-level instances and the kernel count."};
+  t.notes.insert(t.notes.end(), outside.begin(), outside.end());
   return t;
 }
 
@@ -466,6 +538,24 @@ void WriteProjected(JsonWriter& w, const model::ProjectedGpu& g, bool categories
   w.EndObject();
 }
 
+// One ops-view row; a tail row (`named` false) carries the count of names it sums instead.
+void WriteOpRow(JsonWriter& w, const model::OpRow& r, bool named, uint64_t distinct_names = 0) {
+  w.BeginObject();
+  if (named)
+    w.Key("name").String(r.name);
+  else
+    w.Key("distinct_names").UInt(distinct_names);
+  w.Key("count").UInt(r.count);
+  w.Key("top_level").UInt(r.top_level);
+  w.Key("cpu_total_ns").Int(r.cpu_total_ns);
+  w.Key("cpu_self_ns").Int(r.cpu_self_ns);
+  w.Key("gpu_ops").UInt(r.gpu_ops);
+  w.Key("kernels").UInt(r.kernels);
+  w.Key("gpu_self_ns").Int(r.gpu_self_ns);
+  w.Key("gpu_total_ns").Int(r.gpu_total_ns);
+  w.EndObject();
+}
+
 void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::ProcessViews& p,
                   const model::ViewSelection& sel) {
   w.BeginObject();
@@ -600,9 +690,51 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
     w.Key("gpu");
     WriteProjected(w, p.range_tail.gpu, false);
     w.EndObject();
+    w.Key("gpu_annotations").BeginObject();
+    w.Key("instances").UInt(p.gpu_annotations);
+    w.Key("list").BeginArray();
+    for (const model::RangeRow& r : p.gpu_ranges) {
+      w.BeginObject();
+      w.Key("name").String(r.name);
+      w.Key("duration");
+      WriteDuration(w, r.duration);
+      w.Key("gpu");
+      WriteProjected(w, r.gpu, false);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("other").BeginObject();
+    w.Key("distinct_names").UInt(p.gpu_range_tail_names);
+    w.Key("count").UInt(p.gpu_range_tail.duration.count);
+    w.Key("total_ns").Int(p.gpu_range_tail.duration.total_ns);
+    w.Key("gpu");
+    WriteProjected(w, p.gpu_range_tail.gpu, false);
+    w.EndObject();
+    w.EndObject();
     w.EndObject();
   }
-  if (sel.steps || sel.ranges) w.Key("unprojected_gpu_ops").UInt(p.unprojected_ops);
+  if (sel.ops) {
+    const model::OpsView& v = p.ops;
+    w.Key("ops").BeginObject();
+    w.Key("operator_instances").UInt(v.op_instances);
+    w.Key("operators").BeginArray();
+    for (const model::OpRow& r : v.ops) WriteOpRow(w, r, true);
+    w.EndArray();
+    w.Key("operators_other");
+    WriteOpRow(w, v.op_tail, false, v.op_tail_names);
+    w.Key("module_instances").UInt(v.module_instances);
+    w.Key("modules").BeginArray();
+    for (const model::OpRow& r : v.modules) WriteOpRow(w, r, true);
+    w.EndArray();
+    w.Key("modules_other");
+    WriteOpRow(w, v.module_tail, false, v.module_tail_names);
+    w.Key("outside_operators").BeginObject();
+    w.Key("gpu_ops").UInt(v.outside_gpu_ops);
+    w.Key("gpu_time_ns").Int(v.outside_gpu_ns);
+    w.EndObject();
+    w.EndObject();
+  }
+  if (sel.steps || sel.ranges || sel.ops) w.Key("unprojected_gpu_ops").UInt(p.unprojected_ops);
   w.EndObject();
 }
 
@@ -610,8 +742,9 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
 
 const std::vector<std::string>& TableNames() {
   static const std::vector<std::string> kNames = {
-      "temporal",     "categories",     "kernels", "idle_causes", "phases",
-      "kernel_stats", "launch_configs", "streams", "steps",       "ranges"};
+      "temporal",       "categories", "kernels", "idle_causes", "phases",     "kernel_stats",
+      "launch_configs", "streams",    "steps",   "ranges",      "gpu_ranges", "ops",
+      "modules"};
   return kNames;
 }
 
@@ -636,6 +769,12 @@ bool BuildTable(const Analysis& a, const std::string& key, ViewTable* table) {
     *table = Steps(a, /*text=*/false);
   } else if (key == "ranges") {
     *table = Ranges(a);
+  } else if (key == "gpu_ranges") {
+    *table = Ranges(a, /*gpu=*/true);
+  } else if (key == "ops") {
+    *table = Ops(a, /*modules=*/false);
+  } else if (key == "modules") {
+    *table = Ops(a, /*modules=*/true);
   } else {
     return false;
   }
@@ -650,7 +789,16 @@ std::vector<ViewTable> BuildViewTables(const Analysis& a) {
   }
   if (Selected(a, &model::ViewSelection::streams)) tables.push_back(Streams(a));
   if (Selected(a, &model::ViewSelection::steps)) tables.push_back(Steps(a, /*text=*/true));
-  if (Selected(a, &model::ViewSelection::ranges)) tables.push_back(Ranges(a));
+  if (Selected(a, &model::ViewSelection::ranges)) {
+    tables.push_back(Ranges(a));
+    ViewTable gpu = Ranges(a, /*gpu=*/true);
+    if (!gpu.rows.empty()) tables.push_back(std::move(gpu));  // Kineto only: no empty section
+  }
+  if (Selected(a, &model::ViewSelection::ops)) {
+    tables.push_back(Ops(a, /*modules=*/false));
+    ViewTable modules = Ops(a, /*modules=*/true);
+    if (!modules.rows.empty()) tables.push_back(std::move(modules));
+  }
   return tables;
 }
 
@@ -661,7 +809,8 @@ void WriteViewsJson(JsonWriter& w, const Analysis& a) {
       {&model::ViewSelection::kernels, "kernels"},
       {&model::ViewSelection::streams, "streams"},
       {&model::ViewSelection::steps, "steps"},
-      {&model::ViewSelection::ranges, "ranges"}};
+      {&model::ViewSelection::ranges, "ranges"},
+      {&model::ViewSelection::ops, "ops"}};
   for (const auto& [which, name] : kViews)
     if (Selected(a, which)) w.String(name);
   w.EndArray();

@@ -17,7 +17,7 @@ using analyze::testing::MakeWindow;
 // A trace of pid 42 (rank 0) with every view filled by hand.
 model::TraceViews SomeViews() {
   model::TraceViews v;
-  v.selection = {true, true, true, true};
+  v.selection = {true, true, true, true, true};
   model::ProcessViews& p = v.processes.emplace_back();
   p.pid = 42;
   model::DeviceViews& d = p.devices.emplace_back();

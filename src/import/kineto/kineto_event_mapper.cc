@@ -173,8 +173,12 @@ model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable) {
 }
 
 KinetoEventMapper::KinetoEventMapper(model::NameTable* names, model::EventSink* sink,
-                                     ImportStats* stats)
-    : names_(names), sink_(sink), stats_(stats) {}
+                                     ImportStats* stats, bool host_ops, bool gpu_annotations)
+    : names_(names),
+      sink_(sink),
+      stats_(stats),
+      host_ops_(host_ops),
+      gpu_annotations_(gpu_annotations) {}
 
 KinetoEventMapper::Kind KinetoEventMapper::ClassifyCat(std::string_view cat) {
   switch (cat.size()) {
@@ -182,13 +186,13 @@ KinetoEventMapper::Kind KinetoEventMapper::ClassifyCat(std::string_view cat) {
       if (cat == "kernel" || cat == "Kernel") return Kind::kKernel;
       if (cat == "Memcpy") return Kind::kMemcpy;
       if (cat == "Memset") return Kind::kMemset;
-      if (cat == "cpu_op") return Kind::kHostSkip;
+      if (cat == "cpu_op") return Kind::kCpuOp;
       break;
     case 7:
       if (cat == "Runtime") return Kind::kApi;
       break;
     case 8:
-      if (cat == "Operator") return Kind::kHostSkip;
+      if (cat == "Operator") return Kind::kCpuOp;  // the 2021 format's cpu_op
       break;
     case 9:
       if (cat == "cuda_sync") return Kind::kSync;
@@ -205,10 +209,13 @@ KinetoEventMapper::Kind KinetoEventMapper::ClassifyCat(std::string_view cat) {
       break;
     case 15:
       if (cat == "user_annotation") return Kind::kNvtx;
-      if (cat == "python_function") return Kind::kHostSkip;
+      if (cat == "python_function") return Kind::kPython;
       break;
     case 17:
       if (cat == "cpu_instant_event") return Kind::kHostSkip;
+      break;
+    case 19:
+      if (cat == "gpu_user_annotation") return Kind::kGpuAnnotation;
       break;
     default:
       break;
@@ -255,7 +262,7 @@ bool KinetoEventMapper::ParseArgs(od::value args, Fields* f) {
   return true;
 }
 
-bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f) {
+bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, bool host_range) {
   od::document doc;
   const size_t capacity = static_cast<size_t>(buffer_end_ - begin);
   if (parser_.iterate(begin, size, capacity).get(doc)) return false;
@@ -291,14 +298,37 @@ bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f) {
           if (v.get_string().get(f->name)) return false;
           f->has_name = true;
         } else if (key == "args") {
-          if (!ParseArgs(v, f)) return false;
+          if (!host_range && !ParseArgs(v, f)) return false;
         }
         break;
       default:
         break;
     }
+    if (host_range && !f->ts.empty() && !f->dur.empty() && f->has_name && f->has_pid &&
+        f->has_tid && !f->ph.empty())
+      break;
   }
   return true;
+}
+
+KinetoEventMapper::Kind KinetoEventMapper::Demote(Kind kind, const char* begin, size_t size) const {
+  switch (kind) {
+    case Kind::kCpuOp:
+      return host_ops_ ? kind : Kind::kHostSkip;
+    case Kind::kPython: {
+      // Only modules matter (`with_modules` / `with_stack` name them "nn.Module: Linear_0"): a
+      // byte search of the raw event keeps the other python_function events (most of a
+      // `with_stack` trace) unparsed.
+      constexpr std::string_view kModule = "\"nn.Module: ";
+      if (!host_ops_ || std::string_view(begin, size).find(kModule) == std::string_view::npos)
+        return Kind::kHostSkip;
+      return kind;
+    }
+    case Kind::kGpuAnnotation:
+      return gpu_annotations_ ? kind : Kind::kSkip;
+    default:
+      return kind;
+  }
 }
 
 void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view cat,
@@ -306,7 +336,7 @@ void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view
   ++stats_->events_read;
   Kind kind = Kind::kSkip;
   if (cat_known) {
-    kind = ClassifyCat(cat);
+    kind = Demote(ClassifyCat(cat), begin, size);
     // Events the model does not carry are counted, not parsed (most of a trace's bytes).
     if (kind == Kind::kSkip || (kind == Kind::kHostSkip && pid_known_)) {
       ++stats_->events_skipped;
@@ -314,7 +344,7 @@ void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view
     }
   }
   Fields f;
-  if (!ParseFields(begin, size, &f)) {
+  if (!ParseFields(begin, size, &f, kind == Kind::kCpuOp || kind == Kind::kPython)) {
     Quality(DataQuality::kMalformedEvent);
     return;
   }
@@ -323,9 +353,10 @@ void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view
       ++stats_->events_skipped;
       return;
     }
-    kind = ClassifyCat(f.cat);
+    kind = Demote(ClassifyCat(f.cat), begin, size);
   }
-  const bool host_side = kind == Kind::kApi || kind == Kind::kNvtx || kind == Kind::kHostSkip;
+  const bool host_side = kind == Kind::kApi || kind == Kind::kNvtx || kind == Kind::kCpuOp ||
+                         kind == Kind::kPython || kind == Kind::kHostSkip;
   if (!pid_known_ && host_side && f.has_pid && f.pid >= 0) {
     DecidePid(ToU32(f.pid, 0));
   }
@@ -360,7 +391,9 @@ bool KinetoEventMapper::Times(const Fields& f, int64_t* start_ns, int64_t* end_n
 
 void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
   int64_t start_ns = 0, end_ns = 0;
-  const bool needs_name = kind == Kind::kKernel || kind == Kind::kApi || kind == Kind::kNvtx;
+  const bool needs_name = kind == Kind::kKernel || kind == Kind::kApi || kind == Kind::kNvtx ||
+                          kind == Kind::kCpuOp || kind == Kind::kPython ||
+                          kind == Kind::kGpuAnnotation;
   if (needs_name && !f.has_name) {
     Quality(DataQuality::kMalformedEvent);
     return;
@@ -445,6 +478,30 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
       e.end_ns = end_ns;
       e.tid = ToU32(f.has_tid ? f.tid : 0, 0);
       e.name = names_->Intern(f.name);
+      Emit(e);
+      break;
+    }
+    case Kind::kCpuOp:
+    case Kind::kPython: {
+      if (kind == Kind::kPython && !f.name.starts_with("nn.Module: ")) break;
+      model::ViewRangeEvent e;
+      e.start_ns = start_ns;
+      e.end_ns = end_ns;
+      e.tid = ToU32(f.has_tid ? f.tid : 0, 0);
+      e.name = names_->Intern(f.name);
+      e.kind = kind == Kind::kCpuOp ? model::ViewRangeKind::kCpuOp : model::ViewRangeKind::kModule;
+      Emit(e);
+      break;
+    }
+    case Kind::kGpuAnnotation: {
+      // On the GPU's row: "pid" is the device and "tid" the stream, as for kernels.
+      model::ViewRangeEvent e;
+      e.start_ns = start_ns;
+      e.end_ns = end_ns;
+      e.device = ToU32(f.device >= 0 ? f.device : (f.has_pid ? f.pid : 0), 0);
+      e.tid = ToU32(f.stream >= 0 ? f.stream : (f.has_tid ? f.tid : -1), model::kUnknownStream);
+      e.name = names_->Intern(f.name);
+      e.kind = model::ViewRangeKind::kGpuAnnotation;
       Emit(e);
       break;
     }
@@ -554,6 +611,7 @@ void KinetoEventMapper::Send(const T& event) {
   if constexpr (std::is_same_v<T, model::SyncEvent>) sink_->OnSync(event);
   if constexpr (std::is_same_v<T, model::ApiCallEvent>) sink_->OnApiCall(event);
   if constexpr (std::is_same_v<T, model::NvtxEvent>) sink_->OnNvtx(event);
+  if constexpr (std::is_same_v<T, model::ViewRangeEvent>) sink_->OnViewRange(event);
 }
 
 template <typename T>

@@ -34,7 +34,11 @@ model::MemcpyKind ClassifyMemcpyName(std::string_view name, bool* pageable);
 // Events seen before that pid is known wait in a small bounded queue.
 class KinetoEventMapper final : public ScanHandler {
  public:
-  KinetoEventMapper(model::NameTable* names, model::EventSink* sink, ImportStats* stats);
+  // Also deliver model::ViewRangeEvents, which are otherwise counted without being parsed:
+  // `host_ops` cpu_op and `nn.Module: ...` python_function events, `gpu_annotations`
+  // gpu_user_annotation events.
+  KinetoEventMapper(model::NameTable* names, model::EventSink* sink, ImportStats* stats,
+                    bool host_ops = false, bool gpu_annotations = false);
 
   // End of the readable buffer that holds the spans passed to OnEvent/OnTopLevelMember; simdjson
   // needs SIMDJSON_PADDING readable bytes after a document.
@@ -56,17 +60,33 @@ class KinetoEventMapper final : public ScanHandler {
     int64_t bytes = -1;
     int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   };
-  enum class Kind : uint8_t { kKernel, kMemcpy, kMemset, kApi, kSync, kNvtx, kHostSkip, kSkip };
+  enum class Kind : uint8_t {
+    kKernel,
+    kMemcpy,
+    kMemset,
+    kApi,
+    kSync,
+    kNvtx,
+    kCpuOp,          // a view range when asked for, else like kHostSkip
+    kPython,         // python_function: a module view range when asked for and so named
+    kGpuAnnotation,  // gpu_user_annotation: a view range when asked for, else like kSkip
+    kHostSkip,
+    kSkip
+  };
   struct DataQualityRecord {
     model::DataQuality counter;
   };
   using Pending =
       std::variant<model::KernelEvent, model::MemcpyEvent, model::MemsetEvent, model::SyncEvent,
-                   model::ApiCallEvent, model::NvtxEvent, DataQualityRecord>;
+                   model::ApiCallEvent, model::NvtxEvent, model::ViewRangeEvent, DataQualityRecord>;
   static constexpr size_t kMaxPending = 1 << 16;
 
   static Kind ClassifyCat(std::string_view cat);
-  bool ParseFields(const char* begin, size_t size, Fields* f);
+  // The kinds that are view ranges fall back to skipped ones when those are not asked for.
+  Kind Demote(Kind kind, const char* begin, size_t size) const;
+  // `host_range`: an operator or module, which needs no "args" (their input shapes are most of a
+  // cpu_op's bytes): they are skipped, and parsing stops once the fields it needs are read.
+  bool ParseFields(const char* begin, size_t size, Fields* f, bool host_range = false);
   bool ParseArgs(simdjson::ondemand::value args, Fields* f);
   void MapEvent(Kind kind, const Fields& f);
   bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
@@ -83,6 +103,7 @@ class KinetoEventMapper final : public ScanHandler {
   model::NameTable* names_;
   model::EventSink* sink_;
   ImportStats* stats_;
+  const bool host_ops_, gpu_annotations_;
   const char* buffer_end_ = nullptr;
   simdjson::ondemand::parser parser_;
 

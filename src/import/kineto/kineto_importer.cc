@@ -33,7 +33,7 @@ base::StatusOr<ImportStats> ImportFromSource(ByteSource* source, const std::stri
   uint64_t stream_offset = 0;  // offset of buffer[0] in the JSON stream
   bool at_end = false;
   kineto::TraceJsonScanner scanner;
-  kineto::KinetoEventMapper mapper(names, sink, &stats);
+  kineto::KinetoEventMapper mapper(names, sink, &stats, options.host_ops, options.gpu_annotations);
   while (true) {
     if (!at_end && size < capacity) {
       base::StatusOr<size_t> read = source->Read(buffer.data() + size, capacity - size);

@@ -27,6 +27,8 @@ base::StatusOr<ImportStats> ImportKinetoJson(std::string_view json, model::NameT
 struct KinetoImportOptions {
   size_t chunk_bytes = 1 << 20;          // bytes of JSON held at once (grows only for a huge event)
   size_t max_element_bytes = 256 << 20;  // a single event or top-level value larger than this fails
+  bool host_ops = false;                 // also deliver model::ViewRangeEvents (ImportOptions)
+  bool gpu_annotations = false;
 };
 
 base::StatusOr<ImportStats> ImportKinetoTrace(const std::string& path, model::NameTable* names,

@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: arbitrary bytes into the Kineto importer, with the default chunk size and with
-// a tiny one (chosen by the first byte) so that elements straddle chunk boundaries.
+// a tiny one (chosen by the first byte) so that elements straddle chunk boundaries; the second run
+// also asks for the views' ranges (cpu_op, modules, gpu_user_annotation).
 
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,9 @@ class NullSink final : public inferscope::model::EventSink {
   void OnSync(const inferscope::model::SyncEvent&) override {}
   void OnApiCall(const inferscope::model::ApiCallEvent&) override {}
   void OnNvtx(const inferscope::model::NvtxEvent&) override {}
+  void OnViewRange(const inferscope::model::ViewRangeEvent& e) override {
+    sum += e.end_ns - e.start_ns;
+  }
   void OnDataQuality(uint32_t, inferscope::model::DataQuality, uint64_t) override {}
   int64_t sum = 0;
 };
@@ -37,6 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     inferscope::import::KinetoImportOptions options;
     options.chunk_bytes = 16 + data[0] % 64;
     options.max_element_bytes = 4096;
+    options.host_ops = true;
+    options.gpu_annotations = true;
     inferscope::model::NameTable names;
     NullSink sink;
     (void)inferscope::import::ImportKinetoJson(json, &names, &sink, options);

@@ -405,6 +405,69 @@ TEST(KinetoImporterTest, FilesPlainGzipAndErrors) {
   for (const std::string& p : {plain, gz, cut, bad, two}) std::remove(p.c_str());
 }
 
+// Issue 20: the ops view's operators and modules and the ranges view's GPU annotations, delivered
+// only when asked for.
+TEST(KinetoImporterTest, ViewRangesOnlyWhenAsked) {
+  constexpr char kTrace[] = R"js({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 7, "tid": 8, "ts": 10, "dur": 5,
+     "args": {"External id": 3, "Input Dims": [[16, 1024], [1024, 1024]], "Input type": ["float"]}},
+    {"ph": "X", "cat": "Operator", "name": "aten::mm", "pid": 7, "tid": 8, "ts": 11, "dur": 2},
+    {"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_0", "pid": 7, "tid": 8,
+     "ts": 9, "dur": 7, "args": {"Python id": 4}},
+    {"ph": "X", "cat": "python_function", "name": "torch/nn/modules/linear.py(124): forward",
+     "pid": 7, "tid": 8, "ts": 9.5, "dur": 6},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "## forward ##", "pid": 0, "tid": 7,
+     "ts": 20, "dur": 3, "args": {"External id": 1}},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "## backward ##", "pid": 0, "tid": 9,
+     "ts": 24, "dur": 1, "args": {"device": 1, "stream": 11}},
+    {"ph": "X", "cat": "cpu_op", "pid": 7, "tid": 8, "ts": 30, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "args": {"Input Dims": [[2]]}, "name": "aten::late", "pid": 7,
+     "tid": 8, "ts": 40, "dur": 2},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::esc\"aped", "pid": 7, "tid": 8, "ts": 50,
+     "dur": 2, "args": {"Input Dims": [[2]]}}
+  ]})js";
+  auto plain = Import(kTrace);
+  ASSERT_TRUE(plain->stats.ok());
+  EXPECT_TRUE(plain->sink.view_ranges.empty());
+  EXPECT_EQ(plain->stats->events_skipped, 9u);  // nothing parsed, nothing malformed
+  EXPECT_TRUE(plain->sink.quality.empty());
+
+  Imported r;
+  KinetoImportOptions options;
+  options.host_ops = true;
+  options.gpu_annotations = true;
+  r.stats = ImportKinetoJson(kTrace, &r.names, &r.sink, options);
+  ASSERT_TRUE(r.stats.ok());
+  const std::vector<model::ViewRangeEvent>& v = r.sink.view_ranges;
+  ASSERT_EQ(v.size(), 7u);  // not the python_function that is no module
+  EXPECT_EQ(r.names.Get(v[0].name), "aten::linear");
+  EXPECT_EQ(v[0].kind, model::ViewRangeKind::kCpuOp);
+  EXPECT_EQ(v[0].pid, 7u);
+  EXPECT_EQ(v[0].tid, 8u);
+  EXPECT_EQ(v[0].start_ns, 10000);
+  EXPECT_EQ(v[0].end_ns, 15000);
+  EXPECT_EQ(r.names.Get(v[1].name), "aten::mm");  // the 2021 format's category
+  EXPECT_EQ(v[1].kind, model::ViewRangeKind::kCpuOp);
+  EXPECT_EQ(r.names.Get(v[2].name), "nn.Module: Linear_0");
+  EXPECT_EQ(v[2].kind, model::ViewRangeKind::kModule);
+  EXPECT_EQ(v[2].tid, 8u);
+  EXPECT_EQ(v[3].kind, model::ViewRangeKind::kGpuAnnotation);
+  EXPECT_EQ(r.names.Get(v[3].name), "## forward ##");
+  EXPECT_EQ(v[3].pid, 7u);  // the host process, as for kernels
+  EXPECT_EQ(v[3].device, 0u);
+  EXPECT_EQ(v[3].tid, 7u);     // the stream
+  EXPECT_EQ(v[4].device, 1u);  // args win over the row, as for kernels
+  EXPECT_EQ(v[4].tid, 11u);
+  // Fields after "args", an escaped name: parsed whole, not cut before "args".
+  EXPECT_EQ(r.names.Get(v[5].name), "aten::late");
+  EXPECT_EQ(v[5].start_ns, 40000);
+  EXPECT_EQ(v[5].end_ns, 42000);
+  EXPECT_EQ(r.names.Get(v[6].name), "aten::esc\"aped");
+  EXPECT_EQ(v[6].end_ns, 52000);
+  EXPECT_EQ(r.stats->events_skipped, 1u);                       // the python frame
+  EXPECT_EQ(r.sink.quality[DataQuality::kMalformedEvent], 1u);  // the cpu_op without a name
+}
+
 // Real traces: kernel counts checked against a python3 json count of `cat == "kernel"` events.
 TEST(KinetoImporterTest, RealTracesKernelCounts) {
   INFERSCOPE_REQUIRE_SHARED_TRACES();
@@ -487,6 +550,40 @@ TEST(KinetoImporterTest, RealTracesDetails) {
   int ex_launches = 0;
   for (const auto& a : b200.api_calls) ex_launches += a.kind == ApiKind::kKernelLaunch;
   EXPECT_EQ(ex_launches, 367 + 220 + 1 + 180);
+}
+
+// The view ranges of real traces, counted with python3's json module: cpu_op events,
+// python_function events named "nn.Module: ...", and gpu_user_annotation events.
+TEST(KinetoImporterTest, RealTracesViewRanges) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  struct Expected {
+    const char* file;
+    size_t ops, modules, gpu_annotations;
+  };
+  const Expected expected[] = {
+      {"TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 4186, 316, 1},
+      {"TraceLens/b200/eager_trace.json.gz", 4809, 436, 3},
+      {"HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz", 14346, 0, 30},
+      {"HolisticTraceAnalysis/trace_filter/sampled_rank-0.json.gz", 2329, 0, 0},
+  };
+  for (const Expected& e : expected) {
+    model::NameTable names;
+    RecordingSink sink;
+    KinetoImportOptions options;
+    options.host_ops = true;
+    options.gpu_annotations = true;
+    auto stats = ImportKinetoTrace(testing::SharedTrace(e.file), &names, &sink, options);
+    ASSERT_TRUE(stats.ok()) << stats.status().message();
+    std::map<model::ViewRangeKind, size_t> kinds;
+    for (const model::ViewRangeEvent& v : sink.view_ranges) {
+      ++kinds[v.kind];
+      ASSERT_EQ(v.pid, sink.processes.back().pid) << e.file;
+    }
+    EXPECT_EQ(kinds[model::ViewRangeKind::kCpuOp], e.ops) << e.file;
+    EXPECT_EQ(kinds[model::ViewRangeKind::kModule], e.modules) << e.file;
+    EXPECT_EQ(kinds[model::ViewRangeKind::kGpuAnnotation], e.gpu_annotations) << e.file;
+    EXPECT_TRUE(sink.quality.empty()) << e.file;
+  }
 }
 
 }  // namespace
