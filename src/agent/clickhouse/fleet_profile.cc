@@ -155,12 +155,13 @@ std::string FleetProfileSql(const std::string& database, const FleetProfileQuery
           {"sum(gap_other_count)", false},
           {"sum(gap_other_ns)", false},
           {"max(gap_other_max_ns)", true}};
-      std::string inner = "SELECT " + SliceSql(q) + " AS slice, " + kDeviceKey +
-                          ", any(world_size) AS c_world, any(gpu_model) AS c_gpu, "
-                          "count() AS c_rows, min(window_start_ns) AS c_start, "
-                          "max(window_end_ns) AS c_end, minIf(first_start_ns, last_end_ns > 0) "
-                          "AS c_first, max(last_end_ns) AS c_last, countIf(last_end_ns = 0) AS "
-                          "c_nobounds, sum(span_ns) AS c_span";
+      std::string inner =
+          "SELECT " + SliceSql(q) + " AS slice, " + kDeviceKey +
+          ", any(world_size) AS c_world, any(gpu_model) AS c_gpu, "
+          "count() AS c_rows, min(window_start_ns) AS c_start, "
+          "max(window_end_ns) AS c_end, minIf(first_start_ns, last_end_ns > 0) "
+          "AS c_first, max(last_end_ns) AS c_last, countIf(last_end_ns = 0 AND span_ns > 0) "
+          "AS c_nobounds, sum(span_ns) AS c_span";
       for (size_t i = 0; i < std::size(kFigures); ++i)
         inner += std::string(", ") + kFigures[i].first + " AS c_" + std::to_string(i);
       inner += From(database, kWindowsTable, q) + " GROUP BY slice, " + kDeviceKey;
@@ -271,8 +272,9 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
     if (!ok) return BadNumber(client);
     out.rows += count;
     // The range's span runs from the first to the last activity (gaps between windows are idle),
-    // as MergeWindow makes it; rows without the bounds (agents before schema 2) only have their
-    // own spans, which are then summed.
+    // as MergeWindow makes it; rows without the bounds (agents before schema 3: no bounds but a
+    // span; a window without GPU activity has neither and is no such row) only have their own
+    // spans, which are then summed.
     if (without_bounds == 0 && last > 0) {
       d.first_start_ns = first;
       d.last_end_ns = last;

@@ -390,6 +390,36 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
   ExpectSameFigures(Figures(ew), Figures(lw));
 }
 
+// A window without GPU activity (a process idle for a window: no kernels, so no first/last
+// activity and no span) is not a row of an older agent: the range still runs from the first
+// activity to the last, as the local merge makes it (the live fleet test met it at a replay's
+// first window).
+TEST_F(FleetProfileServerTest, AWindowWithoutActivityKeepsTheRangeBounds) {
+  std::vector<model::ProfileWindow> ws;
+  for (int i = 0; i < 3; ++i) ws.push_back(MakeWindow(i, 31, 0, "node-c", 1));
+  for (model::DeviceProfile& d : ws[0].processes[0].devices) {
+    model::DeviceProfile idle;
+    idle.device = d.device;
+    idle.device_name = d.device_name;
+    d = idle;
+  }
+  Ship("node-c", "r3", 31, ws);
+  auto fleet = QueryFleetProfile(*client_, Selection());
+  ASSERT_TRUE(fleet.ok()) << fleet.status().message();
+  EXPECT_EQ(fleet->rows_without_bounds, 0u);
+  ASSERT_EQ(fleet->slices.at(0).size(), 1u);
+  const model::ProfileWindow merged = LocalMerge(ws);
+  const auto& devices = fleet->slices[0][0].processes.at(0).devices;
+  ASSERT_EQ(devices.size(), 2u);
+  for (size_t d = 0; d < 2; ++d) {
+    const model::DeviceProfile& local = merged.processes.at(0).devices.at(d);
+    EXPECT_EQ(devices[d].first_start_ns, local.first_start_ns) << d;
+    EXPECT_EQ(devices[d].last_end_ns, local.last_end_ns) << d;
+    EXPECT_EQ(devices[d].span_ns(), local.span_ns()) << d;
+    EXPECT_GT(devices[d].span_ns(), kWindowNs) << d;  // across windows 1 and 2 and the gap
+  }
+}
+
 TEST_F(FleetProfileServerTest, RowsOfOlderAgentsFallBackToSummedSpans) {
   // An agent before schema 2 writes no first/last activity (the columns read 0).
   ASSERT_TRUE(client_
