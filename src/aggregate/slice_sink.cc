@@ -4,6 +4,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "src/base/human_format.h"
+
 namespace inferscope::aggregate {
 
 void SliceSink::Finish() {
@@ -25,6 +27,18 @@ void SliceSink::Finish() {
   }
   held_.clear();
   held_.shrink_to_fit();
+}
+
+std::string DescribeSlice(const TimeSlice& slice) {
+  if (!slice.active()) return "";
+  auto bound = [&](int64_t ns, bool open, const char* open_word) -> std::string {
+    if (open) return open_word;
+    return slice.relative ? base::FormatDuration(ns) : "@" + std::to_string(ns);
+  };
+  return "[" + bound(slice.from_ns, slice.from_ns == TimeSlice::kOpen, "start") + ", " +
+         bound(slice.to_ns, slice.to_ns == TimeSlice::kOpenEnd, "end") + ")" +
+         (slice.relative ? " of each file (from its first event)" : " on the trace clock") +
+         ": operations that start in it";
 }
 
 }  // namespace inferscope::aggregate

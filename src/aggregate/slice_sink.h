@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "src/model/event_buffer.h"
 #include "src/model/events.h"
@@ -21,6 +22,10 @@ struct TimeSlice {
 
   bool active() const { return from_ns != kOpen || to_ns != kOpenEnd; }
 };
+
+// The slice as a report header says it: "[2s, 3.5s) of each file (from its first event)",
+// "[@1718000000000000000, end) on the trace clock"; "" when the slice is not active.
+std::string DescribeSlice(const TimeSlice& slice);
 
 // An EventSink in front of another that passes on only the events starting inside a TimeSlice
 // (processes, devices and data-quality counts always pass; timestamps are not clipped, so an

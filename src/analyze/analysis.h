@@ -25,6 +25,9 @@ struct AnalysisOptions {
   // Shortened kernel names for people (KernelRow::display_name). Off where only the verdict is
   // read (/metrics' verdict gauge): shortening every name was a fifth of the agent's event loop.
   bool display_names = true;
+  // `analyze --from/--to` as the report header says it (aggregate::DescribeSlice); "" for the
+  // whole trace (echoed in reports).
+  std::string slice;
 };
 
 // One analyzed input file and the window its events were folded into.

@@ -363,6 +363,19 @@ TEST_F(CliTest, TimeSlice) {
   EXPECT_EQ(kernels("--from 100us --to 200us"), 1);
   EXPECT_EQ(kernels("--from @1200000"), 1);
   EXPECT_EQ(kernels("--from @1000000 --to @1120001"), 2);
+  // The report says which slice it covers: the text header and the JSON options.
+  Result sliced = Run("analyze --from 100us --to 200us " + t);
+  EXPECT_NE(sliced.out.find("slice: [100 us, 200 us) of each file (from its first event): operations "
+                            "that start in it\n"),
+            std::string::npos)
+      << sliced.out;
+  sliced = Run("analyze --format json --from @1200000 " + t);
+  EXPECT_NE(sliced.out.find("\"slice\": \"[@1200000, end) on the trace clock: operations that "
+                            "start in it\""),
+            std::string::npos)
+      << sliced.out;
+  sliced = Run("analyze " + t);
+  EXPECT_EQ(sliced.out.find("slice: "), std::string::npos) << sliced.out;
   // An empty slice is no GPU activity (exit 3); bad bounds are usage errors.
   EXPECT_EQ(Run("analyze --from 1s " + t).exit_code, 3);
   for (const std::string args :

@@ -399,6 +399,7 @@ analyze::Analysis AnalyzeTraces(const TraceSet& traces, const TraceOptions& opti
   analysis_options.bin_ns = traces.bin_ns;
   analysis_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
   analysis_options.rules_path = options.rules_path;
+  analysis_options.slice = aggregate::DescribeSlice(options.slice);
   std::vector<analyze::AnalysisInput> inputs;
   inputs.reserve(traces.traces.size());
   for (const ImportedTrace& w : traces.traces)

@@ -666,6 +666,7 @@ Document BuildDocument(const Analysis& a, int width) {
       "options: top {}, bin {}, kernel-wait threshold {}{}", a.options.top,
       FormatDuration(a.options.bin_ns), FormatDuration(a.options.kernel_wait_threshold_ns),
       a.options.rules_path.empty() ? "" : ", rules " + a.options.rules_path));
+  if (!a.options.slice.empty()) doc.header_lines.push_back("slice: " + a.options.slice);
   doc.sections.push_back(DiagnosisSection(a));
   if (a.ranks.empty()) {
     Section s{"No GPU activity", {Paragraph({"the input holds no kernels, copies or memsets"})}};

@@ -382,6 +382,7 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   w.Key("bin_ns").Int(a.options.bin_ns);
   w.Key("kernel_wait_threshold_ns").Int(a.options.kernel_wait_threshold_ns);
   w.Key("rules_path").String(a.options.rules_path);
+  w.Key("slice").String(a.options.slice);
   w.EndObject();
 
   w.Key("diagnosis");

@@ -670,46 +670,33 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
     w.EndObject();
   }
   if (sel.ranges) {
+    // The host ranges and the GPU annotations: the same table of ranges, each in its object.
+    auto write_ranges = [&w](uint64_t instances, const std::vector<model::RangeRow>& rows,
+                             uint64_t tail_names, const model::RangeRow& tail) {
+      w.Key("instances").UInt(instances);
+      w.Key("list").BeginArray();
+      for (const model::RangeRow& r : rows) {
+        w.BeginObject();
+        w.Key("name").String(r.name);
+        w.Key("duration");
+        WriteDuration(w, r.duration);
+        w.Key("gpu");
+        WriteProjected(w, r.gpu, false);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.Key("other").BeginObject();
+      w.Key("distinct_names").UInt(tail_names);
+      w.Key("count").UInt(tail.duration.count);
+      w.Key("total_ns").Int(tail.duration.total_ns);
+      w.Key("gpu");
+      WriteProjected(w, tail.gpu, false);
+      w.EndObject();
+    };
     w.Key("ranges").BeginObject();
-    w.Key("instances").UInt(p.nvtx_ranges);
-    w.Key("list").BeginArray();
-    for (const model::RangeRow& r : p.ranges) {
-      w.BeginObject();
-      w.Key("name").String(r.name);
-      w.Key("duration");
-      WriteDuration(w, r.duration);
-      w.Key("gpu");
-      WriteProjected(w, r.gpu, false);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.Key("other").BeginObject();
-    w.Key("distinct_names").UInt(p.range_tail_names);
-    w.Key("count").UInt(p.range_tail.duration.count);
-    w.Key("total_ns").Int(p.range_tail.duration.total_ns);
-    w.Key("gpu");
-    WriteProjected(w, p.range_tail.gpu, false);
-    w.EndObject();
+    write_ranges(p.nvtx_ranges, p.ranges, p.range_tail_names, p.range_tail);
     w.Key("gpu_annotations").BeginObject();
-    w.Key("instances").UInt(p.gpu_annotations);
-    w.Key("list").BeginArray();
-    for (const model::RangeRow& r : p.gpu_ranges) {
-      w.BeginObject();
-      w.Key("name").String(r.name);
-      w.Key("duration");
-      WriteDuration(w, r.duration);
-      w.Key("gpu");
-      WriteProjected(w, r.gpu, false);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.Key("other").BeginObject();
-    w.Key("distinct_names").UInt(p.gpu_range_tail_names);
-    w.Key("count").UInt(p.gpu_range_tail.duration.count);
-    w.Key("total_ns").Int(p.gpu_range_tail.duration.total_ns);
-    w.Key("gpu");
-    WriteProjected(w, p.gpu_range_tail.gpu, false);
-    w.EndObject();
+    write_ranges(p.gpu_annotations, p.gpu_ranges, p.gpu_range_tail_names, p.gpu_range_tail);
     w.EndObject();
     w.EndObject();
   }

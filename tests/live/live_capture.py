@@ -271,16 +271,19 @@ def pool_exhausted(c, protoc):
     out = os.path.join(c.work, "pool.pftrace")
     r = c.capture("--duration", "2s", "-o", out)
     assert r.returncode == 0, r.stderr
-    # Two 64 KiB buffers cannot hold a flush period of the replay: the processes say what the
-    # empty pool cost them, in the status and on the CLI's stderr.
+    # When the two 64 KiB buffers run out during the span, the processes say what the empty pool
+    # cost them, in the status and on the CLI's stderr. Whether they run out depends on how fast
+    # the drain returns them on this machine (they did in a third of the runs on an idle machine
+    # and not at all in others), so that is not asserted here: EventCaptureTest covers the refused
+    # buffers deterministically; this case checks that what happened is what is reported.
     status = c.api("/capture")
     refused = sum(p["buffers_refused"] for p in status["processes"])
-    assert refused > 0, status
     for p in status["processes"]:
         assert p["records_lost"] >= p["buffers_refused"], status
         if p["buffers_refused"]:
             assert any("the buffer pool was exhausted" in d for d in p["dropped"]), status
-    assert "the buffer pool was exhausted" in r.stderr, r.stderr
+    assert (refused > 0) == ("the buffer pool was exhausted" in r.stderr), (refused, r.stderr)
+    print("     pool_exhausted: %d buffer requests refused during the span" % refused)
     decode(protoc, out)
     c.app.wait(timeout=60)
     assert c.app.returncode == 0, c.app.stderr.read()

@@ -2,7 +2,9 @@
 #include "src/agent/clickhouse/clickhouse_client.h"
 
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "src/agent/clickhouse/schema.h"
 #include "src/base/time_point.h"
@@ -145,12 +147,25 @@ base::StatusOr<int> ClickHouseClient::DropPartitionsBefore(
   return dropped;
 }
 
+base::StatusOr<std::string> ClickHouseClient::ExecuteOnSchemaTable(const std::string& sql) const {
+  // The version table is a TinyLog (schema 1, kept for the agents that created it), which 18.16
+  // does not guard against concurrent access: two agents migrating at once can fail a read or an
+  // append ("File not found: .../sizes.json"). Both statements are idempotent (the version is a
+  // max), so a failure is retried a few times before it is an error.
+  base::StatusOr<std::string> r = Execute(sql);
+  for (int attempt = 1; !r.ok() && attempt <= 4; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 << attempt));
+    r = Execute(sql);
+  }
+  return r;
+}
+
 base::StatusOr<int> ClickHouseClient::EnsureSchema() const {
   const std::string& db = target_.database;
   RETURN_IF_ERROR(Execute("CREATE DATABASE IF NOT EXISTS " + db).status());
   RETURN_IF_ERROR(Execute(WithDatabase(Migrations().front().statements[1], db)).status());
   ASSIGN_OR_RETURN(std::string found,
-                   Execute("SELECT max(version) FROM " + db + "." + kSchemaTable));
+                   ExecuteOnSchemaTable("SELECT max(version) FROM " + db + "." + kSchemaTable));
   const int version = std::atoi(found.c_str());
   if (version > LatestSchemaVersion())
     return base::UnsupportedError(target_.ToUrl() + ": schema version " + std::to_string(version) +
@@ -166,9 +181,9 @@ base::StatusOr<int> ClickHouseClient::EnsureSchema() const {
                            s.message().find("Code: 44,") != std::string::npos;
       if (!s.ok() && !already) return s;
     }
-    RETURN_IF_ERROR(Execute("INSERT INTO " + db + "." + kSchemaTable + " VALUES (" +
-                            std::to_string(m.version) + ", " + std::to_string(base::UnixNowNs()) +
-                            ")")
+    RETURN_IF_ERROR(ExecuteOnSchemaTable("INSERT INTO " + db + "." + kSchemaTable + " VALUES (" +
+                                         std::to_string(m.version) + ", " +
+                                         std::to_string(base::UnixNowNs()) + ")")
                         .status());
   }
   return version;

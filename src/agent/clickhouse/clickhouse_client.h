@@ -46,6 +46,8 @@ class ClickHouseClient {
   const ClickHouseTarget& target() const { return target_; }
 
  private:
+  // Execute, retried a few times: for the version table, which concurrent agents can trip.
+  base::StatusOr<std::string> ExecuteOnSchemaTable(const std::string& sql) const;
   base::StatusOr<std::string> Post(const std::string& path_and_query, std::string_view body,
                                    size_t max_body_bytes) const;
 

@@ -133,24 +133,9 @@ int main(int argc, char** argv) {
   if (!ParseFlags(argc, argv, &f)) return 2;
   ch::testing::TestClickHouseServer server;
   ch::ClickHouseTarget target;
-  if (f.url.empty()) {
-    if (ch::testing::ClickHouseServerBinary().empty()) {
-      std::printf("fleet_benchmark: SKIP: no clickhouse-server (install it, or pass --url)\n");
-      return ch::testing::ClickHouseRequired() ? 1 : 0;
-    }
-    if (!server.Start()) {
-      std::fprintf(stderr, "fleet_benchmark: %s\n", server.error().c_str());
-      return 1;
-    }
-    target = server.Target("fleet_bench");
-  } else {
-    auto t = ch::ParseClickHouseUrl(f.url);
-    if (!t.ok()) {
-      std::fprintf(stderr, "fleet_benchmark: %s\n", t.status().message().c_str());
-      return 2;
-    }
-    target = *t;
-  }
+  if (const auto stop =
+          ch::testing::BenchmarkTarget("fleet_benchmark", f.url, "fleet_bench", &server, &target))
+    return *stop;
   const ch::ClickHouseClient client(target, 600'000);
   if (auto v = client.EnsureSchema(); !v.ok()) {
     std::fprintf(stderr, "fleet_benchmark: %s\n", v.status().message().c_str());

@@ -155,24 +155,9 @@ int main(int argc, char** argv) {
   }
   ch::testing::TestClickHouseServer server;
   ch::ClickHouseTarget target;
-  if (f.url.empty()) {
-    if (ch::testing::ClickHouseServerBinary().empty()) {
-      std::printf("fleet_profile_benchmark: SKIP: no clickhouse-server (install it, or --url)\n");
-      return ch::testing::ClickHouseRequired() ? 1 : 0;
-    }
-    if (!server.Start()) {
-      std::fprintf(stderr, "clickhouse-server: %s\n", server.error().c_str());
-      return 1;
-    }
-    target = server.Target("fleet_profile_bench");
-  } else {
-    auto t = ch::ParseClickHouseUrl(f.url);
-    if (!t.ok()) {
-      std::fprintf(stderr, "--url: %s\n", t.status().message().c_str());
-      return 2;
-    }
-    target = *t;
-  }
+  if (const auto stop = ch::testing::BenchmarkTarget("fleet_profile_benchmark", f.url,
+                                                     "fleet_profile_bench", &server, &target))
+    return *stop;
   const ch::ClickHouseClient client(target, 600'000);
   const int64_t window_ns = f.window_s * 1'000'000'000;
   const int64_t windows = static_cast<int64_t>(f.hours * 3600 / static_cast<double>(f.window_s));

@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -172,5 +174,33 @@ class TestClickHouseServer {
   pid_t pid_ = -1;
   std::string error_;
 };
+
+// A benchmark's ClickHouse: `url` when given (`--url`), else a server of its own started in
+// `server` with `database`. Returns the exit code when the benchmark must stop (0 for a skip
+// without clickhouse-server, unless INFERSCOPE_REQUIRE_CLICKHOUSE; 1 when the server does not
+// start; 2 for a bad --url), after saying why; nullopt with `target` set otherwise.
+inline std::optional<int> BenchmarkTarget(const char* program, const std::string& url,
+                                          const std::string& database, TestClickHouseServer* server,
+                                          ClickHouseTarget* target) {
+  if (url.empty()) {
+    if (ClickHouseServerBinary().empty()) {
+      std::printf("%s: SKIP: no clickhouse-server (install it, or pass --url)\n", program);
+      return ClickHouseRequired() ? 1 : 0;
+    }
+    if (!server->Start()) {
+      std::fprintf(stderr, "%s: clickhouse-server: %s\n", program, server->error().c_str());
+      return 1;
+    }
+    *target = server->Target(database);
+    return std::nullopt;
+  }
+  auto t = ParseClickHouseUrl(url);
+  if (!t.ok()) {
+    std::fprintf(stderr, "%s: --url: %s\n", program, t.status().message().c_str());
+    return 2;
+  }
+  *target = *t;
+  return std::nullopt;
+}
 
 }  // namespace inferscope::agent::clickhouse::testing
