@@ -365,9 +365,10 @@ TEST_F(CliTest, TimeSlice) {
   EXPECT_EQ(kernels("--from @1000000 --to @1120001"), 2);
   // The report says which slice it covers: the text header and the JSON options.
   Result sliced = Run("analyze --from 100us --to 200us " + t);
-  EXPECT_NE(sliced.out.find("slice: [100 us, 200 us) of each file (from its first event): operations "
-                            "that start in it\n"),
-            std::string::npos)
+  EXPECT_NE(
+      sliced.out.find("slice: [100 us, 200 us) of each file (from its first event): operations "
+                      "that start in it\n"),
+      std::string::npos)
       << sliced.out;
   sliced = Run("analyze --format json --from @1200000 " + t);
   EXPECT_NE(sliced.out.find("\"slice\": \"[@1200000, end) on the trace clock: operations that "
