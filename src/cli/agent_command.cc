@@ -241,7 +241,8 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
           ->add_option(
               "--source", fleet_.source,
               "Report on the fleet in ClickHouse instead of this host's store:\n"
-              "clickhouse://HOST[:8123][/DB], what agents ship with --sink (docs/fleet.md)")
+              "clickhouse://HOST[:8123][/DB] or clickhouses://... (HTTPS), what agents ship\n"
+              "with --sink (docs/fleet.md)")
           ->type_name("URL");
   report_cmd_
       ->add_option("--source-credentials", fleet_.credentials_path,

@@ -118,7 +118,8 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->type_name("NAME");
   context_
       ->add_option("--source", fleet_.url,
-                   "The fleet in ClickHouse instead of a store: clickhouse://HOST[:8123][/DB]")
+                   "The fleet in ClickHouse instead of a store: clickhouse://HOST[:8123][/DB]\n"
+                   "or clickhouses://... over HTTPS (docs/fleet.md)")
       ->type_name("URL");
   context_
       ->add_option("--source-credentials", fleet_.credentials_path,

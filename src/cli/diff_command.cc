@@ -485,7 +485,8 @@ DiffCommand::DiffCommand(CLI::App* app) {
                    "The store for the ranges (default: as `inferscope report`)")
       ->type_name("DIR");
   cmd_->add_option("--source", options_.source,
-                   "Compare slices of the fleet in ClickHouse: clickhouse://HOST[:8123][/DB]")
+                   "Compare slices of the fleet in ClickHouse: clickhouse://HOST[:8123][/DB]\n"
+                   "or clickhouses://... over HTTPS (docs/fleet.md)")
       ->type_name("URL");
   cmd_->add_option("--source-credentials", options_.source_credentials,
                    "With --source: `user = ...` / `password = ...` lines (mode 600)")
