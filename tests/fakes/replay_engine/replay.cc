@@ -298,7 +298,8 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
   const auto loop_period = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(std::max(0.0, options.loop_period_s)));
   uint64_t next_address = 0x7f0000000000ull;
-  uint64_t not_before = 0;  // a loop starts no earlier than the previous one's last record
+  uint64_t not_before = 0;      // a loop starts no earlier than the previous one's last record
+  std::vector<double> loop_ms;  // wall time of each play
   for (;;) {
     const auto wall_start = Clock::now();
     uint64_t now = 0;
@@ -497,12 +498,16 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
       }
     }
     ++counts.loops;
+    loop_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - wall_start).count());
     not_before = ts(last) + 1000;
     if (options.loop_for_s <= 0) break;
     const auto next = wall_start + loop_period;
     if (std::max(next, Clock::now()) >= loop_deadline) break;
     std::this_thread::sleep_until(next);
   }
+  std::sort(loop_ms.begin(), loop_ms.end());
+  counts.longest_loop_ms = loop_ms.back();
+  counts.median_loop_ms = loop_ms[loop_ms.size() / 2];
   return counts;
 }
 

@@ -95,6 +95,10 @@ struct ReplayCounts {
   uint64_t loops = 0;                 // times the trace was played
   uint64_t graph_node_launches = 0;   // graph launches replayed as node records (GRAPH_TRACE off)
   uint64_t graphs_captured = 0;       // graphs whose capture was shown to the tool
+  // The longest and the median play of the trace, wall time: a tool callback that blocks the
+  // application (say, on a dead agent) lengthens the play it happens in beyond the others, however
+  // far behind real time a slow (sanitized, loaded) build plays them all.
+  double longest_loop_ms = 0, median_loop_ms = 0;
 };
 
 // Emits `trace` through the fake CUPTI in time order, at record end times, shifted so the trace's
