@@ -236,19 +236,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str()
       ->type_name("N")
       ->check(IntIn(1, agent::kMaxTop));
-  auto* source =
-      report_cmd_
-          ->add_option(
-              "--source", fleet_.source,
-              "Report on the fleet in ClickHouse instead of this host's store:\n"
-              "clickhouse://HOST[:8123][/DB] or clickhouses://... (HTTPS), what agents ship\n"
-              "with --sink (docs/fleet.md)")
-          ->type_name("URL");
-  report_cmd_
-      ->add_option("--source-credentials", fleet_.credentials_path,
-                   "Credentials file for --source (`user = ...`, `password = ...`; mode 600)")
-      ->type_name("FILE")
-      ->needs(source);
+  CLI::Option* source = AddFleetSourceOptions(
+      report_cmd_, "Report on the fleet in ClickHouse instead of this host's store",
+      {&fleet_.source, &fleet_.credentials_path, &fleet_.exact});
   report_cmd_->add_option("--host", fleet_.hosts, "With --source: only this host (repeatable)")
       ->type_name("HOST")
       ->needs(source);
@@ -269,12 +259,6 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
                    "sync waits or mean step time (idle, communication, sync, step)")
       ->capture_default_str()
       ->type_name("FIGURE")
-      ->needs(source);
-  report_cmd_
-      ->add_flag("--exact", fleet_.exact,
-                 "With --source: an audit read with FINAL, collapsing same-key rows at read\n"
-                 "time whatever wrote them (the sink's inserts already never duplicate;\n"
-                 "docs/fleet.md, \"Exactly once\"); several times slower on large ranges")
       ->needs(source);
 }
 

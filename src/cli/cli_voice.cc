@@ -262,4 +262,24 @@ bool FlushOutput(std::ostream& out, std::ostream& err) {
   return false;
 }
 
+CLI::Option* AddFleetSourceOptions(CLI::App* cmd, const std::string& purpose,
+                                   const FleetSourceFlags& flags) {
+  CLI::Option* source =
+      cmd->add_option("--source", *flags.url,
+                      purpose +
+                          ":\nclickhouse://HOST[:8123][/DB] or clickhouses://... "
+                          "(HTTPS), what agents ship\nwith --sink (docs/fleet.md)")
+          ->type_name("URL");
+  cmd->add_option("--source-credentials", *flags.credentials_path,
+                  "With --source: `user = ...` / `password = ...` lines (mode 600)")
+      ->type_name("FILE")
+      ->needs(source);
+  cmd->add_flag("--exact", *flags.exact,
+                "With --source: an audit read with FINAL, collapsing same-key rows at read\n"
+                "time whatever wrote them (the sink's inserts already never duplicate;\n"
+                "docs/fleet.md, \"Exactly once\"); several times slower on large ranges")
+      ->needs(source);
+  return source;
+}
+
 }  // namespace inferscope::cli

@@ -40,6 +40,20 @@ int ReportParseError(const CLI::App& app, const CLI::ParseError& error,
 // every command turns a lost result into an error exit rather than a silent success.
 bool FlushOutput(std::ostream& out, std::ostream& err);
 
+// Where a fleet reader's --source, --source-credentials and --exact land.
+struct FleetSourceFlags {
+  std::string* url = nullptr;
+  std::string* credentials_path = nullptr;
+  bool* exact = nullptr;
+};
+
+// --source, --source-credentials and --exact, worded once for every command that reads the fleet
+// in ClickHouse (report, context, diff; docs/fleet.md); `purpose` is the first line of --source's
+// help. Returns --source, which the command's own fleet-only flags `needs()`: one rule and one
+// message ("--label requires --source") everywhere.
+CLI::Option* AddFleetSourceOptions(CLI::App* cmd, const std::string& purpose,
+                                   const FleetSourceFlags& flags);
+
 // `inferscope help [COMMAND]`: the app's or the command's help on `out` (exit 0), or a usage error
 // for an unknown command.
 int RunHelpCommand(const CLI::App& app, const std::vector<std::string>& args, std::ostream& out,

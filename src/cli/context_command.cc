@@ -116,29 +116,24 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->check(IntIn(0, 1024));
   context_->add_option("--engine", options_.filters.engine, "Only this engine's metrics")
       ->type_name("NAME");
-  context_
-      ->add_option("--source", fleet_.url,
-                   "The fleet in ClickHouse instead of a store: clickhouse://HOST[:8123][/DB]\n"
-                   "or clickhouses://... over HTTPS (docs/fleet.md)")
-      ->type_name("URL");
-  context_
-      ->add_option("--source-credentials", fleet_.credentials_path,
-                   "With --source: `user = ...` / `password = ...` lines (mode 600)")
-      ->type_name("FILE");
+  CLI::Option* source =
+      AddFleetSourceOptions(context_, "The fleet in ClickHouse instead of a store",
+                            {&fleet_.url, &fleet_.credentials_path, &fleet_.exact});
   context_->add_option("--label", fleet_.labels, "With --source: only hosts with this label")
-      ->type_name("KEY=VALUE");
+      ->type_name("KEY=VALUE")
+      ->needs(source);
   context_
       ->add_option("--group-by", fleet_.group_by,
                    "With --source: the fleet section's groups: host, model, engine or gpu_model")
       ->capture_default_str()
-      ->type_name("DIM");
+      ->type_name("DIM")
+      ->needs(source);
   context_
       ->add_option("--rank-by", fleet_.rank_by,
                    "With --source: rank groups by idle, communication, sync or step")
       ->capture_default_str()
-      ->type_name("METRIC");
-  context_->add_flag("--exact", fleet_.exact,
-                     "With --source: an audit read with FINAL (same-key rows collapsed; slower)");
+      ->type_name("METRIC")
+      ->needs(source);
   context_->add_option("--budget", options_.budget_tokens, "Token budget of the text")
       ->capture_default_str()
       ->type_name("TOKENS")
@@ -169,14 +164,6 @@ std::unique_ptr<mcp::DataSource> ContextAndMcpCommands::MakeSource(
 
 std::optional<int> ContextAndMcpCommands::RunIfParsed() {
   if (context_->parsed()) {
-    const bool fleet_flags = !fleet_.labels.empty() || fleet_.exact ||
-                             !fleet_.credentials_path.empty() || context_->count("--group-by") ||
-                             context_->count("--rank-by");
-    if (fleet_.url.empty() && fleet_flags) {
-      std::cerr << "inferscope: error: --label, --group-by, --rank-by, --exact and "
-                   "--source-credentials need --source clickhouse://...\n";
-      return kExitUsage;
-    }
     std::unique_ptr<mcp::DataSource> source;
     if (!fleet_.url.empty()) {
       if (!traces_.empty() || !state_dir_.empty() || !url_.empty()) {

@@ -484,26 +484,24 @@ DiffCommand::DiffCommand(CLI::App* app) {
   cmd_->add_option("--state-dir", state_dir_,
                    "The store for the ranges (default: as `inferscope report`)")
       ->type_name("DIR");
-  cmd_->add_option("--source", options_.source,
-                   "Compare slices of the fleet in ClickHouse: clickhouse://HOST[:8123][/DB]\n"
-                   "or clickhouses://... over HTTPS (docs/fleet.md)")
-      ->type_name("URL");
-  cmd_->add_option("--source-credentials", options_.source_credentials,
-                   "With --source: `user = ...` / `password = ...` lines (mode 600)")
-      ->type_name("FILE");
+  CLI::Option* source =
+      AddFleetSourceOptions(cmd_, "Compare slices of the fleet in ClickHouse",
+                            {&options_.source, &options_.source_credentials, &options_.exact});
   cmd_->add_option("--host", options_.hosts, "With --source: the candidate's hosts (repeatable)")
-      ->type_name("HOST");
+      ->type_name("HOST")
+      ->needs(source);
   cmd_->add_option("--label", options_.labels,
                    "With --source: the candidate's label selection (repeatable)")
-      ->type_name("KEY=VALUE");
+      ->type_name("KEY=VALUE")
+      ->needs(source);
   cmd_->add_option("--baseline-host", options_.baseline_hosts,
                    "With --source: the baseline's hosts (default: the candidate's selection)")
-      ->type_name("HOST");
+      ->type_name("HOST")
+      ->needs(source);
   cmd_->add_option("--baseline-label", options_.baseline_labels,
                    "With --source: the baseline's label selection")
-      ->type_name("KEY=VALUE");
-  cmd_->add_flag("--exact", options_.exact,
-                 "With --source: an audit read with FINAL (same-key rows collapsed; slower)");
+      ->type_name("KEY=VALUE")
+      ->needs(source);
   cmd_->add_option("-f,--format", format_, "Output format: text, markdown (md) or json")
       ->capture_default_str()
       ->type_name("FORMAT")
@@ -530,14 +528,6 @@ std::optional<int> DiffCommand::RunIfParsed() {
   options.compare.min_relative = min_change_pct_ / 100.0;
   // Positionals fill the sides that have no range, baseline first. A comma-separated argument
   // is several files of one side.
-  const bool fleet_flags = !options.hosts.empty() || !options.labels.empty() ||
-                           !options.baseline_hosts.empty() || !options.baseline_labels.empty() ||
-                           options.exact || !options.source_credentials.empty();
-  if (options.source.empty() && fleet_flags) {
-    std::cerr << "inferscope: error: --host, --label, --baseline-host, --baseline-label, --exact "
-                 "and --source-credentials need --source clickhouse://...\n";
-    return kDiffError;
-  }
   std::vector<std::vector<std::string>*> open_sides;
   if (options.source.empty() && options.baseline_range.empty())
     open_sides.push_back(&options.baseline_paths);
