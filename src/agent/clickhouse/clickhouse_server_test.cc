@@ -12,7 +12,7 @@
 #include "src/agent/clickhouse/clickhouse_sink.h"
 #include "src/agent/clickhouse/fleet_query.h"
 #include "src/agent/clickhouse/schema.h"
-#include "src/agent/clickhouse/test_clickhouse_server.h"
+#include "src/agent/clickhouse/test_clickhouse_fixture.h"
 #include "src/agent/clickhouse/test_lossy_proxy.h"
 #include "src/agent/store/sqlite_store.h"
 
@@ -53,34 +53,21 @@ model::ProfileWindow MakeWindow(int64_t index, uint32_t pid, int devices, int id
   return w;
 }
 
-class ClickHouseServerTest : public ::testing::Test {
+class ClickHouseServerTest : public testing::SharedServerTest<ClickHouseServerTest> {
+ public:
+  static constexpr bool kHttps = true;  // the TLS test skips when openssl cannot make a cert
+  static constexpr const char* kWhat = "the ClickHouse sink tests";
+
  protected:
-  static void SetUpTestSuite() {
-    if (testing::ClickHouseServerBinary().empty()) return;
-    server_ = new testing::TestClickHouseServer();
-    // HTTPS too when the openssl CLI can make a certificate (the TLS test skips otherwise).
-    if (!server_->EnableHttps()) https_error_ = server_->error();
-    if (!server_->Start()) start_error_ = server_->error();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
-    if (!server_) {
-      if (testing::ClickHouseRequired())
-        FAIL() << "clickhouse-server not installed and INFERSCOPE_REQUIRE_CLICKHOUSE=1";
-      GTEST_SKIP() << "clickhouse-server not installed (apt-get install clickhouse-server); "
-                      "the ClickHouse sink tests need it";
-    }
-    ASSERT_TRUE(start_error_.empty()) << start_error_;
+    RequireServer();
+    if (IsSkipped() || HasFatalFailure()) return;
     char dir[] = "/tmp/inferscope_sink_XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     state_dir_ = dir;
     auto store = SqliteStore::Open(state_dir_, SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok()) << store.status().message();
-    // A database per test: tests do not see each other's rows.
-    database_ = std::string("t_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    database_ = TestDatabase("t_");
   }
   void TearDown() override {
     std::error_code ec;
@@ -115,13 +102,8 @@ class ClickHouseServerTest : public ::testing::Test {
   }
   std::string Table(const char* t) { return database_ + "." + t; }
 
-  static testing::TestClickHouseServer* server_;
-  static std::string start_error_, https_error_;
   std::string state_dir_, database_;
 };
-testing::TestClickHouseServer* ClickHouseServerTest::server_ = nullptr;
-std::string ClickHouseServerTest::start_error_;
-std::string ClickHouseServerTest::https_error_;
 
 TEST_F(ClickHouseServerTest, EveryWindowOnceAcrossRetries) {
   auto sink = MakeSink("node-a");

@@ -13,7 +13,7 @@
 
 #include "src/agent/clickhouse/row_encoder.h"
 #include "src/agent/clickhouse/schema.h"
-#include "src/agent/clickhouse/test_clickhouse_server.h"
+#include "src/agent/clickhouse/test_clickhouse_fixture.h"
 #include "src/analyze/analysis.h"
 #include "src/analyze/compare.h"
 #include "src/model/profile_merge.h"
@@ -155,27 +155,16 @@ model::ProfileWindow MakeWindow(int i, uint32_t pid, int32_t rank, const std::st
   return w;
 }
 
-class FleetProfileServerTest : public ::testing::Test {
+class FleetProfileServerTest : public testing::SharedServerTest<FleetProfileServerTest> {
+ public:
+  static constexpr bool kHttps = false;
+  static constexpr const char* kWhat = "the fleet profile tests";
+
  protected:
-  static void SetUpTestSuite() {
-    if (testing::ClickHouseServerBinary().empty()) return;
-    server_ = new testing::TestClickHouseServer();
-    if (!server_->Start()) start_error_ = server_->error();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
-    if (!server_) {
-      if (testing::ClickHouseRequired())
-        FAIL() << "clickhouse-server not installed and INFERSCOPE_REQUIRE_CLICKHOUSE=1";
-      GTEST_SKIP() << "clickhouse-server not installed (apt-get install clickhouse-server); "
-                      "the fleet profile tests need it";
-    }
-    ASSERT_TRUE(start_error_.empty()) << start_error_;
-    client_ = std::make_unique<ClickHouseClient>(server_->Target(
-        std::string("p_") + ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    RequireServer();
+    if (IsSkipped() || HasFatalFailure()) return;
+    client_ = std::make_unique<ClickHouseClient>(server_->Target(TestDatabase("p_")));
     auto version = client_->EnsureSchema();
     ASSERT_TRUE(version.ok()) << version.status().message();
   }
@@ -196,12 +185,8 @@ class FleetProfileServerTest : public ::testing::Test {
       }
   }
 
-  static testing::TestClickHouseServer* server_;
-  static std::string start_error_;
   std::unique_ptr<ClickHouseClient> client_;
 };
-testing::TestClickHouseServer* FleetProfileServerTest::server_ = nullptr;
-std::string FleetProfileServerTest::start_error_;
 
 // The local merge of `windows` (one process), as the store's range query folds them.
 model::ProfileWindow LocalMerge(const std::vector<model::ProfileWindow>& windows) {

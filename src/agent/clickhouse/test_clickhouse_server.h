@@ -7,6 +7,7 @@
 // loopback). Start/Stop may repeat on the same data dir (a restart keeps the tables).
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
