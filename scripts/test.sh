@@ -131,13 +131,26 @@ FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/nsys/nsys_importer_
          src/agent/clickhouse/clickhouse_parse_fuzzer)
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target "${FUZZERS[@]##*/}"
-for f in "${FUZZERS[@]}"; do
+# Each fuzzer is one process on one core: $JOBS run at once. A fuzzer's output is printed whole
+# when it ends (its last line on success, the last 40 with the crash otherwise); any failure fails
+# the stage after the others are done.
+fuzz_one() {
+  local f=$1 corpus log rc=0
   corpus=$(mktemp -d)
-  echo "-- ${f##*/} for ${FUZZ_SECONDS:-30} s"
+  log=$(mktemp)
   "build/fuzz/$f" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=16384 -timeout=10 \
-    -rss_limit_mb=4096 "$corpus" 2>&1 | tail -n 1
-  rm -rf "$corpus"
-done
+    -rss_limit_mb=4096 "$corpus" >"$log" 2>&1 || rc=$?
+  if [[ $rc == 0 ]]; then
+    echo "-- ${f##*/} (${FUZZ_SECONDS:-30} s): $(tail -n 1 "$log")"
+  else
+    echo "-- ${f##*/} FAILED (exit $rc):"
+    tail -n 40 "$log"
+  fi
+  rm -rf "$corpus" "$log"
+  return $rc
+}
+export -f fuzz_one
+printf '%s\n' "${FUZZERS[@]}" | xargs -P "$JOBS" -I{} bash -c 'fuzz_one "$@"' _ {}
 
 echo "== benchmark smoke runs =="
 for b in build/ci/src/aggregate/aggregator_benchmark \
