@@ -41,7 +41,9 @@ constexpr const char* kMcpFooter =
     "Examples (an MCP client's server entry):\n"
     "  {\"command\": \"inferscope\", \"args\": [\"mcp\"]}\n"
     "  {\"command\": \"inferscope\", \"args\": [\"mcp\", \"--url\", \"http://127.0.0.1:9470\"]}\n"
-    "  {\"command\": \"inferscope\", \"args\": [\"mcp\", \"trace.json.gz\"]}\n";
+    "  {\"command\": \"inferscope\", \"args\": [\"mcp\", \"trace.json.gz\"]}\n"
+    "  {\"command\": \"inferscope\", \"args\": [\"mcp\", \"--source\", "
+    "\"clickhouse://ch1:8123/fleet\"]}\n";
 
 std::string DefaultStateDir() {
   return base::DefaultStateDir([](const char* n) -> const char* { return std::getenv(n); });
@@ -73,15 +75,13 @@ int RunContext(const ContextCommandOptions& options, mcp::DataSource* source, st
   copts.filters_text = mcp::DescribeFilters(options.filters);
   copts.command = "inferscope context";
   if (!options.narrow_flags.empty()) copts.narrow_flags = options.narrow_flags;
-  if (options.extra_sections) {
-    auto sections = options.extra_sections();
-    if (!sections.ok()) {
-      err << "inferscope: error: " << source->Describe() << ": " << sections.status().message()
-          << "\n";
-      return kExitError;
-    }
-    copts.extra_sections = std::move(sections).value();
+  auto sections = source->ContextSections();
+  if (!sections.ok()) {
+    err << "inferscope: error: " << source->Describe() << ": " << sections.status().message()
+        << "\n";
+    return kExitError;
   }
+  copts.extra_sections = std::move(sections).value();
   const context::ContextResult result = context::RenderContext(*view, copts);
   out << result.text;
   return FlushOutput(out, err) ? kExitOk : kExitError;
@@ -147,15 +147,30 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->type_name("DIR");
   mcp_->add_option("--url", mcp_url_, "A running agent, e.g. http://127.0.0.1:9470")
       ->type_name("URL");
+  // The same fleet flags as context's (one subcommand is parsed: they share fleet_).
+  CLI::Option* mcp_source =
+      AddFleetSourceOptions(mcp_, "The fleet in ClickHouse instead of a store",
+                            {&fleet_.url, &fleet_.credentials_path, &fleet_.exact});
+  mcp_->add_option("--label", fleet_.labels, "With --source: only hosts with this label")
+      ->type_name("KEY=VALUE")
+      ->needs(mcp_source);
 }
 
 std::unique_ptr<mcp::DataSource> ContextAndMcpCommands::MakeSource(
     const std::vector<std::string>& traces, const std::string& state_dir, const std::string& url,
     std::ostream& err) {
-  const int given = !traces.empty() + !state_dir.empty() + !url.empty();
+  const int given = !traces.empty() + !state_dir.empty() + !url.empty() + !fleet_.url.empty();
   if (given > 1) {
-    err << "inferscope: error: give one source: trace files, --state-dir or --url\n";
+    err << "inferscope: error: give one source: trace files, --state-dir, --url or --source\n";
     return nullptr;
+  }
+  if (!fleet_.url.empty()) {
+    auto fleet = FleetSource::Create(fleet_);
+    if (!fleet.ok()) {
+      err << "inferscope: error: " << fleet.status().message() << "\n";
+      return nullptr;
+    }
+    return std::move(fleet).value();
   }
   if (!traces.empty()) return mcp::MakeTraceSource(traces);
   if (!url.empty()) return mcp::MakeAgentSource(url);
@@ -164,25 +179,9 @@ std::unique_ptr<mcp::DataSource> ContextAndMcpCommands::MakeSource(
 
 std::optional<int> ContextAndMcpCommands::RunIfParsed() {
   if (context_->parsed()) {
-    std::unique_ptr<mcp::DataSource> source;
-    if (!fleet_.url.empty()) {
-      if (!traces_.empty() || !state_dir_.empty() || !url_.empty()) {
-        std::cerr << "inferscope: error: give one source: trace files, --state-dir, --url or "
-                     "--source\n";
-        return kExitUsage;
-      }
-      auto fleet = FleetSource::Create(fleet_);
-      if (!fleet.ok()) {
-        std::cerr << "inferscope: error: " << fleet.status().message() << "\n";
-        return kExitUsage;
-      }
-      FleetSource* f = fleet->get();
-      options_.extra_sections = [f] { return f->FleetSections(); };
+    auto source = MakeSource(traces_, state_dir_, url_, std::cerr);
+    if (!fleet_.url.empty())
       options_.narrow_flags = "--last/--from/--to, --host, --label, --pid, --rank, --device";
-      source = std::move(fleet).value();
-    } else {
-      source = MakeSource(traces_, state_dir_, url_, std::cerr);
-    }
     if (!source) return kExitUsage;
     if (!last_.empty() && (!options_.range.from.empty() || !options_.range.to.empty())) {
       std::cerr << "inferscope: error: give --last or --from/--to, not both\n";

@@ -27,9 +27,8 @@ struct ContextCommandOptions {
   mcp::Range range;
   mcp::Filters filters;
   int budget_tokens = 6000;
-  // Sections after the diagnosis, computed once the profile was read (the fleet view of
-  // --source), and the narrowing flags the closing hint names ("": the default ones).
-  std::function<base::StatusOr<std::vector<context::ExtraSection>>()> extra_sections;
+  // The narrowing flags the closing hint names ("": the default ones). The sections after the
+  // diagnosis come from the source (DataSource::ContextSections: the fleet view of --source).
   std::string narrow_flags;
 };
 
@@ -45,7 +44,8 @@ class ContextAndMcpCommands {
   std::optional<int> RunIfParsed();
 
  private:
-  // The source the flags name (traces, --url, or the state dir); nullptr after a usage error.
+  // The source the flags name (traces, --url, --source, or the state dir); nullptr after a usage
+  // error, said on `err`.
   std::unique_ptr<mcp::DataSource> MakeSource(const std::vector<std::string>& traces,
                                               const std::string& state_dir, const std::string& url,
                                               std::ostream& err);

@@ -98,7 +98,7 @@ base::StatusOr<std::string> FleetSource::ProfileJson(const mcp::ProfileRequest& 
   return agent::RenderRangeReport(profile, report::ReportFormat::kJson);
 }
 
-base::StatusOr<std::vector<context::ExtraSection>> FleetSource::FleetSections() const {
+base::StatusOr<std::vector<context::ExtraSection>> FleetSource::ContextSections() const {
   const ch::ClickHouseClient client(target_, 60'000);
   ASSIGN_OR_RETURN(ch::FleetView view, ch::QueryFleet(client, last_));
   std::vector<context::ExtraSection> out;

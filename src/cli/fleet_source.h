@@ -41,7 +41,7 @@ class FleetSource : public mcp::DataSource {
 
   // The fleet view of the last ProfileJson's selection, as context sections: the worst groups
   // (at most `top`, with the fleet's totals and medians) and the outliers.
-  base::StatusOr<std::vector<context::ExtraSection>> FleetSections() const;
+  base::StatusOr<std::vector<context::ExtraSection>> ContextSections() const override;
 
  private:
   FleetSource() = default;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/context/context.h"
 
 namespace inferscope::mcp {
 
@@ -48,6 +49,11 @@ class DataSource {
   // False for traces: they are analyzed whole and a range is ignored (the answer says so).
   virtual bool HasTimeRanges() const = 0;
   virtual base::StatusOr<std::string> ProfileJson(const ProfileRequest& request) = 0;
+  // Sections the source adds to the context after the profile's, for the last ProfileJson's
+  // selection (the fleet in ClickHouse: its worst hosts and outliers). None by default.
+  virtual base::StatusOr<std::vector<context::ExtraSection>> ContextSections() const {
+    return std::vector<context::ExtraSection>{};
+  }
 };
 
 // The default range of every command and tool.

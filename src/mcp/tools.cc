@@ -252,6 +252,9 @@ ToolResult GetContext(DataSource* source, const Args& a) {
   options.range_text = source->HasTimeRanges() ? DescribeRange(a.range) : "whole trace";
   options.filters_text = DescribeFilters(a.filters);
   options.command = "get_context filters";
+  auto sections = source->ContextSections();
+  if (!sections.ok()) return Error(source->Describe() + ": " + sections.status().message());
+  options.extra_sections = std::move(sections).value();
   context::ContextResult result = context::RenderContext(*view, options);
   base::JsonWriter w;
   w.BeginObject();

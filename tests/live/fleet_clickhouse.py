@@ -412,6 +412,69 @@ def check_context(ch, agents, inferscope):
         problems.append("the fleet section misses a host:\n" + whole.stdout)
     if len(whole.stdout) > 3000 * 3:
         problems.append("context --source --budget 3000 wrote %d bytes" % len(whole.stdout))
+    return problems + check_mcp(ch, agents, inferscope, whole.stdout)
+
+
+def mcp_session(inferscope, source_args, tool_calls):
+    """Runs `inferscope mcp SOURCE` over stdio: initialize, then each (tool, arguments); returns
+    (problems, results in order)."""
+    calls = [{"jsonrpc": "2.0", "id": 0, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                         "clientInfo": {"name": "fleet_clickhouse", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    calls += [{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+               "params": {"name": tool, "arguments": args}}
+              for i, (tool, args) in enumerate(tool_calls)]
+    r = subprocess.run([inferscope, "mcp"] + source_args,
+                       input="".join(json.dumps(c) + "\n" for c in calls),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    if r.returncode != 0:
+        return ["mcp %s exited %d: %s" % (" ".join(source_args), r.returncode, r.stderr)], []
+    replies = {m.get("id"): m for m in map(json.loads, r.stdout.splitlines())}
+    problems, results = [], []
+    for i in range(len(tool_calls) + 1):
+        if i not in replies or "error" in replies[i] or replies[i]["result"].get("isError"):
+            problems.append("mcp %s: call %d failed: %s" % (" ".join(source_args), i,
+                                                            replies.get(i)))
+        elif i > 0:
+            results.append(replies[i]["result"])
+    return problems, results
+
+
+def check_mcp(ch, agents, inferscope, context_text):
+    """`mcp --source` serves the fleet: get_context has the fleet section of `context --source`
+    for the same selection, and get_breakdown's GPU time per category is the sum of the hosts'
+    own stores' answers."""
+    last = {"last": "24h"}
+    problems, (ctx, fleet_cats) = mcp_session(
+        inferscope, ["--source", ch.url, "--label", "cluster=test"],
+        [("get_context", {"range": last, "budget": 3000}),
+         ("get_breakdown", {"range": last, "group_by": "category"})]) or (None, (None, None))
+    if problems:
+        return problems
+    text = ctx["content"][0]["text"]
+    mcp_fleet = [t for t in sections(text) if t.startswith("Fleet: worst hosts")]
+    cli_fleet = [t for t in sections(context_text) if t.startswith("Fleet: worst hosts")]
+    if not mcp_fleet or not cli_fleet:
+        problems.append("mcp --source get_context has no fleet section:\n" + text)
+    elif sections(text)[mcp_fleet[0]] != sections(context_text)[cli_fleet[0]]:
+        problems.append("mcp --source fleet section differs from context --source's:\n%s\n---\n%s"
+                        % (sections(text)[mcp_fleet[0]], sections(context_text)[cli_fleet[0]]))
+    want = {}
+    for a in agents:
+        p, results = mcp_session(inferscope, ["--state-dir", a.state],
+                                 [("get_breakdown", {"range": last, "group_by": "category"})])
+        if p:
+            return problems + p
+        for row in results[0]["structuredContent"]["rows"]:
+            want[row["key"]] = want.get(row["key"], 0) + row["time_ns"]
+    got = {row["key"]: row["time_ns"] for row in fleet_cats["structuredContent"]["rows"]}
+    if not got or got != want:
+        problems.append("mcp --source get_breakdown by category %s, the hosts' stores sum to %s" %
+                        (got, want))
+    if not problems:
+        print("mcp --source: get_context %d bytes with the fleet section of context --source; "
+              "get_breakdown: %d categories equal to the stores' sums" % (len(text), len(got)))
     return problems
 
 
