@@ -257,6 +257,38 @@ TEST_F(ClickHouseServerTest, FleetViewSumsAndOutliers) {
   EXPECT_NE(text.find("node-z: idle 60.0%"), std::string::npos) << text;
 }
 
+TEST_F(ClickHouseServerTest, FleetViewSpanRunsFromFirstToLastActivity) {
+  // One GPU with windows 0 and 3 only (the process sent nothing for 20 s): as in the store's
+  // range merge, its span runs from its first activity to its last and the silence is idle, so
+  // `report --source`'s idle share is the one `report` on that host shows.
+  auto sink = MakeSink("node-gap");
+  wire::Hello hello;
+  hello.pid = 12;
+  int64_t busy = 0;
+  for (int i : {0, 3}) {
+    const model::ProfileWindow w = MakeWindow(i, 12, 1, 100);
+    busy += w.processes[0].devices[0].busy_ns;
+    sink->OnWindow(hello, w);
+  }
+  ASSERT_TRUE(sink->Flush().ok());
+  ClickHouseClient client(server_->Target(database_));
+  FleetQuery q;
+  q.from_ns = kBase;
+  q.to_ns = kBase + 86400'000'000'000;
+  for (bool exact : {false, true}) {
+    q.exact = exact;
+    auto view = QueryFleet(client, q);
+    ASSERT_TRUE(view.ok()) << view.status().message();
+    ASSERT_EQ(view->groups.size(), 1u);
+    const FleetGroup& g = view->groups[0];
+    EXPECT_EQ(g.windows, 2u);
+    EXPECT_EQ(g.gpus, 1u);
+    EXPECT_EQ(g.span_ns, 4 * kWindowNs);  // kBase to the end of window 3's activity
+    EXPECT_EQ(g.busy_ns, busy);
+    EXPECT_EQ(g.idle_ns, 4 * kWindowNs - busy);
+  }
+}
+
 // Issue 18's fault test: an insert the server stored but whose answer was lost is not sent again,
 // so a plain count (no FINAL, merges stopped so the ReplacingMergeTree cannot hide a duplicate)
 // sees every row once; an insert that never reached the server is sent again.

@@ -144,15 +144,27 @@ std::string FleetWhereSql(const FleetQuery& q, bool overlap) {
 
 std::string FleetGroupsSql(const std::string& database, const FleetQuery& q) {
   const std::string where = FleetWhereSql(q, false);
+  // Per GPU first, as the store's range merge sees a GPU: its span runs from its first activity
+  // in the range to its last (the gaps between its windows are idle), so a group's idle share is
+  // the one `report` and `context` of the same host show. Rows of agents older than the
+  // first/last-activity columns (they read 0) fall back to their summed window spans.
   // FINAL (--exact, the audit) collapses same-key rows no merge has collapsed yet.
-  // uniq, not uniqExact: exact below 65,536 distinct GPUs per group (it keeps every hash up to
-  // there) and a third of the query's time cheaper than uniqExact on 8.6 M rows.
-  return std::string("SELECT ") + GroupByName(q.group_by) +
-         " AS grp, count(), uniq(host, pid, process_start_ns, device), sum(span_ns), "
-         "sum(busy_ns), sum(idle_ns), sum(exposed_communication_ns), sum(sync_wait_ns), "
-         "sum(step_count), sum(step_total_ns), sum(kernel_count) FROM " +
-         database + "." + kWindowsTable + (q.exact ? " FINAL" : "") + " WHERE " + where +
-         " GROUP BY grp ORDER BY grp FORMAT TabSeparated";
+  const std::string per_gpu =
+      std::string("SELECT ") + GroupByName(q.group_by) +
+      " AS grp, count() AS c_rows, sum(span_ns) AS c_span, "
+      "minIf(first_start_ns, last_end_ns > 0) AS c_first, max(last_end_ns) AS c_last, "
+      "countIf(last_end_ns = 0 AND span_ns > 0) AS c_nobounds, sum(busy_ns) AS c_busy, "
+      "sum(exposed_communication_ns) AS c_comm, sum(sync_wait_ns) AS c_sync, "
+      "sum(step_count) AS c_steps, sum(step_total_ns) AS c_step_ns, "
+      "sum(kernel_count) AS c_kernels FROM " +
+      database + "." + kWindowsTable + (q.exact ? " FINAL" : "") + " WHERE " + where +
+      " GROUP BY grp, host, pid, process_start_ns, device";
+  const char* range_span = "if(c_nobounds = 0 AND c_last > 0, c_last - c_first, c_span)";
+  return std::string("SELECT grp, sum(c_rows), count(), sum(") + range_span +
+         "), sum(c_busy), sum(" + range_span +
+         " - c_busy), sum(c_comm), sum(c_sync), sum(c_steps), sum(c_step_ns), sum(c_kernels) "
+         "FROM (" +
+         per_gpu + ") GROUP BY grp ORDER BY grp FORMAT TabSeparated";
 }
 
 base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const FleetQuery& q) {

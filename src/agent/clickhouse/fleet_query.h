@@ -45,7 +45,7 @@ struct FleetQuery {
 struct FleetGroup {
   std::string key;
   uint64_t windows = 0;  // device windows
-  uint64_t gpus = 0;     // distinct (host, process, device); an estimate beyond 65,536 a group
+  uint64_t gpus = 0;     // distinct (host, process, device)
   int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, exposed_communication_ns = 0, sync_wait_ns = 0;
   uint64_t step_count = 0, kernel_count = 0;
   int64_t step_total_ns = 0;
