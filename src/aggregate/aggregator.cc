@@ -316,7 +316,16 @@ class Aggregator::Impl {
     }
     Drain(std::numeric_limits<int64_t>::max());
     NoteEnd(unbuffered_end_ns_);
-    if (window_open_) CloseWindow(window_end_ns_);
+    // A step carried out of the last emitted window still counts: in one more window.
+    if (!window_open_ && emitted_any_ && AnyOpenStep()) AdvanceWindow(emitted_until_ns_);
+    if (window_open_) CloseWindow(window_end_ns_, /*final=*/true);
+  }
+
+  bool AnyOpenStep() const {
+    for (const auto& [pid, p] : processes_)
+      for (const auto& [id, d] : p.devices)
+        if (d.step_open) return true;
+    return false;
   }
 
   // ---- Processing in time order ----
@@ -376,8 +385,18 @@ class Aggregator::Impl {
   void OnGpuOp(ProcessState& p, DeviceState& d, uint32_t stream, int64_t start_ns, int64_t end_ns,
                OpRef op, uint32_t correlation_id) {
     NoteEnd(end_ns);
-    if (d.has_gpu_activity && d.busy.open() && start_ns > d.busy.end_ns())
+    if (d.has_gpu_activity && d.busy.open() && start_ns > d.busy.end_ns()) {
       AttributeIdle(p, d, d.busy.end_ns(), start_ns, correlation_id);
+    } else if (!d.has_gpu_activity && d.gpu_seen && start_ns > d.gpu_end_ns) {
+      // The window's first operation after an idle interval that began before the window: the
+      // same host-turn test as inside a window (the interval's idle time itself is not this
+      // window's to attribute), so a step carried across the edge ends where it would in one
+      // window, and the step after a cut one (SettleStep) is whole again after a host turn.
+      if (SplitIdle(p, d, d.gpu_end_ns, start_ns, correlation_id).host_turn)
+        EndStep(d, d.gpu_end_ns);
+    }
+    if (!d.gpu_seen || end_ns > d.gpu_end_ns) d.gpu_end_ns = end_ns;
+    d.gpu_seen = true;
     if (!d.step_open) {
       d.step_open = true;
       d.step_start_ns = start_ns;
@@ -495,8 +514,14 @@ class Aggregator::Impl {
     for (auto& [id, d] : p.devices) {
       // Everything that starts before this call has been processed, so a device whose activity
       // ended before it is idle from that end until at least here.
-      if (!d.has_gpu_activity || !d.busy.open() || e.start_ns < d.busy.end_ns()) continue;
-      const int64_t gap_start = d.busy.end_ns();
+      int64_t gap_start;
+      if (d.has_gpu_activity && d.busy.open())
+        gap_start = d.busy.end_ns();
+      else if (d.gpu_seen)  // idle since before this window (see OnGpuOp)
+        gap_start = d.gpu_end_ns;
+      else
+        continue;
+      if (e.start_ns < gap_start) continue;
       GapSnapshot* snap = nullptr;
       for (GapSnapshot& g : t.snapshots)
         if (g.device == id) snap = &g;
@@ -518,30 +543,49 @@ class Aggregator::Impl {
     t.active = true;
   }
 
+  // How a device idle interval divides among the causes, and whether it was the host's turn
+  // between two steps.
+  struct IdleSplitResult {
+    std::array<int64_t, model::kIdleCauseCount> ns{};
+    bool host_turn = false;
+  };
+
   // The device was idle over [gap_start, gap_end): attribute it by what the thread that launched
   // the work ending it was doing meanwhile.
   void AttributeIdle(ProcessState& p, DeviceState& d, int64_t gap_start, int64_t gap_end,
                      uint32_t correlation_id) {
-    model::IdleCauseStats& out = d.idle_causes;
+    const IdleSplitResult split = SplitIdle(p, d, gap_start, gap_end, correlation_id);
+    ++d.idle_causes.intervals;
+    for (size_t c = 0; c < model::kIdleCauseCount; ++c) d.idle_causes.ns[c] += split.ns[c];
+    // Mostly the host's turn between steps: the step before it ends here.
+    if (split.host_turn) EndStep(d, gap_start);
+  }
+
+  IdleSplitResult SplitIdle(ProcessState& p, const DeviceState& d, int64_t gap_start,
+                            int64_t gap_end, uint32_t correlation_id) {
+    IdleSplitResult out;
     const int64_t gap = gap_end - gap_start;
-    ++out.intervals;
     auto add = [&out](IdleCause c, int64_t ns) { out.ns[static_cast<size_t>(c)] += ns; };
     const LaunchSlot* launch = FindLaunch(p, correlation_id);
     if (!launch) {
       // Without a launch record a long interval is taken as the host's turn (as HTA would).
-      if (gap >= options_.host_pause_threshold_ns) EndStep(d, gap_start);
-      return add(IdleCause::kUnattributed, gap);
+      out.host_turn = gap >= options_.host_pause_threshold_ns;
+      add(IdleCause::kUnattributed, gap);
+      return out;
     }
     if (launch->end_ns <= gap_start) {
       // Issued before the device ran dry: the host was ahead. A queued operation starts within the
       // GPU's own turnaround; one that starts later waited for something (another stream, an
       // event, a peer).
-      return add(
-          gap < options_.kernel_wait_threshold_ns ? IdleCause::kQueued : IdleCause::kDependency,
+      add(gap < options_.kernel_wait_threshold_ns ? IdleCause::kQueued : IdleCause::kDependency,
           gap);
+      return out;
     }
     // The launch call was still submitting when the device ran dry: it waited on the launch path.
-    if (launch->start_ns < gap_start) return add(IdleCause::kLaunch, gap);
+    if (launch->start_ns < gap_start) {
+      add(IdleCause::kLaunch, gap);
+      return out;
+    }
     HostThread* t = nullptr;
     if (p.last_thread < p.threads.size() && p.threads[p.last_thread].tid == launch->tid)
       t = &p.threads[p.last_thread];
@@ -553,8 +597,9 @@ class Aggregator::Impl {
       for (const GapSnapshot& g : t->snapshots)
         if (g.device == d.device && g.gap_start_ns == gap_start) snap = &g;
     if (!t || !snap || !t->active) {
-      if (gap >= options_.host_pause_threshold_ns) EndStep(d, gap_start);
-      return add(IdleCause::kUnattributed, gap);
+      out.host_turn = gap >= options_.host_pause_threshold_ns;
+      add(IdleCause::kUnattributed, gap);
+      return out;
     }
     // Totals at the interval's end: calls starting up to it are all in; the last one may run past
     // it. If the launch call already returned, the wait until the GPU picks the work up is part of
@@ -576,8 +621,8 @@ class Aggregator::Impl {
         host_turn_ns += ns;
     }
     if (assigned < gap) add(IdleCause::kUnattributed, gap - assigned);
-    // Mostly the host's turn between steps: the step before it ends here.
-    if (2 * host_turn_ns > gap) EndStep(d, gap_start);
+    out.host_turn = 2 * host_turn_ns > gap;
+    return out;
   }
 
   static void EndStep(DeviceState& d, int64_t end_ns) {
@@ -812,7 +857,8 @@ class Aggregator::Impl {
     }
   }
 
-  void CloseWindow(int64_t end_ns) {
+  // `final`: no event follows (Finish), so open steps end here instead of being carried.
+  void CloseWindow(int64_t end_ns, bool final = false) {
     model::ProfileWindow window;
     window.start_ns = window_start_ns_;
     window.end_ns = end_ns;
@@ -845,6 +891,7 @@ class Aggregator::Impl {
       profile.data_quality = p.data_quality;
       p.data_quality = {};
       for (auto& [id, d] : p.devices) {
+        d.SettleStep(window_start_ns_, end_ns, final, options_.max_step_carry_ns);
         auto name_it = p.device_names.find(id);
         profile.devices.push_back(BuildDeviceProfile(
             &d, name_it != p.device_names.end() ? name_it->second : std::string(), *names_,

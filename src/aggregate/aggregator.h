@@ -34,6 +34,11 @@ struct AggregatorOptions {
   // pacing is tens to hundreds of microseconds (docs/diagnosis.md, burst_gap_ms).
   int64_t host_pause_threshold_ns = 1'000'000;
   int max_sync_targets = 5;  // kernels listed per sync type as "waited on"
+  // A step (GPU work between two host turns) still running at a window edge is carried into the
+  // next window and counted whole in the one it ends in, unless it has run longer than this: no
+  // serving step does (a 100k-token prefill takes seconds), so a longer one is a workload without
+  // host turns and its work is cut at the edge and counted as outside the phases, as before.
+  int64_t max_step_carry_ns = 60'000'000'000;
 };
 
 // Folds a stream of events from any source into profile windows. The same events give the same

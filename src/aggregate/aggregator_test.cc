@@ -140,28 +140,31 @@ TEST_F(AggregatorTest, StepsEndWhereTheHostTakesItsTurn) {
     }
   });
   const auto& d = OnlyDevice(w);
-  // The last step has no host turn after it: three count.
-  EXPECT_EQ(d.steps.plain.count, 2u);
+  // The last step has no host turn after it: it ends with the trace, and counts too.
+  EXPECT_EQ(d.steps.plain.count, 3u);
   EXPECT_EQ(d.steps.prefill.count, 1u);
   EXPECT_GT(d.steps.prefill.mean_ns(), 5 * d.steps.plain.mean_ns());
   EXPECT_EQ(d.idle_causes.total_ns(), d.idle_ns());
 }
 
-TEST_F(AggregatorTest, PhasesSplitStepsByTheAttentionTheyRan) {
-  constexpr int64_t kUs = 1'000;
-  constexpr const char* kPrefill = "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>";
-  constexpr const char* kDecode = "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits>";
-  uint32_t corr = 0;
-  int64_t t = 100 * kUs;
-  // Steps of two kernels each, a host turn (stream sync + 200 us) after each: prefill, decode,
-  // mixed (both attention kinds), unknown (GEMMs only, plus a 50 us copy), decode. The last has no
-  // host turn after it: not whole, so its kernels are outside.
-  const std::vector<std::pair<const char*, const char*>> steps = {
-      {kGemm, kPrefill}, {kGemm, kDecode}, {kPrefill, kDecode}, {kGemm, kGemm}, {kDecode, kGemm}};
-  std::vector<int64_t> step_start;
-  auto w = Whole([&](model::EventSink* s) {
-    for (size_t step = 0; step < steps.size(); ++step) {
-      step_start.push_back(t + 4 * kUs);
+// Steps of two kernels each, a host turn (stream sync + 200 us) after each: prefill, decode,
+// mixed (both attention kinds), unknown (GEMMs only, plus a 50 us copy), decode. The last has no
+// host turn after it: it ends with the trace. `step_start` receives each step's first start.
+class PhaseStepsTest : public AggregatorTest {
+ public:
+  static constexpr int64_t kUs = 1'000;
+  static constexpr const char* kPrefill = "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>";
+  static constexpr const char* kDecode =
+      "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits>";
+
+  void Feed(model::EventSink* s, std::vector<int64_t>* step_start = nullptr,
+            size_t step_count = 5) {
+    const std::vector<std::pair<const char*, const char*>> steps = {
+        {kGemm, kPrefill}, {kGemm, kDecode}, {kPrefill, kDecode}, {kGemm, kGemm}, {kDecode, kGemm}};
+    uint32_t corr = 0;
+    int64_t t = 100 * kUs;
+    for (size_t step = 0; step < step_count; ++step) {
+      if (step_start) step_start->push_back(t + 4 * kUs);
       for (int k = 0; k < 2; ++k) {
         s->OnApiCall(Launch(t, t + 5 * kUs, ++corr));
         s->OnKernel(Kernel(k ? steps[step].second : steps[step].first, t + 4 * kUs, t + 104 * kUs,
@@ -184,77 +187,207 @@ TEST_F(AggregatorTest, PhasesSplitStepsByTheAttentionTheyRan) {
       s->OnApiCall(sync);
       t += 4 * kUs + 200 * kUs;
     }
-  });
+  }
+
+  std::vector<model::ProfileWindow> Windowed(int64_t window_ns, size_t step_count = 5) {
+    AggregatorOptions windowed;
+    windowed.window_ns = window_ns;
+    std::vector<model::ProfileWindow> windows;
+    Aggregator a(windowed, &names_, &classifier_,
+                 [&](model::ProfileWindow&& x) { windows.push_back(std::move(x)); });
+    Feed(&a, nullptr, step_count);
+    a.Finish();
+    return windows;
+  }
+
+  static model::PhaseSplit Merged(const std::vector<model::ProfileWindow>& windows) {
+    model::PhaseSplit all;
+    for (const model::ProfileWindow& w : windows)
+      for (const model::ProcessProfile& p : w.processes)
+        for (const model::DeviceProfile& d : p.devices) all.Merge(d.phases);
+    return all;
+  }
+};
+
+TEST_F(PhaseStepsTest, PhasesSplitStepsByTheAttentionTheyRan) {
+  auto w = Whole([&](model::EventSink* s) { Feed(s); });
   const auto& d = OnlyDevice(w);
   auto phase = [&](model::Phase p) { return d.phases.phases[static_cast<size_t>(p)]; };
   constexpr auto kAttention = static_cast<size_t>(Category::kAttention);
   constexpr auto kMatmul = static_cast<size_t>(Category::kMatmul);
   constexpr auto kMemory = static_cast<size_t>(Category::kMemory);
-  for (model::Phase p : {model::Phase::kPrefill, model::Phase::kDecode, model::Phase::kMixed,
-                         model::Phase::kUnknown}) {
+  for (model::Phase p : {model::Phase::kPrefill, model::Phase::kMixed}) {
     EXPECT_EQ(phase(p).steps, 1u) << model::kPhaseNames[static_cast<size_t>(p)];
     // Two back-to-back 100 us kernels 1 us apart: a 201 us step, 200 us busy.
-    if (p != model::Phase::kUnknown) {
-      EXPECT_EQ(phase(p).step_ns, 201 * kUs);
-      EXPECT_EQ(phase(p).busy_ns, 200 * kUs);
-      EXPECT_EQ(phase(p).ops, 2u);
-      EXPECT_EQ(phase(p).gpu_time_ns(), 200 * kUs);
-    }
+    EXPECT_EQ(phase(p).step_ns, 201 * kUs);
+    EXPECT_EQ(phase(p).busy_ns, 200 * kUs);
+    EXPECT_EQ(phase(p).ops, 2u);
+    EXPECT_EQ(phase(p).gpu_time_ns(), 200 * kUs);
   }
+  // Two decode steps: the second and the last, which ends with the trace (its last kernel's end).
+  const model::PhaseStats decode = phase(model::Phase::kDecode);
+  EXPECT_EQ(decode.steps, 2u);
+  EXPECT_EQ(decode.step_ns, 2 * 201 * kUs);
+  EXPECT_EQ(decode.busy_ns, 400 * kUs);
+  EXPECT_EQ(decode.ops, 4u);
+  EXPECT_EQ(decode.category_ns[kAttention], 200 * kUs);
   EXPECT_EQ(phase(model::Phase::kPrefill).category_ns[kAttention], 100 * kUs);
   EXPECT_EQ(phase(model::Phase::kPrefill).category_ns[kMatmul], 100 * kUs);
   EXPECT_EQ(phase(model::Phase::kMixed).category_ns[kAttention], 200 * kUs);
   const model::PhaseStats unknown = phase(model::Phase::kUnknown);
+  EXPECT_EQ(unknown.steps, 1u);
   EXPECT_EQ(unknown.ops, 3u);
   EXPECT_EQ(unknown.category_ns[kMatmul], 200 * kUs);
   EXPECT_EQ(unknown.category_ns[kMemory], 50 * kUs);
   EXPECT_EQ(unknown.busy_ns, 250 * kUs);
   EXPECT_EQ(unknown.step_ns, 251 * kUs);
-  // The last (decode) step never ended: outside, not a fifth decode step.
-  EXPECT_EQ(d.phases.outside_ops, 2u);
-  EXPECT_EQ(d.phases.outside_time_ns(), 200 * kUs);
+  // Every step is whole: nothing outside.
+  EXPECT_EQ(d.phases.outside_ops, 0u);
+  EXPECT_EQ(d.phases.outside_time_ns(), 0);
   // Consistent with StepStats (prefill = steps with prefill attention) and with the GPU totals.
   EXPECT_EQ(d.steps.prefill.count, 2u);
-  EXPECT_EQ(d.steps.plain.count, 2u);
+  EXPECT_EQ(d.steps.plain.count, 3u);
   int64_t total = d.phases.outside_time_ns();
   for (const model::PhaseStats& p : d.phases.phases) total += p.gpu_time_ns();
   int64_t gpu_ops = 0;  // the window's categories count copies and memsets as memory too
   for (const model::CategoryStats& c : d.categories) gpu_ops += c.time_ns;
   EXPECT_EQ(total, gpu_ops);
+}
 
-  // Cut into windows: a step crossing a window edge is outside in both windows, and the windows
-  // merged give the same totals as the whole.
+TEST_F(PhaseStepsTest, AStepSpanningAWindowEdgeCountsWholeInTheWindowItEndsIn) {
+  std::vector<int64_t> step_start;
+  const model::ProfileWindow whole = Whole([&](model::EventSink* s) { Feed(s, &step_start); });
+  const model::PhaseSplit& all = OnlyDevice(whole).phases;
+  // Edges every 966 us: inside the mixed step's first kernel and inside the last step.
+  const int64_t window_ns = step_start[2] + 50 * kUs;
+  ASSERT_GT(step_start[4] + 201 * kUs, 2 * window_ns);
+  ASSERT_LT(step_start[4], 2 * window_ns);
+  const auto windows = Windowed(window_ns);
+  ASSERT_EQ(windows.size(), 3u);
+  const model::PhaseSplit& first = OnlyDevice(windows[0]).phases;
+  const model::PhaseSplit& second = OnlyDevice(windows[1]).phases;
+  const model::PhaseSplit& third = OnlyDevice(windows[2]).phases;
+  // The first window: the prefill and the decode step; the mixed step's first kernel is not
+  // outside but carried.
+  EXPECT_EQ(first.phases[static_cast<size_t>(model::Phase::kPrefill)].steps, 1u);
+  EXPECT_EQ(first.phases[static_cast<size_t>(model::Phase::kDecode)].steps, 1u);
+  EXPECT_EQ(first.phases[static_cast<size_t>(model::Phase::kMixed)].steps, 0u);
+  EXPECT_EQ(first.outside_ops, 0u);
+  EXPECT_EQ(first.outside_time_ns(), 0);
+  // The second: the mixed step whole (both kernels, its span from before the edge) and the
+  // unknown step; the last decode step began in it but is carried again.
+  const model::PhaseStats& mixed = second.phases[static_cast<size_t>(model::Phase::kMixed)];
+  EXPECT_EQ(mixed.steps, 1u);
+  EXPECT_EQ(mixed.ops, 2u);
+  EXPECT_EQ(mixed.step_ns, 201 * kUs);
+  EXPECT_EQ(mixed.busy_ns, 200 * kUs);
+  EXPECT_EQ(mixed.gpu_time_ns(), 200 * kUs);
+  EXPECT_EQ(second.phases[static_cast<size_t>(model::Phase::kUnknown)].steps, 1u);
+  EXPECT_EQ(second.phases[static_cast<size_t>(model::Phase::kDecode)].steps, 0u);
+  EXPECT_EQ(second.outside_ops, 0u);
+  // The third: the last step, ended with the trace (Finish), whole.
+  const model::PhaseStats& last = third.phases[static_cast<size_t>(model::Phase::kDecode)];
+  EXPECT_EQ(last.steps, 1u);
+  EXPECT_EQ(last.ops, 2u);
+  EXPECT_EQ(last.step_ns, 201 * kUs);
+  EXPECT_EQ(last.busy_ns, 200 * kUs);
+  EXPECT_EQ(third.outside_ops, 0u);
+  // The windows together: exactly the whole trace's split.
+  EXPECT_EQ(Merged(windows), all);
+}
+
+TEST_F(PhaseStepsTest, WindowsOfAnyLengthGiveTheWholeTracesSplit) {
+  const model::PhaseSplit all = OnlyDevice(Whole([&](model::EventSink* s) { Feed(s); })).phases;
+  // Edges inside kernels, between the two kernels of a step, inside the host's turns (the idle
+  // interval across an edge is still seen as the turn that ends the step) and in the copy.
+  for (int64_t window_us : {37, 61, 97, 150, 230, 333, 500, 777}) {
+    const auto windows = Windowed(window_us * kUs);
+    EXPECT_GT(windows.size(), 2u) << window_us;
+    EXPECT_EQ(Merged(windows), all) << window_us << " us windows";
+  }
+}
+
+TEST_F(PhaseStepsTest, TheFinalStepCountsAfterTheLastWindowClosed) {
+  // Live: the windows are closed by time (AdvanceTo) while the last step is carried; the
+  // process then ends (Finish) with no window open. The step counts in one more window.
   AggregatorOptions windowed;
-  windowed.window_ns = step_start[2] + 50 * kUs;  // inside the mixed step
+  windowed.window_ns = 10'000 * kUs;
+  windowed.lateness_ns = 0;
   std::vector<model::ProfileWindow> windows;
-  corr = 0;
-  t = 100 * kUs;
-  {
+  Aggregator a(windowed, &names_, &classifier_,
+               [&](model::ProfileWindow&& x) { windows.push_back(std::move(x)); });
+  Feed(&a, nullptr, 2);  // prefill, decode: ~1 ms in all
+  a.AdvanceTo(10'000 * kUs);
+  ASSERT_EQ(windows.size(), 1u);
+  const model::PhaseSplit& first = OnlyDevice(windows[0]).phases;
+  EXPECT_EQ(first.phases[static_cast<size_t>(model::Phase::kPrefill)].steps, 1u);
+  EXPECT_EQ(first.phases[static_cast<size_t>(model::Phase::kDecode)].steps, 0u);  // carried
+  EXPECT_EQ(first.outside_ops, 0u);
+  a.Finish();
+  ASSERT_EQ(windows.size(), 2u);
+  const model::PhaseSplit& last = OnlyDevice(windows[1]).phases;
+  EXPECT_EQ(last.phases[static_cast<size_t>(model::Phase::kDecode)].steps, 1u);
+  EXPECT_EQ(last.phases[static_cast<size_t>(model::Phase::kDecode)].step_ns, 201 * kUs);
+  EXPECT_EQ(windows[1].start_ns, windows[0].end_ns);
+}
+
+TEST_F(PhaseStepsTest, AStepEndsWhenTheDeviceIdlesAWholeWindow) {
+  // Live windows of 1 ms closed by time (AdvanceTo emits the idle ones too); the two steps end
+  // by 0.72 ms, then nothing until a kernel at 5.5 ms. The decode step is counted in the first
+  // window the device spent idle, not when the next work comes.
+  AggregatorOptions windowed;
+  windowed.window_ns = 1'000 * kUs;
+  windowed.lateness_ns = 0;
+  std::vector<model::ProfileWindow> windows;
+  Aggregator a(windowed, &names_, &classifier_,
+               [&](model::ProfileWindow&& x) { windows.push_back(std::move(x)); });
+  Feed(&a, nullptr, 2);
+  a.AdvanceTo(3'000 * kUs);
+  ASSERT_EQ(windows.size(), 3u);
+  const auto phase = [&](size_t i, model::Phase p) {
+    return OnlyDevice(windows[i]).phases.phases[static_cast<size_t>(p)];
+  };
+  EXPECT_EQ(phase(0, model::Phase::kPrefill).steps, 1u);
+  EXPECT_EQ(phase(0, model::Phase::kDecode).steps, 0u);  // carried: it may go on
+  EXPECT_EQ(phase(1, model::Phase::kDecode).steps, 1u);  // the device idled through window 1
+  EXPECT_EQ(phase(1, model::Phase::kDecode).step_ns, 201 * kUs);
+  EXPECT_EQ(phase(1, model::Phase::kDecode).busy_ns, 200 * kUs);
+  EXPECT_TRUE(OnlyDevice(windows[2]).phases.empty());
+  // The lone GEMM is a step of its own (whole: it came after the host's turn), counted at the end.
+  a.OnKernel(Kernel(kGemm, 5'500 * kUs, 5'600 * kUs));
+  a.Finish();
+  ASSERT_EQ(windows.size(), 5u);  // [3 ms, 4 ms) was open, idle; then [5 ms, 6 ms)
+  EXPECT_TRUE(OnlyDevice(windows[3]).phases.empty());
+  EXPECT_EQ(phase(4, model::Phase::kUnknown).steps, 1u);
+  EXPECT_EQ(phase(4, model::Phase::kUnknown).ops, 1u);
+}
+
+TEST_F(PhaseStepsTest, AStepLongerThanTheCarryLimitIsCutAsOutside) {
+  // No host turn for 3.5 ms: back-to-back kernels from 0.1 to 3.6 ms, in 1 ms windows; then a
+  // lone kernel at 5 ms after a long idle (the host's turn).
+  const auto run = [&](int64_t max_carry_ns) {
+    AggregatorOptions windowed;
+    windowed.window_ns = 1'000 * kUs;
+    windowed.max_step_carry_ns = max_carry_ns;
+    std::vector<model::ProfileWindow> windows;
     Aggregator a(windowed, &names_, &classifier_,
                  [&](model::ProfileWindow&& x) { windows.push_back(std::move(x)); });
-    for (size_t step = 0; step < 3; ++step) {
-      for (int k = 0; k < 2; ++k) {
-        a.OnApiCall(Launch(t, t + 5 * kUs, ++corr));
-        a.OnKernel(Kernel(k ? steps[step].second : steps[step].first, t + 4 * kUs, t + 104 * kUs, 7,
-                          corr));
-        t += 101 * kUs;
-      }
-      model::ApiCallEvent sync = Launch(t, t + 4 * kUs, 0, model::ApiKind::kSync);
-      sync.sync_type = model::SyncType::kStream;
-      a.OnApiCall(sync);
-      t += 4 * kUs + 200 * kUs;
-    }
-    a.OnApiCall(Launch(t, t + 5 * kUs, ++corr));
-    a.OnKernel(Kernel(kGemm, t + 4 * kUs, t + 104 * kUs, 7, corr));
+    for (int64_t t = 100; t < 3'600; t += 100) a.OnKernel(Kernel(kGemm, t * kUs, (t + 100) * kUs));
+    a.OnKernel(Kernel(kGemm, 5'000 * kUs, 5'100 * kUs));
     a.Finish();
-  }
-  ASSERT_EQ(windows.size(), 2u);
-  const model::PhaseSplit& first = OnlyDevice(windows[0]).phases;
-  EXPECT_EQ(first.phases[0].steps, 1u);
-  EXPECT_EQ(first.phases[1].steps, 1u);
-  EXPECT_EQ(first.outside_ops, 1u);  // the mixed step's first kernel, cut by the edge
-  // The second window has no whole step (the mixed step began before it; the last never ended).
-  EXPECT_TRUE(OnlyDevice(windows[1]).phases.empty());
+    EXPECT_EQ(windows.size(), 5u);  // 4 active windows, then [5 ms, 6 ms)
+    return Merged(windows).phases[static_cast<size_t>(model::Phase::kUnknown)];
+  };
+  // Within the limit: carried over three edges, counted whole (35 kernels), then the lone one.
+  const model::PhaseStats carried = run(60'000'000'000);
+  EXPECT_EQ(carried.steps, 2u);
+  EXPECT_EQ(carried.ops, 36u);
+  EXPECT_EQ(carried.step_ns, 3'500 * kUs + 100 * kUs);
+  // A 2.5 ms limit: at the third edge (3 ms) the step has run 2.9 ms and is cut: its work is
+  // outside (in windows without a whole step, so not stored), only the lone kernel is a step.
+  const model::PhaseStats cut = run(2'500 * kUs);
+  EXPECT_EQ(cut.steps, 1u);
+  EXPECT_EQ(cut.ops, 1u);
 }
 
 TEST_F(AggregatorTest, TemporalBreakdownUsesUnionsNotSums) {

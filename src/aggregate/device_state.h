@@ -145,15 +145,22 @@ struct DeviceState {
   model::PhaseSplit phases;
   // The step being built: it began at step_start_ns (when step_open) and has run the attention
   // kinds in step_attention (KernelAccum::attention_kind bits). It counts only when step_whole: it
-  // began right after a host turn or with the device's first activity, not at a window edge
-  // (mid-step). Its GPU operations accumulate here until its phase is known (when it ends).
+  // began right after a host turn or with the device's first activity, and was not cut (see
+  // SettleStep). Its GPU operations accumulate here until its phase is known (when it ends); an
+  // open step is carried across window edges and counts, whole, in the window it ends in.
+  // These fields persist across windows (ResetWindow keeps them).
   bool step_open = false;
   uint8_t step_attention = 0;
-  bool step_whole = false;
+  bool step_whole = true;
   int64_t step_start_ns = 0;
-  int64_t step_busy_start_ns = 0;  // busy.covered_ns() when it began
+  int64_t step_busy_start_ns = 0;  // busy.covered_ns() when it began (or the window did)
+  int64_t step_busy_ns = 0;        // its busy time in earlier windows (carried)
   uint64_t step_ops = 0;
   std::array<int64_t, model::kCategoryCount> step_category_ns{};
+  // The latest end of any GPU operation of the device, across windows (when gpu_seen): where the
+  // device's idle time began when a window starts without activity.
+  bool gpu_seen = false;
+  int64_t gpu_end_ns = 0;
 
   // Adds one GPU operation to the open step.
   void AddStepOp(size_t category, int64_t duration_ns, uint8_t attention_kind) {
@@ -164,6 +171,13 @@ struct DeviceState {
   // Ends the open step at `end_ns` (the start of the host turn after it): a whole step goes to
   // its phase, any other step's operations to phases.outside_*. Clears the step.
   void EndStep(int64_t end_ns);
+  // What becomes of the open step when the window [window_start_ns, window_end_ns) closes:
+  //  - `final` (the trace or the process ended) or the device ran nothing in the whole window (an
+  //    idle that long is the host's turn): it ends at its last operation and counts here;
+  //  - a whole step open for at most `max_carry_ns` is carried into the next window as it is;
+  //  - any other (not whole, or running longer than any serving step) is cut: its operations so
+  //    far are outside in this window, and the rest of it is not whole either.
+  void SettleStep(int64_t window_start_ns, int64_t window_end_ns, bool final, int64_t max_carry_ns);
   model::LaunchStats launch;
   std::array<SyncAccum, kSyncTypes> sync_records{};  // from SyncEvents
   std::array<SyncAccum, kSyncTypes> sync_calls{};    // from blocking API calls

@@ -119,9 +119,7 @@ model::DeviceProfile BuildDeviceProfile(DeviceState* state, const std::string& d
   out.idle_gaps = d.idle_gaps;
   out.idle_causes = d.idle_causes;
   out.steps = d.steps;
-  // A step still running when the window closes is not whole: its operations are outside.
-  d.step_whole = false;
-  d.EndStep(d.last_end_ns);
+  // The open step was settled before (DeviceState::SettleStep): carried, ended or cut.
   if (!d.phases.empty()) out.phases = d.phases;
   out.launch = d.launch;
   const auto& syncs = use_sync_records ? d.sync_records : d.sync_calls;

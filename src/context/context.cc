@@ -184,6 +184,39 @@ void Categories(const ReportView& view, Builder* b) {
              {false, true, true});
 }
 
+// The forward-phase split summed over the ranks, as one line: steps, mean step and share of the
+// phased GPU time per phase, then what was outside every counted step.
+void Phases(const ReportView& view, Builder* b) {
+  struct Sum {
+    int64_t steps = 0, step_ns = 0, gpu_ns = 0;
+  };
+  std::vector<std::pair<std::string, Sum>> phases;  // first-seen order: the schema's
+  int64_t outside = 0;
+  for (const RankView& r : view.ranks) {
+    outside += r.phase_outside_ns;
+    for (const RankView::Phase& p : r.phases) {
+      auto it = std::find_if(phases.begin(), phases.end(),
+                             [&p](const auto& x) { return x.first == p.phase; });
+      if (it == phases.end()) it = phases.insert(phases.end(), {p.phase, Sum{}});
+      it->second.steps += p.steps;
+      it->second.step_ns += p.step_total_ns;
+      it->second.gpu_ns += p.gpu_time_ns;
+    }
+  }
+  if (phases.empty()) return;
+  int64_t total = outside;
+  for (const auto& [name, sum] : phases) total += sum.gpu_ns;
+  std::string line;
+  for (const auto& [name, sum] : phases)
+    line +=
+        fmt::format("{}{} {} steps (mean {}) {}", line.empty() ? "" : "; ", name, sum.steps,
+                    FormatNs(sum.steps ? sum.step_ns / sum.steps : 0), Share(sum.gpu_ns, total));
+  line += fmt::format("; outside {}", Share(outside, total));
+  b->Section(
+      "Forward phases (prefill vs decode; shares of the steps' GPU time " + FormatNs(total) + ")",
+      {line}, {}, {});
+}
+
 void TopKernels(const ReportView& view, const ContextOptions& options, Builder* b) {
   const int64_t total = view.kernel_time_ns();
   std::vector<KernelRow> kernels = view.MergedKernels();
@@ -411,6 +444,7 @@ ContextResult RenderContext(const ReportView& view, const ContextOptions& option
     });
   }
   Categories(view, &b);
+  Phases(view, &b);
   TopKernels(view, options, &b);
   Ranks(view, &b);
   Idle(view, &b);

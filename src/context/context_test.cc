@@ -75,6 +75,47 @@ TEST(ContextTest, FullTextHasEverySectionInOrder) {
   EXPECT_NE(r.text.find("10.0 ms, 25.0% of GPU time"), std::string::npos) << r.text;
 }
 
+TEST(ContextTest, PhasesAreOneLineSummedOverRanks) {
+  // Each of the two ranks: 2 prefill steps (20 ms of steps, 18 ms of GPU time), 30 decode steps
+  // (60 ms, 54 ms) and 8 ms outside any counted step.
+  std::string json = Report(5);
+  const std::string phases =
+      R"("phases":{"list":[{"phase":"prefill","steps":2,"step_total_ns":20000000,)"
+      R"("step_mean_ns":10000000,"busy_ns":18000000,"gpu_time_ns":18000000,"ops":40,"pct":22.5,)"
+      R"("categories":{}},{"phase":"decode","steps":30,"step_total_ns":60000000,)"
+      R"("step_mean_ns":2000000,"busy_ns":54000000,"gpu_time_ns":54000000,"ops":900,"pct":67.5,)"
+      R"("categories":{}}],"outside_ns":8000000,"outside_ops":7,"outside_pct":10.0},)";
+  for (size_t at = json.find(R"("idle_causes":)"); at != std::string::npos;
+       at = json.find(R"("idle_causes":)", at + phases.size() + 1))
+    json.insert(at, phases);
+  auto view = ParseReport(json, "", "");
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  ASSERT_EQ(view->ranks.size(), 2u);
+  ASSERT_EQ(view->ranks[1].phases.size(), 2u);
+  ContextOptions options;
+  options.command = "inferscope context";
+  ContextResult r = RenderContext(*view, options);
+  // Both ranks: prefill 4 steps, 36 ms; decode 60 steps, 108 ms; outside 16 ms of 160 ms.
+  EXPECT_NE(r.text.find("## Forward phases (prefill vs decode; shares of the steps' GPU time "
+                        "160 ms)\nprefill 4 steps (mean 10.0 ms) 22.5%; decode 60 steps (mean "
+                        "2.00 ms) 67.5%; outside 10.0%\n"),
+            std::string::npos)
+      << r.text;
+  // After where the GPU time went, before the kernels.
+  EXPECT_LT(r.text.find("## GPU time by category"), r.text.find("## Forward phases"));
+  EXPECT_LT(r.text.find("## Forward phases"), r.text.find("## Top kernels"));
+  // Narrowed to one host: that rank's figures only.
+  auto one = ParseReport(json, "node-b", "");
+  ASSERT_TRUE(one.ok());
+  EXPECT_NE(RenderContext(*one, options)
+                .text.find("prefill 2 steps (mean 10.0 ms) 22.5%; decode 30 steps"),
+            std::string::npos);
+  // A report without phase data (no whole step) has no such section.
+  auto plain = ParseReport(Report(5), "", "");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(RenderContext(*plain, options).text.find("Forward phases"), std::string::npos);
+}
+
 TEST(ContextTest, BudgetIsKeptAndCutsAreMarkedWithTheirShare) {
   auto view = ParseReport(Report(60), "", "");
   ASSERT_TRUE(view.ok());

@@ -98,6 +98,15 @@ RankView ParseRank(dom::element r) {
     out.other_kernels_distinct = Int(other, "distinct_names");
   }
   out.idle_causes = NsMap(r, "idle_causes", "total_ns");
+  dom::element phases;
+  if (r["phases"].get(phases) == simdjson::SUCCESS && phases.is_object()) {
+    dom::array list;
+    if (phases["list"].get(list) == simdjson::SUCCESS)
+      for (dom::element p : list)
+        out.phases.push_back(
+            {Str(p, "phase"), Int(p, "steps"), Int(p, "step_total_ns"), Int(p, "gpu_time_ns")});
+    out.phase_outside_ns = Int(phases, "outside_ns");
+  }
   dom::object syncs;
   if (r["sync_waits"].get(syncs) == simdjson::SUCCESS) {
     for (auto [type, s] : syncs) {

@@ -31,6 +31,13 @@ struct RankView {
   std::vector<KernelRow> top_kernels;
   int64_t other_kernels_ns = 0, other_kernels_distinct = 0;
   std::vector<std::pair<std::string, int64_t>> idle_causes;  // cause, total_ns
+  // The forward-phase split (report `phases`): per phase with steps, and the GPU time outside.
+  struct Phase {
+    std::string phase;
+    int64_t steps = 0, step_total_ns = 0, gpu_time_ns = 0;
+  };
+  std::vector<Phase> phases;
+  int64_t phase_outside_ns = 0;
   struct SyncWait {
     std::string type, waited_on;
     int64_t count = 0, total_ns = 0, max_ns = 0;

@@ -135,7 +135,7 @@ struct IdleCauseStats {
 // Steps as the GPU sees them: stretches of activity between idle intervals where the host stopped
 // issuing work (an interval attributed mostly to sync, host_idle, allocation or no launch record:
 // the serving loop's turn between steps). A step that ran prefill attention is a prefill step;
-// the others are decode (or other) steps. Steps cut by a window edge are not counted.
+// the others are decode (or other) steps. A step at a window edge counts in the window it ends in.
 struct StepStats {
   DurationStats plain;    // steps without prefill attention
   DurationStats prefill;  // steps with prefill attention kernels
@@ -180,10 +180,10 @@ struct PhaseStats {
   bool operator==(const PhaseStats&) const = default;
 };
 
-// GPU time per forward phase (issue 20): every GPU operation of a window belongs to the step it
-// started in. Operations of a step that is not whole (it began before the window, or had not ended
-// when the window closed) are in `outside_ns`, so phases plus outside add up to the window's GPU
-// operation time. Empty (and not written on the wire) when the window has no whole step.
+// GPU time per forward phase (issue 20): a GPU operation belongs to the step it started in, a step
+// (whole, carried across edges) to the window it ends in. Operations of steps not whole (past the
+// carry limit, DeviceState::SettleStep) are `outside_ns`: over a run of windows phases plus outside
+// add up to its GPU operation time. Empty (not written on the wire) when the window has no step.
 struct PhaseSplit {
   std::array<PhaseStats, kPhaseCount> phases{};
   uint64_t outside_ops = 0;

@@ -264,8 +264,8 @@ Section Phases(const Analysis& a) {
   s.blocks.push_back(Paragraph(
       {"steps run between the host's turns; a step that ran attention.prefill kernels is prefill,",
        "attention.decode decode, both mixed (chunked prefill), neither unknown. % = share of the",
-       "GPU time of the windows with steps; (outside): operations of steps cut by a window edge",
-       "or still running when the window (or the trace) ended."}));
+       "GPU time of the windows with steps. A step running at a window edge counts in the window",
+       "it ends in; (outside): operations of steps not whole (over 60 s without a host turn)."}));
   return s;
 }
 

@@ -473,7 +473,7 @@ ViewTable IdleCausesTable(const Analysis& a) {
 }
 
 // The live steps' forward phases (analyze::PhaseSummary), one row per rank, phase and category
-// with time; the GPU time of steps cut by a window edge as phase "outside".
+// with time; the GPU time of steps not counted whole as phase "outside".
 ViewTable PhasesTable(const Analysis& a) {
   ViewTable t = NewTable("phases", "");
   AddColumn(&t, "rank", "rank", true);

@@ -9,9 +9,12 @@ shows the forward-phase split in `inferscope report` (text and JSON) and on /met
 The trace is the generated `prefill_interference` scenario (tools/make_scenario_traces.py: 20k-token
 prefills every 12 decode steps of a CUDA-graph decode batch, a stream sync and the host's output
 processing after every step), so it needs no ../shared. The replay traces graph nodes
-(INFERSCOPE_GRAPH_NODES=1: the decode kernels are the trace's) and uses one window longer than the
-trace, so the live windows cut no step the file does not cut: the split must match to the
-nanosecond. The agent's /metrics is read before the agent stops.
+(INFERSCOPE_GRAPH_NODES=1: the decode kernels are the trace's). It runs twice: with one window
+longer than the trace, and with 100 ms windows whose edges cut steps (a step open at an edge is
+carried into the window it ends in; the last step counts when the process ends). Both must give
+the file's split to the nanosecond, with nothing outside, and every step of the steps view. The
+agent's /metrics is read before the agent stops. With ../shared, the shared Qwen trace (whose last
+step was 70% of its GPU time) too; without it that part is skipped with a message.
 
 Usage: live_phases.py --inferscope BIN --replay-engine BIN
 Exit codes: 0 pass, 1 a difference or failure.
@@ -29,7 +32,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, wait_for_socket
+from live_common import REPO, agent_endpoints, shared_trace, wait_for_socket
 
 
 def fail(msg):
@@ -74,33 +77,6 @@ def main():
     subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_scenario_traces.py"),
                     "--out", work, "--scenario", "prefill_interference", "--quiet"], check=True)
     trace = os.path.join(work, "prefill_interference.json.gz")
-    state = os.path.join(work, "state")
-    os.makedirs(state)
-    agent = subprocess.Popen([args.inferscope, "agent", "--state-dir", state, "--http-port", "0"],
-                             stdout=subprocess.DEVNULL,
-                             stderr=open(os.path.join(work, "agent.log"), "w"))
-    metrics_text = ""
-    try:
-        if not wait_for_socket(os.path.join(state, "agent.sock")):
-            return fail("the agent did not start (see %s)" % work)
-        metrics_url = json.load(open(os.path.join(state, "agent.json")))["endpoints"]["metrics"]
-        env = dict(os.environ, INFERSCOPE_GRAPH_NODES="1")
-        replay = subprocess.run(
-            [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", "1000000s",
-             "--", args.replay_engine, "--speed", "0", trace],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
-        if replay.returncode != 0:
-            return fail("replay failed (%d): %s" % (replay.returncode, replay.stderr[-500:]))
-        metrics_text = wait_for_windows(metrics_url)
-    finally:
-        agent.send_signal(signal.SIGTERM)
-        try:
-            agent.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-            return fail("the agent did not stop on SIGTERM")
-    if agent.returncode != 0:
-        return fail("the agent exited with status %d (see %s/agent.log)" % (agent.returncode, work))
 
     def run(*cmd):
         r = subprocess.run(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -108,24 +84,64 @@ def main():
             raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd[:2]), r.returncode, r.stderr))
         return r.stdout
 
-    live = json.loads(run(args.inferscope, "report", "--state-dir", state, "--last", "24h",
-                          "--format", "json"))
+    def replay_live(window, trace=trace, name="scenario"):
+        """(report JSON, report text, /metrics text, stored windows) of one live replay, or a
+        failure message."""
+        state = os.path.join(work, "state_%s_%s" % (name, window))
+        os.makedirs(state)
+        log = os.path.join(work, "agent_%s_%s.log" % (name, window))
+        agent = subprocess.Popen([args.inferscope, "agent", "--state-dir", state, "--http-port",
+                                  "0"], stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+        metrics_text = ""
+        try:
+            if not wait_for_socket(os.path.join(state, "agent.sock")):
+                return "the agent did not start (see %s)" % log
+            # agent.json is written after the socket listens.
+            metrics_url = agent_endpoints(state)["metrics"]
+            env = dict(os.environ, INFERSCOPE_GRAPH_NODES="1")
+            replay = subprocess.run(
+                [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", window,
+                 "--", args.replay_engine, "--speed", "0", trace],
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+            if replay.returncode != 0:
+                return "replay failed (%d): %s" % (replay.returncode, replay.stderr[-500:])
+            metrics_text = wait_for_windows(metrics_url)
+        finally:
+            agent.send_signal(signal.SIGTERM)
+            try:
+                agent.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                agent.kill()
+                return "the agent did not stop on SIGTERM"
+        if agent.returncode != 0:
+            return "the agent exited with status %d (see %s)" % (agent.returncode, log)
+        live = json.loads(run(args.inferscope, "report", "--state-dir", state, "--last", "24h",
+                              "--format", "json"))
+        text = run(args.inferscope, "report", "--state-dir", state, "--last", "24h")
+        return live, text, metrics_text, live["range"]["windows"]
+
+    got = replay_live("1000000s")
+    if isinstance(got, str):
+        return fail(got)
+    live, text, metrics_text, _ = got
+    cut = replay_live("100ms")
+    if isinstance(cut, str):
+        return fail("100 ms windows: " + cut)
     offline = json.loads(run(args.inferscope, "analyze", "--format", "json", "--views", "steps",
                              trace))
-    text = run(args.inferscope, "report", "--state-dir", state, "--last", "24h")
 
     problems = []
     phases = live["summary"]["phases"]
     by_phase = {p["phase"]: p for p in phases["list"]}
-    # The scenario: 3 prefills (one step each) and 36 decode steps; the last decode step has no
-    # host turn after it inside the window, so it is outside.
+    # The scenario: 3 prefills (one step each) and 36 decode steps; the last decode step ends with
+    # the process (no host turn after it) and counts too: nothing is outside.
     if sorted(by_phase) != ["decode", "prefill"]:
         problems.append("live phases %s, want decode and prefill" % sorted(by_phase))
     else:
         if by_phase["prefill"]["steps"] != 3:
             problems.append("prefill steps %d, want 3" % by_phase["prefill"]["steps"])
-        if by_phase["decode"]["steps"] != 35:
-            problems.append("decode steps %d, want 35" % by_phase["decode"]["steps"])
+        if by_phase["decode"]["steps"] != 36:
+            problems.append("decode steps %d, want 36" % by_phase["decode"]["steps"])
         for name, p in by_phase.items():
             if p["categories"].get("attention", {}).get("time_ns", 0) <= 0:
                 problems.append("%s steps have no attention time" % name)
@@ -133,33 +149,65 @@ def main():
         if by_phase["prefill"]["step_mean_ns"] < 10 * by_phase["decode"]["step_mean_ns"]:
             problems.append("prefill step mean %d ns is not >> decode's %d ns" %
                             (by_phase["prefill"]["step_mean_ns"], by_phase["decode"]["step_mean_ns"]))
+    if (phases["outside_ns"], phases["outside_ops"]) != (0, 0):
+        problems.append("outside %d ns in %d ops, want none" % (phases["outside_ns"],
+                                                                phases["outside_ops"]))
     if phases != offline["summary"]["phases"]:
         problems.append("live phases differ from analyze:\n  live    %s\n  offline %s" %
                         (json.dumps(phases, sort_keys=True)[:1500],
                          json.dumps(offline["summary"]["phases"], sort_keys=True)[:1500]))
-    # Parity with the offline steps view (ProfilerStep ranges): the same prefill steps and GPU
-    # time; its decode steps are the live ones plus the last (outside live: no host turn after it).
+    # Windows that cut steps: the same split (each step counted whole in the window it ended in).
+    cut_live, _, _, cut_windows = cut
+    if cut_windows < 10:
+        problems.append("the 100 ms replay stored %d windows; want >= 10 to cut steps" % cut_windows)
+    if cut_live["summary"]["phases"] != offline["summary"]["phases"]:
+        problems.append("100 ms windows: live phases differ from analyze:\n  live    %s\n"
+                        "  offline %s" % (json.dumps(cut_live["summary"]["phases"],
+                                                     sort_keys=True)[:1500],
+                                          json.dumps(offline["summary"]["phases"],
+                                                     sort_keys=True)[:1500]))
+    # Parity with the offline steps view (ProfilerStep ranges): the same steps and GPU time per
+    # phase, the last decode step included.
     view_phases = {}
     for proc in offline["views"]["inputs"][0]["processes"]:
         for row in proc["steps"]["phases"]:
             view_phases[row["phase"]] = row
     if sorted(view_phases) != ["decode", "prefill"]:
         problems.append("steps view phases %s, want decode and prefill" % sorted(view_phases))
-    elif by_phase.get("prefill") and by_phase.get("decode"):
-        if (view_phases["prefill"]["duration"]["count"], view_phases["prefill"]["gpu_time_ns"]) != \
-                (by_phase["prefill"]["steps"], by_phase["prefill"]["gpu_time_ns"]):
-            problems.append("prefill: steps view %r, live %r" % (view_phases["prefill"],
-                                                                 by_phase["prefill"]))
-        if view_phases["decode"]["duration"]["count"] != by_phase["decode"]["steps"] + 1 or \
-                view_phases["decode"]["gpu_time_ns"] != \
-                by_phase["decode"]["gpu_time_ns"] + phases["outside_ns"]:
-            problems.append("decode: steps view %r, live %r + outside %d" %
-                            (view_phases["decode"], by_phase["decode"], phases["outside_ns"]))
+    else:
+        for name in ("prefill", "decode"):
+            if not by_phase.get(name):
+                continue
+            if (view_phases[name]["duration"]["count"], view_phases[name]["gpu_time_ns"]) != \
+                    (by_phase[name]["steps"], by_phase[name]["gpu_time_ns"]):
+                problems.append("%s: steps view %r, live %r" % (name, view_phases[name],
+                                                                 by_phase[name]))
+    # The shared Qwen trace (HF transformers generate, ../shared), when present: its last step
+    # held 70% of the GPU time and was outside; live in one window and in 100 ms windows, its
+    # split is the file's with nothing outside.
+    qwen = shared_trace("Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")
+    if qwen is None:
+        print("skip (part): no ../shared/traces Qwen trace; the scenario checks ran")
+    else:
+        qwen_offline = json.loads(run(args.inferscope, "analyze", "--format", "json", qwen))
+        want = qwen_offline["summary"]["phases"]
+        if want["outside_ns"] != 0 or sum(p["steps"] for p in want["list"]) != 3:
+            problems.append("Qwen analyze: %s, want 3 steps and nothing outside" %
+                            json.dumps(want)[:500])
+        for window in ("1000000s", "100ms"):
+            got = replay_live(window, qwen, "qwen")
+            if isinstance(got, str):
+                problems.append("Qwen %s: %s" % (window, got))
+            elif got[0]["summary"]["phases"] != want:
+                problems.append("Qwen %s windows: live phases differ from analyze:\n  live    %s"
+                                "\n  offline %s" % (window,
+                                                    json.dumps(got[0]["summary"]["phases"])[:800],
+                                                    json.dumps(want)[:800]))
     # The text report has the section with both phases.
     section = text[text.find("Forward phases (prefill vs decode)"):]
     if not text.count("Forward phases (prefill vs decode)"):
         problems.append("no 'Forward phases' section in the text report")
-    elif not (re.search(r"\bprefill\s+3\b", section) and re.search(r"\bdecode\s+35\b", section)):
+    elif not (re.search(r"\bprefill\s+3\b", section) and re.search(r"\bdecode\s+36\b", section)):
         problems.append("the text section lacks the prefill/decode rows:\n" + section[:800])
     # /metrics: the same steps and GPU seconds per phase.
     if by_phase.get("prefill"):
@@ -176,10 +224,12 @@ def main():
     if problems:
         print("(kept %s)" % work)
         return 1
-    print("ok: prefill %d steps %.1f ms GPU, decode %d steps %.1f ms GPU, outside %.1f ms" %
+    print("ok: prefill %d steps %.1f ms GPU, decode %d steps %.1f ms GPU, outside %.1f ms; "
+          "the same in %d windows of 100 ms%s" %
           (by_phase["prefill"]["steps"], by_phase["prefill"]["gpu_time_ns"] / 1e6,
            by_phase["decode"]["steps"], by_phase["decode"]["gpu_time_ns"] / 1e6,
-           phases["outside_ns"] / 1e6))
+           phases["outside_ns"] / 1e6, cut_windows,
+           "; the shared Qwen trace's split live, nothing outside" if qwen else ""))
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

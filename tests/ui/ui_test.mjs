@@ -189,6 +189,16 @@ try {
   for (let i = 0; i < Math.min(tk.length, 5); i++)
     check(await text(`kernel-total-${i}`) === fmtNs(tk[i].total_ns), `detail: top kernel ${i} total ${fmtNs(tk[i].total_ns)}`);
   check(await text('kernel-tail') === fmtNs(profile15.summary.other_kernels.total_ns), `detail: kernel tail ${fmtNs(profile15.summary.other_kernels.total_ns)}`);
+  // Forward phases: the vLLM example's windows have prefill and decode steps.
+  const ph = profile15.summary.phases;
+  check(ph.list.some((x) => x.phase === 'decode') && ph.list.some((x) => x.phase === 'prefill'),
+    `detail: the API has prefill and decode steps (${ph.list.map((x) => x.phase).join(', ')})`);
+  for (const x of ph.list) {
+    check(await text(`phase-${x.phase}`) === fmtPct(x.pct), `detail: phase ${x.phase} ${fmtPct(x.pct)}`);
+    check(await text(`phase-steps-${x.phase}`) === fmtInt(x.steps), `detail: phase ${x.phase} ${fmtInt(x.steps)} steps`);
+  }
+  check(await text('phase-outside') === fmtPct(ph.outside_pct), `detail: phase outside ${fmtPct(ph.outside_pct)}`);
+  check('phase-bar' in cells, 'detail: the phase split bar');
   for (const f of profile15.diagnosis.findings) {
     check(`finding-${f.id}` in cells, `detail: finding ${f.id}`);
     check(await text(`stake-${f.id}`) === fmtPct(f.score * 100), `detail: finding ${f.id} stake ${fmtPct(f.score * 100)}`);

@@ -272,6 +272,22 @@ export async function detail(el, state) {
   const subs = Object.entries(sum.subcategories || {}).slice(0, 25);
   if (subs.length) table(c, ['sub-category', 'time', 'kernels', 'share'], subs.map(([k, v]) => [k, fmtNs(v.time_ns), fmtInt(v.count), fmtPct(v.pct)]), 'subcategories');
 
+  // Forward phases: the GPU time of the steps (GPU work between the host's turns) by the
+  // attention they ran; only when the range has whole steps (docs/report-schema.md `phases`).
+  const ph = sum.phases;
+  if (ph?.list?.length) {
+    const f = section(el, 'Forward phases (prefill vs decode)', `${fmtInt(ph.list.reduce((n, x) => n + x.steps, 0))} steps; outside any counted step ${fmtNs(ph.outside_ns)} (${fmtPct(ph.outside_pct)})`);
+    const colors = { prefill: '#4e79a7', decode: '#f28e2b', mixed: '#b07aa1', unknown: '#8c8c8c' };
+    splitBar(f, [...ph.list.map((x) => ({ label: x.phase, value: x.gpu_time_ns, color: colors[x.phase] || '#888' })),
+      { label: 'outside', value: ph.outside_ns, color: '#d0d0d0' }], fmtNs, 'phase-bar');
+    const top = (x) => Object.entries(x.categories || {}).slice(0, 3).map(([c, v]) => `${c} ${fmtPct(v.pct)}`).join(', ');
+    table(f, ['phase', 'steps', 'mean step', 'GPU time', 'share', 'top categories'], [
+      ...ph.list.map((x) => [x.phase, { text: fmtInt(x.steps), testid: `phase-steps-${x.phase}` }, fmtNs(x.step_mean_ns),
+        fmtNs(x.gpu_time_ns), { text: fmtPct(x.pct), testid: `phase-${x.phase}` }, top(x)]),
+      ['outside', '', '', fmtNs(ph.outside_ns), { text: fmtPct(ph.outside_pct), testid: 'phase-outside' }, ''],
+    ], 'phases');
+  }
+
   const k = section(el, 'Top kernels', 'by total time over all GPUs; the tail is every kernel not listed');
   const rows = sum.top_kernels.map((x, i) => [
     { html: `<span class="swatch" style="background:${categoryColor[x.category] || '#888'}"></span>${esc(x.display_name || x.name)}`, cls: 'name' },

@@ -642,7 +642,7 @@ void MetricsExporter::RenderDeviceSeries(const std::vector<const ProcessSeries*>
       [](const DeviceSeries& d, size_t i) { return Seconds(d.phase_step_ns[i]); });
   e.Family("inferscope_phase_gpu_seconds_total", "counter",
            "GPU operation time (kernels; copies and memsets as memory) by the forward phase of the "
-           "step it ran in and category; phase outside: steps cut by a window edge.");
+           "step it ran in and category; phase outside: steps that are not whole (over 60 s).");
   static constexpr const char* kPhaseLabels[] = {"prefill", "decode", "mixed", "unknown",
                                                  "outside"};
   static_assert(sizeof(kPhaseLabels) / sizeof(kPhaseLabels[0]) == model::kPhaseCount + 1);
