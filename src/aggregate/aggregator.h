@@ -34,6 +34,10 @@ struct AggregatorOptions {
   // pacing is tens to hundreds of microseconds (docs/diagnosis.md, burst_gap_ms).
   int64_t host_pause_threshold_ns = 1'000'000;
   int max_sync_targets = 5;  // kernels listed per sync type as "waited on"
+  // NVTX ranges (OnNvtx) make a range table per process and window (ProcessProfile::ranges),
+  // with the GPU work launched inside them; off, they only extend the window (the offline views
+  // compute their own table).
+  bool ranges = false;
 };
 
 // Folds a stream of events from any source into profile windows. The same events give the same
