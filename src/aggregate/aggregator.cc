@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <deque>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -218,6 +220,19 @@ class Aggregator::Impl {
       if (e.end_ns > unbuffered_end_ns_) unbuffered_end_ns_ = e.end_ns;
       return;
     }
+    if constexpr (std::is_same_v<E, model::NvtxEvent>) {
+      // Ranges arrive when they END, so each starts long before the events around it: in the
+      // main queue every one would unsort it (a full sort per drain). They wait in their own
+      // queue by start instead and are merged in as the main queue is processed
+      // (MergeRangesUpTo). Inserted from the back: a range that ends next mostly started after
+      // the ranges before it ended, or encloses a few of the last ones (nesting).
+      if (!processed_any_ || e.start_ns >= processed_until_ns_) {
+        auto at = ranges_pending_.end();
+        while (at != ranges_pending_.begin() && std::prev(at)->start_ns > e.start_ns) --at;
+        ranges_pending_.insert(at, e);
+        return;
+      }
+    }
     if (processed_any_ && e.start_ns < processed_until_ns_) {
       if constexpr (std::is_same_v<E, model::NvtxEvent>) {
         // A range longer than the horizon: expected, not a data-quality problem. It counts in the
@@ -246,7 +261,7 @@ class Aggregator::Impl {
   // Processes, in time order, every pending event that starts at or before `watermark_ns`.
   // Already-ordered input (the common case) is consumed from the front without sorting.
   void Drain(int64_t watermark_ns) {
-    if (pending_.empty()) return;
+    if (pending_.empty()) return MergeRangesUpTo(watermark_ns);
     if (!sorted_) {
       // Sort 16-byte keys, not the events, and never copy the whole buffer: events up to the
       // watermark are processed straight from their slots; only the rest is moved.
@@ -279,24 +294,38 @@ class Aggregator::Impl {
       ChunkedQueue<Pending> rest;
       for (const KeyIndex& k : keys) {
         Pending& p = pending_[k.index];
-        if (p.start_ns <= watermark_ns)
+        if (p.start_ns <= watermark_ns) {
+          MergeRangesUpTo(p.start_ns);
           ProcessEvent(p.start_ns, p.event);
-        else
+        } else {
           rest.push_back(std::move(p));
+        }
       }
       pending_ = std::move(rest);
       sorted_ = true;
     } else {
       size_t n = 0;
       while (n < pending_.size() && pending_[n].start_ns <= watermark_ns) {
+        MergeRangesUpTo(pending_[n].start_ns);
         ProcessEvent(pending_[n].start_ns, pending_[n].event);
         ++n;
       }
       pending_.pop_front(n);
     }
+    MergeRangesUpTo(watermark_ns);
     if (!pending_.empty()) {
       const Pending& last = pending_.back();
       last_key_ = SortKey{last.start_ns, static_cast<uint32_t>(last.event.index()), 0};
+    }
+  }
+
+  // Processes the pending ranges that start at or before `t_ns` (before an event starting at the
+  // same instant: a range opens before a launch call at its first instant).
+  void MergeRangesUpTo(int64_t t_ns) {
+    while (!ranges_pending_.empty() && ranges_pending_.front().start_ns <= t_ns) {
+      const model::NvtxEvent e = ranges_pending_.front();
+      ranges_pending_.pop_front();
+      ProcessEvent(e.start_ns, AnyEvent(e));
     }
   }
 
@@ -933,6 +962,7 @@ class Aggregator::Impl {
   DeviceState* last_device_ = nullptr;
 
   ChunkedQueue<Pending> pending_;
+  std::deque<model::NvtxEvent> ranges_pending_;  // by start (ties: arrival)
   size_t since_drain_ = 0;
   int64_t unbuffered_end_ns_ = 0;  // latest end among events not buffered (see NeedsProcessing)
   bool sorted_ = true;
