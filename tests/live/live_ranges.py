@@ -98,9 +98,14 @@ def replay(args, work, tag, trace, window, top):
         # The windows reach the store shortly after the process exits: wait for all the ranges.
         deadline = time.time() + 30
         while True:
-            live = json.loads(run(args.inferscope, "report", "--state-dir", state, "--last",
-                                  "24h", "--top", str(top), "--format", "json"))
-            got = sum(v[0] for v in table(live)[0].values())
+            try:
+                live = json.loads(run(args.inferscope, "report", "--state-dir", state, "--last",
+                                      "24h", "--top", str(top), "--format", "json"))
+                got = sum(v[0] for v in table(live)[0].values())
+            except RuntimeError:  # exit 3: no window stored yet
+                if time.time() > deadline:
+                    raise
+                live, got = None, -1
             if got >= emitted or time.time() > deadline:
                 break
             time.sleep(0.3)
