@@ -15,6 +15,7 @@ Checked, per trace, summed over the processes (the replay's pids are not the tra
   not the sampled estimate of a graph launch. The one allowed difference is the ranges a window
   counted late (`late`, a range longer than the lateness horizon): none in these traces, and the
   test says so if one appears.
+- `report --format csv --table ranges`: the same rows as the report's JSON.
 - the top-K + tail rule: with one window and the default top 20, the live rows are the offline
   rows and the tail holds the same instances.
 
@@ -30,6 +31,8 @@ Exit codes: 0 pass, 1 a difference or failure.
 """
 
 import argparse
+import csv
+import io
 import json
 import os
 import re
@@ -111,17 +114,19 @@ def replay(args, work, tag, trace, window, top):
             time.sleep(0.3)
         text = run(args.inferscope, "report", "--state-dir", state, "--last", "24h", "--top",
                    str(top))
+        csv_text = run(args.inferscope, "report", "--state-dir", state, "--last", "24h", "--top",
+                       str(top), "--format", "csv", "--table", "ranges")
     finally:
         agent.send_signal(signal.SIGTERM)
         try:
             agent.wait(timeout=30)
         except subprocess.TimeoutExpired:
             agent.kill()
-    return live, text, emitted
+    return live, text, csv_text, emitted
 
 
 def compare(args, work, tag, trace, window, top, problems):
-    live, text, emitted = replay(args, work, tag, trace, window, top)
+    live, text, csv_text, emitted = replay(args, work, tag, trace, window, top)
     offline = json.loads(run(args.inferscope, "analyze", "--format", "json", "--views", "ranges",
                              "--top", str(top), trace))
     got, late = table(live)
@@ -142,6 +147,16 @@ def compare(args, work, tag, trace, window, top, problems):
                             (tag, name, got[name], want[name]))
     if "NVTX / annotation ranges" not in text:
         problems.append("%s: no ranges section in the text report" % tag)
+    # `report --format csv --table ranges`: the same rows (the tail as "other (N names)").
+    from_csv = {}
+    for row in csv.DictReader(io.StringIO(csv_text)):
+        name = "(other)" if row["name"].startswith("other (") else row["name"]
+        acc = from_csv.setdefault(name, [0, 0, 0, 0])
+        for i, key in enumerate(("count", "total_ns", "gpu_ops", "gpu_time_ns")):
+            acc[i] += int(row[key])
+    differ = sorted(n for n in set(from_csv) | set(got) if from_csv.get(n) != got.get(n))
+    if differ:
+        problems.append("%s: report CSV rows differ from its JSON for %s" % (tag, differ[:5]))
     gpu_ops = sum(v[2] for v in want.values())
     print("%s: %d ranges, %d names, %d GPU ops projected" % (tag, instances, len(want), gpu_ops))
     return want
