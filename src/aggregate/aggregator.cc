@@ -4,14 +4,19 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <deque>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
+#include <type_traits>
 #include <variant>
 
 #include "src/aggregate/chunked_queue.h"
 #include "src/aggregate/device_state.h"
 #include "src/aggregate/profile_builder.h"
 #include "src/aggregate/radix_sort.h"
+#include "src/aggregate/range_tracker.h"
 
 namespace inferscope::aggregate {
 
@@ -30,9 +35,11 @@ constexpr int kMaxWindowsPerAdvance = 64;
 // are overwritten instead of accumulating when the matching record never shows up.
 constexpr size_t kLaunchTableSize = 1 << 16;
 
-// The order of alternatives is the tie-break at equal start times: a launch call is processed
-// before the kernel it launched, and a sync before GPU work that starts at the same instant.
-using AnyEvent = std::variant<model::ApiCallEvent, model::SyncEvent, model::NvtxEvent,
+// The order of alternatives is the tie-break at equal start times: a range opens before a launch
+// call at its first instant (start <= launch, as the offline views count it), a launch call is
+// processed before the kernel it launched, and a sync before GPU work that starts at the same
+// instant.
+using AnyEvent = std::variant<model::NvtxEvent, model::ApiCallEvent, model::SyncEvent,
                               model::MemcpyEvent, model::MemsetEvent, model::KernelEvent>;
 
 template <typename T, typename V>
@@ -47,7 +54,8 @@ struct VariantIndex<T, std::variant<Ts...>> {
 };
 template <typename T>
 constexpr uint32_t kEventOrder = VariantIndex<T, AnyEvent>::value;
-static_assert(kEventOrder<model::ApiCallEvent> == 0 && kEventOrder<model::KernelEvent> == 5);
+static_assert(kEventOrder<model::NvtxEvent> == 0 && kEventOrder<model::ApiCallEvent> == 1 &&
+              kEventOrder<model::KernelEvent> == 5);
 
 struct Pending {
   int64_t start_ns = 0;
@@ -72,6 +80,7 @@ struct LaunchSlot {
   uint32_t tid = 0;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  uint32_t range_context = 0;  // the NVTX ranges open at the call (RangeTracker::ContextAt)
 };
 
 using model::IdleCause;
@@ -137,6 +146,7 @@ struct ProcessState {
   std::array<SyncAccum, kSyncTypes> unattributed_records{};
   std::array<SyncAccum, kSyncTypes> unattributed_calls{};
   std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)> data_quality{};
+  std::unique_ptr<RangeTracker> ranges;  // AggregatorOptions::ranges, once a range arrived
 };
 
 }  // namespace
@@ -197,7 +207,7 @@ class Aggregator::Impl {
   // are not buffered: in whole-trace mode the buffer holds every event until the end, and those
   // are most of a trace's host-side records.
   static bool NeedsProcessing(const model::ApiCallEvent& e) { return e.kind != ApiKind::kOther; }
-  static bool NeedsProcessing(const model::NvtxEvent&) { return false; }
+  bool NeedsProcessing(const model::NvtxEvent&) const { return options_.ranges; }
   template <typename E>
   static bool NeedsProcessing(const E&) {
     return true;
@@ -210,7 +220,26 @@ class Aggregator::Impl {
       if (e.end_ns > unbuffered_end_ns_) unbuffered_end_ns_ = e.end_ns;
       return;
     }
+    if constexpr (std::is_same_v<E, model::NvtxEvent>) {
+      // Ranges arrive when they END, so each starts long before the events around it: in the
+      // main queue every one would unsort it (a full sort per drain). They wait in their own
+      // queue by start instead and are merged in as the main queue is processed
+      // (MergeRangesUpTo). Inserted from the back: a range that ends next mostly started after
+      // the ranges before it ended, or encloses a few of the last ones (nesting).
+      if (!processed_any_ || e.start_ns >= processed_until_ns_) {
+        auto at = ranges_pending_.end();
+        while (at != ranges_pending_.begin() && std::prev(at)->start_ns > e.start_ns) --at;
+        ranges_pending_.insert(at, e);
+        return;
+      }
+    }
     if (processed_any_ && e.start_ns < processed_until_ns_) {
+      if constexpr (std::is_same_v<E, model::NvtxEvent>) {
+        // A range longer than the horizon: expected, not a data-quality problem. It counts in the
+        // window open now, projected onto nothing processed before it arrived.
+        RangesOf(Process(e.pid)).OnRange(e, /*late=*/true);
+        return;
+      }
       // Arrived after its time was processed: fold it in now (approximately) and say so.
       CountQuality(e.pid, DataQuality::kLateRecord);
       ProcessEvent(e.start_ns, AnyEvent(e));
@@ -232,7 +261,7 @@ class Aggregator::Impl {
   // Processes, in time order, every pending event that starts at or before `watermark_ns`.
   // Already-ordered input (the common case) is consumed from the front without sorting.
   void Drain(int64_t watermark_ns) {
-    if (pending_.empty()) return;
+    if (pending_.empty()) return MergeRangesUpTo(watermark_ns);
     if (!sorted_) {
       // Sort 16-byte keys, not the events, and never copy the whole buffer: events up to the
       // watermark are processed straight from their slots; only the rest is moved.
@@ -265,24 +294,38 @@ class Aggregator::Impl {
       ChunkedQueue<Pending> rest;
       for (const KeyIndex& k : keys) {
         Pending& p = pending_[k.index];
-        if (p.start_ns <= watermark_ns)
+        if (p.start_ns <= watermark_ns) {
+          MergeRangesUpTo(p.start_ns);
           ProcessEvent(p.start_ns, p.event);
-        else
+        } else {
           rest.push_back(std::move(p));
+        }
       }
       pending_ = std::move(rest);
       sorted_ = true;
     } else {
       size_t n = 0;
       while (n < pending_.size() && pending_[n].start_ns <= watermark_ns) {
+        MergeRangesUpTo(pending_[n].start_ns);
         ProcessEvent(pending_[n].start_ns, pending_[n].event);
         ++n;
       }
       pending_.pop_front(n);
     }
+    MergeRangesUpTo(watermark_ns);
     if (!pending_.empty()) {
       const Pending& last = pending_.back();
       last_key_ = SortKey{last.start_ns, static_cast<uint32_t>(last.event.index()), 0};
+    }
+  }
+
+  // Processes the pending ranges that start at or before `t_ns` (before an event starting at the
+  // same instant: a range opens before a launch call at its first instant).
+  void MergeRangesUpTo(int64_t t_ns) {
+    while (!ranges_pending_.empty() && ranges_pending_.front().start_ns <= t_ns) {
+      const model::NvtxEvent e = ranges_pending_.front();
+      ranges_pending_.pop_front();
+      ProcessEvent(e.start_ns, AnyEvent(e));
     }
   }
 
@@ -690,6 +733,7 @@ class Aggregator::Impl {
       ++p.data_quality[static_cast<size_t>(DataQuality::kUnmatchedCorrelation)];
     }
 
+    ProjectOnRanges(p, e.correlation_id, dur);
     const uint8_t attention = k.attention_kind;
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kKernel, e.name},
             e.correlation_id);
@@ -715,6 +759,7 @@ class Aggregator::Impl {
                  [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns,
             OpRef{OpRef::Kind::kMemcpy, static_cast<uint32_t>(e.kind)}, e.correlation_id);
+    ProjectOnRanges(p, e.correlation_id, e.end_ns - e.start_ns);
     d.AddStepOp(kMemory, e.end_ns - e.start_ns, 0);
   }
 
@@ -729,6 +774,7 @@ class Aggregator::Impl {
     d.ForEachBin(e.start_ns, e.end_ns,
                  [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kMemset, 0}, e.correlation_id);
+    ProjectOnRanges(p, e.correlation_id, e.end_ns - e.start_ns);
     d.AddStepOp(kMemory, e.end_ns - e.start_ns, 0);
   }
 
@@ -805,12 +851,31 @@ class Aggregator::Impl {
     NoteEnd(e.end_ns);
   }
 
-  void Handle(const model::NvtxEvent& e) { NoteEnd(e.end_ns); }
+  void Handle(const model::NvtxEvent& e) {
+    NoteEnd(e.end_ns);
+    if (options_.ranges) RangesOf(Process(e.pid)).OnRange(e, /*late=*/false);
+  }
+
+  RangeTracker& RangesOf(ProcessState& p) {
+    if (!p.ranges) p.ranges = std::make_unique<RangeTracker>(names_);
+    return *p.ranges;
+  }
 
   static void Remember(ProcessState& p, const model::ApiCallEvent& e) {
     if (e.correlation_id == 0) return;
-    p.launches[e.correlation_id & (kLaunchTableSize - 1)] =
-        LaunchSlot{e.correlation_id, true, false, e.kind, e.sync_type, e.tid, e.start_ns, e.end_ns};
+    uint32_t context = 0;
+    if (p.ranges && (e.kind == ApiKind::kKernelLaunch || e.kind == ApiKind::kGraphLaunch ||
+                     e.kind == ApiKind::kMemcpy || e.kind == ApiKind::kMemset))
+      context = p.ranges->ContextAt(e.tid, e.start_ns);
+    p.launches[e.correlation_id & (kLaunchTableSize - 1)] = LaunchSlot{
+        e.correlation_id, true, false, e.kind, e.sync_type, e.tid, e.start_ns, e.end_ns, context};
+  }
+
+  // The GPU op joins the ranges its launching call was in (live range table only).
+  void ProjectOnRanges(ProcessState& p, uint32_t correlation_id, int64_t duration_ns) {
+    if (!p.ranges) return;
+    if (const LaunchSlot* launch = FindLaunch(p, correlation_id))
+      p.ranges->OnGpuOp(launch->range_context, duration_ns);
   }
 
   void OpenSyncWait(ProcessState& p, int64_t start_ns, int64_t end_ns, uint32_t device,
@@ -900,7 +965,9 @@ class Aggregator::Impl {
           profile.devices.back().device_uuid = uuid_it->second;
         d.ResetWindow(end_ns, options_.bin_ns);
       }
-      if (!profile.devices.empty() || HasAny(profile.data_quality))
+      if (p.ranges)
+        profile.ranges = p.ranges->TakeWindow(static_cast<size_t>(std::max(options_.top_k, 0)));
+      if (!profile.devices.empty() || HasAny(profile.data_quality) || !profile.ranges.empty())
         window.processes.push_back(std::move(profile));
     }
     std::stable_sort(window.processes.begin(), window.processes.end(),
@@ -942,6 +1009,7 @@ class Aggregator::Impl {
   DeviceState* last_device_ = nullptr;
 
   ChunkedQueue<Pending> pending_;
+  std::deque<model::NvtxEvent> ranges_pending_;  // by start (ties: arrival)
   size_t since_drain_ = 0;
   int64_t unbuffered_end_ns_ = 0;  // latest end among events not buffered (see NeedsProcessing)
   bool sorted_ = true;

@@ -39,6 +39,10 @@ struct AggregatorOptions {
   // serving step does (a 100k-token prefill takes seconds), so a longer one is a workload without
   // host turns and its work is cut at the edge and counted as outside the phases, as before.
   int64_t max_step_carry_ns = 60'000'000'000;
+  // NVTX ranges (OnNvtx) make a range table per process and window (ProcessProfile::ranges),
+  // with the GPU work launched inside them; off, they only extend the window (the offline views
+  // compute their own table).
+  bool ranges = false;
 };
 
 // Folds a stream of events from any source into profile windows. The same events give the same

@@ -55,6 +55,9 @@ BENCHMARK(BM_AggregateKernels)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
 
 // The same kernels, each after its launch call on one host thread (what eager serving delivers:
 // one runtime API record per kernel). Exercises the per-call bookkeeping of the causal idle split.
+// Second argument 1: NVTX ranges too, with the live range table on (`run --nvtx`): emit_nvtx-style,
+// one op range per launch ("aten::mm, seq = N", grouped by op), a layer range per 4 launches and a
+// step range per 64, each delivered when it ends (as CUPTI's END marker record).
 void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
   model::NameTable names;
   model::KernelClassifier classifier;
@@ -67,10 +70,20 @@ void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
     ids.push_back(names.Intern(std::string(stems[i % 4]) + std::to_string(i)));
   const model::NameId launch_name = names.Intern("cudaLaunchKernel");
   const int64_t n = state.range(0);
+  const bool ranges = state.range(1) != 0;
+  std::vector<model::NameId> op_names, layer_names;
+  for (int i = 0; i < 1024; ++i)
+    op_names.push_back(names.Intern("aten::op" + std::to_string(i % 8) + ", seq = " +
+                                    std::to_string(i) + ", op_id = " + std::to_string(i * 3)));
+  for (int i = 0; i < 8; ++i) layer_names.push_back(names.Intern("layer " + std::to_string(i)));
+  const model::NameId step_name = names.Intern("step");
   std::vector<model::KernelEvent> events(static_cast<size_t>(n));
   std::vector<model::ApiCallEvent> calls(static_cast<size_t>(n));
+  // Ranges to deliver after kernel i: (index of the kernel after which it ends, range).
+  std::vector<std::vector<model::NvtxEvent>> ends(ranges ? static_cast<size_t>(n) : 0);
   AggregatorOptions options;
   options.window_ns = 10'000'000'000;
+  options.ranges = ranges;
   uint64_t windows = 0;
   Aggregator aggregator(options, &names, &classifier, [&](model::ProfileWindow&&) { ++windows; });
   int64_t t = 1'000'000;
@@ -93,19 +106,40 @@ void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
       k.end_ns = t + 3'000 + (i % 13) * 1'000;
       k.name = ids[static_cast<size_t>(i % 64)];
       k.correlation_id = correlation++;
+      if (ranges) {
+        auto range = [&](model::NameId name, int64_t span) {
+          model::NvtxEvent r;
+          r.pid = 1;
+          r.tid = 7;
+          r.name = name;
+          r.start_ns = t - 6'000 - (span - 1) * 10'000;  // opens before the first call it holds
+          r.end_ns = t - 500;
+          return r;
+        };
+        auto& out = ends[static_cast<size_t>(i)];
+        out.clear();
+        out.push_back(range(op_names[static_cast<size_t>(i % 1024)], 1));
+        if (i % 4 == 3) out.push_back(range(layer_names[static_cast<size_t>((i / 4) % 8)], 4));
+        if (i % 64 == 63) out.push_back(range(step_name, 64));
+      }
       t += 10'000;
     }
     state.ResumeTiming();
     for (int64_t i = 0; i < n; ++i) {
       aggregator.OnApiCall(calls[static_cast<size_t>(i)]);
       aggregator.OnKernel(events[static_cast<size_t>(i)]);
+      if (ranges)
+        for (const model::NvtxEvent& r : ends[static_cast<size_t>(i)]) aggregator.OnNvtx(r);
     }
   }
   aggregator.Finish();
   benchmark::DoNotOptimize(windows);
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_AggregateKernelsWithLaunches)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AggregateKernelsWithLaunches)
+    ->Args({1 << 18, 0})
+    ->Args({1 << 18, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace inferscope::aggregate

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "src/aggregate/range_tracker.h"
+
 namespace inferscope::aggregate {
 namespace {
 
@@ -534,17 +536,8 @@ class ViewCollector::Impl {
     if (name >= range_group_.size()) range_group_.resize(static_cast<size_t>(name) + 1, -1);
     int64_t& group = range_group_[name];
     if (group < 0) {
-      std::string_view text = names_->Get(name);
-      // One pass over the ", " separators (most names have none).
-      for (size_t at = text.find(", "); at != std::string_view::npos;
-           at = text.find(", ", at + 2)) {
-        const std::string_view rest = text.substr(at + 2);
-        if (rest.starts_with("seq = ") || rest.starts_with("op_id = ") ||
-            rest.starts_with("sizes = ")) {
-          text = text.substr(0, at);
-          break;
-        }
-      }
+      // The live range table (RangeTracker) groups the same way.
+      const std::string_view text = RangeGroupText(names_->Get(name));
       // `text` points into the NameTable, whose strings never move: no copy per name.
       bool added = false;
       group = group_index_.Find(text, static_cast<uint32_t>(group_names_.size()), &added);

@@ -285,15 +285,59 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   return r;
 }
 
+model::TraceViews RangeViewsOf(const model::ProfileWindow& window) {
+  model::TraceViews views;
+  views.selection.ranges = true;
+  views.from_windows = true;
+  auto summary = [](const model::DurationStats& d) {
+    model::DurationSummary s;
+    s.count = d.count;
+    s.total_ns = d.total_ns;
+    s.mean_ns = d.mean_ns();
+    s.min_ns = d.min_or_zero_ns();
+    s.max_ns = d.max_ns;
+    return s;
+  };
+  auto row = [&](const model::RangeStats& r) {
+    model::RangeRow out;
+    out.name = r.name;
+    out.duration = summary(r.duration);
+    out.gpu.ops = r.gpu_ops;
+    out.gpu.time_ns = r.gpu_time_ns;
+    return out;
+  };
+  for (const model::ProcessProfile& p : window.processes) {
+    if (p.ranges.empty()) continue;
+    model::ProcessViews& v = views.processes.emplace_back();
+    v.pid = p.pid;
+    for (const model::RangeStats& r : p.ranges.rows) v.ranges.push_back(row(r));
+    v.range_tail = row(p.ranges.tail);
+    v.range_tail_names = p.ranges.tail_names;
+    v.nvtx_ranges = p.ranges.instances();
+    v.late_ranges = p.ranges.late;
+  }
+  std::sort(
+      views.processes.begin(), views.processes.end(),
+      [](const model::ProcessViews& a, const model::ProcessViews& b) { return a.pid < b.pid; });
+  return views;
+}
+
 Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions& options,
                  const HostSignals& host, const DiagnosisThresholds& thresholds) {
   Analysis result;
   result.options = options;
   result.inputs = inputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].views == nullptr) continue;
-    result.views.resize(inputs.size());
-    result.views[i] = *inputs[i].views;
+    if (inputs[i].views != nullptr) {
+      result.views.resize(inputs.size());
+      result.views[i] = *inputs[i].views;
+    } else if (inputs[i].window != nullptr) {
+      // Live windows with NVTX range tables (`run --nvtx`): the ranges view of the same shape.
+      model::TraceViews live = RangeViewsOf(*inputs[i].window);
+      if (live.processes.empty()) continue;
+      result.views.resize(inputs.size());
+      result.views[i] = std::move(live);
+    }
   }
 
   // Ranks known from the traces are kept; unknown ones get the next free number in input order.

@@ -284,12 +284,18 @@ struct Analysis {
   JobSummary summary;
   RankComparison comparison;  // meaningful when ranks.size() > 1
   // The views of each input (indexed like `inputs`; empty unless some input had views): kernel
-  // statistics, streams, steps and ranges as model/views.h computes them, keyed by pid.
+  // statistics, streams, steps and ranges as model/views.h computes them, keyed by pid; for live
+  // windows with NVTX range tables, their ranges view (RangeViewsOf).
   std::vector<model::TraceViews> views;
   // Verdicts, computed once by Analyze() with the host signals and thresholds it was given (a
   // trace has no host signals; a store range passes its telemetry's).
   Diagnosis diagnosis;
 };
+
+// The ranges view (model/views.h) of the NVTX range tables a (merged) live window carries
+// (`inferscope run --nvtx`); no processes when it carries none. Analyze() uses it for inputs
+// without views of their own, so `report` shows the table as `analyze --views ranges` does.
+model::TraceViews RangeViewsOf(const model::ProfileWindow& window);
 
 // Analyzes the windows of one or more inputs. Each (process, device) becomes one rank entry. The
 // diagnosis runs once, at the end, with `host` and `thresholds`: callers pass what they have

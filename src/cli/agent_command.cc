@@ -17,6 +17,7 @@
 #include "src/base/state_dir.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
+#include "src/report/report.h"
 
 namespace inferscope::cli {
 namespace {
@@ -228,10 +229,19 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->add_option("--diagnosis-thresholds", report_.thresholds_path,
                    "Diagnosis thresholds file, `name = value` lines (docs/diagnosis.md)")
       ->type_name("FILE");
-  report_cmd_->add_option("-f,--format", format_, "Report format: text, markdown (md) or json")
+  report_cmd_
+      ->add_option("-f,--format", format_,
+                   "Report format: text, markdown (md), json, or csv (one table, --table)")
       ->capture_default_str()
       ->type_name("FORMAT")
-      ->check(OneOf({"text", "markdown", "md", "json"}));
+      ->check(OneOf({"text", "markdown", "md", "json", "csv"}));
+  report_cmd_
+      ->add_option("--table", csv_table_,
+                   "The table --format csv prints, as for analyze (docs/cli.md); `ranges`:\n"
+                   "the NVTX range table of windows recorded with `run --nvtx`")
+      ->capture_default_str()
+      ->type_name("NAME")
+      ->check(OneOf(report::CsvTableNames()));
   report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
       ->type_name("N")
@@ -363,12 +373,14 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       if (*last <= 0) return Usage("--last: must be greater than 0", "report");
       report_.last_ns = *last;
     }
-    if (!report::ParseReportFormat(format_, &report_.format))
+    if (format_ == "csv")
+      report_.csv_table = csv_table_;
+    else if (!report::ParseReportFormat(format_, &report_.format))
       return Usage("--format: unknown format '" + format_ + "'", "report");
     if (!fleet_.source.empty()) {
       if (pid_ || rank_ || device_)
         return Usage("--pid, --rank and --device are for a host's store, not --source", "report");
-      if (report_.format == report::ReportFormat::kMarkdown)
+      if (report_.format == report::ReportFormat::kMarkdown || !report_.csv_table.empty())
         return Usage("--source: --format is text or json", "report");
       fleet_.last_ns = report_.last_ns;
       fleet_.from = report_.from;

@@ -257,6 +257,10 @@ int Main(int argc, char** argv) {
                    "Default: the one already in the process, else the Python CUDA wheels',\n"
                    "$CUDA_HOME's, /usr/local/cuda's, then the loader's (CUDA 12 or 13)")
       ->type_name("PATH");
+  run_cmd->add_flag("--nvtx", run.nvtx,
+                    "Record NVTX ranges (CUPTI marker activity; sets INFERSCOPE_NVTX=1): a range\n"
+                    "table per window, in `report`. Off by default: every NVTX push/pop then\n"
+                    "costs a CUPTI callback");
   bool no_agent = false;
   run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
   run_cmd->add_flag("--enable-otel", run.enable_otel,

@@ -17,6 +17,7 @@
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/report/format.h"
+#include "src/report/report.h"
 
 namespace inferscope::cli {
 namespace {
@@ -173,6 +174,17 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (result->windows == 0 && waiting == 0)
     err << "inferscope: note: no profile windows in the range (no profiled process sent any); "
            "showing the host telemetry only\n";
+  if (!options.csv_table.empty()) {
+    // One table as CSV, as `analyze --format csv` prints it (the views' tables hold what the
+    // windows carry: the ranges view after `run --nvtx`, nothing for the other views).
+    std::string csv;
+    if (!report::RenderCsv(result->analysis, options.csv_table, &csv)) {
+      err << "inferscope: error: --table: unknown table '" << options.csv_table << "'\n";
+      return kExitUsage;
+    }
+    out << csv;
+    return FlushOutput(out, err) ? kExitOk : kExitError;
+  }
   out << agent::RenderRangeReport(*result, options.format);
   return FlushOutput(out, err) ? kExitOk : kExitError;
 }

@@ -23,6 +23,7 @@ struct ReportOptions {
   std::optional<int32_t> rank;
   std::optional<uint32_t> device;
   report::ReportFormat format = report::ReportFormat::kText;
+  std::string csv_table;  // --format csv: the table printed (report::CsvTableNames); else empty
   int top = 15;
   std::string thresholds_path;           // --diagnosis-thresholds
   std::optional<double> gpu_hourly_usd;  // --gpu-hourly-cost

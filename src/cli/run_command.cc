@@ -207,6 +207,8 @@ base::StatusOr<RunPlan> PlanRun(const RunOptions& options, const char* (*getenv_
                                                        : std::to_string(*w) + "ns";
     plan.set_env.emplace_back("INFERSCOPE_WINDOW", window);
   }
+  // CUPTI's marker activity costs every NVTX push/pop a callback: on request only.
+  if (options.nvtx) plan.set_env.emplace_back("INFERSCOPE_NVTX", "1");
   const std::string existing = Env(getenv_fn, "CUDA_INJECTION64_PATH");
   if (!existing.empty()) {
     // Only one injection library per process: the user's choice wins, and says so.

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string cupti_path;    // --cupti-path: libcupti file or directory (INFERSCOPE_CUPTI_PATH)
   bool start_agent = true;   // --no-agent clears it
   bool enable_otel = false;  // --enable-otel: point the engine's request tracing at the agent
+  bool nvtx = false;         // --nvtx: NVTX range tables in the windows (INFERSCOPE_NVTX=1)
   std::string metrics_url;   // --metrics-url: the engine's /metrics, for the agent it starts
   // --sink, --sink-credentials, --label: passed to the agent it starts (docs/fleet.md).
   std::string sink, sink_credentials;

@@ -97,5 +97,20 @@ TEST(PlanRunTest, CuptiPathSetsTheLibrarysDiscoveryOnly) {
   EXPECT_NE(plan.status().message().find("--cupti-path"), std::string::npos);
 }
 
+TEST(PlanRunTest, NvtxIsOptIn) {
+  RunOptions options;
+  options.command = {"true"};
+  options.inject_lib = "/proc/self/exe";
+  auto plan = PlanRun(options, &NoEnv, "/nonexistent/inferscope");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::map<std::string, std::string> env(plan->set_env.begin(), plan->set_env.end());
+  EXPECT_EQ(env.count("INFERSCOPE_NVTX"), 0u);
+  options.nvtx = true;
+  plan = PlanRun(options, &NoEnv, "/nonexistent/inferscope");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  env = std::map<std::string, std::string>(plan->set_env.begin(), plan->set_env.end());
+  EXPECT_EQ(env["INFERSCOPE_NVTX"], "1");
+}
+
 }  // namespace
 }  // namespace inferscope::cli

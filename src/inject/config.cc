@@ -74,6 +74,13 @@ Config ReadConfig(const char* (*env)(const char*)) {
   ReadCount<size_t>(env, "INFERSCOPE_BUFFER_COUNT", 2, 1024, &c.buffer_count, &c.warnings);
   if (const char* g = env("INFERSCOPE_GRAPH_NODES"); g && std::string_view(g) == "1")
     c.graph_nodes = true;
+  if (const char* n = env("INFERSCOPE_NVTX"); n && *n) {
+    const std::string_view v(n);
+    if (v == "1")
+      c.nvtx = true;
+    else if (v != "0")
+      c.warnings += "INFERSCOPE_NVTX=" + std::string(v) + " ignored (1 or 0)\n";
+  }
   if (const char* p = env("INFERSCOPE_CUPTI_PATH"); p && *p) c.cupti_path = p;
   if (const char* g = env("INFERSCOPE_GRAPH_SAMPLE"); g && *g) {
     const std::string_view v(g);

@@ -20,6 +20,9 @@ struct Config {
   size_t buffer_bytes = 4 << 20;          // INFERSCOPE_BUFFER_SIZE: one CUPTI activity buffer
   size_t buffer_count = 8;                // INFERSCOPE_BUFFER_COUNT: preallocated buffers
   bool graph_nodes = false;               // INFERSCOPE_GRAPH_NODES=1: trace graph nodes as kernels
+  // INFERSCOPE_NVTX=1 (`inferscope run --nvtx`): NVTX ranges through CUPTI's marker activity, a
+  // range table per window. Off by default: every NVTX push/pop then goes through CUPTI.
+  bool nvtx = false;
   // INFERSCOPE_GRAPH_SAMPLE=DURATION/PERIOD ("1s/60s") or "off": node-level samples of CUDA graph
   // launches, aligned to the wall clock so that every rank samples at once.
   int64_t graph_sample_ns = 1'000'000'000;

@@ -32,6 +32,15 @@ TEST(ConfigTest, DefaultsWithAnEmptyEnvironment) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+TEST(ConfigTest, NvtxIsOptIn) {
+  EXPECT_FALSE(Read({}).nvtx);
+  EXPECT_TRUE(Read({{"INFERSCOPE_NVTX", "1"}}).nvtx);
+  EXPECT_FALSE(Read({{"INFERSCOPE_NVTX", "0"}}).nvtx);
+  const Config bad = Read({{"INFERSCOPE_NVTX", "yes"}});
+  EXPECT_FALSE(bad.nvtx);
+  EXPECT_NE(bad.warnings.find("INFERSCOPE_NVTX=yes ignored"), std::string::npos) << bad.warnings;
+}
+
 TEST(ConfigTest, ReadsSettingsAndRankVariablesOfEachLauncher) {
   Config c = Read({{"INFERSCOPE_WINDOW", "5s"},
                    {"INFERSCOPE_STATE_DIR", "/tmp/s"},

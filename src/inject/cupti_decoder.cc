@@ -349,9 +349,49 @@ void CuptiDecoder::DecodeCommon(const CUpti_Activity* record, aggregate::Aggrega
       Tee(e);
       return;
     }
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      // One layout, CUpti_ActivityMarker2, in CUPTI 12.x and 13.x (checked against both headers).
+      DecodeMarker(*reinterpret_cast<const CUpti_ActivityMarker2*>(record), sink);
+      return;
     default:
       ++unknown_records_;
       return;
+  }
+}
+
+void CuptiDecoder::DecodeMarker(const CUpti_ActivityMarker2& r, aggregate::Aggregator* sink) {
+  // Push/pop and start/end ranges both come as a START record (with the name) and an END record
+  // (name NULL) sharing the id; instantaneous marks and sync markers are not ranges. The range's
+  // thread is its start's (nvtxRangeEnd may run on another thread). The domain is not part of the
+  // name, as in the offline importers' range tables.
+  const uint32_t flags = static_cast<uint32_t>(r.flags);
+  const uint64_t timestamp = r.timestamp;  // packed record: copy, no reference
+  if (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+    if (open_markers_.size() >= kMaxOpenMarkers) {
+      // Starts that never ended (a pop lost to an exception): drop them rather than grow.
+      forgotten_markers_ += open_markers_.size();
+      open_markers_.clear();
+    }
+    const model::NameId name =
+        r.name != nullptr ? names_->Intern(std::string_view(r.name)) : model::kNoName;
+    const uint32_t tid = r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+                                 r.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS
+                             ? r.objectId.pt.threadId
+                             : 0;
+    open_markers_[r.id] = OpenMarker{Signed(timestamp), tid, name};
+    return;
+  }
+  if (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+    auto it = open_markers_.find(r.id);
+    if (it == open_markers_.end()) return;  // its start was forgotten (or came before us)
+    model::NvtxEvent e;
+    e.start_ns = it->second.start_ns;
+    e.end_ns = Signed(timestamp);
+    e.pid = pid_;
+    e.tid = it->second.tid;
+    e.name = it->second.name;
+    open_markers_.erase(it);
+    sink->OnNvtx(e);
   }
 }
 

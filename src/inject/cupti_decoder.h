@@ -46,12 +46,19 @@ class CuptiDecoder {
   // Events a capture wants are also handed to `capture` (a pointer test per event otherwise).
   void set_capture(EventCapture* capture) { capture_ = capture; }
 
+  // NVTX marker records (CUPTI_ACTIVITY_KIND_MARKER, `--nvtx`): a range's start and end records
+  // are paired by id and handed over as one NvtxEvent at the end. Starts whose end never came are
+  // forgotten when more than kMaxOpenMarkers are open (monotonic count).
+  static constexpr size_t kMaxOpenMarkers = 1 << 16;
+  uint64_t forgotten_markers() const { return forgotten_markers_; }
+
  private:
   template <typename Records>
   size_t DecodeAll(uint8_t* buffer, size_t valid_bytes, aggregate::Aggregator* sink);
   template <typename Records>
   void DecodeRecord(const CUpti_Activity* record, aggregate::Aggregator* sink);
   void DecodeCommon(const CUpti_Activity* record, aggregate::Aggregator* sink);
+  void DecodeMarker(const CUpti_ActivityMarker2& r, aggregate::Aggregator* sink);
   model::NameId KernelName(const char* name);
   // Name and class of a runtime/driver API callback id, looked up once per id.
   const model::ApiCallEvent& ApiTemplate(CUpti_ActivityKind domain_kind, uint32_t cbid);
@@ -89,6 +96,13 @@ class CuptiDecoder {
   std::unordered_map<uint64_t, model::ApiCallEvent> api_templates_;  // (kind << 32 | cbid)
   std::unordered_map<uint32_t, uint32_t> context_device_;  // CONTEXT records, then kernels
   std::unordered_map<uint32_t, model::NameId> graph_names_;
+  struct OpenMarker {
+    int64_t start_ns;
+    uint32_t tid;
+    model::NameId name;
+  };
+  std::unordered_map<uint32_t, OpenMarker> open_markers_;  // by marker id: started, not ended
+  uint64_t forgotten_markers_ = 0;
 };
 
 }  // namespace inferscope::inject

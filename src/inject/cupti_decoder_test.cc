@@ -36,6 +36,10 @@ size_t Stride(uint32_t kind) {
       return sizeof(CUpti_ActivityOverhead3);
     case CUPTI_ACTIVITY_KIND_DEVICE:
       return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      return sizeof(CUpti_ActivityMarker2);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+      return sizeof(CUpti_ActivityAPI);
     default:
       return 0;
   }
@@ -131,7 +135,7 @@ struct Decoded {
   uint64_t unknown = 0, deviceless = 0;
 };
 
-Decoded DecodeAll(Buffer& buffer, CuptiLayout layout) {
+Decoded DecodeAll(Buffer& buffer, CuptiLayout layout, bool ranges = false) {
   g_layout = layout;
   CuptiApi api;
   api.ActivityGetNextRecord = &NextRecord;
@@ -139,7 +143,9 @@ Decoded DecodeAll(Buffer& buffer, CuptiLayout layout) {
   model::NameTable names;
   model::KernelClassifier classifier;
   Decoded out;
-  aggregate::Aggregator aggregator(aggregate::AggregatorOptions{}, &names, &classifier,
+  aggregate::AggregatorOptions options;
+  options.ranges = ranges;
+  aggregate::Aggregator aggregator(options, &names, &classifier,
                                    [&](model::ProfileWindow&& w) { out.window = std::move(w); });
   model::ProcessInfo process;
   process.pid = 42;
@@ -268,6 +274,73 @@ TEST(CuptiDecoderTest, DeviceRecordsCarryTheUuidInNvmlSpelling) {
   ExpectDeviceUuids<CUpti_ActivityKernel10>(CuptiLayout::kCuda13_0);
   ExpectDeviceUuids<CUpti_ActivityKernel9>(CuptiLayout::kCuda12_8);
   ExpectDeviceUuids<CUpti_ActivityKernel9>(CuptiLayout::kCuda12_0);
+}
+
+CUpti_ActivityMarker2 Marker(uint32_t flags, uint32_t id, uint64_t timestamp, const char* name,
+                             uint32_t tid = 7) {
+  CUpti_ActivityMarker2 m;
+  std::memset(&m, 0, sizeof(m));
+  m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+  m.flags = static_cast<CUpti_ActivityFlag>(flags);
+  m.timestamp = timestamp;
+  m.id = id;
+  m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+  m.objectId.pt.processId = 42;
+  m.objectId.pt.threadId = tid;
+  m.name = name;
+  m.domain = nullptr;
+  return m;
+}
+
+// NVTX ranges (--nvtx): start and end marker records pair by id into ranges on the start's
+// thread; GPU work launched inside them is projected by correlation. The layout is
+// CUpti_ActivityMarker2 in 12.x and 13.x alike.
+TEST(CuptiDecoderTest, MarkerRecordsPairIntoRangesWithTheirGpuWork) {
+  for (CuptiLayout layout : {CuptiLayout::kCuda13_0, CuptiLayout::kCuda12_8}) {
+    Buffer b;
+    b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, "forward"));
+    b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 200, "inner"));
+    b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 3, 250, "a mark"));  // not a range
+    CUpti_ActivityAPI api;
+    std::memset(&api, 0, sizeof(api));
+    api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    api.cbid = 211;
+    api.start = 300;
+    api.end = 350;
+    api.processId = 42;
+    api.threadId = 7;
+    api.correlationId = 1000;
+    b.Add(api);
+    b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 400, nullptr));
+    b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 99, 450, nullptr));  // its start never came
+    // nvtxRangeEnd on another thread: the range stays on its start's thread.
+    b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 900, nullptr, /*tid=*/8));
+    if (layout == CuptiLayout::kCuda13_0)
+      b.Add(MakeKernel<CUpti_ActivityKernel10>(1'000, 0, 4, "k"));
+    else
+      b.Add(MakeKernel<CUpti_ActivityKernel9>(1'000, 0, 4, "k"));
+    const Decoded d = DecodeAll(b, layout, /*ranges=*/true);
+    EXPECT_EQ(d.records, 8u);
+    EXPECT_EQ(d.unknown, 0u);
+    ASSERT_EQ(d.window.processes.size(), 1u);
+    const model::RangeTable& t = d.window.processes[0].ranges;
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.rows[0].name, "forward");
+    EXPECT_EQ(t.rows[0].duration.count, 1u);
+    EXPECT_EQ(t.rows[0].duration.total_ns, 800);
+    EXPECT_EQ(t.rows[0].gpu_ops, 1u);
+    EXPECT_EQ(t.rows[0].gpu_time_ns, 1000);
+    EXPECT_EQ(t.rows[1].name, "inner");
+    EXPECT_EQ(t.rows[1].duration.total_ns, 200);
+    EXPECT_EQ(t.rows[1].gpu_ops, 1u);
+  }
+  // Without --nvtx the Aggregator keeps no table (the records still decode).
+  Buffer b;
+  b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, "forward"));
+  b.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 900, nullptr));
+  const Decoded d = DecodeAll(b, CuptiLayout::kCuda13_0);
+  EXPECT_EQ(d.unknown, 0u);
+  for (const model::ProcessProfile& p : d.window.processes) EXPECT_TRUE(p.ranges.empty());
 }
 
 }  // namespace

@@ -116,6 +116,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       status.cupti_path = binding.path;
     }
     std::string why = binding.why;
+    // NVTX reaches CUPTI only through NVTX's own injection hook: NVTX_INJECTION64_PATH naming the
+    // libcupti bound here, read by the process's first NVTX call. Set at CUDA initialization
+    // (ranges the process opened before it are not seen); a value the user set is kept.
+    if (config.nvtx && binding.ok && !binding.path.empty() &&
+        GetEnv("NVTX_INJECTION64_PATH") == nullptr)
+      ::setenv("NVTX_INJECTION64_PATH", binding.path.c_str(), 0);
     Session* session = nullptr;
     WindowSender* sender = nullptr;
     if (binding.ok) {

@@ -156,6 +156,7 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
   options.lateness_ns = config.lateness_ns;
   options.bin_ns = config.bin_ns;
   options.top_k = config.top_k;
+  options.ranges = config.nvtx;
   aggregator_ = std::make_unique<aggregate::Aggregator>(
       options, &names_, &classifier_, [this](model::ProfileWindow&& w) {
         // The profiler's own CPU since the previous window is charged to this one.
@@ -393,6 +394,15 @@ bool Session::EnableActivity(std::string* why) {
   // without them profiling works and the agent falls back to the ordinal.
   if (const CUptiResult r = api_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE); r == CUPTI_SUCCESS)
     enabled_kinds_.push_back(CUPTI_ACTIVITY_KIND_DEVICE);
+  // NVTX ranges on request (--nvtx): every push/pop then goes through CUPTI. Optional too: a
+  // CUPTI that refuses the kind leaves the rest of the profile as it is.
+  if (config_.nvtx) {
+    if (const CUptiResult r = api_.ActivityEnable(CUPTI_ACTIVITY_KIND_MARKER); r == CUPTI_SUCCESS)
+      enabled_kinds_.push_back(CUPTI_ACTIVITY_KIND_MARKER);
+    else
+      Log(config_.log_level, LogLevel::kError,
+          CuptiError("cuptiActivityEnable", r) + " for NVTX markers: no range table");
+  }
 
   // Runtime/driver API records: on 13.x only the calls the analyses use (launches, copies,
   // allocations, syncs, queries: whatever the shared classifier names), not every call of a

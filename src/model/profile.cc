@@ -1,6 +1,9 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/model/profile.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace inferscope::model {
 
 int64_t LogHistogram::QuantileLowerBoundNs(double q) const {
@@ -14,6 +17,47 @@ int64_t LogHistogram::QuantileLowerBoundNs(double q) const {
     if (seen > rank) return i == 0 ? 0 : (int64_t{1} << i);
   }
   return int64_t{1} << (kBuckets - 1);
+}
+
+void RangeTable::Trim(size_t top_k, bool sort) {
+  if (sort) {
+    std::sort(rows.begin(), rows.end(), [](const RangeStats& a, const RangeStats& b) {
+      return a.duration.total_ns != b.duration.total_ns ? a.duration.total_ns > b.duration.total_ns
+                                                        : a.name < b.name;
+    });
+  }
+  for (size_t i = top_k; i < rows.size(); ++i) {
+    tail.duration.Merge(rows[i].duration);
+    tail.gpu_ops += rows[i].gpu_ops;
+    tail.gpu_time_ns += rows[i].gpu_time_ns;
+    ++tail_names;
+  }
+  if (rows.size() > top_k) rows.resize(top_k);
+}
+
+void RangeTable::Merge(const RangeTable& in, size_t top_k) {
+  // A few dozen rows at most: a map by name for the join.
+  std::unordered_map<std::string_view, size_t> at;
+  at.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) at.emplace(rows[i].name, i);
+  const size_t mine = rows.size();
+  for (const RangeStats& r : in.rows) {
+    auto it = at.find(r.name);
+    if (it == at.end() || it->second >= mine) {
+      rows.push_back(r);
+      continue;
+    }
+    RangeStats& into = rows[it->second];
+    into.duration.Merge(r.duration);
+    into.gpu_ops += r.gpu_ops;
+    into.gpu_time_ns += r.gpu_time_ns;
+  }
+  tail.duration.Merge(in.tail.duration);
+  tail.gpu_ops += in.tail.gpu_ops;
+  tail.gpu_time_ns += in.tail.gpu_time_ns;
+  tail_names += in.tail_names;
+  late += in.late;
+  Trim(top_k, /*sort=*/true);
 }
 
 }  // namespace inferscope::model

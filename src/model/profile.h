@@ -342,6 +342,47 @@ struct DeviceProfile {
 };
 
 // One process (rank) in one window.
+// One NVTX range name of a process in a live window (`inferscope run --nvtx`, CUPTI's marker
+// activity): its instances' host durations and the GPU work launched inside them. The live
+// counterpart of model::RangeRow (views.h) in a form that merges across windows.
+struct RangeStats {
+  std::string name;        // PyTorch's ", seq = " / ", op_id = " / ", sizes = " suffixes dropped
+  DurationStats duration;  // host durations (start to end) of the instances
+  // Kernels, copies and memsets whose launching call (runtime/driver API record, joined by
+  // correlation id) started on the range's thread inside an instance; a name nested in itself
+  // counts an op once.
+  uint64_t gpu_ops = 0;
+  int64_t gpu_time_ns = 0;  // sum of their durations
+
+  bool operator==(const RangeStats&) const = default;
+};
+
+// The range table of a process in a window: the top names by host time and one tail row (the
+// top-K + tail rule). Empty (no rows, nothing in the tail) unless ranges were recorded.
+// Window edges: an instance counts in the window its START falls in, with its whole duration
+// (like kernels); GPU work counts in the window the op starts in. A range whose end arrives after
+// its start's window was emitted (longer than the lateness horizon) counts in the window open when
+// it arrives, without the GPU work processed before it arrived (`late` says how many).
+struct RangeTable {
+  std::vector<RangeStats> rows;  // by total host time (ties: name), at most top_k
+  RangeStats tail;               // every other name (name empty)
+  uint64_t tail_names = 0;       // distinct names in the tail (an upper bound after a merge)
+  uint64_t late = 0;
+
+  bool empty() const { return *this == RangeTable{}; }
+  uint64_t instances() const {
+    uint64_t n = tail.duration.count;
+    for (const RangeStats& r : rows) n += r.duration.count;
+    return n;
+  }
+  // Folds `in` in: rows merge by name, the top `top_k` by total time stay, the rest join the tail.
+  void Merge(const RangeTable& in, size_t top_k);
+  // Cuts rows beyond `top_k` into the tail (rows must be sorted already or `sort` true).
+  void Trim(size_t top_k, bool sort);
+
+  bool operator==(const RangeTable&) const = default;
+};
+
 struct ProcessProfile {
   uint32_t pid = 0;
   int32_t rank = -1;
@@ -352,6 +393,7 @@ struct ProcessProfile {
   // CPU time inferscope itself spent in this process for this window (decoding CUPTI buffers and
   // aggregating); 0 for offline traces. The "always on" promise is checked against it.
   int64_t profiler_cpu_ns = 0;
+  RangeTable ranges;  // NVTX ranges (live, opt-in; empty otherwise)
 
   bool operator==(const ProcessProfile&) const = default;
 };

@@ -308,6 +308,8 @@ void MergeWindow(const ProfileWindow& in, ProfileWindow* into, const MergeOption
     if (mine.world_size < 0) mine.world_size = p.world_size;
     for (size_t q = 0; q < mine.data_quality.size(); ++q) mine.data_quality[q] += p.data_quality[q];
     mine.profiler_cpu_ns += p.profiler_cpu_ns;
+    if (!p.ranges.empty())
+      mine.ranges.Merge(p.ranges, options.top_k < 0 ? 0 : static_cast<size_t>(options.top_k));
     for (const DeviceProfile& d : p.devices) {
       auto dit =
           std::lower_bound(mine.devices.begin(), mine.devices.end(), d.device,

@@ -27,6 +27,8 @@
 //   (sums are preserved exactly; placement inside a coarser input bin is an even spread). Bins
 //   beyond max_timeline_bins are dropped and the timeline is marked truncated.
 // - Data-quality counters add up.
+// - NVTX range tables merge like top kernels: rows by name (stats add), the top K by total host
+//   time stay, the rest fold into the tail, whose distinct_names is an upper bound.
 
 #include <cstddef>
 

@@ -8,7 +8,8 @@
 // stats nvtx_sum` with the GPU time each range launched, and GPU time by the operator and module
 // that launched it (torch.profiler's key_averages). Plain data: src/aggregate's
 // ViewCollector fills it, src/analyze carries it, src/report renders it. Offline only: profile
-// windows and the wire format do not carry it.
+// windows carry only the live range table (model::RangeTable), which analyze turns into this
+// shape (TraceViews::from_windows).
 
 #include <array>
 #include <cstdint>
@@ -191,6 +192,7 @@ struct ProcessViews {
   RangeRow range_tail;               // every other range name as one row
   uint64_t range_tail_names = 0;
   uint64_t nvtx_ranges = 0;  // ranges seen (all names)
+  uint64_t late_ranges = 0;  // from_windows: ranges counted in a later window than their start
   // Annotations the profiler projected onto GPU streams (Kineto gpu_user_annotation): duration is
   // their GPU-side span, gpu the GPU ops that started inside it on its stream.
   std::vector<RangeRow> gpu_ranges;  // by total time, at most top
@@ -204,10 +206,13 @@ struct ProcessViews {
 };
 inline constexpr size_t kMaxSteps = 1000;
 
-// The views of one trace file.
+// The views of one trace file, or (from_windows) the range table live windows carried.
 struct TraceViews {
   ViewSelection selection;
   std::vector<ProcessViews> processes;  // by pid
+  // Built from profile windows (`inferscope run --nvtx`, ProcessProfile::ranges): durations hold
+  // count, total, mean, min and max only (median, p99 and stddev are not kept per window).
+  bool from_windows = false;
 
   bool operator==(const TraceViews&) const = default;
 };

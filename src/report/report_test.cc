@@ -253,6 +253,59 @@ TEST(JsonReportTest, ForwardPhases) {
   EXPECT_EQ(simdjson::dom::array(doc["summary"]["phases"]["list"]).size(), 0u);
 }
 
+// Live windows with NVTX range tables (`run --nvtx`): the ranges view of the report, in the shape
+// `analyze --views ranges` writes, without the order statistics windows do not keep.
+TEST(JsonReportTest, LiveRangeTables) {
+  model::ProfileWindow w = MakeWindow(42, 0, 600, 450);
+  model::RangeTable& t = w.processes[0].ranges;
+  model::RangeStats& fwd = t.rows.emplace_back();
+  fwd.name = "forward";
+  fwd.duration.Add(3'000'000);
+  fwd.duration.Add(1'000'000);
+  fwd.gpu_ops = 12;
+  fwd.gpu_time_ns = 2'500'000;
+  t.tail.duration.Add(500);
+  t.tail_names = 1;
+  t.late = 1;
+  const analyze::Analysis a = analyze::Analyze({{"live", "inferscope_store", &w}}, {});
+
+  const std::string text = RenderText(a);
+  const size_t at = text.find("NVTX / annotation ranges");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("forward", at), std::string::npos);
+  EXPECT_NE(text.find("other (1 names)", at), std::string::npos);
+  EXPECT_NE(text.find("median and stddev are not kept", at), std::string::npos);
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(RenderJson(a)).get(doc), simdjson::SUCCESS);
+  const simdjson::dom::element input = doc["views"]["inputs"].at(0);
+  EXPECT_TRUE(bool(input["from_windows"]));
+  const simdjson::dom::element ranges = input["processes"].at(0)["ranges"];
+  EXPECT_EQ(uint64_t(ranges["instances"]), 3u);
+  EXPECT_EQ(uint64_t(ranges["late"]), 1u);
+  const simdjson::dom::element row = ranges["list"].at(0);
+  EXPECT_EQ(std::string_view(row["name"]), "forward");
+  EXPECT_EQ(uint64_t(row["duration"]["count"]), 2u);
+  EXPECT_EQ(int64_t(row["duration"]["total_ns"]), 4'000'000);
+  EXPECT_EQ(int64_t(row["duration"]["mean_ns"]), 2'000'000);
+  EXPECT_EQ(int64_t(row["duration"]["min_ns"]), 1'000'000);
+  EXPECT_TRUE(row["duration"]["median_ns"].is_null());
+  EXPECT_EQ(uint64_t(row["gpu"]["ops"]), 12u);
+  EXPECT_EQ(int64_t(row["gpu"]["time_ns"]), 2'500'000);
+  EXPECT_EQ(uint64_t(ranges["other"]["count"]), 1u);
+
+  std::string csv;
+  ASSERT_TRUE(RenderCsv(a, "ranges", &csv));
+  EXPECT_NE(csv.find("0,forward,99.99,2,4000000,2000000,,1000000,3000000,,12,2500000\r\n"),
+            std::string::npos)
+      << csv;
+
+  // Windows without ranges: no views at all (the JSON's views stay null).
+  ASSERT_EQ(parser.parse(RenderJson(OneRank())).get(doc), simdjson::SUCCESS);
+  EXPECT_TRUE(doc["views"].is_null());
+}
+
 TEST(JsonReportTest, RankComparison) {
   const std::string json = RenderJson(ThreeRanks());
   simdjson::dom::parser parser;

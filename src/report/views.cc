@@ -298,12 +298,15 @@ ViewTable Ranges(const Analysis& a, bool gpu = false) {
   AddColumn(&t, "stddev", "stddev_ns", true);
   AddColumn(&t, "gpu ops", "gpu_ops", true);
   AddColumn(&t, "gpu time", "gpu_time_ns", true);
+  bool live = false;  // some input is live windows (no order statistics)
   ForEachProcess(a, [&](size_t input, const model::ProcessViews& p) {
     const std::vector<model::RangeRow>& list = gpu ? p.gpu_ranges : p.ranges;
     const model::RangeRow& other = gpu ? p.gpu_range_tail : p.range_tail;
     const uint64_t other_names = gpu ? p.gpu_range_tail_names : p.range_tail_names;
     if (list.empty()) return;
     const std::string rank = RankOf(a, input, p.pid, nullptr);
+    const bool exact = !a.views[input].from_windows;
+    if (!exact) live = true;
     int64_t all = other.duration.total_ns;
     for (const model::RangeRow& r : list) all += r.duration.total_ns;
     auto add = [&](ViewCell name, const model::RangeRow& r, bool tail) {
@@ -314,6 +317,12 @@ ViewTable Ranges(const Analysis& a, bool gpu = false) {
       if (tail) {
         row.push_back(Ns(r.duration.mean_ns));
         for (int i = 0; i < 4; ++i) row.push_back({"", ""});
+      } else if (!exact) {  // live windows: no median or stddev
+        row.push_back(Ns(r.duration.mean_ns));
+        row.push_back({"", "-"});
+        row.push_back(Ns(r.duration.min_ns));
+        row.push_back(Ns(r.duration.max_ns));
+        row.push_back({"", "-"});
       } else {
         AddDurationCells(r.duration, &row);
       }
@@ -337,6 +346,10 @@ ViewTable Ranges(const Analysis& a, bool gpu = false) {
       "PyTorch's \", seq = \", \", op_id = \", \", sizes = \" suffixes are dropped from names);",
       "gpu: the kernels, copies and memsets launched inside its instances on their thread",
       "(by correlation), each counted once per name. The JSON and CSV add mean and min."};
+  if (live)
+    t.notes.push_back(
+        "Live windows (run --nvtx): a range counts in the window it starts in; median and stddev "
+        "are not kept (-).");
   return t;
 }
 
@@ -503,16 +516,25 @@ ViewTable PhasesTable(const Analysis& a) {
   return t;
 }
 
-void WriteDuration(JsonWriter& w, const model::DurationSummary& d) {
+// `exact` false: a summary of live windows, which keep no order statistics (null in the JSON).
+void WriteDuration(JsonWriter& w, const model::DurationSummary& d, bool exact = true) {
   w.BeginObject();
   w.Key("count").UInt(d.count);
   w.Key("total_ns").Int(d.total_ns);
   w.Key("mean_ns").Int(d.mean_ns);
-  w.Key("median_ns").Int(d.median_ns);
+  if (exact)
+    w.Key("median_ns").Int(d.median_ns);
+  else
+    w.Key("median_ns").Null();
   w.Key("min_ns").Int(d.min_ns);
   w.Key("max_ns").Int(d.max_ns);
-  w.Key("p99_ns").Int(d.p99_ns);
-  w.Key("stddev_ns").Double(d.stddev_ns);
+  if (exact) {
+    w.Key("p99_ns").Int(d.p99_ns);
+    w.Key("stddev_ns").Double(d.stddev_ns);
+  } else {
+    w.Key("p99_ns").Null();
+    w.Key("stddev_ns").Null();
+  }
   w.EndObject();
 }
 
@@ -671,15 +693,16 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
   }
   if (sel.ranges) {
     // The host ranges and the GPU annotations: the same table of ranges, each in its object.
-    auto write_ranges = [&w](uint64_t instances, const std::vector<model::RangeRow>& rows,
-                             uint64_t tail_names, const model::RangeRow& tail) {
+    const bool exact = !a.views[input].from_windows;
+    auto write_ranges = [&w, exact](uint64_t instances, const std::vector<model::RangeRow>& rows,
+                                    uint64_t tail_names, const model::RangeRow& tail) {
       w.Key("instances").UInt(instances);
       w.Key("list").BeginArray();
       for (const model::RangeRow& r : rows) {
         w.BeginObject();
         w.Key("name").String(r.name);
         w.Key("duration");
-        WriteDuration(w, r.duration);
+        WriteDuration(w, r.duration, exact);
         w.Key("gpu");
         WriteProjected(w, r.gpu, false);
         w.EndObject();
@@ -695,6 +718,8 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
     };
     w.Key("ranges").BeginObject();
     write_ranges(p.nvtx_ranges, p.ranges, p.range_tail_names, p.range_tail);
+    // Live windows: ranges counted in the window they ended in (longer than the horizon).
+    if (!exact) w.Key("late").UInt(p.late_ranges);
     w.Key("gpu_annotations").BeginObject();
     write_ranges(p.gpu_annotations, p.gpu_ranges, p.gpu_range_tail_names, p.gpu_range_tail);
     w.EndObject();
@@ -805,6 +830,7 @@ void WriteViewsJson(JsonWriter& w, const Analysis& a) {
   for (size_t i = 0; i < a.views.size(); ++i) {
     w.BeginObject();
     w.Key("input").UInt(i);
+    w.Key("from_windows").Bool(a.views[i].from_windows);
     w.Key("processes").BeginArray();
     for (const model::ProcessViews& p : a.views[i].processes)
       WriteProcess(w, a, i, p, a.views[i].selection);

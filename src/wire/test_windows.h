@@ -45,6 +45,23 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
     proc.world_size = 2;
     proc.profiler_cpu_ns = 123'456;
     proc.hostname = "node-" + std::to_string(p) + ".example";
+    if (p == 0) {  // an NVTX range table (1.4): rows, a row with GPU work only, a tail
+      model::RangeStats& fwd = proc.ranges.rows.emplace_back();
+      fwd.name = "forward";
+      fwd.duration.Add(5'000'000);
+      fwd.duration.Add(7'000'000);
+      fwd.gpu_ops = 40;
+      fwd.gpu_time_ns = 9'000'000;
+      model::RangeStats& gpu_only = proc.ranges.rows.emplace_back();
+      gpu_only.name = "ProfilerStep#1";  // began in the window before: GPU work only here
+      gpu_only.gpu_ops = 3;
+      gpu_only.gpu_time_ns = 1'000;
+      proc.ranges.tail.duration.Add(10);
+      proc.ranges.tail.gpu_ops = 1;
+      proc.ranges.tail.gpu_time_ns = -5;  // negative values survive (zigzag)
+      proc.ranges.tail_names = 2;
+      proc.ranges.late = 1;
+    }
     for (size_t q = 0; q < proc.data_quality.size(); ++q) proc.data_quality[q] = q * 3 + p;
     for (uint32_t dev = 0; dev < 2; ++dev) {
       model::DeviceProfile& d = proc.devices.emplace_back();
@@ -163,6 +180,7 @@ inline std::string FirstDifference(const model::ProfileWindow& a, const model::P
     INFERSCOPE_CMP(pp + "world_size", pa.world_size, pb.world_size);
     INFERSCOPE_CMP(pp + "hostname", pa.hostname, pb.hostname);
     INFERSCOPE_CMP(pp + "data_quality", pa.data_quality, pb.data_quality);
+    INFERSCOPE_CMP(pp + "ranges", pa.ranges, pb.ranges);
     INFERSCOPE_CMP(pp + "devices.size", pa.devices.size(), pb.devices.size());
     for (size_t d = 0; d < pa.devices.size(); ++d) {
       const auto& x = pa.devices[d];

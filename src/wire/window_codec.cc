@@ -259,6 +259,28 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
       /*always=*/true);
 }
 
+void PutRangeStats(WireWriter& w, uint32_t field, const model::RangeStats& r, bool always) {
+  w.Message(
+      field,
+      [&](WireWriter& m) {
+        m.Str(fields::kRsName, r.name);
+        PutDuration(m, fields::kRsDuration, r.duration);
+        m.U(fields::kRsGpuOps, r.gpu_ops);
+        m.S(fields::kRsGpuTime, r.gpu_time_ns);
+      },
+      always);
+}
+
+void PutRanges(WireWriter& w, const model::RangeTable& t) {
+  if (t.empty()) return;  // no ranges recorded (the default: --nvtx off)
+  w.Message(fields::kRanges, [&](WireWriter& m) {
+    for (const model::RangeStats& r : t.rows) PutRangeStats(m, fields::kRgRow, r, true);
+    PutRangeStats(m, fields::kRgTail, t.tail, false);
+    m.U(fields::kRgTailNames, t.tail_names);
+    m.U(fields::kRgLate, t.late);
+  });
+}
+
 void PutProcess(WireWriter& w, const ProcessProfile& p) {
   w.Message(
       fields::kWindowProcess,
@@ -273,6 +295,7 @@ void PutProcess(WireWriter& w, const ProcessProfile& p) {
           PutIndexed(m, fields::kDataQuality, q,
                      [&](WireWriter& e) { e.U(fields::kStatCount, p.data_quality[q]); });
         }
+        PutRanges(m, p.ranges);
       },
       /*always=*/true);
 }

@@ -18,8 +18,9 @@ namespace inferscope::wire {
 // does not know) and rejects a newer major. Bump the minor when adding a field, the major when
 // changing the meaning or encoding of an existing one.
 inline constexpr uint32_t kWindowFormatMajor = 1;
-inline constexpr uint32_t kWindowFormatMinor =
-    3;  // 1: idle causes (21), steps (22); 2: device uuid (31); 3: forward phases (32)
+// 1: idle causes (21), steps (22); 2: device uuid (31); 3: forward phases (32); 4: NVTX range
+// tables (process field 8)
+inline constexpr uint32_t kWindowFormatMinor = 4;
 
 // Decoding limits: anything beyond them is rejected as corrupt (no window the Aggregator builds
 // comes near them).

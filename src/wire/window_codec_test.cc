@@ -180,6 +180,69 @@ TEST(WindowCodecTest, PhasesFromANewerWriter) {
   EXPECT_EQ(split.outside_ops, 4u);
 }
 
+TEST(WindowCodecTest, RangesFromANewerWriterAndWindowsWithout) {
+  // 1.4 range table (process field 8) from a newer writer: unknown fields in a row and in the
+  // table are skipped, the known ones kept.
+  std::string row;
+  WireWriter rw(&row);
+  rw.Str(1, "decode");
+  rw.U(9, 77);  // unknown
+  rw.U(3, 12);  // gpu ops
+  std::string table;
+  WireWriter tw(&table);
+  tw.Tag(1, WireType::kBytes);
+  tw.Varint(row.size());
+  table += row;
+  tw.Str(7, "a newer table field");
+  tw.U(4, 2);  // late
+  std::string process;
+  WireWriter pw(&process);
+  pw.U(1, 42);
+  pw.Tag(8, WireType::kBytes);
+  pw.Varint(table.size());
+  process += table;
+  std::string bytes;
+  WireWriter w(&bytes);
+  w.Varint(kWindowFormatMajor);
+  w.Varint(kWindowFormatMinor + 1);
+  w.Tag(3, WireType::kBytes);
+  w.Varint(process.size());
+  bytes += process;
+  auto decoded = DecodeWindow(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  ASSERT_EQ(decoded->processes.size(), 1u);
+  const model::RangeTable& t = decoded->processes[0].ranges;
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].name, "decode");
+  EXPECT_EQ(t.rows[0].gpu_ops, 12u);
+  EXPECT_EQ(t.rows[0].duration.count, 0u);
+  EXPECT_EQ(t.late, 2u);
+
+  // A window without ranges (a 1.3 writer, or --nvtx off) writes nothing for them and reads an
+  // empty table; a range field of the wrong wire type is corruption.
+  model::ProfileWindow plain = FullWindow(1, 2);
+  for (model::ProcessProfile& p : plain.processes) p.ranges = {};
+  const std::string plain_bytes = Encode(plain);
+  model::ProfileWindow with = plain;
+  with.processes[0].ranges.rows.emplace_back().name = "x";
+  with.processes[0].ranges.rows[0].duration.Add(1);
+  EXPECT_GT(Encode(with).size(), plain_bytes.size());
+  auto read = DecodeWindow(plain_bytes);
+  ASSERT_TRUE(read.ok());
+  EXPECT_TRUE(read->processes[0].ranges.empty());
+  std::string wrong;
+  WireWriter ww(&wrong);
+  ww.Varint(kWindowFormatMajor);
+  ww.Varint(kWindowFormatMinor);
+  std::string bad_process;
+  WireWriter bp(&bad_process);
+  bp.U(8, 1);  // the range table must be a message
+  ww.Tag(3, WireType::kBytes);
+  ww.Varint(bad_process.size());
+  wrong += bad_process;
+  EXPECT_EQ(DecodeWindow(wrong).status().code(), base::StatusCode::kDataLoss);
+}
+
 TEST(WindowCodecTest, EveryTruncationFailsCleanly) {
   const std::string bytes = Encode(FullWindow());
   for (size_t n = 0; n < bytes.size(); ++n) {

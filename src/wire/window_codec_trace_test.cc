@@ -32,11 +32,13 @@ std::vector<std::string> AllTraces() {
   return out;
 }
 
-std::vector<model::ProfileWindow> Aggregate(const std::string& path, int64_t window_ns) {
+std::vector<model::ProfileWindow> Aggregate(const std::string& path, int64_t window_ns,
+                                            bool ranges = false) {
   model::NameTable names;
   model::KernelClassifier classifier;
   aggregate::AggregatorOptions options;
   options.window_ns = window_ns;
+  options.ranges = ranges;
   std::vector<model::ProfileWindow> windows;
   aggregate::Aggregator aggregator(options, &names, &classifier,
                                    [&](model::ProfileWindow&& w) { windows.push_back(w); });
@@ -173,6 +175,54 @@ TEST(WindowCodecTraceTest, PhaseDataGrowth) {
   std::printf("all windows with phase data: %zu B with, %zu B without, growth %.1f%%\n", all_with,
               all_without,
               100.0 * (static_cast<double>(all_with) / static_cast<double>(all_without) - 1));
+}
+
+// What the NVTX range table (ProcessProfile::ranges, format 1.4, `run --nvtx`) adds to a window:
+// each trace with NVTX / user_annotation ranges aggregated with the table on, in 10 s and 1 s
+// windows, encoded with and without it, over the windows that carry one (issue 20: <= 20 %). The
+// figure in docs/benchmarks.md comes from this table.
+TEST(WindowCodecTraceTest, RangeTableGrowth) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  std::printf("%-66s %6s %7s %9s %9s %7s\n", "trace", "window", "w/range", "B with", "B without",
+              "growth");
+  size_t all_with = 0, all_without = 0, traces_with_ranges = 0;
+  for (const std::string& path : AllTraces()) {
+    for (const int64_t window_ns : {int64_t{10'000'000'000}, int64_t{1'000'000'000}}) {
+      size_t with = 0, without = 0, windows = 0;
+      for (const model::ProfileWindow& w : Aggregate(path, window_ns, /*ranges=*/true)) {
+        bool has_ranges = false;
+        model::ProfileWindow stripped = w;
+        for (auto& p : stripped.processes) {
+          has_ranges = has_ranges || !p.ranges.empty();
+          p.ranges = {};
+        }
+        if (!has_ranges) continue;
+        ExpectRoundTrip(w, path);
+        std::string a, b;
+        EncodeWindow(w, &a);
+        EncodeWindow(stripped, &b);
+        EXPECT_GT(a.size(), b.size()) << path;
+        with += a.size();
+        without += b.size();
+        ++windows;
+      }
+      if (windows == 0) continue;
+      if (window_ns == 10'000'000'000) ++traces_with_ranges;
+      all_with += with;
+      all_without += without;
+      const double growth = 100.0 * (static_cast<double>(with) / static_cast<double>(without) - 1);
+      const std::string name = path.substr(inferscope::testing::SharedTracesDir().size() + 1);
+      std::printf("%-66s %5llds %7zu %9zu %9zu %6.1f%%\n", name.c_str(),
+                  static_cast<long long>(window_ns / 1'000'000'000), windows, with, without,
+                  growth);
+    }
+  }
+  ASSERT_GT(traces_with_ranges, 0u) << "no trace has NVTX / user_annotation ranges";
+  const double growth =
+      100.0 * (static_cast<double>(all_with) / static_cast<double>(all_without) - 1);
+  std::printf("all windows with ranges: %zu B with, %zu B without, growth %.1f%%\n", all_with,
+              all_without, growth);
+  EXPECT_LE(growth, 20.0);
 }
 
 }  // namespace

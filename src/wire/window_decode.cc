@@ -540,6 +540,44 @@ class Decoder {
     });
   }
 
+  bool RangeRow(std::string_view body, model::RangeStats* r) {
+    return Fields(body, "range", [&](WireReader& m, uint32_t field, WireType t) {
+      switch (field) {
+        case fields::kRsName:
+          return Str(m, t, &r->name);
+        case fields::kRsDuration:
+          return Duration(m, t, &r->duration);
+        case fields::kRsGpuOps:
+          return U(m, t, &r->gpu_ops);
+        case fields::kRsGpuTime:
+          return S(m, t, &r->gpu_time_ns);
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+  }
+
+  bool Ranges(std::string_view body, model::RangeTable* table) {
+    return Fields(body, "ranges", [&](WireReader& m, uint32_t field, WireType t) {
+      std::string_view inner;
+      switch (field) {
+        case fields::kRgRow:
+          return Msg(m, t, &inner) && Charge(sizeof(model::RangeStats)) &&
+                 RangeRow(inner, &table->rows.emplace_back());
+        case fields::kRgTail:
+          return Msg(m, t, &inner) && RangeRow(inner, &table->tail);
+        case fields::kRgTailNames:
+          return U(m, t, &table->tail_names);
+        case fields::kRgLate:
+          return U(m, t, &table->late);
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+  }
+
   bool Process(std::string_view body, ProcessProfile* p) {
     return Fields(body, "process", [&](WireReader& m, uint32_t field, WireType t) {
       std::string_view inner;
@@ -557,6 +595,8 @@ class Decoder {
         case fields::kDevice:
           return Msg(m, t, &inner) && Charge(sizeof(DeviceProfile)) &&
                  Device(inner, &p->devices.emplace_back());
+        case fields::kRanges:
+          return Msg(m, t, &inner) && Ranges(inner, &p->ranges);
         case fields::kDataQuality:
           return Indexed(m, t, &p->data_quality, "data quality",
                          [](WireReader& e, uint32_t ef, WireType et, uint64_t* v) {

@@ -13,7 +13,11 @@ namespace fields {
 constexpr uint32_t kWindowStart = 1, kWindowEnd = 2, kWindowProcess = 3;
 // ProcessProfile
 constexpr uint32_t kPid = 1, kRank = 2, kWorldSize = 3, kHostname = 4, kDevice = 5,
-                   kDataQuality = 6, kProfilerCpu = 7;
+                   kDataQuality = 6, kProfilerCpu = 7, kRanges = 8;
+// RangeTable (ProcessProfile kRanges, since 1.4): rows, the tail row, tail names, late ranges
+constexpr uint32_t kRgRow = 1, kRgTail = 2, kRgTailNames = 3, kRgLate = 4;
+// RangeStats (a row or the tail)
+constexpr uint32_t kRsName = 1, kRsDuration = 2, kRsGpuOps = 3, kRsGpuTime = 4;
 // Indexed entries of fixed arrays (categories, syncs, memcpy kinds, data quality)
 constexpr uint32_t kIndex = 1;
 // DeviceProfile

@@ -203,6 +203,16 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
     items.push_back({t.api_calls[i].end_ns, 5, i});
     first = std::min(first, t.api_calls[i].start_ns);
   }
+  // NVTX ranges as CUPTI delivers them with the marker activity on: a START record (with the
+  // name) when the range opens, an END record (no name) when it closes, sharing an id.
+  const bool markers = fake_cupti_kind_enabled(CUPTI_ACTIVITY_KIND_MARKER);
+  if (markers) {
+    for (uint32_t i = 0; i < t.ranges.size(); ++i) {
+      items.push_back({t.ranges[i].start_ns, 6, i});
+      items.push_back({t.ranges[i].end_ns, 7, i});
+      first = std::min(first, t.ranges[i].start_ns);
+    }
+  }
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.at_ns < b.at_ns; });
   if (items.empty()) return counts;
@@ -447,6 +457,25 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
           r.cudaEventSyncId = has_event ? item.index + 1 : 0;
           emit(r);
           ++counts.syncs;
+          break;
+        }
+        case 6:
+        case 7: {
+          const model::NvtxEvent& n = t.ranges[item.index];
+          CUpti_ActivityMarker2 r;
+          std::memset(&r, 0, sizeof(r));
+          r.kind = CUPTI_ACTIVITY_KIND_MARKER;
+          const bool start = item.type == 6;
+          r.flags = start ? CUPTI_ACTIVITY_FLAG_MARKER_START : CUPTI_ACTIVITY_FLAG_MARKER_END;
+          r.timestamp = ts(start ? n.start_ns : n.end_ns);
+          r.id = item.index + 1;  // ranges of one loop are all closed before the next
+          r.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+          r.objectId.pt.processId = pid;
+          r.objectId.pt.threadId = n.tid;
+          r.name = start && n.name != model::kNoName ? names.Get(n.name).data() : nullptr;
+          r.domain = nullptr;
+          emit(r);
+          counts.ranges += start;
           break;
         }
         case 5: {

@@ -22,6 +22,7 @@ struct ProcessTrace {
   std::vector<model::MemsetEvent> memsets;
   std::vector<model::SyncEvent> syncs;
   std::vector<model::ApiCallEvent> api_calls;
+  std::vector<model::NvtxEvent> ranges;  // NVTX ranges / Kineto user_annotation
 };
 
 // Collects a trace's events per pid (importers call it from one thread at a time).
@@ -36,7 +37,7 @@ class CollectingSink : public model::EventSink {
   void OnMemset(const model::MemsetEvent& e) override { At(e.pid).memsets.push_back(e); }
   void OnSync(const model::SyncEvent& e) override { At(e.pid).syncs.push_back(e); }
   void OnApiCall(const model::ApiCallEvent& e) override { At(e.pid).api_calls.push_back(e); }
-  void OnNvtx(const model::NvtxEvent&) override {}
+  void OnNvtx(const model::NvtxEvent& e) override { At(e.pid).ranges.push_back(e); }
   void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
 
  private:
@@ -99,9 +100,13 @@ struct ReplayCounts {
   // application (say, on a dead agent) lengthens the play it happens in beyond the others, however
   // far behind real time a slow (sanitized, loaded) build plays them all.
   double longest_loop_ms = 0, median_loop_ms = 0;
+  uint64_t ranges = 0;  // NVTX ranges replayed as marker start/end records (MARKER enabled)
 };
 
 // Emits `trace` through the fake CUPTI in time order, at record end times, shifted so the trace's
+// first event starts at the current cuptiGetTimestamp time (NVTX ranges, when the tool enabled
+// CUPTI_ACTIVITY_KIND_MARKER: a START record at the range's start, an END at its end, paired by
+// id, on the range's thread);
 // first event starts at the current cuptiGetTimestamp time; paced at `speed` x real time; repeated
 // as `loop_for_s` / `loop_period_s` say.
 ReplayCounts ReplayProcess(const ProcessTrace& trace, const model::NameTable& names,

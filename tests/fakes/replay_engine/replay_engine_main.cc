@@ -124,16 +124,16 @@ int RunRank(const Rank& r, const std::string& inject, const model::NameTable& na
       "replay_engine_summary {\"rank\": %d, \"pid\": %d, \"loops\": %llu, "
       "\"kernels\": %llu, \"kernels_written\": %llu, \"records_written\": %llu, "
       "\"records_filtered\": %llu, \"records_dropped\": %llu, \"graph_launches\": %llu, "
-      "\"graph_node_launches\": %llu, \"longest_loop_ms\": %.1f, \"median_loop_ms\": %.1f, "
-      "\"teardown_ms\": %.1f, "
-      "\"elapsed_ms\": %.1f}\n",
+      "\"graph_node_launches\": %llu, \"ranges\": %llu, \"longest_loop_ms\": %.1f, "
+      "\"median_loop_ms\": %.1f, \"teardown_ms\": %.1f, \"elapsed_ms\": %.1f}\n",
       r.rank, static_cast<int>(getpid()), static_cast<unsigned long long>(c.loops),
       static_cast<unsigned long long>(c.kernels),
       static_cast<unsigned long long>(c.kernels_written),
       static_cast<unsigned long long>(c.written), static_cast<unsigned long long>(c.filtered),
       static_cast<unsigned long long>(c.dropped), static_cast<unsigned long long>(c.graph_launches),
-      static_cast<unsigned long long>(c.graph_node_launches), c.longest_loop_ms, c.median_loop_ms,
-      teardown_ms, ms);
+      static_cast<unsigned long long>(c.graph_node_launches),
+      static_cast<unsigned long long>(c.ranges), c.longest_loop_ms, c.median_loop_ms, teardown_ms,
+      ms);
   return 0;
 }
 
