@@ -28,32 +28,6 @@ inline std::string_view TrimWs(std::string_view s) {
   return s;
 }
 
-// An integer from a raw JSON token: a number (fraction dropped) or a string holding one, such as
-// old Kineto's "tid": "stream 7".
-bool ParseIntToken(std::string_view raw, int64_t* out) {
-  raw = TrimWs(raw);
-  size_t i = 0;
-  if (!raw.empty() && raw[0] == '"') {
-    while (i < raw.size() && !(raw[i] >= '0' && raw[i] <= '9') && raw[i] != '-') ++i;
-  }
-  bool negative = false;
-  if (i < raw.size() && raw[i] == '-') {
-    negative = true;
-    ++i;
-  }
-  uint64_t value = 0;
-  size_t digits = 0;
-  for (; i < raw.size() && raw[i] >= '0' && raw[i] <= '9'; ++i, ++digits) {
-    if (value > (std::numeric_limits<uint64_t>::max() - 9) / 10) return false;
-    value = value * 10 + static_cast<uint64_t>(raw[i] - '0');
-  }
-  if (digits == 0 || value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return false;
-  }
-  *out = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
-  return true;
-}
-
 bool ReadInt(od::value value, int64_t* out) { return ParseIntToken(value.raw_json_token(), out); }
 
 bool ReadDim3(od::value value, int32_t* out) {
@@ -263,6 +237,14 @@ bool KinetoEventMapper::ParseArgs(od::value args, Fields* f) {
 }
 
 bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, bool host_range) {
+  if (host_range && host_range_scanner_) {
+    // Most operator events: read in place, no simdjson document (host_range_scanner.h says why).
+    if (ScanHostRangeEvent(begin, size, f)) {
+      ++host_ranges_scanned_;
+      return true;
+    }
+    *f = Fields();  // not sure: simdjson decides
+  }
   od::document doc;
   const size_t capacity = static_cast<size_t>(buffer_end_ - begin);
   if (parser_.iterate(begin, size, capacity).get(doc)) return false;
@@ -304,9 +286,7 @@ bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, b
       default:
         break;
     }
-    if (host_range && !f->ts.empty() && !f->dur.empty() && f->has_name && f->has_pid &&
-        f->has_tid && !f->ph.empty())
-      break;
+    if (host_range && f->Complete()) break;
   }
   return true;
 }

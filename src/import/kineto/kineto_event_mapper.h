@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/import/import_stats.h"
+#include "src/import/kineto/host_range_scanner.h"
 #include "src/import/kineto/json_scanner.h"
 #include "src/model/events.h"
 #include "src/model/name_table.h"
@@ -44,6 +45,12 @@ class KinetoEventMapper final : public ScanHandler {
   // needs SIMDJSON_PADDING readable bytes after a document.
   void set_buffer_end(const char* end) { buffer_end_ = end; }
 
+  // Whether operator and module events go through ScanHostRangeEvent first (the default) or
+  // straight to simdjson (the reference that tests and the differential fuzzer compare against).
+  void set_host_range_scanner(bool on) { host_range_scanner_ = on; }
+  // Host-range events read by ScanHostRangeEvent (the rest of those parsed went to simdjson).
+  uint64_t host_ranges_scanned() const { return host_ranges_scanned_; }
+
   void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known) override;
   void OnTopLevelMember(std::string_view key, const char* begin, size_t size) override;
 
@@ -52,10 +59,8 @@ class KinetoEventMapper final : public ScanHandler {
 
  private:
   // What the importer reads from one event (and its "args").
-  struct Fields {
-    std::string_view cat, name, ph, ts, dur, sync_kind;
-    bool has_cat = false, has_name = false, has_pid = false, has_tid = false;
-    int64_t pid = 0, tid = 0;
+  struct Fields : HostRangeFields {
+    std::string_view sync_kind;
     int64_t device = -1, stream = -1, correlation = -1, graph_id = -1;
     int64_t bytes = -1;
     int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
@@ -105,6 +110,8 @@ class KinetoEventMapper final : public ScanHandler {
   ImportStats* stats_;
   const bool host_ops_, gpu_annotations_;
   const char* buffer_end_ = nullptr;
+  bool host_range_scanner_ = true;
+  uint64_t host_ranges_scanned_ = 0;
   simdjson::ondemand::parser parser_;
 
   bool pid_known_ = false;
