@@ -240,7 +240,7 @@ bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, b
   if (host_range && host_range_scanner_) {
     // Most operator events: read in place, no simdjson document (host_range_scanner.h says why).
     if (ScanHostRangeEvent(begin, size, f)) {
-      ++host_ranges_scanned_;
+      ++stats_->host_ranges_scanned;
       return true;
     }
     *f = Fields();  // not sure: simdjson decides

@@ -47,9 +47,8 @@ class KinetoEventMapper final : public ScanHandler {
 
   // Whether operator and module events go through ScanHostRangeEvent first (the default) or
   // straight to simdjson (the reference that tests and the differential fuzzer compare against).
+  // ImportStats::host_ranges_scanned counts the events it took.
   void set_host_range_scanner(bool on) { host_range_scanner_ = on; }
-  // Host-range events read by ScanHostRangeEvent (the rest of those parsed went to simdjson).
-  uint64_t host_ranges_scanned() const { return host_ranges_scanned_; }
 
   void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known) override;
   void OnTopLevelMember(std::string_view key, const char* begin, size_t size) override;
@@ -111,7 +110,6 @@ class KinetoEventMapper final : public ScanHandler {
   const bool host_ops_, gpu_annotations_;
   const char* buffer_end_ = nullptr;
   bool host_range_scanner_ = true;
-  uint64_t host_ranges_scanned_ = 0;
   simdjson::ondemand::parser parser_;
 
   bool pid_known_ = false;
