@@ -1,0 +1,75 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+// libFuzzer target, differential: the hand-written operator/module reader (host_range_scanner.h)
+// against its simdjson reference. The first byte picks the category the scanner reported
+// (cpu_op, python_function, Operator) and the padding byte after the event (simdjson looks at
+// it); the rest is one event's bytes, given to the event mapper with the reader on and off, or,
+// for half of the first bytes, pieces (split at 0x01) spliced into a Kineto operator event, so
+// that runs from an empty corpus reach the events the reader takes. The input is also imported as
+// a whole document (operators on) both ways. Any difference in what is delivered aborts.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "src/import/kineto/kineto_importer.h"
+#include "src/import/kineto/test_host_range_diff.h"
+
+namespace {
+
+using inferscope::import::kineto::testing::Describe;
+using inferscope::import::kineto::testing::MapOneEvent;
+
+void Check(const std::string& fast, const std::string& reference, std::string_view input) {
+  if (fast == reference) return;
+  std::fprintf(stderr,
+               "host-range reader differs from simdjson on:\n%.*s\nreader:\n%s\nsimdjson:\n%s",
+               static_cast<int>(input.size()), input.data(), fast.c_str(), reference.c_str());
+  std::abort();
+}
+
+std::string ImportBoth(std::string_view json, bool scanner) {
+  inferscope::import::KinetoImportOptions options;
+  options.host_ops = true;
+  options.host_range_scanner = scanner;
+  inferscope::model::NameTable names;
+  inferscope::model::EventRecorder sink;
+  auto stats = inferscope::import::ImportKinetoJson(json, &names, &sink, options);
+  if (!stats.ok()) return "error " + stats.status().message();
+  inferscope::import::ImportStats counted = *stats;
+  counted.host_ranges_scanned = 0;  // the one thing allowed to differ
+  return Describe(sink, names, counted);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const char* cats[] = {"cpu_op", "python_function", "Operator"};
+  const char pads[] = {' ', '}', ']', ',', '"', '\\', '\0', '{'};
+  const std::string_view cat = cats[data[0] % 3];
+  const char pad = pads[(data[0] / 3) % 8];
+  std::string_view event(reinterpret_cast<const char*>(data + 1), size - 1);
+  std::string spliced;
+  if (data[0] >= 128) {
+    const char* parts[] = {R"({"ph": "X", "cat": "cpu_op", "name": ")", R"(", "pid": )",
+                           R"(, "tid": 8, "ts": )", R"(, "dur": 5, "args": {)", "}}"};
+    spliced = parts[0];
+    size_t part = 1;
+    for (char c : event) {
+      if (c == '\x01' && part < 4) {
+        spliced += parts[part++];
+      } else {
+        spliced += c;
+      }
+    }
+    for (; part < 5; ++part) spliced += parts[part];
+    event = spliced;
+  }
+  Check(MapOneEvent(event, cat, true, pad), MapOneEvent(event, cat, false, pad), event);
+  const std::string_view json(reinterpret_cast<const char*>(data), size);
+  Check(ImportBoth(json, true), ImportBoth(json, false), json);
+  return 0;
+}
