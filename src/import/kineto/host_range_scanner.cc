@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/kineto/host_range_scanner.h"
 
+#include <cstring>
 #include <limits>
 
 #if defined(__SSE2__)
@@ -13,14 +14,76 @@ namespace {
 // Nesting this deep before the last field a range needs: declined (Kineto's "args" are two deep).
 constexpr int kMaxSkipDepth = 32;
 
-inline bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-inline const char* SkipWs(const char* p, const char* end) {
-  while (p < end && IsWs(*p)) ++p;
-  return p;
+inline bool IsWs(char c) {
+  constexpr uint64_t kWs = 1ull << ' ' | 1ull << '\n' | 1ull << '\r' | 1ull << '\t';
+  const auto u = static_cast<unsigned char>(c);
+  return u <= ' ' && ((kWs >> u) & 1) != 0;
 }
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The scans below run over whole 16-byte blocks: one mask and one count of trailing zeros instead
+// of a loop per byte, whose variable trip counts (16-digit timestamps, Kineto's indentation) cost
+// a branch misprediction each. They read up to 15 bytes past `end`.
+#if defined(__SSE2__)
+inline __m128i Load16(const char* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+#endif
+
+// Bit i is set when p[i] is not JSON whitespace.
+inline uint32_t NonWsMask16(const char* p) {
+#if defined(__SSE2__)
+  const __m128i v = Load16(p);
+  __m128i ws = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+  ws = _mm_or_si128(ws, _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+  ws = _mm_or_si128(ws, _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
+  ws = _mm_or_si128(ws, _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+  return ~static_cast<uint32_t>(_mm_movemask_epi8(ws)) & 0xffff;
+#else
+  uint32_t mask = 0;
+  for (int i = 0; i < 16; ++i) mask |= IsWs(p[i]) ? 0 : 1u << i;
+  return mask;
+#endif
+}
+
+// Bit i is set when p[i] is not a decimal digit.
+inline uint32_t NonDigitMask16(const char* p) {
+#if defined(__SSE2__)
+  const __m128i v = Load16(p);  // signed: bytes >= 0x80 are below '0'
+  const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                      _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+  return ~static_cast<uint32_t>(_mm_movemask_epi8(digit)) & 0xffff;
+#else
+  uint32_t mask = 0;
+  for (int i = 0; i < 16; ++i) mask |= IsDigit(p[i]) ? 0 : 1u << i;
+  return mask;
+#endif
+}
+
+// The first byte of [p, end) whose bit `mask16(block)` sets, or end.
+template <uint32_t (*kMask16)(const char*)>
+inline const char* FindFirst(const char* p, const char* end) {
+  for (; p < end; p += 16) {
+    const uint32_t mask = kMask16(p);
+    if (mask) {
+      const char* q = p + __builtin_ctz(mask);
+      return q < end ? q : end;
+    }
+  }
+  return end;
+}
+
+// Parsing is a chain of dependent steps (each starts where the previous ended), so its cost is
+// their latency: the usual cases (no whitespace, or the one space after Kineto's ':' and ',') are
+// settled by a byte test before any block scan.
+inline const char* SkipWs(const char* p, const char* end) {
+  if (p + 1 < end) {
+    if (!IsWs(p[0])) return p;
+    if (!IsWs(p[1])) return p + 1;
+  }
+  return FindFirst<NonWsMask16>(p, end);
+}
 
 inline bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
@@ -46,14 +109,7 @@ inline uint32_t StringStopMask16(const char* p) {
 
 // The first byte of [p, end) at which a string body stops being plain (see above), or end.
 inline const char* FindStringStop(const char* p, const char* end) {
-  for (; p < end; p += 16) {
-    const uint32_t mask = StringStopMask16(p);
-    if (mask) {
-      const char* q = p + __builtin_ctz(mask);
-      return q < end ? q : end;
-    }
-  }
-  return end;
+  return FindFirst<StringStopMask16>(p, end);
 }
 
 // A string without escapes at p (the opening quote): its body, and one past the closing quote.
@@ -99,21 +155,17 @@ const char* SkipString(const char* p, const char* end) {
 const char* SkipNumber(const char* p, const char* end) {
   if (p < end && *p == '-') ++p;
   if (p == end || !IsDigit(*p)) return nullptr;
-  if (*p == '0') {
-    ++p;
-  } else {
-    while (p < end && IsDigit(*p)) ++p;
-  }
+  p = *p == '0' ? p + 1 : FindFirst<NonDigitMask16>(p, end);
   if (p < end && *p == '.') {
     ++p;
     if (p == end || !IsDigit(*p)) return nullptr;
-    while (p < end && IsDigit(*p)) ++p;
+    p = FindFirst<NonDigitMask16>(p, end);
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
     ++p;
     if (p < end && (*p == '+' || *p == '-')) ++p;
     if (p == end || !IsDigit(*p)) return nullptr;
-    while (p < end && IsDigit(*p)) ++p;
+    p = FindFirst<NonDigitMask16>(p, end);
   }
   return p;
 }
@@ -195,8 +247,9 @@ inline uint32_t SuffixMask16(const char* p) {
 // The rest of the event, from p (just after a top-level value, outside any string) to end, which
 // the simdjson path never walks but whose stage 1 still checks it: true when that check passes and
 // the brackets close the object exactly at end - 1. Stricter where it costs nothing: no non-ASCII
-// byte at all, no backslash or control character other than whitespace outside strings.
-bool SuffixIsClean(const char* p, const char* end) {
+// byte at all, no backslash or control character other than whitespace outside strings. This is
+// the byte-by-byte walk, for a rest with backslashes (SuffixIsClean below handles the others).
+bool SuffixIsCleanSlow(const char* p, const char* end) {
   int depth = 1;
   bool in_string = false;
   bool skip_first = false;  // the previous block ended with a backslash inside a string
@@ -255,6 +308,56 @@ bool SuffixIsClean(const char* p, const char* end) {
   return false;
 }
 
+// Bits set in a 16-bit mask, inline (without -mpopcnt the builtin is a library call).
+inline int Popcount16(uint32_t x) {
+  x = x - ((x >> 1) & 0x5555);
+  x = (x & 0x3333) + ((x >> 2) & 0x3333);
+  x = (x + (x >> 4)) & 0x0f0f;
+  return static_cast<int>((x + (x >> 8)) & 0x1f);
+}
+
+// SuffixIsCleanSlow's verdict without a branch per byte, for a rest without backslashes (Kineto's
+// "args" of operators have none): which bytes lie inside strings is the running parity of the
+// quotes (a prefix XOR of the quote mask); then control characters inside strings, control
+// characters other than whitespace outside them and the bracket balance are mask operations.
+// Only the net balance is checked (-1: the rest closes the object), not that it stays positive:
+// simdjson, which never walks the rest, checks no more (stage 1, and the count of its brackets).
+bool SuffixIsClean(const char* p, const char* end) {
+#if defined(__SSE2__)
+  uint32_t in_string = 0;  // 0xffff when the previous block ended inside a string
+  int balance = 0;
+  for (const char* block = p; block < end; block += 16) {
+    const size_t avail = static_cast<size_t>(end - block);
+    const uint32_t valid = avail < 16 ? (1u << avail) - 1 : 0xffff;
+    const __m128i v = Load16(block);
+    auto mask = [&](__m128i m) { return static_cast<uint32_t>(_mm_movemask_epi8(m)) & valid; };
+    if (mask(v) != 0) return false;  // a byte >= 0x80
+    if (mask(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))) != 0) return SuffixIsCleanSlow(p, end);
+    const uint32_t quote = mask(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    const uint32_t control = mask(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    const uint32_t ws = mask(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')),
+                                                       _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+    const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));  // '[' -> '{', ']' -> '}'
+    const uint32_t open = mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')));
+    const uint32_t close = mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+    // Bit i: byte i is inside a string (its opening quote counted in, its closing quote out).
+    uint32_t inside = quote;
+    inside ^= inside << 1;
+    inside ^= inside << 2;
+    inside ^= inside << 4;
+    inside ^= inside << 8;
+    inside = (inside ^ in_string) & 0xffff;
+    if ((control & inside) != 0 || (control & ~inside & ~ws) != 0) return false;
+    balance += Popcount16(open & ~inside) - Popcount16(close & ~inside);
+    in_string = (inside >> 15) & 1 ? 0xffff : 0;  // past `end` the parity no longer changes
+  }
+  return in_string == 0 && balance == -1;
+#else
+  return SuffixIsCleanSlow(p, end);
+#endif
+}
+
 enum class FieldKey : uint8_t { kTs, kDur, kPid, kTid, kPh, kCat, kName, kOther };
 
 inline FieldKey Classify(std::string_view key) {
@@ -276,6 +379,45 @@ inline FieldKey Classify(std::string_view key) {
       break;
   }
   return FieldKey::kOther;
+}
+
+// Kineto's own keys, quotes included, matched without a string scan (most events have only
+// these): one past the closing quote, or nullptr for any other key.
+inline const char* KnownKeyEnd(const char* p, const char* end, FieldKey* field) {
+  // Compared as one 4- or 8-byte load (masked to the key's length), not a loop.
+  auto is = [&](std::string_view quoted) {
+    if (static_cast<size_t>(end - p) < quoted.size()) return false;
+    uint64_t have = 0, want = 0;
+    std::memcpy(&have, p, 8);  // within the padding past `end`
+    std::memcpy(&want, quoted.data(), quoted.size());
+    const uint64_t keep = ~0ull >> (64 - 8 * quoted.size());
+    return (have & keep) == want;
+  };
+  switch (p + 1 < end ? p[1] : '\0') {
+    case 'p':
+      if (is("\"ph\"")) return *field = FieldKey::kPh, p + 4;
+      if (is("\"pid\"")) return *field = FieldKey::kPid, p + 5;
+      break;
+    case 't':
+      if (is("\"ts\"")) return *field = FieldKey::kTs, p + 4;
+      if (is("\"tid\"")) return *field = FieldKey::kTid, p + 5;
+      break;
+    case 'c':
+      if (is("\"cat\"")) return *field = FieldKey::kCat, p + 5;
+      break;
+    case 'd':
+      if (is("\"dur\"")) return *field = FieldKey::kDur, p + 5;
+      break;
+    case 'n':
+      if (is("\"name\"")) return *field = FieldKey::kName, p + 6;
+      break;
+    case 'a':
+      if (is("\"args\"")) return *field = FieldKey::kOther, p + 6;
+      break;
+    default:
+      break;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -313,15 +455,21 @@ bool ScanHostRangeEvent(const char* data, size_t size, HostRangeFields* f) {
   if (*p == '}') return p + 1 == end;  // {}: no fields, as simdjson reads it
   while (true) {
     if (p == end || *p != '"') return false;
-    std::string_view key;
-    p = ReadPlainString(p, end, &key);  // an escaped key: declined
-    if (!p) return false;
+    FieldKey field;
+    const char* const key_end = KnownKeyEnd(p, end, &field);
+    if (key_end) {
+      p = key_end;
+    } else {
+      std::string_view key;
+      p = ReadPlainString(p, end, &key);  // an escaped key: declined
+      if (!p) return false;
+      field = Classify(key);
+    }
     p = SkipWs(p, end);
     if (p == end || *p != ':') return false;
     p = SkipWs(p + 1, end);
     if (p == end) return false;
     const char* const value = p;
-    const FieldKey field = Classify(key);
     std::string_view text;  // a string field's value
     switch (field) {
       case FieldKey::kTs:

@@ -68,6 +68,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (; part < 5; ++part) spliced += parts[part];
     event = spliced;
   }
+  // ParseMicrosToNs' 64-bit fast path against its general path (a leading space takes that).
+  int64_t fast_ns = -1, general_ns = -1;
+  const bool fast_ok = inferscope::import::kineto::ParseMicrosToNs(event, &fast_ns);
+  const bool general_ok =
+      inferscope::import::kineto::ParseMicrosToNs(" " + std::string(event), &general_ns);
+  if (fast_ok != general_ok || fast_ns != general_ns) {
+    std::fprintf(stderr, "ParseMicrosToNs differs on [%.*s]: %d %lld / %d %lld\n",
+                 static_cast<int>(event.size()), event.data(), fast_ok,
+                 static_cast<long long>(fast_ns), general_ok, static_cast<long long>(general_ns));
+    std::abort();
+  }
   Check(MapOneEvent(event, cat, true, pad), MapOneEvent(event, cat, false, pad), event);
   const std::string_view json(reinterpret_cast<const char*>(data), size);
   Check(ImportBoth(json, true), ImportBoth(json, false), json);

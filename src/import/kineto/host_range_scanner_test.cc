@@ -187,6 +187,43 @@ TEST(HostRangeScannerTest, SameResultAsSimdjsonOnTrickyEvents) {
   }
 }
 
+// ParseMicrosToNs reads Kineto's usual "1669783687464200" / "12.345" forms on a 64-bit fast path;
+// a leading space sends the same text down the general (128-bit) path, which must agree.
+TEST(HostRangeScannerTest, TimestampFastPathMatchesTheGeneralOne) {
+  std::vector<std::string> texts = {"0",       "1",      "007",     "1.",
+                                    "1.5",     "0.0005", "0.00049", "1.23456789",
+                                    "12.9995", "9.9999", "0.000000"};
+  uint64_t seed = 7;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return seed >> 11;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    std::string t = std::to_string(next() % (i % 3 == 0 ? 100000 : 10000000000000000ull));
+    if (i % 2 == 0) t += "." + std::to_string(next() % 100000000).substr(0, 1 + i % 9);
+    texts.push_back(t);
+  }
+  // Around the 64-bit limit: 16 and 17 integer digits.
+  for (const char* t :
+       {"9223372036854774", "9223372036854775", "9223372036854775.807", "9223372036854775.808",
+        "9999999999999999", "99999999999999999", "9223372036854774.9999"})
+    texts.push_back(t);
+  for (const std::string& t : texts) {
+    int64_t fast = -1, general = -1;
+    const bool fast_ok = ParseMicrosToNs(t, &fast);
+    const bool general_ok = ParseMicrosToNs(" " + t, &general);
+    EXPECT_EQ(fast_ok, general_ok) << t;
+    if (fast_ok && general_ok) {
+      EXPECT_EQ(fast, general) << t;
+    }
+  }
+  int64_t ns = 0;
+  ASSERT_TRUE(ParseMicrosToNs("1669783687464200.5", &ns));
+  EXPECT_EQ(ns, 1669783687464200500);
+  ASSERT_TRUE(ParseMicrosToNs("0.0005", &ns));
+  EXPECT_EQ(ns, 1);
+}
+
 // A trace in Kineto's layout with the variations above mixed in: operators nesting on two threads,
 // the runtime calls and kernels they launch, modules.
 std::string GeneratedTrace(int ops) {

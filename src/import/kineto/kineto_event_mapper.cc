@@ -67,6 +67,37 @@ SyncType ClassifySyncKind(std::string_view kind) {
 }  // namespace
 
 bool ParseMicrosToNs(std::string_view s, int64_t* ns) {
+  {
+    // Kineto's usual form, "1669783687464200" or "12.345": at most 16 integer digits and a
+    // fraction, no sign, exponent, quote or space. Exact in 64 bits, and the same rounding as the
+    // general path below (the first dropped digit, half away from zero); anything else goes there.
+    size_t i = 0;
+    uint64_t whole = 0;
+    for (; i < s.size() && i < 17 && s[i] >= '0' && s[i] <= '9'; ++i)
+      whole = whole * 10 + static_cast<unsigned>(s[i] - '0');
+    constexpr uint64_t kMaxWhole = (std::numeric_limits<int64_t>::max() - 1000) / 1000;
+    if (i > 0 && i <= 16 && whole <= kMaxWhole) {
+      uint64_t frac = 0;
+      int frac_digits = 0;
+      bool round_up = false;
+      bool plain = true;
+      if (i < s.size() && s[i] == '.') {
+        for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++frac_digits) {
+          if (frac_digits < 3) {
+            frac = frac * 10 + static_cast<unsigned>(s[i] - '0');
+          } else if (frac_digits == 3) {
+            round_up = s[i] >= '5';
+          }
+        }
+        plain = frac_digits > 0;
+      }
+      if (plain && i == s.size()) {
+        for (int k = frac_digits; k < 3; ++k) frac *= 10;
+        *ns = static_cast<int64_t>(whole * 1000 + frac + (round_up ? 1 : 0));
+        return true;
+      }
+    }
+  }
   s = TrimWs(s);
   if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = TrimWs(s.substr(1, s.size() - 2));
   using u128 = unsigned __int128;
