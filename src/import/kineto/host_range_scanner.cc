@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/kineto/host_range_scanner.h"
 
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -381,43 +382,58 @@ inline FieldKey Classify(std::string_view key) {
   return FieldKey::kOther;
 }
 
+// A key's bytes, quotes included, as a native-endian integer: what an 8-byte load of them reads.
+constexpr uint64_t Pack(std::string_view quoted) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < quoted.size(); ++i) {
+    const size_t shift = std::endian::native == std::endian::little ? i : 7 - i;
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(quoted[i])) << (8 * shift);
+  }
+  return v;
+}
+
 // Kineto's own keys, quotes included, matched without a string scan (most events have only
-// these): one past the closing quote, or nullptr for any other key.
+// these): one past the closing quote, or nullptr for any other key. One 8-byte load (it may read
+// into the padding past `end`), masked to the key's length and compared with a constant: the
+// constants must not go through memory (an 8-byte load of a 4-byte store stalls).
 inline const char* KnownKeyEnd(const char* p, const char* end, FieldKey* field) {
-  // Compared as one 4- or 8-byte load (masked to the key's length), not a loop.
-  auto is = [&](std::string_view quoted) {
-    if (static_cast<size_t>(end - p) < quoted.size()) return false;
-    uint64_t have = 0, want = 0;
-    std::memcpy(&have, p, 8);  // within the padding past `end`
-    std::memcpy(&want, quoted.data(), quoted.size());
-    const uint64_t keep = ~0ull >> (64 - 8 * quoted.size());
+  if (end - p < 8) return nullptr;
+  uint64_t have = 0;
+  std::memcpy(&have, p, 8);
+  auto is = [have](uint64_t want, size_t size) {
+    const uint64_t keep = std::endian::native == std::endian::little ? ~0ull >> (64 - 8 * size)
+                                                                     : ~0ull << (64 - 8 * size);
     return (have & keep) == want;
   };
-  switch (p + 1 < end ? p[1] : '\0') {
+  static constexpr uint64_t kPh = Pack("\"ph\""), kPid = Pack("\"pid\""), kTs = Pack("\"ts\""),
+                            kTid = Pack("\"tid\""), kCat = Pack("\"cat\""), kDur = Pack("\"dur\""),
+                            kName = Pack("\"name\""), kArgs = Pack("\"args\"");
+  const char* key_end = nullptr;
+  switch (p[1]) {
     case 'p':
-      if (is("\"ph\"")) return *field = FieldKey::kPh, p + 4;
-      if (is("\"pid\"")) return *field = FieldKey::kPid, p + 5;
+      if (is(kPh, 4)) *field = FieldKey::kPh, key_end = p + 4;
+      if (is(kPid, 5)) *field = FieldKey::kPid, key_end = p + 5;
       break;
     case 't':
-      if (is("\"ts\"")) return *field = FieldKey::kTs, p + 4;
-      if (is("\"tid\"")) return *field = FieldKey::kTid, p + 5;
+      if (is(kTs, 4)) *field = FieldKey::kTs, key_end = p + 4;
+      if (is(kTid, 5)) *field = FieldKey::kTid, key_end = p + 5;
       break;
     case 'c':
-      if (is("\"cat\"")) return *field = FieldKey::kCat, p + 5;
+      if (is(kCat, 5)) *field = FieldKey::kCat, key_end = p + 5;
       break;
     case 'd':
-      if (is("\"dur\"")) return *field = FieldKey::kDur, p + 5;
+      if (is(kDur, 5)) *field = FieldKey::kDur, key_end = p + 5;
       break;
     case 'n':
-      if (is("\"name\"")) return *field = FieldKey::kName, p + 6;
+      if (is(kName, 6)) *field = FieldKey::kName, key_end = p + 6;
       break;
     case 'a':
-      if (is("\"args\"")) return *field = FieldKey::kOther, p + 6;
+      if (is(kArgs, 6)) *field = FieldKey::kOther, key_end = p + 6;
       break;
     default:
       break;
   }
-  return nullptr;
+  return key_end;
 }
 
 }  // namespace
