@@ -499,7 +499,7 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
       e.start_ns = start_ns;
       e.end_ns = end_ns;
       e.tid = ToU32(f.has_tid ? f.tid : 0, 0);
-      e.name = names_->Intern(f.name);
+      e.name = InternHostRangeName(f.name);
       e.kind = kind == Kind::kCpuOp ? model::ViewRangeKind::kCpuOp : model::ViewRangeKind::kModule;
       Emit(e);
       break;
@@ -520,6 +520,20 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
     case Kind::kSkip:
       break;
   }
+}
+
+model::NameId KinetoEventMapper::InternHostRangeName(std::string_view name) {
+  if (name.size() < 8) return names_->Intern(name);
+  uint64_t head = 0, tail = 0;
+  std::memcpy(&head, name.data(), 8);
+  std::memcpy(&tail, name.data() + name.size() - 8, 8);
+  const uint64_t mix =
+      (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xc2b2ae3d27d4eb4full) ^ name.size();
+  model::NameId& slot = host_name_cache_[mix >> (64 - kHostNameCacheBits)];
+  // A hit is checked against the table, so the id is always the one Intern would return.
+  if (slot != model::kNoName && names_->Get(slot) == name) return slot;
+  slot = names_->Intern(name);
+  return slot;
 }
 
 void KinetoEventMapper::OnTopLevelMember(std::string_view key, const char* begin, size_t size) {

@@ -95,6 +95,11 @@ class KinetoEventMapper final : public ScanHandler {
   void MapEvent(Kind kind, const Fields& f);
   bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
 
+  // NameTable::Intern for operator and module names, through a small cache: a trace has tens of
+  // thousands of operators but a few hundred names, and hashing each name into the table was 2%
+  // of `analyze --views ops` (docs/benchmarks.md).
+  model::NameId InternHostRangeName(std::string_view name);
+
   void DecidePid(uint32_t pid);
   void AnnounceProcess();
   void Quality(model::DataQuality counter);
@@ -118,6 +123,9 @@ class KinetoEventMapper final : public ScanHandler {
   int32_t world_size_ = -1;
   std::vector<model::DeviceInfo> devices_;  // announced once the pid is known
   std::vector<Pending> pending_;
+  static constexpr int kHostNameCacheBits = 10;
+  std::vector<model::NameId> host_name_cache_ =
+      std::vector<model::NameId>(size_t{1} << kHostNameCacheBits, model::kNoName);
   std::vector<uint8_t> api_kind_cache_;  // by NameId: ApiKind | SyncType << 4; 0xff = not yet
 };
 
