@@ -319,29 +319,25 @@ inline int Popcount16(uint32_t x) {
 
 // SuffixIsCleanSlow's verdict without a branch per byte, for a rest without backslashes (Kineto's
 // "args" of operators have none): which bytes lie inside strings is the running parity of the
-// quotes (a prefix XOR of the quote mask); then control characters inside strings, control
-// characters other than whitespace outside them and the bracket balance are mask operations.
-// Only the net balance is checked (-1: the rest closes the object), not that it stays positive:
-// simdjson, which never walks the rest, checks no more (stage 1, and the count of its brackets).
+// quotes (a prefix XOR of the quote mask); then control characters inside strings and control
+// characters other than whitespace outside them are mask operations. The brackets are counted
+// only when the byte after the event is '}': the one case where simdjson counts them (its check
+// that a document whose next byte is '}' is balanced, issue 1834); it never walks the rest
+// otherwise, and the importer's spans end where their brackets balance anyway.
 bool SuffixIsClean(const char* p, const char* end) {
 #if defined(__SSE2__)
-  uint32_t in_string = 0;  // 0xffff when the previous block ended inside a string
+  const bool count_brackets = *end == '}';  // within the padding
+  uint32_t in_string = 0;                   // 0xffff when the previous block ended inside a string
   int balance = 0;
   for (const char* block = p; block < end; block += 16) {
     const size_t avail = static_cast<size_t>(end - block);
     const uint32_t valid = avail < 16 ? (1u << avail) - 1 : 0xffff;
     const __m128i v = Load16(block);
     auto mask = [&](__m128i m) { return static_cast<uint32_t>(_mm_movemask_epi8(m)) & valid; };
-    if (mask(v) != 0) return false;  // a byte >= 0x80
-    if (mask(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))) != 0) return SuffixIsCleanSlow(p, end);
     const uint32_t quote = mask(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
-    const uint32_t control = mask(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-    const uint32_t ws = mask(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')),
-                                                       _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
-                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
-    const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));  // '[' -> '{', ']' -> '}'
-    const uint32_t open = mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')));
-    const uint32_t close = mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+    // Signed: bytes >= 0x80 are negative, below 0x20 too; a backslash, not handled here, too.
+    const uint32_t odd = mask(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                           _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
     // Bit i: byte i is inside a string (its opening quote counted in, its closing quote out).
     uint32_t inside = quote;
     inside ^= inside << 1;
@@ -349,11 +345,23 @@ bool SuffixIsClean(const char* p, const char* end) {
     inside ^= inside << 4;
     inside ^= inside << 8;
     inside = (inside ^ in_string) & 0xffff;
-    if ((control & inside) != 0 || (control & ~inside & ~ws) != 0) return false;
-    balance += Popcount16(open & ~inside) - Popcount16(close & ~inside);
     in_string = (inside >> 15) & 1 ? 0xffff : 0;  // past `end` the parity no longer changes
+    if (count_brackets) {
+      const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));  // '[' -> '{', ']' -> '}'
+      const uint32_t open = mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')));
+      const uint32_t close = mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+      balance += Popcount16(open & ~inside) - Popcount16(close & ~inside);
+    }
+    if (odd == 0) continue;          // the usual block: printable ASCII only
+    if (mask(v) != 0) return false;  // a byte >= 0x80
+    if (mask(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))) != 0) return SuffixIsCleanSlow(p, end);
+    const uint32_t ws = mask(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')),
+                                                       _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+    // Control characters: none inside strings, only whitespace outside them.
+    if ((odd & inside) != 0 || (odd & ~inside & ~ws) != 0) return false;
   }
-  return in_string == 0 && balance == -1;
+  return in_string == 0 && (!count_brackets || balance == -1);
 #else
   return SuffixIsCleanSlow(p, end);
 #endif
