@@ -4,21 +4,26 @@
 // A hand-written reader of the few fields of a Kineto operator or module event (cpu_op,
 // python_function) that the ops view needs: name, ts, dur, pid, tid, ph (and cat).
 //
-// Why hand-written: with the ops view on, a Kineto trace's cpu_op events (56,680 of them in
-// df_index_resolver) were each parsed as a simdjson On-Demand document, and that per-event
-// document (stage 1 over the whole event, then the field walk) cost more than the rest of the ops
-// view: +41% of `analyze` end to end, of which the field walk was 17% and simdjson's stage 1 7%
-// (perf, docs/benchmarks.md, issue 20). This reader walks the event once, reads the fields in
-// place and stops where the simdjson path stops.
+// Why hand-written: with the ops view on, each of a Kineto trace's cpu_op events (56,680 in
+// df_index_resolver) was parsed as its own simdjson On-Demand document (stage 1 over the whole
+// event, then the field walk), and `analyze --views ops` cost +41% of `analyze` with
+// `ParseFields` at 17% and simdjson's stage 1 at 7% of the run (perf, docs/benchmarks.md,
+// issue 20). This reader walks the event once, reads the fields in place and stops where the
+// simdjson path stops; Kineto's own field order is read by straight-line code. Measured, the
+// per-event document was cheaper than perf suggested (most of `ParseFields` is the kernels' parse
+// every run pays): the reader saves 1-2.5 ms of that, and with two smaller per-operator savings
+// the ops view went from about +35% to +26% of `analyze` (docs/benchmarks.md: figures, what
+// remains).
 //
 // It is exact or it declines: it accepts only events it can read with certainty to the same
 // fields as the simdjson path (KinetoEventMapper::ParseFields in its host-range mode) and returns
 // false for anything else (escapes in the fields it reads or in a key, non-ASCII bytes, values of
 // an unexpected type, anything not strictly JSON), which the caller then parses with simdjson.
-// That path's acceptance rules, which it mirrors: simdjson's stage 1 checks the whole event (UTF-8,
-// no control character inside a string, a '}' last, balanced when the byte after it is '}'); the
-// On-Demand walk checks only the fields it reads, in order, up to the point where every field the
-// range needs has been seen; `ts`, `dur`, `pid` and `tid` are taken as raw tokens.
+// That path's acceptance rules, which it mirrors: simdjson's stage 1 checks the whole event
+// (UTF-8, no control character inside a string) and its root object a '}' last and, when the byte
+// after the event is '}', balanced brackets; the On-Demand walk checks only the fields it reads,
+// in order, up to the point where every field the range needs has been seen; `ts`, `dur`, `pid`
+// and `tid` are taken as raw tokens.
 
 #include <cstddef>
 #include <cstdint>
