@@ -122,7 +122,8 @@ rm -rf "$tsan_logs"
 echo "== fuzzers (short runs) =="
 # Every parser of outside input: traces, rule files, the wire format, OTLP bodies, Prometheus
 # text, stored telemetry JSON, the agent's API answers, diagnosis thresholds, price tables.
-FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/nsys/nsys_importer_fuzzer
+FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/kineto/host_range_scanner_fuzzer
+         src/import/nsys/nsys_importer_fuzzer
          src/model/taxonomy_fuzzer src/wire/window_codec_fuzzer src/wire/framing_fuzzer
          src/wire/capture_codec_fuzzer
          src/agent/otlp/otlp_decode_fuzzer src/agent/scrape/prometheus_text_fuzzer

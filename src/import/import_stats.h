@@ -14,6 +14,9 @@ struct ImportStats {
   uint64_t events_read = 0;     // trace events / rows looked at
   uint64_t kernels = 0;         // kernel events delivered
   uint64_t events_skipped = 0;  // well-formed events of kinds we do not use (cpu ops, python, ...)
+  // Kineto operator and module events read by the hand-written reader instead of simdjson
+  // (src/import/kineto/host_range_scanner.h); only with the ops view's ranges asked for.
+  uint64_t host_ranges_scanned = 0;
   // Added to the trace's timestamps, gives the wall clock (ns since the epoch): Kineto's
   // baseTimeNanoseconds, an Nsight export's capture start (TARGET_INFO_SESSION_START_TIME). 0 when
   // the trace does not say.

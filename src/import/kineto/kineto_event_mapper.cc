@@ -28,32 +28,6 @@ inline std::string_view TrimWs(std::string_view s) {
   return s;
 }
 
-// An integer from a raw JSON token: a number (fraction dropped) or a string holding one, such as
-// old Kineto's "tid": "stream 7".
-bool ParseIntToken(std::string_view raw, int64_t* out) {
-  raw = TrimWs(raw);
-  size_t i = 0;
-  if (!raw.empty() && raw[0] == '"') {
-    while (i < raw.size() && !(raw[i] >= '0' && raw[i] <= '9') && raw[i] != '-') ++i;
-  }
-  bool negative = false;
-  if (i < raw.size() && raw[i] == '-') {
-    negative = true;
-    ++i;
-  }
-  uint64_t value = 0;
-  size_t digits = 0;
-  for (; i < raw.size() && raw[i] >= '0' && raw[i] <= '9'; ++i, ++digits) {
-    if (value > (std::numeric_limits<uint64_t>::max() - 9) / 10) return false;
-    value = value * 10 + static_cast<uint64_t>(raw[i] - '0');
-  }
-  if (digits == 0 || value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return false;
-  }
-  *out = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
-  return true;
-}
-
 bool ReadInt(od::value value, int64_t* out) { return ParseIntToken(value.raw_json_token(), out); }
 
 bool ReadDim3(od::value value, int32_t* out) {
@@ -93,6 +67,37 @@ SyncType ClassifySyncKind(std::string_view kind) {
 }  // namespace
 
 bool ParseMicrosToNs(std::string_view s, int64_t* ns) {
+  {
+    // Kineto's usual form, "1669783687464200" or "12.345": at most 16 integer digits and a
+    // fraction, no sign, exponent, quote or space. Exact in 64 bits, and the same rounding as the
+    // general path below (the first dropped digit, half away from zero); anything else goes there.
+    size_t i = 0;
+    uint64_t whole = 0;
+    for (; i < s.size() && i < 17 && s[i] >= '0' && s[i] <= '9'; ++i)
+      whole = whole * 10 + static_cast<unsigned>(s[i] - '0');
+    constexpr uint64_t kMaxWhole = (std::numeric_limits<int64_t>::max() - 1000) / 1000;
+    if (i > 0 && i <= 16 && whole <= kMaxWhole) {
+      uint64_t frac = 0;
+      int frac_digits = 0;
+      bool round_up = false;
+      bool plain = true;
+      if (i < s.size() && s[i] == '.') {
+        for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++frac_digits) {
+          if (frac_digits < 3) {
+            frac = frac * 10 + static_cast<unsigned>(s[i] - '0');
+          } else if (frac_digits == 3) {
+            round_up = s[i] >= '5';
+          }
+        }
+        plain = frac_digits > 0;
+      }
+      if (plain && i == s.size()) {
+        for (int k = frac_digits; k < 3; ++k) frac *= 10;
+        *ns = static_cast<int64_t>(whole * 1000 + frac + (round_up ? 1 : 0));
+        return true;
+      }
+    }
+  }
   s = TrimWs(s);
   if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = TrimWs(s.substr(1, s.size() - 2));
   using u128 = unsigned __int128;
@@ -263,6 +268,14 @@ bool KinetoEventMapper::ParseArgs(od::value args, Fields* f) {
 }
 
 bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, bool host_range) {
+  if (host_range && host_range_scanner_) {
+    // Most operator events: read in place, no simdjson document (host_range_scanner.h says why).
+    if (ScanHostRangeEvent(begin, size, f)) {
+      ++stats_->host_ranges_scanned;
+      return true;
+    }
+    *f = Fields();  // not sure: simdjson decides
+  }
   od::document doc;
   const size_t capacity = static_cast<size_t>(buffer_end_ - begin);
   if (parser_.iterate(begin, size, capacity).get(doc)) return false;
@@ -304,9 +317,7 @@ bool KinetoEventMapper::ParseFields(const char* begin, size_t size, Fields* f, b
       default:
         break;
     }
-    if (host_range && !f->ts.empty() && !f->dur.empty() && f->has_name && f->has_pid &&
-        f->has_tid && !f->ph.empty())
-      break;
+    if (host_range && f->Complete()) break;
   }
   return true;
 }
@@ -488,7 +499,7 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
       e.start_ns = start_ns;
       e.end_ns = end_ns;
       e.tid = ToU32(f.has_tid ? f.tid : 0, 0);
-      e.name = names_->Intern(f.name);
+      e.name = InternHostRangeName(f.name);
       e.kind = kind == Kind::kCpuOp ? model::ViewRangeKind::kCpuOp : model::ViewRangeKind::kModule;
       Emit(e);
       break;
@@ -509,6 +520,20 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
     case Kind::kSkip:
       break;
   }
+}
+
+model::NameId KinetoEventMapper::InternHostRangeName(std::string_view name) {
+  if (name.size() < 8) return names_->Intern(name);
+  uint64_t head = 0, tail = 0;
+  std::memcpy(&head, name.data(), 8);
+  std::memcpy(&tail, name.data() + name.size() - 8, 8);
+  const uint64_t mix =
+      (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xc2b2ae3d27d4eb4full) ^ name.size();
+  model::NameId& slot = host_name_cache_[mix >> (64 - kHostNameCacheBits)];
+  // A hit is checked against the table, so the id is always the one Intern would return.
+  if (slot != model::kNoName && names_->Get(slot) == name) return slot;
+  slot = names_->Intern(name);
+  return slot;
 }
 
 void KinetoEventMapper::OnTopLevelMember(std::string_view key, const char* begin, size_t size) {

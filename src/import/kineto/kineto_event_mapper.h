@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/import/import_stats.h"
+#include "src/import/kineto/host_range_scanner.h"
 #include "src/import/kineto/json_scanner.h"
 #include "src/model/events.h"
 #include "src/model/name_table.h"
@@ -44,6 +45,11 @@ class KinetoEventMapper final : public ScanHandler {
   // needs SIMDJSON_PADDING readable bytes after a document.
   void set_buffer_end(const char* end) { buffer_end_ = end; }
 
+  // Whether operator and module events go through ScanHostRangeEvent first (the default) or
+  // straight to simdjson (the reference that tests and the differential fuzzer compare against).
+  // ImportStats::host_ranges_scanned counts the events it took.
+  void set_host_range_scanner(bool on) { host_range_scanner_ = on; }
+
   void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known) override;
   void OnTopLevelMember(std::string_view key, const char* begin, size_t size) override;
 
@@ -52,10 +58,8 @@ class KinetoEventMapper final : public ScanHandler {
 
  private:
   // What the importer reads from one event (and its "args").
-  struct Fields {
-    std::string_view cat, name, ph, ts, dur, sync_kind;
-    bool has_cat = false, has_name = false, has_pid = false, has_tid = false;
-    int64_t pid = 0, tid = 0;
+  struct Fields : HostRangeFields {
+    std::string_view sync_kind;
     int64_t device = -1, stream = -1, correlation = -1, graph_id = -1;
     int64_t bytes = -1;
     int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
@@ -91,6 +95,11 @@ class KinetoEventMapper final : public ScanHandler {
   void MapEvent(Kind kind, const Fields& f);
   bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
 
+  // NameTable::Intern for operator and module names, through a small cache: a trace has tens of
+  // thousands of operators but a few hundred names, and hashing each name into the table was 2%
+  // of `analyze --views ops` (docs/benchmarks.md).
+  model::NameId InternHostRangeName(std::string_view name);
+
   void DecidePid(uint32_t pid);
   void AnnounceProcess();
   void Quality(model::DataQuality counter);
@@ -105,6 +114,7 @@ class KinetoEventMapper final : public ScanHandler {
   ImportStats* stats_;
   const bool host_ops_, gpu_annotations_;
   const char* buffer_end_ = nullptr;
+  bool host_range_scanner_ = true;
   simdjson::ondemand::parser parser_;
 
   bool pid_known_ = false;
@@ -113,6 +123,9 @@ class KinetoEventMapper final : public ScanHandler {
   int32_t world_size_ = -1;
   std::vector<model::DeviceInfo> devices_;  // announced once the pid is known
   std::vector<Pending> pending_;
+  static constexpr int kHostNameCacheBits = 10;
+  std::vector<model::NameId> host_name_cache_ =
+      std::vector<model::NameId>(size_t{1} << kHostNameCacheBits, model::kNoName);
   std::vector<uint8_t> api_kind_cache_;  // by NameId: ApiKind | SyncType << 4; 0xff = not yet
 };
 

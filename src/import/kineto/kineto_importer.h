@@ -29,6 +29,9 @@ struct KinetoImportOptions {
   size_t max_element_bytes = 256 << 20;  // a single event or top-level value larger than this fails
   bool host_ops = false;                 // also deliver model::ViewRangeEvents (ImportOptions)
   bool gpu_annotations = false;
+  // false: every operator/module event parsed by simdjson, none by the hand-written reader
+  // (host_range_scanner.h): the reference the tests and the differential fuzzer compare against.
+  bool host_range_scanner = true;
 };
 
 base::StatusOr<ImportStats> ImportKinetoTrace(const std::string& path, model::NameTable* names,

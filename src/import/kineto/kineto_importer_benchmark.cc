@@ -2,6 +2,9 @@
 // Import throughput of the streaming Kineto importer on a real trace, with a counting sink.
 //   kineto_importer_benchmark                   the shared df_index_resolver trace (.json,
 //   .json.gz) kineto_importer_benchmark --file=PATH       any trace file (e.g. a tiled 1 GB trace)
+// The .json also runs with the ops view's operators delivered ("/ops:reader", the hand-written
+// reader of host_range_scanner.h; "/ops:simdjson", every operator parsed by simdjson): what
+// parsing the operators costs the import, without the view.
 
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -31,11 +34,13 @@ class CountingSink final : public model::EventSink {
   void OnSync(const model::SyncEvent&) override { ++others; }
   void OnApiCall(const model::ApiCallEvent&) override { ++others; }
   void OnNvtx(const model::NvtxEvent&) override { ++others; }
+  void OnViewRange(const model::ViewRangeEvent&) override { ++others; }
   void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
   uint64_t kernels = 0, others = 0;
 };
 
-void RunImport(benchmark::State& state, const std::string& path) {
+void RunImport(benchmark::State& state, const std::string& path,
+               const import::KinetoImportOptions& options) {
   if (path.empty()) {
     state.SkipWithError("trace not available (../shared/traces absent?)");
     return;
@@ -44,7 +49,7 @@ void RunImport(benchmark::State& state, const std::string& path) {
   for (auto _ : state) {
     model::NameTable names;
     CountingSink sink;
-    auto stats = import::ImportKinetoTrace(path, &names, &sink);
+    auto stats = import::ImportKinetoTrace(path, &names, &sink, options);
     if (!stats.ok()) {
       state.SkipWithError(stats.status().message().c_str());
       return;
@@ -62,7 +67,8 @@ int main(int argc, char** argv) {
   const std::string file = testing::TakeFileFlag(&argc, argv);
   std::string temp_json;
   if (!file.empty()) {
-    benchmark::RegisterBenchmark("BM_ImportKineto/file", RunImport, file)
+    benchmark::RegisterBenchmark("BM_ImportKineto/file", RunImport, file,
+                                 import::KinetoImportOptions())
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   } else {
@@ -76,10 +82,19 @@ int main(int argc, char** argv) {
     const std::string gz =
         dir + "/HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz";
     temp_json = testing::DecompressToTemp(gz, "_kineto_bench.json");
-    benchmark::RegisterBenchmark("BM_ImportKineto/df_index_resolver.json", RunImport, temp_json)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
-    benchmark::RegisterBenchmark("BM_ImportKineto/df_index_resolver.json.gz", RunImport, gz)
+    for (const char* ops : {"", "reader", "simdjson"}) {
+      import::KinetoImportOptions options;
+      options.host_ops = *ops != 0;
+      options.host_range_scanner = std::string(ops) != "simdjson";
+      const std::string suffix = *ops ? std::string("/ops:") + ops : "";
+      benchmark::RegisterBenchmark(("BM_ImportKineto/df_index_resolver.json" + suffix).c_str(),
+                                   RunImport, temp_json, options)
+          ->Unit(benchmark::kMillisecond)
+          ->MeasureProcessCPUTime()
+          ->UseRealTime();
+    }
+    benchmark::RegisterBenchmark("BM_ImportKineto/df_index_resolver.json.gz", RunImport, gz,
+                                 import::KinetoImportOptions())
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

@@ -1,0 +1,58 @@
+// Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A hand-written reader of the few fields of a Kineto operator or module event (cpu_op,
+// python_function) that the ops view needs: name, ts, dur, pid, tid, ph (and cat).
+//
+// Why hand-written: with the ops view on, each of a Kineto trace's cpu_op events (56,680 in
+// df_index_resolver) was parsed as its own simdjson On-Demand document (stage 1 over the whole
+// event, then the field walk), and `analyze --views ops` cost +41% of `analyze` with
+// `ParseFields` at 17% and simdjson's stage 1 at 7% of the run (perf, docs/benchmarks.md,
+// issue 20). This reader walks the event once, reads the fields in place and stops where the
+// simdjson path stops; Kineto's own field order is read by straight-line code. Measured, the
+// per-event document was cheaper than perf suggested (most of `ParseFields` is the kernels' parse
+// every run pays): the reader saves 1-2.5 ms of that, and with two smaller per-operator savings
+// the ops view went from about +35% to +26% of `analyze` (docs/benchmarks.md: figures, what
+// remains).
+//
+// It is exact or it declines: it accepts only events it can read with certainty to the same
+// fields as the simdjson path (KinetoEventMapper::ParseFields in its host-range mode) and returns
+// false for anything else (escapes in the fields it reads or in a key, non-ASCII bytes, values of
+// an unexpected type, anything not strictly JSON), which the caller then parses with simdjson.
+// That path's acceptance rules, which it mirrors: simdjson's stage 1 checks the whole event
+// (UTF-8, no control character inside a string) and its root object a '}' last and, when the byte
+// after the event is '}', balanced brackets; the On-Demand walk checks only the fields it reads,
+// in order, up to the point where every field the range needs has been seen; `ts`, `dur`, `pid`
+// and `tid` are taken as raw tokens.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace inferscope::import::kineto {
+
+// The fields of a host-side range event, as KinetoEventMapper reads them. `ts` and `dur` are the
+// raw JSON tokens (with any whitespace before the next ',' or '}'); `name`, `ph` and `cat` the
+// (unescaped) string values. Views point into the event (or the simdjson parser's buffers).
+struct HostRangeFields {
+  std::string_view cat, name, ph, ts, dur;
+  bool has_cat = false, has_name = false, has_pid = false, has_tid = false;
+  int64_t pid = 0, tid = 0;
+
+  // What the host-range parse stops at: every field a range needs has been read.
+  bool Complete() const {
+    return !ts.empty() && !dur.empty() && has_name && has_pid && has_tid && !ph.empty();
+  }
+};
+
+// An integer from a raw JSON token: a number (fraction dropped) or a string holding one, such as
+// old Kineto's "tid": "stream 7". False if there is none or it overflows int64.
+bool ParseIntToken(std::string_view raw, int64_t* out);
+
+// Reads the event object data[0, size) into *f (a default-constructed HostRangeFields). True: *f
+// is what the simdjson path reads from the same bytes. False: not sure (*f is then undefined):
+// parse it with simdjson. Reads up to 15 bytes past data + size (the importer's buffers hold
+// kScanPadding readable bytes after every event).
+bool ScanHostRangeEvent(const char* data, size_t size, HostRangeFields* f);
+
+}  // namespace inferscope::import::kineto
