@@ -29,6 +29,7 @@ struct KinetoImportOptions {
   size_t max_element_bytes = 256 << 20;  // a single event or top-level value larger than this fails
   bool host_ops = false;                 // also deliver model::ViewRangeEvents (ImportOptions)
   bool gpu_annotations = false;
+  bool kernel_resources = false;  // also deliver model::KernelResourcesEvents (ImportOptions)
 };
 
 base::StatusOr<ImportStats> ImportKinetoTrace(const std::string& path, model::NameTable* names,
