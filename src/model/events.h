@@ -49,7 +49,6 @@ struct KernelResources {
   int32_t dynamic_shared_bytes = -1;
   int32_t shared_bytes = -1;  // static + dynamic
 
-  bool known() const { return registers_per_thread >= 0 || shared_bytes >= 0; }
   bool operator==(const KernelResources&) const = default;
 };
 inline constexpr int64_t kMaxRegistersPerThread = 65535;  // CUPTI's field is 16 bits
