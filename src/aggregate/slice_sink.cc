@@ -17,7 +17,8 @@ void SliceSink::Finish() {
           using T = std::decay_t<decltype(e)>;
           if constexpr (std::is_same_v<T, model::ProcessInfo> ||
                         std::is_same_v<T, model::DeviceInfo> ||
-                        std::is_same_v<T, model::DataQualityEvent>) {
+                        std::is_same_v<T, model::DataQualityEvent> ||
+                        std::is_same_v<T, model::KernelResourcesEvent>) {
             model::Deliver(any, next_);
           } else {
             Pass(e, origin);

@@ -28,10 +28,11 @@ struct TimeSlice {
 std::string DescribeSlice(const TimeSlice& slice);
 
 // An EventSink in front of another that passes on only the events starting inside a TimeSlice
-// (processes, devices and data-quality counts always pass; timestamps are not clipped, so an
-// operation belongs to the slice it starts in). Absolute slices filter as events arrive; relative
-// ones need the trace's first timestamp, which file order does not give until the end, so they
-// hold every event until Finish() (~80 bytes each; only when slicing). Single-threaded.
+// (processes, devices, data-quality counts and kernel resources always pass; timestamps are not
+// clipped, so an operation belongs to the slice it starts in). Absolute slices filter as events
+// arrive; relative ones need the trace's first timestamp, which file order does not give until the
+// end, so they hold every event until Finish() (~80 bytes each; only when slicing).
+// Single-threaded.
 class SliceSink final : public model::EventSink {
  public:
   SliceSink(const TimeSlice& slice, model::EventSink* next) : slice_(slice), next_(next) {}
@@ -52,6 +53,15 @@ class SliceSink final : public model::EventSink {
       return;
     }
     Pass(e, 0);
+  }
+  // Always passes, in order with the kernels: it holds for the kernels of its name after it,
+  // in or out of the slice.
+  void OnKernelResources(const model::KernelResourcesEvent& e) override {
+    if (slice_.relative) {
+      held_.emplace_back(e);
+      return;
+    }
+    next_->OnKernelResources(e);
   }
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override {
     next_->OnDataQuality(pid, counter, count);

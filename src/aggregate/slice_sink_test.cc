@@ -40,6 +40,30 @@ TEST(SliceSinkTest, AbsoluteSliceKeepsWhatStartsInside) {
   EXPECT_EQ(std::get<model::NvtxEvent>(out.events()[3]).end_ns, 400);  // not clipped
 }
 
+// Kernel resources hold for the kernels of their name after them, in the slice or not: they
+// always pass, in order, and never set a relative slice's origin (they have no time).
+TEST(SliceSinkTest, KernelResourcesAlwaysPassInOrder) {
+  for (const bool relative : {false, true}) {
+    model::EventBuffer out;
+    TimeSlice slice;
+    slice.relative = relative;
+    slice.from_ns = relative ? 100 : 1'100;
+    slice.to_ns = relative ? 200 : 1'200;
+    SliceSink sink(slice, &out);
+    model::KernelResourcesEvent r;
+    r.resources.registers_per_thread = 40;
+    sink.OnKernel(Kernel(1'000));
+    sink.OnKernelResources(r);
+    sink.OnKernel(Kernel(1'050));  // out
+    sink.OnKernel(Kernel(1'150));  // in
+    sink.Finish();
+    ASSERT_EQ(out.size(), 2u) << relative;
+    EXPECT_EQ(std::get<model::KernelResourcesEvent>(out.events()[0]).resources, r.resources);
+    EXPECT_EQ(std::get<model::KernelEvent>(out.events()[1]).start_ns, 1'150);
+    EXPECT_EQ(sink.kept(), 1u);
+  }
+}
+
 TEST(SliceSinkTest, RelativeSliceCountsFromTheFirstEventWhateverTheOrder) {
   model::EventBuffer out;
   TimeSlice slice;

@@ -181,12 +181,16 @@ struct HostRange {
   uint64_t thread() const { return (uint64_t{pid} << 32) | tid; }
 };
 
+// A launch configuration as KernelAcc keys it (model::LaunchConfig's fields in order).
+using ConfigKey = std::array<int32_t, 10>;
+
 // One kernel name on one (pid, device): every duration and its launch configurations.
 struct KernelAcc {
   uint32_t pid = 0, device = 0;
   NameId name = model::kNoName;
   std::vector<int64_t> durations;
-  std::map<std::array<int32_t, 6>, std::pair<uint64_t, int64_t>> configs;  // -> count, total
+  // grid, block, registers, static, dynamic and total shared memory -> count, total time
+  std::map<ConfigKey, std::pair<uint64_t, int64_t>> configs;
 };
 
 struct RangeAcc {
@@ -438,6 +442,12 @@ class ViewCollector::Impl {
       ops_.push_back({e.start_ns, e.end_ns, e.pid, e.device, e.stream, e.correlation_id, e.name,
                       OpKind::kKernel});
   }
+  // The resources of the kernels of e.name from now on (the kernel statistics only).
+  void KernelResources(const model::KernelResourcesEvent& e) {
+    if (!options_.selection.kernels || e.name == model::kNoName) return;
+    if (e.name >= resources_.size()) resources_.resize(static_cast<size_t>(e.name) + 1);
+    resources_[e.name] = e.resources;
+  }
   void Copy(const Op& op) {
     if (keep_ops_) ops_.push_back(op);
   }
@@ -522,8 +532,18 @@ class ViewCollector::Impl {
     }
     const int64_t d = e.end_ns - e.start_ns;
     acc->durations.push_back(d);
-    const std::array<int32_t, 6> config = {e.grid[0],  e.grid[1],  e.grid[2],
-                                           e.block[0], e.block[1], e.block[2]};
+    const model::KernelResources& r =
+        e.name < resources_.size() ? resources_[e.name] : kNoResources;
+    const ConfigKey config = {e.grid[0],
+                              e.grid[1],
+                              e.grid[2],
+                              e.block[0],
+                              e.block[1],
+                              e.block[2],
+                              r.registers_per_thread,
+                              r.static_shared_bytes,
+                              r.dynamic_shared_bytes,
+                              r.shared_bytes};
     auto& [count, total] = acc->configs[config];
     ++count;
     total += d;
@@ -607,6 +627,8 @@ class ViewCollector::Impl {
   bool keep_ops_ = false, keep_host_ = false;
 
   std::vector<KernelAcc> kernels_;
+  static constexpr model::KernelResources kNoResources{};
+  std::vector<model::KernelResources> resources_;  // by NameId: the last delivered
   std::vector<std::vector<std::pair<uint64_t, uint32_t>>> by_name_;  // NameId -> (pid:device, acc)
   std::vector<Op> ops_;
   std::vector<Launch> launches_;
@@ -648,7 +670,11 @@ void ViewCollector::Impl::FinishKernels() {
       for (const auto& [config, stat] : acc.configs) {
         model::LaunchConfig c;
         std::copy(config.begin(), config.begin() + 3, c.grid.begin());
-        std::copy(config.begin() + 3, config.end(), c.block.begin());
+        std::copy(config.begin() + 3, config.begin() + 6, c.block.begin());
+        c.registers_per_thread = config[6];
+        c.static_shared_bytes = config[7];
+        c.dynamic_shared_bytes = config[8];
+        c.shared_bytes = config[9];
         c.count = stat.first;
         c.total_ns = stat.second;
         row.configs.push_back(c);
@@ -1171,6 +1197,9 @@ void ViewCollector::OnNvtx(const model::NvtxEvent& e) {
 }
 void ViewCollector::OnViewRange(const model::ViewRangeEvent& e) {
   impl_->ViewRange(e);  // for the views only: the windows never see them
+}
+void ViewCollector::OnKernelResources(const model::KernelResourcesEvent& e) {
+  impl_->KernelResources(e);  // for the kernel statistics only
 }
 void ViewCollector::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) {
   if (next_) next_->OnDataQuality(pid, counter, count);

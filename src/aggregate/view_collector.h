@@ -28,7 +28,9 @@ struct ViewOptions {
 // for the kernel statistics, ~40 bytes per GPU operation, launch call and host range for the
 // stream, step and range views, and 32 bytes per operator and module instance for the ops view
 // (model::ViewRangeEvent; Kineto writes every operator before the calls it encloses), which is why
-// each view is off unless selected. View ranges stop here: the sink behind never sees them. Events
+// each view is off unless selected. View ranges and kernel resources stop here: the sink behind
+// never sees them. A kernel's launch configuration takes the resources last delivered for its
+// name (model::KernelResourcesEvent), so those must arrive in order with the kernels. Events
 // may arrive in any order. Single-threaded, like the Aggregator it fronts.
 class ViewCollector final : public model::EventSink {
  public:
@@ -49,6 +51,7 @@ class ViewCollector final : public model::EventSink {
   void OnApiCall(const model::ApiCallEvent& e) override;
   void OnNvtx(const model::NvtxEvent& e) override;
   void OnViewRange(const model::ViewRangeEvent& e) override;
+  void OnKernelResources(const model::KernelResourcesEvent& e) override;
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override;
 
   // Computes the views from everything received. Call once, after the last event.

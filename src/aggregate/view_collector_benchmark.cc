@@ -32,8 +32,9 @@ std::shared_ptr<Recorded> Record(const std::string& path) {
   auto r = std::make_shared<Recorded>();
   if (path.empty()) return r;
   import::ImportOptions options;
-  options.host_ops = true;         // what the ops view reads
-  options.gpu_annotations = true;  // and the ranges view
+  options.host_ops = true;          // what the ops view reads
+  options.gpu_annotations = true;   // and the ranges view
+  options.kernel_resources = true;  // and the kernel statistics' launch configurations
   r->ok = import::ImportTrace(path, &r->names, &r->events, options).ok();
   return r;
 }

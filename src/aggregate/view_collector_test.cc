@@ -138,6 +138,79 @@ TEST_F(ViewCollectorTest, KernelStatisticsAndLaunchConfigs) {
   EXPECT_TRUE(v.processes[0].ranges.empty());
 }
 
+// A launch configuration is grid, block, registers and shared memory: the same grid and block with
+// another dynamic shared-memory size is another configuration. Resources hold for the kernels of
+// their name delivered after them; a kernel before any has them unknown (-1).
+TEST_F(ViewCollectorTest, LaunchConfigsIncludeRegistersAndSharedMemory) {
+  ViewOptions options;
+  options.selection.kernels = true;
+  CountingSink next;
+  ViewCollector views(options, &names_, &classifier_, &next);
+  auto resources = [&](const char* name, int32_t regs, int32_t static_bytes,
+                       int32_t dynamic_bytes) {
+    model::KernelResourcesEvent r;
+    r.pid = 1;
+    r.name = names_.Intern(name);
+    r.resources = {regs, static_bytes, dynamic_bytes, static_bytes + dynamic_bytes};
+    views.OnKernelResources(r);
+  };
+  views.OnKernel(Kernel(kGemm, 0, 10, 7, 1, /*grid=*/8));  // before any resources: unknown
+  resources(kGemm, 128, 1024, 0);
+  views.OnKernel(Kernel(kGemm, 10, 30, 7, 2, /*grid=*/8));
+  views.OnKernel(Kernel(kGemm, 30, 50, 7, 3, /*grid=*/8));
+  resources(kNorm, 32, 0, 0);  // another name: the GEMM's stay
+  views.OnKernel(Kernel(kGemm, 50, 70, 7, 4, /*grid=*/8));
+  resources(kGemm, 128, 1024, 49152);  // same grid and block, more dynamic shared memory
+  views.OnKernel(Kernel(kGemm, 70, 170, 7, 5, /*grid=*/8));
+  views.OnKernel(Kernel(kNorm, 200, 205, 7, 6));
+  EXPECT_EQ(next.events, 6);  // resources stop here; the kernels go on
+  const model::TraceViews v = views.Finish();
+  ASSERT_EQ(v.processes.size(), 1u);
+  const model::DeviceViews& d = v.processes[0].devices[0];
+  ASSERT_EQ(d.kernels.size(), 2u);
+  const model::KernelStatRow& gemm = d.kernels[0];
+  ASSERT_EQ(gemm.name, kGemm);
+  EXPECT_EQ(gemm.distinct_configs, 3u);
+  ASSERT_EQ(gemm.configs.size(), 3u);
+  // By count: the static-only configuration ran three times.
+  EXPECT_EQ(gemm.configs[0].count, 3u);
+  EXPECT_EQ(gemm.configs[0].total_ns, 60);
+  EXPECT_EQ(gemm.configs[0].grid[0], 8);
+  EXPECT_EQ(gemm.configs[0].registers_per_thread, 128);
+  EXPECT_EQ(gemm.configs[0].static_shared_bytes, 1024);
+  EXPECT_EQ(gemm.configs[0].dynamic_shared_bytes, 0);
+  EXPECT_EQ(gemm.configs[0].shared_bytes, 1024);
+  // Then by total time: the one with 48 KiB of dynamic shared memory (100 ns), then the unknown.
+  EXPECT_EQ(gemm.configs[1].count, 1u);
+  EXPECT_EQ(gemm.configs[1].dynamic_shared_bytes, 49152);
+  EXPECT_EQ(gemm.configs[1].shared_bytes, 50176);
+  EXPECT_EQ(gemm.configs[1].grid, gemm.configs[0].grid);
+  EXPECT_EQ(gemm.configs[1].block, gemm.configs[0].block);
+  EXPECT_EQ(gemm.configs[2].registers_per_thread, -1);
+  EXPECT_EQ(gemm.configs[2].shared_bytes, -1);
+  EXPECT_EQ(gemm.configs[2].total_ns, 10);
+  const model::KernelStatRow& norm = d.kernels[1];
+  ASSERT_EQ(norm.configs.size(), 1u);
+  EXPECT_EQ(norm.configs[0].registers_per_thread, 32);
+  EXPECT_EQ(norm.configs[0].shared_bytes, 0);
+}
+
+// Without the kernel statistics, resources are not kept (and nothing changes).
+TEST_F(ViewCollectorTest, KernelResourcesIgnoredWithoutTheKernelView) {
+  ViewOptions options;
+  options.selection.streams = true;
+  ViewCollector views(options, &names_, &classifier_, nullptr);
+  model::KernelResourcesEvent r;
+  r.name = names_.Intern(kGemm);
+  r.resources.registers_per_thread = 64;
+  views.OnKernelResources(r);
+  views.OnKernel(Kernel(kGemm, 0, 10, 7, 1));
+  const model::TraceViews v = views.Finish();
+  ASSERT_EQ(v.processes.size(), 1u);
+  EXPECT_TRUE(v.processes[0].devices[0].kernels.empty());
+  EXPECT_EQ(v.processes[0].devices[0].streams.size(), 1u);
+}
+
 TEST_F(ViewCollectorTest, StreamsBusyIdleOverlap) {
   ViewOptions options;
   options.selection.streams = true;

@@ -37,6 +37,7 @@ class PipelinedSink final : public model::EventSink {
   void OnApiCall(const model::ApiCallEvent& e) override { Push(e); }
   void OnNvtx(const model::NvtxEvent& e) override { Push(e); }
   void OnViewRange(const model::ViewRangeEvent& e) override { Push(e); }
+  void OnKernelResources(const model::KernelResourcesEvent& e) override { Push(e); }
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override {
     Push(model::DataQualityEvent{pid, counter, count});
   }

@@ -53,10 +53,11 @@ base::StatusOr<ImportStats> ImportTrace(const std::string& path, model::NameTabl
       KinetoImportOptions kineto;
       kineto.host_ops = options.host_ops;
       kineto.gpu_annotations = options.gpu_annotations;
+      kineto.kernel_resources = options.kernel_resources;
       return ImportKinetoTrace(path, names, sink, kineto);
     }
     case TraceFormat::kNsysSqlite:
-      return ImportNsysSqlite(path, names, sink);
+      return ImportNsysSqlite(path, names, sink, options.kernel_resources);
     case TraceFormat::kUnknown:
       break;
   }

@@ -30,6 +30,9 @@ struct ImportOptions {
   // bytes: the ranges view does not pay for them).
   bool host_ops = false;
   bool gpu_annotations = false;
+  // model::KernelResourcesEvents (registers per thread, shared memory) for the kernel statistics'
+  // launch configurations (`--views kernels`); off, those fields are not read.
+  bool kernel_resources = false;
 };
 
 // Imports one trace file of any supported format. Errors are one line naming the file and the

@@ -13,6 +13,7 @@ void Deliver(const AnyEvent& event, EventSink* sink) {
     void operator()(const SyncEvent& e) const { sink->OnSync(e); }
     void operator()(const NvtxEvent& e) const { sink->OnNvtx(e); }
     void operator()(const ViewRangeEvent& e) const { sink->OnViewRange(e); }
+    void operator()(const KernelResourcesEvent& e) const { sink->OnKernelResources(e); }
     void operator()(const ProcessInfo& e) const { sink->OnProcess(e); }
     void operator()(const DeviceInfo& e) const { sink->OnDevice(e); }
     void operator()(const DataQualityEvent& q) const {

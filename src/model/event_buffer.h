@@ -16,8 +16,9 @@ struct DataQualityEvent {
 };
 
 // Any one thing a source can deliver to an EventSink.
-using AnyEvent = std::variant<KernelEvent, ApiCallEvent, MemcpyEvent, MemsetEvent, SyncEvent,
-                              NvtxEvent, ViewRangeEvent, ProcessInfo, DeviceInfo, DataQualityEvent>;
+using AnyEvent =
+    std::variant<KernelEvent, ApiCallEvent, MemcpyEvent, MemsetEvent, SyncEvent, NvtxEvent,
+                 ViewRangeEvent, KernelResourcesEvent, ProcessInfo, DeviceInfo, DataQualityEvent>;
 
 // Delivers `event` to the matching EventSink method.
 void Deliver(const AnyEvent& event, EventSink* sink);
@@ -36,6 +37,7 @@ class EventBuffer final : public EventSink {
   void OnApiCall(const ApiCallEvent& e) override { events_.emplace_back(e); }
   void OnNvtx(const NvtxEvent& e) override { events_.emplace_back(e); }
   void OnViewRange(const ViewRangeEvent& e) override { events_.emplace_back(e); }
+  void OnKernelResources(const KernelResourcesEvent& e) override { events_.emplace_back(e); }
   void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count) override {
     events_.emplace_back(DataQualityEvent{pid, counter, count});
   }

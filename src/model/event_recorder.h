@@ -23,6 +23,7 @@ class EventRecorder : public EventSink {
   void OnApiCall(const ApiCallEvent& e) override { api_calls.push_back(e); }
   void OnNvtx(const NvtxEvent& e) override { nvtx.push_back(e); }
   void OnViewRange(const ViewRangeEvent& e) override { view_ranges.push_back(e); }
+  void OnKernelResources(const KernelResourcesEvent& e) override { kernel_resources.push_back(e); }
   void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count) override {
     quality[counter] += count;
     quality_pids.push_back(pid);
@@ -37,6 +38,7 @@ class EventRecorder : public EventSink {
   std::vector<ApiCallEvent> api_calls;
   std::vector<NvtxEvent> nvtx;
   std::vector<ViewRangeEvent> view_ranges;
+  std::vector<KernelResourcesEvent> kernel_resources;
   std::map<DataQuality, uint64_t> quality;  // counts per data-quality counter
   std::vector<uint32_t> quality_pids;       // the pid of each OnDataQuality call
 };

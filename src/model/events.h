@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace inferscope::model {
 
@@ -33,6 +34,66 @@ struct KernelEvent {
   uint32_t graph_id = 0;        // CUDA graph id, 0 when not graph-launched
   int32_t grid[3] = {0, 0, 0};
   int32_t block[3] = {0, 0, 0};
+};
+// Every kernel record goes through the hot path (CUPTI buffers, the importers, the Aggregator):
+// it stays one cache line. What else a launch used travels apart (KernelResourcesEvent).
+static_assert(sizeof(KernelEvent) == 64, "KernelEvent must stay one cache line");
+
+// The per-thread and per-block resources a kernel launch used besides its grid and block, as
+// CUPTI records them (CUpti_ActivityKernel*: registersPerThread, staticSharedMemory,
+// dynamicSharedMemory). -1 = not recorded. Kineto writes only the sum of the two shared-memory
+// sizes ("shared memory"), so a source may know `shared_bytes` without the split.
+struct KernelResources {
+  int32_t registers_per_thread = -1;
+  int32_t static_shared_bytes = -1;
+  int32_t dynamic_shared_bytes = -1;
+  int32_t shared_bytes = -1;  // static + dynamic
+
+  bool operator==(const KernelResources&) const = default;
+};
+inline constexpr int64_t kMaxRegistersPerThread = 65535;  // CUPTI's field is 16 bits
+inline constexpr int64_t kMaxSharedBytes = 0x7fffffff;
+
+// A recorded resource value as KernelResources holds it: -1 (not recorded) when negative or above
+// `max`, which only a corrupt record has.
+inline int32_t KernelResourceValue(int64_t value, int64_t max = kMaxSharedBytes) {
+  return value < 0 || value > max ? -1 : static_cast<int32_t>(value);
+}
+
+// The resources of the kernels named `name`, from this event on (in delivery order) until the next
+// such event for the name: sources send one only when a kernel's resources differ from those last
+// sent for its name (KernelResourcesInterner), a few per kernel name instead of one per launch.
+// Only the offline kernel statistics read them (sources send them on request,
+// import::ImportOptions); every other sink ignores them, so KernelEvent stays 64 bytes and the
+// windows do not change.
+struct KernelResourcesEvent {
+  uint32_t pid = 0;
+  NameId name = kNoName;
+  KernelResources resources;
+};
+
+// What a source keeps to send KernelResourcesEvents only on a change: the resources last sent per
+// kernel name. Not thread-safe (one per source, used where it delivers).
+class KernelResourcesInterner {
+ public:
+  // True when `resources` differ from those last sent for `name` (or none was sent): the caller
+  // sends a KernelResourcesEvent before the kernel. Then they are the ones last sent.
+  bool Changed(NameId name, const KernelResources& resources) {
+    if (name == kNoName) return false;
+    if (name >= last_.size()) last_.resize(static_cast<size_t>(name) + 1);
+    Slot& slot = last_[name];
+    if (slot.sent && slot.resources == resources) return false;
+    slot.sent = true;
+    slot.resources = resources;
+    return true;
+  }
+
+ private:
+  struct Slot {
+    bool sent = false;  // the first kernel of a name always sends: the sink knows nothing yet
+    KernelResources resources;
+  };
+  std::vector<Slot> last_;
 };
 
 enum class MemcpyKind : uint8_t { kUnknown = 0, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP, kCount };
@@ -198,6 +259,7 @@ class EventSink {
   virtual void OnNvtx(const NvtxEvent& event) = 0;
   // Only the offline views want these (sources send them on request): ignored unless overridden.
   virtual void OnViewRange(const ViewRangeEvent& /*event*/) {}
+  virtual void OnKernelResources(const KernelResourcesEvent& /*event*/) {}
   // A record the source could not use; counted in the profile's data quality.
   virtual void OnDataQuality(uint32_t pid, DataQuality counter, uint64_t count = 1) = 0;
 };

@@ -320,6 +320,8 @@ base::StatusOr<import::ImportStats> ImportFile(
   // Operators and modules, GPU annotations: only for the view that reads them.
   import_options.host_ops = collector && options.views.ops;
   import_options.gpu_annotations = collector && options.views.ranges;
+  // Registers and shared memory: only for the kernel statistics' launch configurations.
+  import_options.kernel_resources = collector && options.views.kernels;
   auto stats = import::ImportTrace(path, &names, &pipeline, import_options);
   pipeline.Close();
   if (!stats.ok()) {

@@ -113,28 +113,57 @@ ViewTable KernelStats(const Analysis& a) {
   return t;
 }
 
+// A recorded resource (-1: not recorded): CSV empty, text "-".
+ViewCell ResourceCount(int32_t v) {
+  return v < 0 ? ViewCell{"", "-"} : Count(static_cast<uint64_t>(v));
+}
+ViewCell ResourceBytes(int32_t v) {
+  return v < 0 ? ViewCell{"", "-"}
+               : ViewCell{std::to_string(v), FormatBytes(static_cast<uint64_t>(v))};
+}
+
 ViewTable LaunchConfigs(const Analysis& a) {
   ViewTable t = NewTable("launch_configs", "Launch configurations");
   AddColumn(&t, "rank", "rank", true);
   AddColumn(&t, "kernel", "name", false, true);
   AddColumn(&t, "grid", "grid", true);
   AddColumn(&t, "block", "block", true);
+  const size_t first_resource = t.columns.size();
+  AddColumn(&t, "regs", "registers_per_thread", true);
+  AddColumn(&t, "smem", "shared_bytes", true);
+  AddColumn(&t, "static smem", "static_shared_bytes", true, !kFlexible, kCsvOnly);
+  AddColumn(&t, "dyn smem", "dynamic_shared_bytes", true);
+  const size_t end_resource = t.columns.size();
   AddColumn(&t, "count", "count", true);
   AddColumn(&t, "total", "total_ns", true);
   AddColumn(&t, "configs", "distinct_configs", true);
+  bool any_resources = false, any_split = false;
   ForEachProcess(a, [&](size_t input, const model::ProcessViews& p) {
     for (const model::DeviceViews& d : p.devices) {
       const std::string rank = RankOf(a, input, p.pid, &d.device);
       for (const model::KernelStatRow& k : d.kernels)
-        for (const model::LaunchConfig& c : k.configs)
+        for (const model::LaunchConfig& c : k.configs) {
+          any_resources = any_resources || c.registers_per_thread >= 0 || c.shared_bytes >= 0;
+          any_split = any_split || c.dynamic_shared_bytes >= 0;
           t.rows.push_back({Text(rank), KernelName(k.name), Text(Dim3(c.grid)), Text(Dim3(c.block)),
-                            Count(c.count), Ns(c.total_ns), Count(k.distinct_configs)});
+                            ResourceCount(c.registers_per_thread), ResourceBytes(c.shared_bytes),
+                            ResourceBytes(c.static_shared_bytes),
+                            ResourceBytes(c.dynamic_shared_bytes), Count(c.count), Ns(c.total_ns),
+                            Count(k.distinct_configs)});
+        }
     }
   });
+  // The text report leaves out what no input recorded (the CSV keeps its columns, empty).
+  for (size_t i = first_resource; i < end_resource; ++i) {
+    const bool split = t.csv_headers[i] == "dynamic_shared_bytes";
+    if (!any_resources || (split && !any_split)) t.csv_only[i] = true;
+  }
   t.notes = {
-      fmt::format("the {} most frequent grid/block configurations of each kernel above; "
-                  "configs: how many it ran with.",
-                  model::kMaxLaunchConfigs)};
+      fmt::format(
+          "the {} most frequent configurations of each kernel above (grid, block, registers "
+          "per thread, shared memory: static + dynamic); configs: how many it ran with.",
+          model::kMaxLaunchConfigs),
+      "regs and smem as recorded (Kineto records only the shared-memory sum); - : not recorded."};
   return t;
 }
 
@@ -608,6 +637,17 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
           WriteDim3(w, c.grid);
           w.Key("block");
           WriteDim3(w, c.block);
+          // null where the source did not record it
+          auto resource = [&w](const char* key, int32_t v) {
+            if (v < 0)
+              w.Key(key).Null();
+            else
+              w.Key(key).Int(v);
+          };
+          resource("registers_per_thread", c.registers_per_thread);
+          resource("static_shared_bytes", c.static_shared_bytes);
+          resource("dynamic_shared_bytes", c.dynamic_shared_bytes);
+          resource("shared_bytes", c.shared_bytes);
           w.Key("count").UInt(c.count);
           w.Key("total_ns").Int(c.total_ns);
           w.EndObject();

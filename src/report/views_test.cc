@@ -27,6 +27,15 @@ model::TraceViews SomeViews() {
   k.category = model::Category::kMatmul;
   k.duration = {4, 1000, 250, 200, 100, 400, 400, 129.1};
   k.configs.push_back({{8, 1, 1}, {128, 1, 1}, 3, 700});
+  model::LaunchConfig& recorded = k.configs.emplace_back();  // with registers and shared memory
+  recorded.grid = {8, 1, 1};
+  recorded.block = {128, 1, 1};
+  recorded.count = 1;
+  recorded.total_ns = 300;
+  recorded.registers_per_thread = 96;
+  recorded.static_shared_bytes = 16;
+  recorded.dynamic_shared_bytes = 49152;
+  recorded.shared_bytes = 49168;
   k.distinct_configs = 2;
   d.kernel_tail_names = 3;
   d.kernel_tail.duration = {5, 50, 10, 10, 5, 20, 20, 5.0};
@@ -88,6 +97,14 @@ TEST(ViewsReportTest, JsonCarriesEveryViewWhenSelected) {
   EXPECT_EQ(int64_t(k["duration"]["p99_ns"]), 400);
   EXPECT_EQ(int64_t(k["launch_configs"].at(0)["grid"].at(0)), 8);
   EXPECT_EQ(uint64_t(k["distinct_launch_configs"]), 2u);
+  // Resources: null where not recorded, else the integers.
+  EXPECT_TRUE(k["launch_configs"].at(0)["registers_per_thread"].is_null());
+  EXPECT_TRUE(k["launch_configs"].at(0)["shared_bytes"].is_null());
+  EXPECT_EQ(int64_t(k["launch_configs"].at(1)["registers_per_thread"]), 96);
+  EXPECT_EQ(int64_t(k["launch_configs"].at(1)["static_shared_bytes"]), 16);
+  EXPECT_EQ(int64_t(k["launch_configs"].at(1)["dynamic_shared_bytes"]), 49152);
+  EXPECT_EQ(int64_t(k["launch_configs"].at(1)["shared_bytes"]), 49168);
+  EXPECT_EQ(uint64_t(k["launch_configs"].at(1)["count"]), 1u);
   EXPECT_EQ(uint64_t(d["kernel_stats_other"]["distinct_names"]), 3u);
   EXPECT_EQ(int64_t(d["streams"].at(1)["overlap_ns"]), 50);
   EXPECT_EQ(int64_t(d["multi_stream_ns"]), 50);

@@ -257,8 +257,14 @@ bool KinetoEventMapper::ParseArgs(od::value args, Fields* f) {
       case 11:
         if (key == "correlation") ReadInt(v, &f->correlation);
         break;
+      case 13:
+        if (key == "shared memory") ReadInt(v, &f->shared_bytes);
+        break;
       case 14:
         if (key == "cuda_sync_kind" && v.get_string().get(f->sync_kind)) return false;
+        break;
+      case 20:
+        if (key == "registers per thread") ReadInt(v, &f->registers);
         break;
       default:
         break;
@@ -424,6 +430,14 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
       std::memcpy(e.grid, f.grid, sizeof(e.grid));
       std::memcpy(e.block, f.block, sizeof(e.block));
       ++stats_->kernels;
+      if (kernel_resources_) {
+        model::KernelResourcesEvent r;
+        r.name = e.name;
+        r.resources.registers_per_thread =
+            model::KernelResourceValue(f.registers, model::kMaxRegistersPerThread);
+        r.resources.shared_bytes = model::KernelResourceValue(f.shared_bytes);
+        if (resources_.Changed(r.name, r.resources)) Emit(r);  // before the kernel it describes
+      }
       Emit(e);
       break;
     }
@@ -637,6 +651,7 @@ void KinetoEventMapper::Send(const T& event) {
   if constexpr (std::is_same_v<T, model::ApiCallEvent>) sink_->OnApiCall(event);
   if constexpr (std::is_same_v<T, model::NvtxEvent>) sink_->OnNvtx(event);
   if constexpr (std::is_same_v<T, model::ViewRangeEvent>) sink_->OnViewRange(event);
+  if constexpr (std::is_same_v<T, model::KernelResourcesEvent>) sink_->OnKernelResources(event);
 }
 
 template <typename T>

@@ -41,6 +41,11 @@ class KinetoEventMapper final : public ScanHandler {
   KinetoEventMapper(model::NameTable* names, model::EventSink* sink, ImportStats* stats,
                     bool host_ops = false, bool gpu_annotations = false);
 
+  // Also deliver model::KernelResourcesEvents from the kernels' "registers per thread" and
+  // "shared memory" args (Kineto writes static + dynamic shared memory as one sum), one per change
+  // of a kernel name's resources.
+  void set_kernel_resources(bool on) { kernel_resources_ = on; }
+
   // End of the readable buffer that holds the spans passed to OnEvent/OnTopLevelMember; simdjson
   // needs SIMDJSON_PADDING readable bytes after a document.
   void set_buffer_end(const char* end) { buffer_end_ = end; }
@@ -63,6 +68,7 @@ class KinetoEventMapper final : public ScanHandler {
     int64_t device = -1, stream = -1, correlation = -1, graph_id = -1;
     int64_t bytes = -1;
     int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+    int64_t registers = -1, shared_bytes = -1;  // -1: absent or not an integer
   };
   enum class Kind : uint8_t {
     kKernel,
@@ -82,7 +88,8 @@ class KinetoEventMapper final : public ScanHandler {
   };
   using Pending =
       std::variant<model::KernelEvent, model::MemcpyEvent, model::MemsetEvent, model::SyncEvent,
-                   model::ApiCallEvent, model::NvtxEvent, model::ViewRangeEvent, DataQualityRecord>;
+                   model::ApiCallEvent, model::NvtxEvent, model::ViewRangeEvent,
+                   model::KernelResourcesEvent, DataQualityRecord>;
   static constexpr size_t kMaxPending = 1 << 16;
 
   static Kind ClassifyCat(std::string_view cat);
@@ -113,6 +120,8 @@ class KinetoEventMapper final : public ScanHandler {
   model::EventSink* sink_;
   ImportStats* stats_;
   const bool host_ops_, gpu_annotations_;
+  bool kernel_resources_ = false;
+  model::KernelResourcesInterner resources_;
   const char* buffer_end_ = nullptr;
   bool host_range_scanner_ = true;
   simdjson::ondemand::parser parser_;

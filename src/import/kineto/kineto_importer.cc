@@ -35,6 +35,7 @@ base::StatusOr<ImportStats> ImportFromSource(ByteSource* source, const std::stri
   kineto::TraceJsonScanner scanner;
   kineto::KinetoEventMapper mapper(names, sink, &stats, options.host_ops, options.gpu_annotations);
   mapper.set_host_range_scanner(options.host_range_scanner);
+  mapper.set_kernel_resources(options.kernel_resources);
   while (true) {
     if (!at_end && size < capacity) {
       base::StatusOr<size_t> read = source->Read(buffer.data() + size, capacity - size);

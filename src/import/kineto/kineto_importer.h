@@ -32,6 +32,7 @@ struct KinetoImportOptions {
   // false: every operator/module event parsed by simdjson, none by the hand-written reader
   // (host_range_scanner.h): the reference the tests and the differential fuzzer compare against.
   bool host_range_scanner = true;
+  bool kernel_resources = false;  // also deliver model::KernelResourcesEvents (ImportOptions)
 };
 
 base::StatusOr<ImportStats> ImportKinetoTrace(const std::string& path, model::NameTable* names,

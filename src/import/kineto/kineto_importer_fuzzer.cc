@@ -1,7 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: arbitrary bytes into the Kineto importer, with the default chunk size and with
 // a tiny one (chosen by the first byte) so that elements straddle chunk boundaries; the second run
-// also asks for the views' ranges (cpu_op, modules, gpu_user_annotation).
+// also asks for the views' ranges (cpu_op, modules, gpu_user_annotation) and kernel resources.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +24,9 @@ class NullSink final : public inferscope::model::EventSink {
   void OnViewRange(const inferscope::model::ViewRangeEvent& e) override {
     sum += e.end_ns - e.start_ns;
   }
+  void OnKernelResources(const inferscope::model::KernelResourcesEvent& e) override {
+    sum += e.resources.registers_per_thread + e.resources.shared_bytes;
+  }
   void OnDataQuality(uint32_t, inferscope::model::DataQuality, uint64_t) override {}
   int64_t sum = 0;
 };
@@ -43,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.max_element_bytes = 4096;
     options.host_ops = true;
     options.gpu_annotations = true;
+    options.kernel_resources = true;
     inferscope::model::NameTable names;
     NullSink sink;
     (void)inferscope::import::ImportKinetoJson(json, &names, &sink, options);

@@ -38,8 +38,13 @@ class Importer {
  public:
   // `path` is the database file (empty for an in-memory image): large tables are then read on
   // two connections at once.
-  Importer(Database db, std::string path, model::NameTable* names, model::EventSink* sink)
-      : db_(std::move(db)), path_(std::move(path)), names_(names), sink_(sink) {}
+  Importer(Database db, std::string path, model::NameTable* names, model::EventSink* sink,
+           bool kernel_resources)
+      : db_(std::move(db)),
+        path_(std::move(path)),
+        names_(names),
+        sink_(sink),
+        kernel_resources_(kernel_resources) {}
 
   base::StatusOr<ImportStats> Run(uint64_t input_bytes) {
     stats_.format = TraceFormat::kNsysSqlite;
@@ -252,11 +257,19 @@ class Importer {
   base::Status ImportKernels() {
     const TableInfo& t = schema_.kernel;
     if (!HasTimes(t)) return base::OkStatus();
-    const std::string sql =
-        Select(t, {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                   "globalPid", FirstOf(t, {"demangledName", "shortName", "mangledName"}), "gridX",
-                   "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId"});
-    constexpr int kColumns = 15;
+    std::string list =
+        nsys::SelectList(t, {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                             "globalPid", FirstOf(t, {"demangledName", "shortName", "mangledName"}),
+                             "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId"});
+    int columns = 15;
+    if (kernel_resources_) {
+      // -1 for NULL or an absent column (older exports): the split scan reads integers only.
+      for (std::string_view c : {"registersPerThread", "staticSharedMemory", "dynamicSharedMemory"})
+        list += t.Has(c) ? ", COALESCE(" + nsys::QuoteIdentifier(c) + ", -1)" : std::string(", -1");
+      columns += 3;
+    }
+    const std::string sql = "SELECT " + list + " FROM " + nsys::QuoteIdentifier(t.name);
+    const int kColumns = columns;
     auto on_row = [&](const auto& r) {
       const uint32_t pid = Pid(r.Int(6));
       const int64_t start = r.Int(0);
@@ -276,6 +289,21 @@ class Importer {
         e.block[i] = static_cast<int32_t>(r.Int(11 + i));
       }
       e.graph_id = static_cast<uint32_t>(r.Int(14));
+      if (kernel_resources_) {
+        model::KernelResourcesEvent k;
+        k.pid = pid;
+        k.name = e.name;
+        model::KernelResources& res = k.resources;
+        res.registers_per_thread =
+            model::KernelResourceValue(r.Int(15), model::kMaxRegistersPerThread);
+        res.static_shared_bytes = model::KernelResourceValue(r.Int(16));
+        res.dynamic_shared_bytes = model::KernelResourceValue(r.Int(17));
+        // The sum only when both parts are known (and it fits).
+        if (res.static_shared_bytes >= 0 && res.dynamic_shared_bytes >= 0)
+          res.shared_bytes = model::KernelResourceValue(int64_t{res.static_shared_bytes} +
+                                                        res.dynamic_shared_bytes);
+        if (resources_.Changed(k.name, res)) sink_->OnKernelResources(k);  // before its kernel
+      }
       sink_->OnKernel(e);
       ++stats_.kernels;
     };
@@ -506,13 +534,15 @@ class Importer {
   int64_t last_context_ = -1;
   std::unordered_map<uint64_t, uint32_t> context_device_;  // (pid, contextId) -> device
   std::vector<model::SyncEvent> pending_syncs_;            // held until their tid is known
-  std::unordered_map<uint64_t, size_t> sync_by_call_;      // (pid, correlationId) -> index
+  const bool kernel_resources_;
+  model::KernelResourcesInterner resources_;
+  std::unordered_map<uint64_t, size_t> sync_by_call_;  // (pid, correlationId) -> index
 };
 
 }  // namespace
 
 base::StatusOr<ImportStats> ImportNsysSqlite(const std::string& path, model::NameTable* names,
-                                             model::EventSink* sink) {
+                                             model::EventSink* sink, bool kernel_resources) {
   if (names == nullptr || sink == nullptr) {
     return base::InvalidArgumentError("ImportNsysSqlite: null NameTable or EventSink");
   }
@@ -523,21 +553,21 @@ base::StatusOr<ImportStats> ImportNsysSqlite(const std::string& path, model::Nam
   if (!db.ok()) return prefixed(db.status());
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  Importer importer(std::move(db).value(), path, names, sink);
+  Importer importer(std::move(db).value(), path, names, sink, kernel_resources);
   auto stats = importer.Run(ec ? 0 : static_cast<uint64_t>(size));
   if (!stats.ok()) return prefixed(stats.status());
   return stats;
 }
 
 base::StatusOr<ImportStats> ImportNsysSqliteImage(std::string_view bytes, model::NameTable* names,
-                                                  model::EventSink* sink) {
+                                                  model::EventSink* sink, bool kernel_resources) {
   if (names == nullptr || sink == nullptr) {
     return base::InvalidArgumentError("ImportNsysSqliteImage: null NameTable or EventSink");
   }
   // Bounds the SQLite work per query: an export does a few dozen VM steps per byte at most.
   const uint64_t max_vm_steps = 200 * uint64_t{bytes.size()} + 10'000'000;
   ASSIGN_OR_RETURN(Database db, Database::OpenImage(bytes, max_vm_steps));
-  Importer importer(std::move(db), std::string(), names, sink);
+  Importer importer(std::move(db), std::string(), names, sink, kernel_resources);
   return importer.Run(bytes.size());
 }
 

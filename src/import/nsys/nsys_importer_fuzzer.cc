@@ -35,6 +35,14 @@ class CheckingSink : public model::EventSink {
     if (e.kind >= model::ApiKind::kCount || e.sync_type >= model::SyncType::kCount) abort();
   }
   void OnNvtx(const model::NvtxEvent& e) override { Check(e.start_ns, e.end_ns); }
+  // Resources are -1 (not recorded) or in range; the sum only with both parts.
+  void OnKernelResources(const model::KernelResourcesEvent& e) override {
+    const model::KernelResources& r = e.resources;
+    if (r.registers_per_thread < -1 || r.registers_per_thread > model::kMaxRegistersPerThread ||
+        r.static_shared_bytes < -1 || r.dynamic_shared_bytes < -1 || r.shared_bytes < -1)
+      abort();
+    if (r.shared_bytes >= 0 && (r.static_shared_bytes < 0 || r.dynamic_shared_bytes < 0)) abort();
+  }
   void OnDataQuality(uint32_t, model::DataQuality, uint64_t) override {}
 
  private:
@@ -46,10 +54,16 @@ class CheckingSink : public model::EventSink {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   model::NameTable names;
   CheckingSink sink;
-  auto stats = import::ImportNsysSqliteImage(
-      std::string_view(reinterpret_cast<const char*>(data), size), &names, &sink);
+  auto stats = import::ImportNsysSqliteImage(bytes, &names, &sink);
   if (stats.ok() && stats->input_bytes != size) abort();
+  if (!stats.ok()) return 0;
+  // An image that imports: again with the kernel resources (the kernel table's three more columns).
+  model::NameTable names_again;
+  CheckingSink sink_again;
+  (void)import::ImportNsysSqliteImage(bytes, &names_again, &sink_again,
+                                      /*kernel_resources=*/true);
   return 0;
 }

@@ -16,6 +16,7 @@
 
 #include "src/import/nsys/nsys_mapping.h"
 #include "src/model/cuda_api.h"
+#include "src/model/event_buffer.h"
 #include "src/model/event_recorder.h"
 #include "tests/temp_dir.h"
 #include "tests/test_traces.h"
@@ -465,6 +466,119 @@ TEST_F(SyntheticTest, LargeKernelTableSplitScanDeliversEveryRowOnce) {
   }
   EXPECT_EQ(sum_a, sum_b);
   EXPECT_EQ(corr_a, corr_b);
+}
+
+// ---- kernel resources (registers, shared memory) ------------------------------------------------
+
+// What an import delivered, in order: "R name regs/static/dynamic/sum" for a KernelResourcesEvent,
+// "K name corr" for a kernel.
+class SequenceSink : public RecordingSink {
+ public:
+  explicit SequenceSink(const model::NameTable* names) : names_(names) {}
+  void OnKernel(const model::KernelEvent& e) override {
+    RecordingSink::OnKernel(e);
+    sequence.push_back("K " + std::string(names_->Get(e.name)) + " " +
+                       std::to_string(e.correlation_id));
+  }
+  void OnKernelResources(const model::KernelResourcesEvent& e) override {
+    EXPECT_TRUE(Announced(e.pid));
+    const model::KernelResources& r = e.resources;
+    sequence.push_back(
+        "R " + std::string(names_->Get(e.name)) + " " + std::to_string(r.registers_per_thread) +
+        "/" + std::to_string(r.static_shared_bytes) + "/" + std::to_string(r.dynamic_shared_bytes) +
+        "/" + std::to_string(r.shared_bytes));
+  }
+  std::vector<std::string> sequence;
+
+ private:
+  const model::NameTable* names_;
+};
+
+constexpr char kResourcesSql[] = R"sql(
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (0, 'gemm'), (1, 'attn'), (2, 'odd');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL,
+  gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+  blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  registersPerThread INTEGER, staticSharedMemory INTEGER, dynamicSharedMemory INTEGER,
+  localMemoryPerThread INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (1000, 2000, 0, 1, 7, 1, 100 << 24, 0, 4, 1, 1, 128, 1, 1, 32, 1024, 0, 0),
+  (2000, 3000, 0, 1, 7, 2, 100 << 24, 0, 4, 1, 1, 128, 1, 1, 32, 1024, 0, 0),
+  (3000, 4000, 0, 1, 7, 3, 100 << 24, 0, 4, 1, 1, 128, 1, 1, 32, 1024, 4096, 0),
+  (4000, 5000, 0, 1, 7, 4, 100 << 24, 1, 8, 1, 1, 256, 1, 1, NULL, NULL, 100, 0),
+  (5000, 6000, 0, 1, 7, 5, 100 << 24, 0, 4, 1, 1, 128, 1, 1, 32, 1024, 0, 0),
+  (6000, 7000, 0, 1, 7, 6, 100 << 24, 2, 1, 1, 1, 1, 1, 1, -3, 3000000000, 5, 0),
+  (7000, 8000, 0, 1, 7, 7, 100 << 24, 2, 1, 1, 1, 1, 1, 1, 70000, 2147483647, 1, 0);
+)sql";
+
+TEST_F(SyntheticTest, KernelResourcesOnEachChangeBeforeTheKernel) {
+  const std::string path = MakeDb("resources.sqlite", kResourcesSql);
+  model::NameTable names;
+  SequenceSink sink(&names);
+  auto stats = ImportNsysSqlite(path, &names, &sink, /*kernel_resources=*/true);
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(sink.kernels.size(), 7u);
+  EXPECT_THAT(sink.sequence,
+              ::testing::ElementsAre(
+                  "R gemm 32/1024/0/1024", "K gemm 1", "K gemm 2",  // unchanged: no event
+                  "R gemm 32/1024/4096/5120", "K gemm 3",           // dynamic smem changed
+                  "R attn -1/-1/100/-1", "K attn 4",  // NULL: not recorded; no sum without both
+                  "R gemm 32/1024/0/1024", "K gemm 5",
+                  // negative, or above 16 bits of registers / 31 bits of bytes: not recorded
+                  "R odd -1/-1/5/-1", "K odd 6",
+                  // the largest shared sizes that fit, whose sum does not: sum not recorded
+                  "R odd -1/2147483647/1/-1", "K odd 7"));
+  // Everything else is as without the option.
+  model::NameTable plain_names;
+  SequenceSink plain(&plain_names);
+  ASSERT_TRUE(ImportNsysSqlite(path, &plain_names, &plain).ok());
+  EXPECT_TRUE(plain.kernel_resources.empty());
+  ASSERT_EQ(plain.kernels.size(), sink.kernels.size());
+  for (size_t i = 0; i < plain.kernels.size(); ++i) {
+    EXPECT_EQ(plain.kernels[i].correlation_id, sink.kernels[i].correlation_id);
+    EXPECT_EQ(plain.kernels[i].block[0], sink.kernels[i].block[0]);
+  }
+}
+
+TEST_F(SyntheticTest, KernelResourcesOfAnExportWithoutTheColumnsAreUnknown) {
+  const std::string path = MakeDb("minimal_resources.sqlite", kMinimalSql);
+  model::NameTable names;
+  SequenceSink sink(&names);
+  ASSERT_TRUE(ImportNsysSqlite(path, &names, &sink, /*kernel_resources=*/true).ok());
+  // One event for the name (the first kernel always sends), every field unknown.
+  EXPECT_THAT(sink.sequence, ::testing::ElementsAre("R gemm_kernel -1/-1/-1/-1", "K gemm_kernel 11",
+                                                    "K gemm_kernel 12"));
+}
+
+// The split scan (two connections) delivers each kernel after the resources that hold for it.
+TEST_F(SyntheticTest, KernelResourcesStayInOrderThroughTheSplitScan) {
+  std::string sql = kResourcesSql;
+  sql +=
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) "
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10000 + i * 10, 10005 + i * 10, 0, 1, 7, "
+      "100 + i, 100 << 24, 0, 4, 1, 1, 128, 1, 1, 32, 0, (i % 3) * 1024, 0 FROM n;";
+  const std::string path = MakeDb("large_resources.sqlite", sql);
+  model::NameTable names;
+  model::EventBuffer buffer;
+  ASSERT_TRUE(ImportNsysSqlite(path, &names, &buffer, /*kernel_resources=*/true).ok());
+  std::map<model::NameId, model::KernelResources> current;
+  size_t checked = 0, events = 0;
+  for (const model::AnyEvent& any : buffer.events()) {
+    if (const auto* r = std::get_if<model::KernelResourcesEvent>(&any)) {
+      current[r->name] = r->resources;
+      ++events;
+    } else if (const auto* k = std::get_if<model::KernelEvent>(&any)) {
+      if (k->correlation_id <= 100) continue;  // the seven of kResourcesSql
+      ASSERT_EQ(current[k->name].dynamic_shared_bytes, ((k->correlation_id - 100) % 3) * 1024)
+          << k->correlation_id;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 200'000u);
+  EXPECT_GT(events, 100'000u);  // every kernel of the name changes it
 }
 
 TEST_F(SyntheticTest, UnrelatedSqliteFileIsUnsupported) {

@@ -21,7 +21,7 @@ namespace inferscope::import::nsys {
 // rows from a bounded queue of batches.
 class SplitScan {
  public:
-  static constexpr int kMaxColumns = 16;
+  static constexpr int kMaxColumns = 18;  // the kernel table's, with its resources
 
   // One row: the integer columns of the SELECT, read with the same Int(col) as a Statement.
   struct Row {
