@@ -26,7 +26,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, agent_endpoints, finish, wait_for_socket
+from live_common import REPO, agent_endpoints, finish, wait_for_socket, stop_agent
 
 UUID1 = "GPU-fa4e0000-0000-0000-0000-000000000001"
 
@@ -85,12 +85,7 @@ def main():
     except RuntimeError as e:
         failures.append(str(e))
     finally:
-        agent.send_signal(signal.SIGTERM)
-        try:
-            agent.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-            agent.wait()
+        stop_agent(agent, 30)
     if not failures:
         r = subprocess.run([args.inferscope, "report", "--state-dir", state, "--last", "24h",
                             "--device", "0", "--format", "json"],

@@ -6,6 +6,7 @@ import ctypes.util
 import glob
 import json
 import os
+import signal
 import shutil
 import socket
 import subprocess
@@ -121,3 +122,16 @@ def finish(failures, work, keep=False):
     else:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0
+
+
+def stop_agent(agent, timeout_s=30):
+    """SIGTERM, then kill if the agent has not exited within timeout_s. True when it stopped on
+    SIGTERM (its exit code is then agent.returncode)."""
+    agent.send_signal(signal.SIGTERM)
+    try:
+        agent.wait(timeout=timeout_s)
+        return True
+    except subprocess.TimeoutExpired:
+        agent.kill()
+        agent.wait()
+        return False

@@ -37,7 +37,7 @@ import tempfile
 import threading
 import time
 
-from live_common import REPO, shared_trace, wait_for_socket
+from live_common import REPO, shared_trace, wait_for_socket, stop_agent
 
 TRACE = "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -131,11 +131,7 @@ def main():
         for proc, _ in procs:
             if proc.poll() is None:
                 proc.kill()
-        agent.send_signal(signal.SIGTERM)
-        try:
-            agent.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            agent.kill()
+        if not stop_agent(agent, 60):
             problems.append("the agent did not stop on SIGTERM")
     if agent.returncode != 0:
         problems.append("agent exit status %s" % agent.returncode)

@@ -32,7 +32,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, agent_endpoints, shared_trace, wait_for_socket
+from live_common import REPO, agent_endpoints, shared_trace, wait_for_socket, stop_agent
 
 
 def fail(msg):
@@ -107,11 +107,7 @@ def main():
                 return "replay failed (%d): %s" % (replay.returncode, replay.stderr[-500:])
             metrics_text = wait_for_windows(metrics_url)
         finally:
-            agent.send_signal(signal.SIGTERM)
-            try:
-                agent.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                agent.kill()
+            if not stop_agent(agent, 30):
                 return "the agent did not stop on SIGTERM"
         if agent.returncode != 0:
             return "the agent exited with status %d (see %s)" % (agent.returncode, log)

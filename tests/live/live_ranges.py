@@ -43,7 +43,7 @@ import sys
 import tempfile
 import time
 
-from live_common import REPO, shared_trace, wait_for_socket
+from live_common import REPO, shared_trace, wait_for_socket, stop_agent
 
 
 def run(*cmd):
@@ -117,11 +117,7 @@ def replay(args, work, tag, trace, window, top):
         csv_text = run(args.inferscope, "report", "--state-dir", state, "--last", "24h", "--top",
                        str(top), "--format", "csv", "--table", "ranges")
     finally:
-        agent.send_signal(signal.SIGTERM)
-        try:
-            agent.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            agent.kill()
+        stop_agent(agent, 30)
     return live, text, csv_text, emitted
 
 

@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from live_common import bundled_traces, shared_traces, wait_for_socket
+from live_common import bundled_traces, shared_traces, wait_for_socket, stop_agent
 
 
 def rank_key(r):
@@ -107,11 +107,7 @@ def run_one(args, trace, work, cupti_version, graph_nodes=False):
         graph_launches = sum(int(m) for m in re.findall(r"(\d+) graph launches", replay.stderr))
         rerun_with_nodes = graph_launches > 0 and not graph_nodes
     finally:
-        agent.send_signal(signal.SIGTERM)
-        try:
-            agent.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            agent.kill()
+        if not stop_agent(agent, 30):
             return ["%s: the agent did not stop on SIGTERM" % trace]
     if agent.returncode != 0:  # e.g. 66: a sanitizer report (halt_on_error)
         return ["%s: the agent exited with status %d (see %s/agent.log)" %

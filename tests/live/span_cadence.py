@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from live_common import agent_endpoints, inflate_payload, wait_for_socket
+from live_common import agent_endpoints, inflate_payload, wait_for_socket, stop_agent
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -89,12 +89,7 @@ def main():
             raise Failure("send_spans.mjs failed (%d): %s" % (node.returncode, node.stderr[-400:]))
         sent = json.loads(node.stdout.strip().splitlines()[-1])
     finally:
-        agent.send_signal(signal.SIGTERM)
-        try:
-            agent.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-            agent.wait()
+        if not stop_agent(agent, 30):
             failures.append("the agent did not stop on SIGTERM")
     if agent.returncode != 0:
         failures.append("agent exit status %s" % agent.returncode)

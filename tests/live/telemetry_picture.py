@@ -47,7 +47,7 @@ import urllib.error
 import urllib.request
 
 from fake_engine_metrics import FakeEngineMetrics
-from live_common import (REPO, inflate_payload, shared_trace, shared_traces_root,
+from live_common import (REPO, inflate_payload, shared_trace, shared_traces_root, stop_agent,
                          wait_for_socket)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -255,12 +255,7 @@ class Case:
             for proc in (replay, node):
                 if proc is not None and proc.poll() is None:
                     proc.kill()
-            agent.send_signal(signal.SIGTERM)
-            try:
-                agent.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                agent.kill()
-                agent.wait()
+            if not stop_agent(agent, 20):
                 self.fail("the agent did not stop on SIGTERM")
             self.scrapes_served = fake.served()  # the agent no longer scrapes
             fake.stop()

@@ -31,7 +31,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, agent_endpoints, finish, wait_for_socket
+from live_common import REPO, agent_endpoints, finish, wait_for_socket, stop_agent
 
 
 class Failure(Exception):
@@ -231,12 +231,7 @@ def main():
     except Failure as e:
         failures.append(str(e))
     finally:
-        agent.send_signal(signal.SIGTERM)
-        try:
-            agent.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-            agent.wait()
+        stop_agent(agent, 30)
     return finish(failures, work, args.keep)
 
 
