@@ -196,5 +196,30 @@ TEST(RangeTableMergeTest, MergesByNameAndKeepsTopK) {
   EXPECT_EQ(a.instances(), 5u);
 }
 
+// The rows grow while the join looks names up (the agent's rollups merge windows of different
+// names: a heap-use-after-free under ASan when the rows reallocated under the map's keys).
+TEST(RangeTableMergeTest, NewNamesBeforeKnownOnesWhileTheRowsGrow) {
+  auto row = [](std::string name, int64_t total) {
+    model::RangeStats r;
+    r.name = std::move(name);
+    r.duration.Add(total);
+    r.gpu_ops = 1;
+    return r;
+  };
+  model::RangeTable a, b;
+  for (int i = 0; i < 3; ++i) a.rows.push_back(row("known" + std::to_string(i), 100 + i));
+  a.rows.shrink_to_fit();  // full: the first new row reallocates
+  for (int i = 0; i < 40; ++i) b.rows.push_back(row("new" + std::to_string(i), 1000 + i));
+  for (int i = 0; i < 3; ++i) b.rows.push_back(row("known" + std::to_string(i), 10));
+  a.Merge(b, 1000);
+  ASSERT_EQ(a.rows.size(), 43u);
+  EXPECT_EQ(a.instances(), 46u);
+  for (const model::RangeStats& r : a.rows)
+    if (r.name.starts_with("known")) {
+      EXPECT_EQ(r.duration.count, 2u) << r.name;
+      EXPECT_EQ(r.gpu_ops, 2u) << r.name;
+    }
+}
+
 }  // namespace
 }  // namespace inferscope::aggregate

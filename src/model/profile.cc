@@ -36,7 +36,10 @@ void RangeTable::Trim(size_t top_k, bool sort) {
 }
 
 void RangeTable::Merge(const RangeTable& in, size_t top_k) {
-  // A few dozen rows at most: a map by name for the join.
+  // A few dozen rows at most: a map by name for the join. Its keys view the rows' own names, so
+  // the rows must not move while it is used: room for every row of `in` first (a reallocation
+  // would move short names, kept inside the strings, and leave the keys dangling).
+  rows.reserve(rows.size() + in.rows.size());
   std::unordered_map<std::string_view, size_t> at;
   at.reserve(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) at.emplace(rows[i].name, i);
