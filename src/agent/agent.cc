@@ -509,7 +509,13 @@ void Agent::EventLoop() {
     }
     if (captures_->HasPending()) DispatchCapture(conns);
     captures_->Poll(UnixNowNs());
-    connected_.store(conns.size(), std::memory_order_relaxed);
+    // Processes, not sockets: a connection counts once its hello arrived (until its goodbye), so
+    // "connected" means what a capture can select (a process just accepted, or a client that
+    // never says hello, is not one yet).
+    connected_.store(
+        static_cast<size_t>(std::count_if(
+            conns.begin(), conns.end(), [](const auto& c) { return c->has_hello && !c->goodbye; })),
+        std::memory_order_relaxed);
     if (roots_dirty_.exchange(false)) UpdateRootPids(conns);
     if (!conns.empty() || (options_.exit_when_idle_ns > 0 && AnyWatchedAlive()))
       idle_since_ns = MonotonicNs();
