@@ -113,36 +113,6 @@ void WriteSteps(JsonWriter& w, const analyze::StepSummary& s) {
 }
 
 // The forward-phase split of the live steps: always present, `list` empty without whole steps.
-void WritePhases(JsonWriter& w, const analyze::PhaseSummary& s) {
-  w.BeginObject();
-  w.Key("list").BeginArray();
-  for (const analyze::PhaseSummaryRow& p : s.phases) {
-    w.BeginObject();
-    w.Key("phase").String(p.phase);
-    w.Key("steps").UInt(p.steps);
-    w.Key("step_total_ns").Int(p.step_total_ns);
-    w.Key("step_mean_ns").Int(p.step_mean_ns);
-    w.Key("busy_ns").Int(p.busy_ns);
-    w.Key("gpu_time_ns").Int(p.gpu_time_ns);
-    w.Key("ops").UInt(p.ops);
-    w.Key("pct").Double(p.pct);
-    w.Key("categories").BeginObject();
-    for (const analyze::CategoryRow& c : p.categories) {
-      w.Key(c.name).BeginObject();
-      w.Key("time_ns").Int(c.time_ns);
-      w.Key("pct").Double(c.pct);
-      w.EndObject();
-    }
-    w.EndObject();
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("outside_ns").Int(s.outside_ns);
-  w.Key("outside_ops").UInt(s.outside_ops);
-  w.Key("outside_pct").Double(s.outside_pct);
-  w.EndObject();
-}
-
 void WriteDataQuality(JsonWriter& w, const std::vector<std::pair<std::string, uint64_t>>& rows) {
   w.BeginObject();
   for (const auto& [name, count] : rows) w.Key(name).UInt(count);
@@ -181,7 +151,7 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
   w.Key("steps");
   WriteSteps(w, r.steps);
   w.Key("phases");
-  WritePhases(w, r.phases);
+  WritePhasesJson(w, r.phases);
 
   const analyze::LaunchSummary& l = r.launch;
   w.Key("launch").BeginObject();
@@ -349,6 +319,36 @@ std::vector<std::string> SplitLines(const std::string& text) {
 
 }  // namespace
 
+void WritePhasesJson(JsonWriter& w, const analyze::PhaseSummary& s) {
+  w.BeginObject();
+  w.Key("list").BeginArray();
+  for (const analyze::PhaseSummaryRow& p : s.phases) {
+    w.BeginObject();
+    w.Key("phase").String(p.phase);
+    w.Key("steps").UInt(p.steps);
+    w.Key("step_total_ns").Int(p.step_total_ns);
+    w.Key("step_mean_ns").Int(p.step_mean_ns);
+    w.Key("busy_ns").Int(p.busy_ns);
+    w.Key("gpu_time_ns").Int(p.gpu_time_ns);
+    w.Key("ops").UInt(p.ops);
+    w.Key("pct").Double(p.pct);
+    w.Key("categories").BeginObject();
+    for (const analyze::CategoryRow& c : p.categories) {
+      w.Key(c.name).BeginObject();
+      w.Key("time_ns").Int(c.time_ns);
+      w.Key("pct").Double(c.pct);
+      w.EndObject();
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("outside_ns").Int(s.outside_ns);
+  w.Key("outside_ops").UInt(s.outside_ops);
+  w.Key("outside_pct").Double(s.outside_pct);
+  w.EndObject();
+}
+
 const char* ToolVersion() { return INFERSCOPE_VERSION; }
 
 std::string RenderJson(const Analysis& a) {
@@ -416,7 +416,7 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   w.Key("steps");
   WriteSteps(w, s.steps);
   w.Key("phases");
-  WritePhases(w, s.phases);
+  WritePhasesJson(w, s.phases);
   w.Key("communication_ns").Int(s.communication_ns);
   w.Key("communication_overlap_ns").Int(s.communication_overlap_ns);
   w.Key("comm_compute_overlap_pct").Double(s.comm_compute_overlap_pct);

@@ -6,15 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <thread>
 
 #include "src/agent/clickhouse/clickhouse_sink.h"
 #include "src/agent/clickhouse/fleet_query.h"
+#include "src/agent/clickhouse/row_encoder.h"
 #include "src/agent/clickhouse/schema.h"
 #include "src/agent/clickhouse/test_clickhouse_fixture.h"
 #include "src/agent/clickhouse/test_lossy_proxy.h"
 #include "src/agent/store/sqlite_store.h"
+#include "src/analyze/analysis.h"
+#include "src/model/profile_merge.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -50,6 +54,31 @@ model::ProfileWindow MakeWindow(int64_t index, uint32_t pid, int devices, int id
     p.devices.push_back(d);
   }
   w.processes.push_back(p);
+  return w;
+}
+
+// `w` with a forward-phase split on every device: decode steps, prefill steps in even windows,
+// and the time of steps not whole; figures grow with `index` so sums cannot hide a lost row.
+model::ProfileWindow WithPhases(model::ProfileWindow w, int64_t index) {
+  for (model::DeviceProfile& d : w.processes.at(0).devices) {
+    model::PhaseStats& decode = d.phases.phases[static_cast<size_t>(model::Phase::kDecode)];
+    decode.steps = 5 + static_cast<uint64_t>(index);
+    decode.step_ns = 30'000'000 * (index + 1);
+    decode.busy_ns = 20'000'000 * (index + 1) + d.device;
+    decode.ops = 400;
+    decode.category_ns[static_cast<size_t>(model::Category::kAttention)] = 7'000'000 + index;
+    decode.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 11'000'000;
+    if (index % 2 == 0) {
+      model::PhaseStats& prefill = d.phases.phases[static_cast<size_t>(model::Phase::kPrefill)];
+      prefill.steps = 1;
+      prefill.step_ns = 80'000'000;
+      prefill.busy_ns = 75'000'000;
+      prefill.ops = 90;
+      prefill.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 60'000'000 + index;
+    }
+    d.phases.outside_ops = 2;
+    d.phases.outside_ns[static_cast<size_t>(model::Category::kCommunication)] = 1'000'000;
+  }
   return w;
 }
 
@@ -101,6 +130,28 @@ class ClickHouseServerTest : public testing::SharedServerTest<ClickHouseServerTe
     return r.ok() ? std::atoll(r->c_str()) : -1;
   }
   std::string Table(const char* t) { return database_ + "." + t; }
+
+  // What one host's agent ships: `windows` of process `pid` through a sink labelled `host`,
+  // flushed.
+  void ShipWindows(const std::string& host, uint32_t pid,
+                   const std::vector<model::ProfileWindow>& windows) {
+    auto sink = MakeSink(host);
+    ASSERT_NE(sink, nullptr);
+    wire::Hello hello;
+    hello.pid = pid;
+    for (const model::ProfileWindow& w : windows) sink->OnWindow(hello, w);
+    ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
+  }
+  // The fleet view of the test's database over the day the windows fall in.
+  static FleetQuery DayQuery() {
+    FleetQuery q;
+    q.from_ns = kBase;
+    q.to_ns = kBase + 86400'000'000'000;
+    return q;
+  }
+  base::StatusOr<FleetView> View(const FleetQuery& q) {
+    return QueryFleet(ClickHouseClient(server_->Target(database_)), q);
+  }
 
   std::string state_dir_, database_;
 };
@@ -207,24 +258,19 @@ TEST_F(ClickHouseServerTest, FleetViewSumsAndOutliers) {
       {"node-w", 100}, {"node-x", 120}, {"node-y", 150}, {"node-z", 600}};
   int64_t idle_total = 0, span_total = 0;
   for (const auto& [host, idle] : hosts) {
-    auto sink = MakeSink(host);
-    wire::Hello hello;
-    hello.pid = 11;
+    std::vector<model::ProfileWindow> windows;
     for (int i = 0; i < 6; ++i) {
-      const model::ProfileWindow w = MakeWindow(i, 11, 2, idle);
-      for (const auto& d : w.processes[0].devices) {
+      windows.push_back(MakeWindow(i, 11, 2, idle));
+      for (const auto& d : windows.back().processes[0].devices) {
         idle_total += d.idle_ns();
         span_total += d.span_ns();
       }
-      sink->OnWindow(hello, w);
     }
-    ASSERT_TRUE(sink->Flush().ok());
+    ShipWindows(host, 11, windows);
+    if (HasFatalFailure()) return;
   }
-  ClickHouseClient client(server_->Target(database_));
-  FleetQuery q;
-  q.from_ns = kBase;
-  q.to_ns = kBase + 86400'000'000'000;
-  auto view = QueryFleet(client, q);
+  FleetQuery q = DayQuery();
+  auto view = View(q);
   ASSERT_TRUE(view.ok()) << view.status().message();
   ASSERT_EQ(view->groups.size(), 4u);
   EXPECT_EQ(view->groups[0].key, "node-z");  // worst idle first
@@ -232,52 +278,47 @@ TEST_F(ClickHouseServerTest, FleetViewSumsAndOutliers) {
   EXPECT_EQ(view->total.span_ns, span_total);
   EXPECT_EQ(view->total.gpus, 8u);
   EXPECT_EQ(view->total.windows, 48u);
+  EXPECT_TRUE(view->total.phases.empty());  // windows without steps: no phases
   ASSERT_EQ(view->outliers.size(), 1u) << RenderFleetText(*view, q, "x");
   EXPECT_EQ(view->outliers[0].key, "node-z");
   EXPECT_NEAR(view->outliers[0].value, 0.6, 1e-9);
   // Filters: a host list, a label, another grouping.
   q.exact = true;  // the same answer with FINAL
-  auto exact = QueryFleet(client, q);
+  auto exact = View(q);
   ASSERT_TRUE(exact.ok()) << exact.status().message();
   EXPECT_EQ(exact->total.idle_ns, idle_total);
   EXPECT_EQ(exact->groups[0].key, "node-z");
   q.hosts = {"node-w", "node-x"};
-  auto two = QueryFleet(client, q);
+  auto two = View(q);
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(two->groups.size(), 2u);
   q.hosts.clear();
   q.labels = {{"host", "node-y"}};
   q.group_by = GroupBy::kModel;
-  auto by_model = QueryFleet(client, q);
+  auto by_model = View(q);
   ASSERT_TRUE(by_model.ok()) << by_model.status().message();
   ASSERT_EQ(by_model->groups.size(), 1u);
   EXPECT_EQ(by_model->groups[0].key, "llama");
   EXPECT_EQ(by_model->groups[0].windows, 12u);
   const std::string text = RenderFleetText(*view, FleetQuery{}, "clickhouse://x");
   EXPECT_NE(text.find("node-z: idle 60.0%"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Forward phases"), std::string::npos) << text;
 }
 
 TEST_F(ClickHouseServerTest, FleetViewSpanRunsFromFirstToLastActivity) {
   // One GPU with windows 0 and 3 only (the process sent nothing for 20 s): as in the store's
   // range merge, its span runs from its first activity to its last and the silence is idle, so
   // `report --source`'s idle share is the one `report` on that host shows.
-  auto sink = MakeSink("node-gap");
-  wire::Hello hello;
-  hello.pid = 12;
+  std::vector<model::ProfileWindow> windows = {MakeWindow(0, 12, 1, 100),
+                                               MakeWindow(3, 12, 1, 100)};
   int64_t busy = 0;
-  for (int i : {0, 3}) {
-    const model::ProfileWindow w = MakeWindow(i, 12, 1, 100);
-    busy += w.processes[0].devices[0].busy_ns;
-    sink->OnWindow(hello, w);
-  }
-  ASSERT_TRUE(sink->Flush().ok());
-  ClickHouseClient client(server_->Target(database_));
-  FleetQuery q;
-  q.from_ns = kBase;
-  q.to_ns = kBase + 86400'000'000'000;
+  for (const model::ProfileWindow& w : windows) busy += w.processes[0].devices[0].busy_ns;
+  ShipWindows("node-gap", 12, windows);
+  if (HasFatalFailure()) return;
+  FleetQuery q = DayQuery();
   for (bool exact : {false, true}) {
     q.exact = exact;
-    auto view = QueryFleet(client, q);
+    auto view = View(q);
     ASSERT_TRUE(view.ok()) << view.status().message();
     ASSERT_EQ(view->groups.size(), 1u);
     const FleetGroup& g = view->groups[0];
@@ -287,6 +328,67 @@ TEST_F(ClickHouseServerTest, FleetViewSpanRunsFromFirstToLastActivity) {
     EXPECT_EQ(g.busy_ns, busy);
     EXPECT_EQ(g.idle_ns, 4 * kWindowNs - busy);
   }
+}
+
+// The forward-phase split (schema 4's phases table): each group's phases are its GPUs' windows
+// summed as the store sums them (model::MergeWindow per process, then over the ranks, as the
+// report's summary does), with FINAL too, per host and per model; the text and JSON show them.
+TEST_F(ClickHouseServerTest, FleetViewSumsForwardPhasesAsTheStore) {
+  std::map<std::string, model::PhaseSplit> expected;  // per host
+  model::PhaseSplit all;
+  for (const char* host : {"node-p", "node-q"}) {
+    std::vector<model::ProfileWindow> windows;
+    model::ProfileWindow merged;
+    for (int i = 0; i < 5; ++i) {
+      windows.push_back(WithPhases(MakeWindow(i, 13, host[5] == 'p' ? 2 : 1, 100), i));
+      model::MergeWindow(windows.back(), &merged);
+    }
+    ShipWindows(host, 13, windows);
+    if (HasFatalFailure()) return;
+    for (const model::DeviceProfile& d : merged.processes.at(0).devices) {
+      expected[host].Merge(d.phases);
+      all.Merge(d.phases);
+    }
+  }
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kPhasesTable)),
+            15 * 2 + 9);  // decode and outside in every device window, prefill in even ones
+  FleetQuery q = DayQuery();
+  for (bool exact : {false, true}) {
+    q.exact = exact;
+    auto view = View(q);
+    ASSERT_TRUE(view.ok()) << view.status().message();
+    EXPECT_FALSE(view->no_phases_table);
+    ASSERT_EQ(view->groups.size(), 2u);
+    for (const FleetGroup& g : view->groups) EXPECT_EQ(g.phases, expected.at(g.key)) << g.key;
+    EXPECT_EQ(view->total.phases, all);
+  }
+  q.exact = false;
+  q.group_by = GroupBy::kModel;
+  auto by_model = View(q);
+  ASSERT_TRUE(by_model.ok()) << by_model.status().message();
+  ASSERT_EQ(by_model->groups.size(), 1u);
+  EXPECT_EQ(by_model->groups[0].phases, all);
+  q.group_by = GroupBy::kHost;
+  q.hosts = {"node-q"};
+  auto one = View(q);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_EQ(one->groups.size(), 1u);
+  EXPECT_EQ(one->total.phases, expected.at("node-q"));
+  // The text section and the JSON `phases`, as a report's (analyze::Phases of the sums).
+  auto view = View(DayQuery());
+  ASSERT_TRUE(view.ok());
+  const std::string text = RenderFleetText(*view, DayQuery(), "clickhouse://x");
+  EXPECT_NE(text.find("Forward phases (prefill vs decode)"), std::string::npos) << text;
+  const analyze::PhaseSummary p = analyze::Phases(expected.at("node-p"));
+  ASSERT_EQ(p.phases.size(), 2u);
+  EXPECT_NE(text.find("node-p"), std::string::npos);
+  EXPECT_NE(text.find(" decode "), std::string::npos) << text;
+  EXPECT_NE(text.find("(outside)"), std::string::npos) << text;
+  const std::string json = RenderFleetJson(*view, DayQuery(), "clickhouse://x");
+  EXPECT_NE(json.find("\"step_total_ns\": " + std::to_string(p.phases[0].step_total_ns)),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"outside_ops\": " + std::to_string(p.outside_ops)), std::string::npos);
 }
 
 // Issue 18's fault test: an insert the server stored but whose answer was lost is not sent again,
@@ -386,13 +488,56 @@ TEST_F(ClickHouseServerTest, MigratesVersionOneTables) {
               1)
         << t;
   EXPECT_EQ(Scalar("SELECT sum(batch_id) FROM " + Table(kWindowsTable) + " WHERE host = 'old'"), 0);
+  // Version 4: the phases table.
+  EXPECT_EQ(Scalar("SELECT count() FROM system.tables WHERE database = '" + database_ +
+                   "' AND name = '" + kPhasesTable + "'"),
+            1);
   // The new agent writes into the migrated tables.
   auto sink = MakeSink("node-m");
   wire::Hello hello;
   hello.pid = 22;
-  sink->OnWindow(hello, MakeWindow(0, 22, 1, 100));
+  sink->OnWindow(hello, WithPhases(MakeWindow(0, 22, 1, 100), 0));
   ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
   EXPECT_EQ(Scalar("SELECT countIf(batch_id != 0) FROM " + Table(kWindowsTable)), 1);
+  EXPECT_EQ(Scalar("SELECT countIf(batch_id != 0) FROM " + Table(kPhasesTable)), 3);
+}
+
+// A database an agent of schema 3 created (no phases table): the fleet view answers without
+// phases, and the next agent's migration adds the table, after which the phases arrive.
+TEST_F(ClickHouseServerTest, MigratesVersionThreeTables) {
+  ClickHouseClient client(server_->Target(database_));
+  for (const Migration& m : Migrations()) {
+    if (m.version > 3) continue;
+    for (const std::string& statement : m.statements)
+      ASSERT_TRUE(client.Execute(WithDatabase(statement, database_)).ok()) << statement;
+    ASSERT_TRUE(client
+                    .Execute("INSERT INTO " + Table(kSchemaTable) + " VALUES (" +
+                             std::to_string(m.version) + ", 0)")
+                    .ok());
+  }
+  RowBatch batch;
+  FleetIdentity identity;
+  identity.labels = {{"host", "node-3"}};
+  wire::Hello hello;
+  hello.pid = 23;
+  EncodeWindow(identity, hello, WithPhases(MakeWindow(0, 23, 1, 100), 0), &batch);
+  ASSERT_TRUE(client.InsertJsonEachRow(kWindowsTable, batch.body[RowBatch::kWindows]).ok());
+  auto before = View(DayQuery());
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_TRUE(before->no_phases_table);
+  EXPECT_TRUE(before->total.phases.empty());
+  ASSERT_EQ(before->groups.size(), 1u);
+  auto migrated = client.EnsureSchema();
+  ASSERT_TRUE(migrated.ok()) << migrated.status().message();
+  EXPECT_EQ(*migrated, 3);
+  EXPECT_EQ(Scalar("SELECT max(version) FROM " + Table(kSchemaTable)), LatestSchemaVersion());
+  ShipWindows("node-4", 24, {WithPhases(MakeWindow(1, 24, 1, 100), 1)});
+  if (HasFatalFailure()) return;
+  auto after = View(DayQuery());
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_FALSE(after->no_phases_table);
+  EXPECT_EQ(after->total.phases,
+            WithPhases(MakeWindow(1, 24, 1, 100), 1).processes[0].devices[0].phases);
 }
 
 // clickhouses://: the sink and the reads over HTTPS (18.16's https_port, a self-signed

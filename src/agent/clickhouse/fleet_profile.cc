@@ -46,9 +46,11 @@ std::string Where(const FleetProfileQuery& q) {
   return where;
 }
 
-std::string From(const std::string& database, const char* table, const FleetProfileQuery& q) {
-  return " FROM " + database + "." + table + (q.selection.exact ? " FINAL" : "") + " WHERE " +
-         Where(q);
+// `array_join`: an ARRAY JOIN clause, which goes between the table (and FINAL) and WHERE.
+std::string From(const std::string& database, const char* table, const FleetProfileQuery& q,
+                 const std::string& array_join = "") {
+  return " FROM " + database + "." + table + (q.selection.exact ? " FINAL" : "") + array_join +
+         " WHERE " + Where(q);
 }
 
 // A device of a process, and the slice, as the rows name them.
@@ -101,6 +103,13 @@ base::StatusOr<std::vector<std::vector<std::string>>> Run(const ClickHouseClient
   return rows;
 }
 
+// A table of a newer schema than the database has (Code 60: no such table): the caller reads
+// nothing from it.
+bool MissingTable(const base::Status& status, const char* table) {
+  return !status.ok() && status.message().find("Code: 60,") != std::string::npos &&
+         status.message().find(table) != std::string::npos;
+}
+
 base::Status BadNumber(const ClickHouseClient& client) {
   return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
 }
@@ -109,6 +118,15 @@ int SyncTypeIndex(const std::string& name) {
   for (size_t t = 0; t < static_cast<size_t>(model::SyncType::kCount); ++t)
     if (name == model::kSyncTypeNames[t]) return static_cast<int>(t);
   return -1;
+}
+
+// The index of a phase row's phase in model::kPhaseNames; -1 for the outside row, -2 for a name
+// this build does not know.
+int PhaseIndex(const std::string& name) {
+  if (name == kOutsidePhase) return -1;
+  for (size_t p = 0; p < model::kPhaseCount; ++p)
+    if (name == model::kPhaseNames[p]) return static_cast<int>(p);
+  return -2;
 }
 
 }  // namespace
@@ -204,6 +222,15 @@ std::string FleetProfileSql(const std::string& database, const FleetProfileQuery
       return head + ", sync_type, sum(sync_count), sum(wait_ns), max(max_ns)" +
              From(database, kSyncsTable, q) + group + ", sync_type" + order +
              ", sync_type FORMAT TabSeparated";
+    case FleetFact::kPhases:
+      return head + ", phase, sum(steps), sum(step_ns), sum(busy_ns), sum(ops)" +
+             From(database, kPhasesTable, q) + group + ", phase" + order +
+             ", phase FORMAT TabSeparated";
+    case FleetFact::kPhaseCategories:
+      return head + ", phase, category, sum(ns)" +
+             From(database, kPhasesTable, q,
+                  " ARRAY JOIN categories AS category, category_ns AS ns") +
+             group + ", phase, category" + order + ", phase, category FORMAT TabSeparated";
     case FleetFact::kWindowCount:
       return "SELECT uniqExact(host, pid, process_start_ns, window_start_ns)" +
              From(database, kWindowsTable, q) + " FORMAT TabSeparated";
@@ -366,6 +393,56 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
         !ParseNumber(row[9], &w.max_ns))
       return BadNumber(client);
     if (w.count > 0) w.min_ns = 0;  // not kept: unknown
+  }
+
+  // The forward-phase split, summed per device as model::PhaseSplit::Merge sums a range's windows.
+  auto phase_rows = Run(client, FleetProfileSql(db, q, FleetFact::kPhases), kKeyColumns + 5);
+  if (MissingTable(phase_rows.status(), kPhasesTable)) {
+    out.no_phases_table = true;
+  } else {
+    ASSIGN_OR_RETURN(rows, std::move(phase_rows));
+    for (const auto& row : rows) {
+      DeviceSums* s = device_of(row);
+      const int ph = PhaseIndex(row[6]);
+      if (!s || ph < -1) {
+        ++out.unknown_names;
+        continue;
+      }
+      model::PhaseSplit& split = s->profile.phases;
+      uint64_t steps = 0, ops = 0;
+      int64_t step_ns = 0, busy_ns = 0;
+      if (!ParseNumber(row[7], &steps) || !ParseNumber(row[8], &step_ns) ||
+          !ParseNumber(row[9], &busy_ns) || !ParseNumber(row[10], &ops))
+        return BadNumber(client);
+      if (ph < 0) {
+        split.outside_ops += ops;
+        continue;
+      }
+      model::PhaseStats& p = split.phases[static_cast<size_t>(ph)];
+      p.steps += steps;
+      p.step_ns += step_ns;
+      p.busy_ns += busy_ns;
+      p.ops += ops;
+    }
+    ASSIGN_OR_RETURN(
+        rows, Run(client, FleetProfileSql(db, q, FleetFact::kPhaseCategories), kKeyColumns + 3));
+    for (const auto& row : rows) {
+      DeviceSums* s = device_of(row);
+      const int ph = PhaseIndex(row[6]);
+      model::Category c;
+      if (!s || ph < -1 || !model::ParseCategory(row[7], &c)) {
+        ++out.unknown_names;
+        continue;
+      }
+      int64_t ns = 0;
+      if (!ParseNumber(row[8], &ns)) return BadNumber(client);
+      model::PhaseSplit& split = s->profile.phases;
+      const auto ci = static_cast<size_t>(c);
+      if (ph < 0)
+        split.outside_ns[ci] += ns;
+      else
+        split.phases[static_cast<size_t>(ph)].category_ns[ci] += ns;
+    }
   }
 
   ASSIGN_OR_RETURN(rows, Run(client, FleetProfileSql(db, q, FleetFact::kWindowCount), 1));

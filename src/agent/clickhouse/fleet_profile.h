@@ -43,7 +43,18 @@ struct FleetProfileQuery {
 };
 
 // The fact tables a profile is read from, one query each.
-enum class FleetFact { kDevices, kCategories, kKernels, kKernelTotals, kSyncs, kWindowCount };
+// kPhases: each phase's steps, step and busy time and ops; kPhaseCategories: its category times
+// (the rows' parallel arrays, ARRAY JOINed).
+enum class FleetFact {
+  kDevices,
+  kCategories,
+  kKernels,
+  kKernelTotals,
+  kSyncs,
+  kWindowCount,
+  kPhases,
+  kPhaseCategories
+};
 
 struct FleetProfile {
   // Per slice: one window per process (host, pid, process start), its devices' sums; sorted by
@@ -58,6 +69,9 @@ struct FleetProfile {
   // Device rows written by an agent before schema 2 (no first/last activity): their span is the
   // sum of their window spans, so gaps between windows do not count as idle for them.
   uint64_t rows_without_bounds = 0;
+  // No phases table (a database no agent of schema 4 has written to yet): the profile has no
+  // forward-phase split.
+  bool no_phases_table = false;
 };
 
 // The SQL of one fact's query (public for tests).

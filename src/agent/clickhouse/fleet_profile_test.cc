@@ -38,8 +38,9 @@ TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
   q.selection.hosts = {"node-a"};
   q.selection.labels = {{"replica", "it's"}};
   q.rank = 1;
-  for (FleetFact f : {FleetFact::kDevices, FleetFact::kCategories, FleetFact::kKernels,
-                      FleetFact::kKernelTotals, FleetFact::kSyncs}) {
+  for (FleetFact f :
+       {FleetFact::kDevices, FleetFact::kCategories, FleetFact::kKernels, FleetFact::kKernelTotals,
+        FleetFact::kSyncs, FleetFact::kPhases, FleetFact::kPhaseCategories}) {
     const std::string sql = FleetProfileSql("db", q, f);
     SCOPED_TRACE(sql);
     EXPECT_NE(sql.find("GROUP BY slice, host, pid, process_start_ns, rank, device"),
@@ -75,8 +76,20 @@ TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
             std::string::npos);
   EXPECT_NE(FleetProfileSql("db", q, FleetFact::kSyncs).find("GROUP BY slice, sync_type"),
             std::string::npos);
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kPhases).find("GROUP BY slice, phase"),
+            std::string::npos);
   q.collapse_devices = false;
   q.selection.exact = true;
+  // The category times' arrays are joined between the table (FINAL included) and WHERE.
+  const std::string phases = FleetProfileSql("db", q, FleetFact::kPhaseCategories);
+  EXPECT_NE(phases.find("FROM db.inferscope_window_phases FINAL ARRAY JOIN categories AS "
+                        "category, category_ns AS ns WHERE"),
+            std::string::npos)
+      << phases;
+  EXPECT_NE(phases.find("GROUP BY slice, host, pid, process_start_ns, rank, device, phase, "
+                        "category"),
+            std::string::npos)
+      << phases;
   q.slice_starts = {10, 20, 30};
   const std::string sql = FleetProfileSql("db", q, FleetFact::kSyncs);
   EXPECT_NE(sql.find("FROM db.inferscope_window_syncs FINAL WHERE"), std::string::npos) << sql;
@@ -149,6 +162,27 @@ model::ProfileWindow MakeWindow(int i, uint32_t pid, int32_t rank, const std::st
     d.syncs[static_cast<size_t>(model::SyncType::kStream)].wait.Add(2'000'000 + i);
     d.syncs[static_cast<size_t>(model::SyncType::kStreamWaitEvent)].wait.Add(7);
     d.steps.plain.Add(20'000'000);
+    // Forward phases: decode steps in every window, prefill in every other, and on device 1 the
+    // time of steps not whole.
+    model::PhaseStats& decode = d.phases.phases[static_cast<size_t>(model::Phase::kDecode)];
+    decode.steps = 3 + static_cast<uint64_t>(i);
+    decode.step_ns = 60'000'000 * (i + 1);
+    decode.busy_ns = 40'000'000 * (i + 1) * scale;
+    decode.ops = 200 + static_cast<uint64_t>(i);
+    decode.category_ns[static_cast<size_t>(model::Category::kAttention)] = 9'000'000 * (i + 1);
+    decode.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 25'000'000 * scale;
+    if (i % 2 == 0) {
+      model::PhaseStats& prefill = d.phases.phases[static_cast<size_t>(model::Phase::kPrefill)];
+      prefill.steps = 1;
+      prefill.step_ns = 90'000'000;
+      prefill.busy_ns = 80'000'000;
+      prefill.ops = 50;
+      prefill.category_ns[static_cast<size_t>(model::Category::kMatmul)] = 70'000'000;
+    }
+    if (dev == 1) {
+      d.phases.outside_ops = 4;
+      d.phases.outside_ns[static_cast<size_t>(model::Category::kCommunication)] = 3'000'000 + i;
+    }
     p.devices.push_back(d);
   }
   w.processes.push_back(p);
@@ -179,8 +213,8 @@ class FleetProfileServerTest : public testing::SharedServerTest<FleetProfileServ
     hello.process_start_unix_ns = 1000 + pid;
     RowBatch batch;
     for (const auto& w : windows) EncodeWindow(identity, hello, w, &batch);
-    for (int t = 0; t < RowBatch::kTelemetry; ++t)
-      if (batch.rows[t]) {
+    for (int t = 0; t < RowBatch::kTables; ++t)
+      if (t != RowBatch::kTelemetry && batch.rows[t]) {
         ASSERT_TRUE(client_->InsertJsonEachRow(RowBatch::TableName(t), batch.body[t]).ok());
       }
   }
@@ -240,6 +274,8 @@ void ExpectSameDevice(const model::DeviceProfile& fleet, const model::DeviceProf
   // several merges counts each time), the fleet's counts each name once.
   EXPECT_EQ(fleet.steps.plain.count + fleet.steps.prefill.count,
             local.steps.plain.count + local.steps.prefill.count);
+  // The forward-phase split: every field, as PhaseSplit::Merge sums it.
+  EXPECT_EQ(fleet.phases, local.phases);
 }
 
 analyze::ProfileFigures Figures(const std::vector<const model::ProfileWindow*>& windows) {
@@ -269,6 +305,7 @@ void ExpectSameFigures(const analyze::ProfileFigures& a, const analyze::ProfileF
   same(a.kernels, b.kernels, "kernels");
   same(a.idle_gaps, b.idle_gaps, "idle gaps");
   same(a.syncs, b.syncs, "syncs");
+  same(a.phases, b.phases, "phases");
 }
 
 TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
@@ -317,6 +354,8 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
   for (const auto& w : fleet->slices[0]) fw.push_back(&w);
   for (const auto& w : local) lw.push_back(&w);
   ExpectSameFigures(Figures(fw), Figures(lw));
+  EXPECT_EQ(Figures(fw).phases.size(), model::kPhaseCount);  // the phases did arrive
+  EXPECT_FALSE(fleet->no_phases_table);
 
   // Slices: the window starts, two per slice, as diff cuts a range.
   auto starts = QueryWindowStarts(*client_, q, 100);
@@ -422,6 +461,32 @@ TEST_F(FleetProfileServerTest, RowsOfOlderAgentsFallBackToSummedSpans) {
   EXPECT_EQ(d.span_ns(), 900);
   EXPECT_EQ(d.idle_ns(), 300);
   EXPECT_EQ(fleet->rows_without_bounds, 1u);
+}
+
+// A database of schema 3 (agents before the phases table): the profile reads without phases.
+TEST_F(FleetProfileServerTest, ADatabaseWithoutThePhasesTableHasNoPhases) {
+  ClickHouseTarget t = client_->target();
+  t.database = "p_schema3";
+  const ClickHouseClient old(t);
+  for (const Migration& m : Migrations())
+    for (const std::string& statement : m.statements)
+      if (m.version <= 3) {
+        ASSERT_TRUE(old.Execute(WithDatabase(statement, t.database)).ok());
+      }
+  FleetIdentity identity;
+  identity.labels = {{"host", "node-old"}};
+  wire::Hello hello;
+  hello.pid = 41;
+  RowBatch batch;
+  EncodeWindow(identity, hello, MakeWindow(0, 41, 0, "node-old", 1), &batch);
+  ASSERT_GT(batch.rows[RowBatch::kPhases], 0u);
+  ASSERT_TRUE(old.InsertJsonEachRow(kWindowsTable, batch.body[RowBatch::kWindows]).ok());
+  auto profile = QueryFleetProfile(old, Selection());
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_TRUE(profile->no_phases_table);
+  ASSERT_EQ(profile->slices.at(0).size(), 1u);
+  for (const model::DeviceProfile& d : profile->slices[0][0].processes.at(0).devices)
+    EXPECT_TRUE(d.phases.empty());
 }
 
 TEST_F(FleetProfileServerTest, TablesOfAnOlderAgentSayWhatToAdd) {

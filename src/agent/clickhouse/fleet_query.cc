@@ -6,7 +6,11 @@
 #include <cstdio>
 
 #include "src/agent/clickhouse/schema.h"
+#include "src/analyze/analysis.h"
+#include "src/base/human_format.h"
 #include "src/base/json_writer.h"
+#include "src/model/taxonomy.h"
+#include "src/report/report.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -167,6 +171,114 @@ std::string FleetGroupsSql(const std::string& database, const FleetQuery& q) {
          per_gpu + ") GROUP BY grp ORDER BY grp FORMAT TabSeparated";
 }
 
+std::string FleetPhasesSql(const std::string& database, const FleetQuery& q, bool categories) {
+  const std::string from =
+      " FROM " + database + "." + kPhasesTable + (q.exact ? " FINAL" : "") +
+      (categories ? " ARRAY JOIN categories AS category, category_ns AS ns" : "") + " WHERE " +
+      FleetWhereSql(q, false);
+  const std::string head = std::string("SELECT ") + GroupByName(q.group_by) + " AS grp, phase";
+  if (categories)
+    return head + ", category, sum(ns)" + from +
+           " GROUP BY grp, phase, category ORDER BY grp, phase, category FORMAT TabSeparated";
+  return head + ", sum(steps), sum(step_ns), sum(busy_ns), sum(ops)" + from +
+         " GROUP BY grp, phase ORDER BY grp, phase FORMAT TabSeparated";
+}
+
+namespace {
+
+// Adds the groups' forward phases (FleetPhasesSql) to `view`'s groups and total. A database
+// without the phases table (schema 3: no agent of schema 4 has run on it) has none.
+base::Status AddPhases(const ClickHouseClient& client, const FleetQuery& q, FleetView* view) {
+  auto bad = [&] {
+    return base::DataLossError(client.target().ToUrl() + ": unexpected phases answer");
+  };
+  auto group_of = [&](const std::string& key) -> FleetGroup* {
+    for (FleetGroup& g : view->groups)
+      if (g.key == key) return &g;
+    return nullptr;
+  };
+  // -1: the row of steps not whole; -2: a phase this build does not know (skipped).
+  auto phase_of = [](const std::string& name) {
+    if (name == kOutsidePhase) return -1;
+    for (size_t p = 0; p < model::kPhaseCount; ++p)
+      if (name == model::kPhaseNames[p]) return static_cast<int>(p);
+    return -2;
+  };
+  auto answer = client.Execute(FleetPhasesSql(client.target().database, q, false));
+  if (!answer.ok() && answer.status().message().find("Code: 60,") != std::string::npos &&
+      answer.status().message().find(kPhasesTable) != std::string::npos) {
+    view->no_phases_table = true;
+    return base::OkStatus();
+  }
+  ASSIGN_OR_RETURN(std::string body, std::move(answer));
+  ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
+  for (const auto& row : rows) {
+    if (row.size() != 6) return bad();
+    FleetGroup* g = group_of(row[0]);
+    const int ph = phase_of(row[1]);
+    if (!g || ph < -1) continue;
+    uint64_t steps = 0, ops = 0;
+    int64_t step_ns = 0, busy_ns = 0;
+    if (!ParseNumber(row[2], &steps) || !ParseNumber(row[3], &step_ns) ||
+        !ParseNumber(row[4], &busy_ns) || !ParseNumber(row[5], &ops))
+      return bad();
+    if (ph < 0) {
+      g->phases.outside_ops += ops;
+      continue;
+    }
+    model::PhaseStats& p = g->phases.phases[static_cast<size_t>(ph)];
+    p.steps += steps;
+    p.step_ns += step_ns;
+    p.busy_ns += busy_ns;
+    p.ops += ops;
+  }
+  ASSIGN_OR_RETURN(body, client.Execute(FleetPhasesSql(client.target().database, q, true)));
+  ASSIGN_OR_RETURN(rows, ParseTabSeparated(body));
+  for (const auto& row : rows) {
+    if (row.size() != 4) return bad();
+    FleetGroup* g = group_of(row[0]);
+    const int ph = phase_of(row[1]);
+    model::Category c;
+    if (!g || ph < -1 || !model::ParseCategory(row[2], &c)) continue;
+    int64_t ns = 0;
+    if (!ParseNumber(row[3], &ns)) return bad();
+    const auto ci = static_cast<size_t>(c);
+    if (ph < 0)
+      g->phases.outside_ns[ci] += ns;
+    else
+      g->phases.phases[static_cast<size_t>(ph)].category_ns[ci] += ns;
+  }
+  for (const FleetGroup& g : view->groups) view->total.phases.Merge(g.phases);
+  return base::OkStatus();
+}
+
+// The forward-phase lines of one group, in the columns of the store report's "Forward phases"
+// section (src/report/document.cc), the group in place of the rank and GPU.
+void PhaseLines(const std::string& key, const model::PhaseSplit& split, std::string* out) {
+  const analyze::PhaseSummary s = analyze::Phases(split);
+  char line[512];
+  auto add = [&](const std::string& phase, uint64_t steps, int64_t mean_ns, int64_t gpu_ns,
+                 double pct, int64_t busy_ns, const std::vector<analyze::CategoryRow>& cats) {
+    std::string top;
+    for (size_t i = 0; i < cats.size() && i < 3; ++i) {
+      char c[96];
+      std::snprintf(c, sizeof(c), "%s%s %.1f%%", i ? ", " : "", cats[i].name.c_str(), cats[i].pct);
+      top += c;
+    }
+    std::snprintf(line, sizeof(line), "  %-24.24s %-10s %7s %10s %10s %6.1f%% %10s  %s\n",
+                  key.c_str(), phase.c_str(), steps ? std::to_string(steps).c_str() : "",
+                  steps ? base::FormatDuration(mean_ns).c_str() : "",
+                  base::FormatDuration(gpu_ns).c_str(), pct,
+                  steps ? base::FormatDuration(busy_ns).c_str() : "", top.c_str());
+    *out += line;
+  };
+  for (const analyze::PhaseSummaryRow& p : s.phases)
+    add(p.phase, p.steps, p.step_mean_ns, p.gpu_time_ns, p.pct, p.busy_ns, p.categories);
+  if (s.outside_ns > 0) add("(outside)", 0, 0, s.outside_ns, s.outside_pct, 0, {});
+}
+
+}  // namespace
+
 base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const FleetQuery& q) {
   ASSIGN_OR_RETURN(std::string body, client.Execute(FleetGroupsSql(client.target().database, q)));
   ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
@@ -212,6 +324,7 @@ base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const Fleet
                    [&](const FleetGroup& a, const FleetGroup& b) {
                      return a.Metric(q.rank_by) > b.Metric(q.rank_by);
                    });
+  if (!view.groups.empty()) RETURN_IF_ERROR(AddPhases(client, q, &view));
   return view;
 }
 
@@ -250,6 +363,23 @@ std::string RenderFleetText(const FleetView& view, const FleetQuery& q, const st
       out += "  " + o.key + ": " + FleetMetricName(o.metric) + " " + MetricText(o.metric, o.value) +
              " (median " + MetricText(o.metric, o.median) + ")\n";
   }
+  // The store report's "Forward phases" section, per listed group (and the whole selection when
+  // it has more than one group): only when some window had whole steps.
+  if (!view.total.phases.empty()) {
+    out += "\nForward phases (prefill vs decode):\n";
+    std::snprintf(line, sizeof(line), "  %-24s %-10s %7s %10s %10s %7s %10s  %s\n",
+                  GroupByName(q.group_by), "phase", "steps", "mean step", "gpu time", "%", "busy",
+                  "top categories");
+    out += line;
+    if (view.groups.size() > 1) PhaseLines("(fleet)", view.total.phases, &out);
+    for (size_t i = 0; i < shown; ++i)
+      if (!view.groups[i].phases.empty())
+        PhaseLines(view.groups[i].key, view.groups[i].phases, &out);
+    out +=
+        "  a step that ran attention.prefill kernels is prefill, attention.decode decode, both "
+        "mixed,\n  neither unknown; % = share of the GPU time of the windows with steps; "
+        "(outside): steps not whole\n";
+  }
   return out;
 }
 
@@ -272,6 +402,9 @@ std::string RenderFleetJson(const FleetView& view, const FleetQuery& q, const st
     w.Key("exposed_communication_share").Double(g.Metric(FleetMetric::kCommunication));
     w.Key("sync_wait_share").Double(g.Metric(FleetMetric::kSync));
     w.Key("mean_step_ns").Double(g.Metric(FleetMetric::kStep));
+    // As a report's `phases` (docs/report-schema.md), summed over the group's GPUs.
+    w.Key("phases");
+    report::WritePhasesJson(w, analyze::Phases(g.phases));
     w.EndObject();
   };
   w.BeginObject();

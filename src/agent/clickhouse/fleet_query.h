@@ -14,6 +14,7 @@
 
 #include "src/agent/clickhouse/clickhouse_client.h"
 #include "src/base/status.h"
+#include "src/model/profile.h"
 
 namespace inferscope::agent::clickhouse {
 
@@ -49,6 +50,9 @@ struct FleetGroup {
   int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, exposed_communication_ns = 0, sync_wait_ns = 0;
   uint64_t step_count = 0, kernel_count = 0;
   int64_t step_total_ns = 0;
+  // The forward-phase split of its GPUs' windows (schema 4's phases table), summed as the store's
+  // range merge sums it (model::PhaseSplit::Merge); empty without steps.
+  model::PhaseSplit phases;
 
   // Shares of the GPUs' active span (0 when there is none), and the mean step in ns.
   double Share(int64_t part_ns) const {
@@ -68,6 +72,8 @@ struct FleetView {
   FleetGroup total;                // the whole selection (key "fleet")
   double median[4] = {};           // per FleetMetric, over the groups
   std::vector<FleetOutlier> outliers;
+  // The database has no phases table yet (no agent of schema 4 wrote to it): no phases shown.
+  bool no_phases_table = false;
 };
 
 // The WHERE clause of a selection (without the keyword). `overlap`: windows overlapping
@@ -76,6 +82,9 @@ struct FleetView {
 std::string FleetWhereSql(const FleetQuery& selection, bool overlap);
 // The SQL the view runs (public for tests and the benchmark).
 std::string FleetGroupsSql(const std::string& database, const FleetQuery& query);
+// The groups' forward phases: per group and phase the steps, step and busy time and ops
+// (`categories` false), or per group, phase and category the GPU time (true).
+std::string FleetPhasesSql(const std::string& database, const FleetQuery& query, bool categories);
 base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const FleetQuery& query);
 
 // Renders the view as text (worst `query.top` groups and the outliers) or JSON (everything).

@@ -62,6 +62,31 @@ class Row {
     AppendNumber(value, out_);
     return *this;
   }
+  // `names` and `values` as the parallel arrays of one row (the phases' category times): the
+  // categories with time, in the taxonomy's order.
+  Row& CategoryArrays(const std::array<int64_t, model::kCategoryCount>& ns) {
+    Key("categories");
+    out_->push_back('[');
+    bool first = true;
+    for (size_t c = 0; c < ns.size(); ++c) {
+      if (ns[c] == 0) continue;
+      if (!first) out_->push_back(',');
+      first = false;
+      AppendQuoted(model::kCategoryNames[c], out_);
+    }
+    out_->append("]");
+    Key("category_ns");
+    out_->push_back('[');
+    first = true;
+    for (int64_t v : ns) {
+      if (v == 0) continue;
+      if (!first) out_->push_back(',');
+      first = false;
+      AppendNumber(v, out_);
+    }
+    out_->append("]");
+    return *this;
+  }
   Row& Labels(const clickhouse::Labels& labels) {
     Key("label_keys");
     out_->push_back('[');
@@ -155,8 +180,8 @@ void RowBatch::Clear() {
 }
 
 const char* RowBatch::TableName(int table) {
-  static const char* kNames[kTables] = {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable,
-                                        kTelemetryTable};
+  static const char* kNames[kTables] = {kWindowsTable, kCategoriesTable, kKernelsTable,
+                                        kSyncsTable,   kTelemetryTable,  kPhasesTable};
   return kNames[table];
 }
 
@@ -272,6 +297,30 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
             .Int("wait_ns", w.total_ns)
             .Int("max_ns", w.max_ns);
         ++out->rows[RowBatch::kSyncs];
+      }
+      // The forward-phase split: a row per phase with steps, and the GPU time of steps not whole
+      // (the reads fold them back into model::PhaseSplit).
+      for (size_t ph = 0; ph < model::kPhaseCount; ++ph) {
+        const model::PhaseStats& ps = d.phases.phases[ph];
+        if (ps.steps == 0 && ps.ops == 0 && ps.gpu_time_ns() == 0) continue;
+        Row r(&out->body[RowBatch::kPhases], key);
+        r.Str("phase", model::kPhaseNames[ph])
+            .UInt("steps", ps.steps)
+            .Int("step_ns", ps.step_ns)
+            .Int("busy_ns", ps.busy_ns)
+            .UInt("ops", ps.ops)
+            .CategoryArrays(ps.category_ns);
+        ++out->rows[RowBatch::kPhases];
+      }
+      if (d.phases.outside_ops > 0 || d.phases.outside_time_ns() != 0) {
+        Row r(&out->body[RowBatch::kPhases], key);
+        r.Str("phase", kOutsidePhase)
+            .UInt("steps", 0)
+            .Int("step_ns", 0)
+            .Int("busy_ns", 0)
+            .UInt("ops", d.phases.outside_ops)
+            .CategoryArrays(d.phases.outside_ns);
+        ++out->rows[RowBatch::kPhases];
       }
     }
   }

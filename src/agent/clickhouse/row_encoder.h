@@ -39,7 +39,8 @@ struct FleetIdentity {
 
 // Rows waiting to be sent, one JSONEachRow body per table.
 struct RowBatch {
-  enum Table { kWindows = 0, kCategories, kKernels, kSyncs, kTelemetry, kTables };
+  // kPhases last: the spool names tables, so the order only sets the inserts' order.
+  enum Table { kWindows = 0, kCategories, kKernels, kSyncs, kTelemetry, kPhases, kTables };
   std::array<std::string, kTables> body;
   std::array<uint64_t, kTables> rows{};
 

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "src/agent/clickhouse/schema.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/base/json_writer.h"
+#include "src/model/taxonomy.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -82,6 +84,72 @@ TEST(RowEncoder, RowsPerTableAndValues) {
   RowBatch again;
   EncodeWindow(id, hello, TwoDeviceWindow(), &again);
   EXPECT_EQ(again.body, b.body);
+}
+
+// The forward-phase split: a row per phase with steps (in kPhaseNames order), one `outside` row
+// for the steps not whole, the category times as parallel arrays of the categories with time.
+TEST(RowEncoder, PhaseRows) {
+  model::ProfileWindow w = TwoDeviceWindow();
+  EXPECT_TRUE([&] {
+    RowBatch none;
+    EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &none);
+    return none.rows[RowBatch::kPhases] == 0 && none.body[RowBatch::kPhases].empty();
+  }());
+  model::PhaseSplit& split = w.processes[0].devices[1].phases;
+  model::PhaseStats& decode = split.phases[static_cast<size_t>(model::Phase::kDecode)];
+  decode.steps = 12;
+  decode.step_ns = 240'000'000;
+  decode.busy_ns = 200'000'000;
+  decode.ops = 3000;
+  decode.category_ns[static_cast<size_t>(model::Category::kAttention)] = 50'000'000;
+  decode.category_ns[static_cast<size_t>(model::Category::kCommunication)] = 7'000'000;
+  model::PhaseStats& mixed = split.phases[static_cast<size_t>(model::Phase::kMixed)];
+  mixed.steps = 1;
+  mixed.step_ns = 30'000'000;
+  split.outside_ops = 9;
+  split.outside_ns[static_cast<size_t>(model::Category::kMatmul)] = 4'000'000;
+  RowBatch b;
+  EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &b);
+  ASSERT_EQ(b.rows[RowBatch::kPhases], 3u);  // device 1 only: decode, mixed, outside
+  simdjson::dom::parser parser;
+  std::vector<std::string> lines;
+  const std::string& body = b.body[RowBatch::kPhases];
+  for (size_t pos = 0; pos < body.size();) {
+    const size_t nl = body.find('\n', pos);
+    lines.push_back(body.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  simdjson::dom::element row;
+  ASSERT_EQ(parser.parse(lines[0]).get(row), simdjson::SUCCESS) << lines[0];
+  EXPECT_EQ(row["device"].get_uint64().value(), 1u);
+  EXPECT_EQ(std::string_view(row["phase"].get_string().value()), "decode");
+  EXPECT_EQ(row["steps"].get_uint64().value(), 12u);
+  EXPECT_EQ(row["step_ns"].get_int64().value(), 240'000'000);
+  EXPECT_EQ(row["busy_ns"].get_int64().value(), 200'000'000);
+  EXPECT_EQ(row["ops"].get_uint64().value(), 3000u);
+  ASSERT_EQ(row["categories"].get_array().size(), 2u);
+  EXPECT_EQ(std::string_view(row["categories"].at(0).get_string().value()),
+            model::kCategoryNames[static_cast<size_t>(model::Category::kAttention)]);
+  EXPECT_EQ(std::string_view(row["categories"].at(1).get_string().value()),
+            model::kCategoryNames[static_cast<size_t>(model::Category::kCommunication)]);
+  EXPECT_EQ(row["category_ns"].at(0).get_int64().value(), 50'000'000);
+  EXPECT_EQ(row["category_ns"].at(1).get_int64().value(), 7'000'000);
+  ASSERT_EQ(parser.parse(lines[1]).get(row), simdjson::SUCCESS) << lines[1];
+  EXPECT_EQ(std::string_view(row["phase"].get_string().value()), "mixed");
+  EXPECT_EQ(row["categories"].get_array().size(), 0u);  // steps without GPU time
+  ASSERT_EQ(parser.parse(lines[2]).get(row), simdjson::SUCCESS) << lines[2];
+  EXPECT_EQ(std::string_view(row["phase"].get_string().value()), kOutsidePhase);
+  EXPECT_EQ(row["steps"].get_uint64().value(), 0u);
+  EXPECT_EQ(row["ops"].get_uint64().value(), 9u);
+  EXPECT_EQ(row["category_ns"].at(0).get_int64().value(), 4'000'000);
+  // Split into inserts like the other tables: its own table, every row with the batch id.
+  uint64_t next = 0;
+  const std::vector<Insert> inserts = SplitIntoInserts(b, [&] { return ++next; });
+  ASSERT_FALSE(inserts.empty());
+  EXPECT_EQ(inserts.back().table, RowBatch::kPhases);
+  EXPECT_EQ(inserts.back().rows, 3u);
+  EXPECT_STREQ(RowBatch::TableName(RowBatch::kPhases), kPhasesTable);
 }
 
 TEST(RowEncoder, HostLabelWins) {

@@ -93,6 +93,19 @@ const std::vector<Migration>& Migrations() {
            "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_other_ns Int64 DEFAULT 0",
            "ALTER TABLE {db}.inferscope_windows ADD COLUMN gap_other_max_ns Int64 DEFAULT 0",
        }},
+      // The forward-phase split (prefill vs decode, model::PhaseSplit) of each device window:
+      // one row per phase with steps (prefill, decode, mixed, unknown) and one `outside` row for
+      // the GPU time of steps not whole. The category times are two parallel arrays, not a row
+      // per category, so a window adds a few rows, not dozens (the sink's insert cost,
+      // docs/benchmarks.md); the reads ARRAY JOIN them (18.16's sumMap takes numeric keys only).
+      // A new table: CREATE TABLE IF NOT EXISTS is the whole migration, batch_id included.
+      {4,
+       {
+           FactTable(kPhasesTable,
+                     "phase String, steps UInt64, step_ns Int64, busy_ns Int64, ops UInt64, "
+                     "categories Array(String), category_ns Array(Int64), batch_id UInt64",
+                     ", phase"),
+       }},
   };
   return kMigrations;
 }

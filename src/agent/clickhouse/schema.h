@@ -15,6 +15,10 @@ inline constexpr const char* kCategoriesTable = "inferscope_window_categories";
 inline constexpr const char* kKernelsTable = "inferscope_window_kernels";
 inline constexpr const char* kSyncsTable = "inferscope_window_syncs";
 inline constexpr const char* kTelemetryTable = "inferscope_telemetry";
+// Schema 4: the forward-phase split of each device window (model::PhaseSplit), a row per phase.
+inline constexpr const char* kPhasesTable = "inferscope_window_phases";
+// The phase of the row that holds the GPU time of steps not whole (PhaseSplit::outside_*).
+inline constexpr const char* kOutsidePhase = "outside";
 inline constexpr const char* kSchemaTable = "inferscope_schema";
 
 // One schema migration: the statements that take version - 1 to version. Every statement is
