@@ -5,6 +5,7 @@
 
 #include "src/base/json_writer.h"
 #include "src/report/document.h"
+#include "src/report/phases_json.h"
 #include "src/report/report.h"
 #include "src/report/views.h"
 

@@ -34,10 +34,6 @@ std::string RenderJson(const analyze::Analysis& analysis,
 
 std::string Render(const analyze::Analysis& analysis, ReportFormat format);
 
-// The JSON value of a report's `phases` key (docs/report-schema.md), for other documents that show
-// a forward-phase split the same way (the fleet view, `report --source clickhouse://`).
-void WritePhasesJson(base::JsonWriter& w, const analyze::PhaseSummary& phases);
-
 // One table of the report as CSV (RFC 4180: a header row, then one row per line; durations in
 // integer ns, percentages as decimal numbers): `analyze --format csv --table NAME`. The tables are
 // CsvTableNames(); the views' tables are empty unless the analysis carries that view. False for an

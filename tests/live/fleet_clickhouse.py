@@ -17,11 +17,13 @@ Checked per host: the process windows in ClickHouse (distinct pid, process start
 equal the windows rows of its SQLite store; no key twice (plain count = FINAL count = distinct
 keys before any OPTIMIZE, and after OPTIMIZE ... FINAL too); no row dropped (status
 `dropped_rows` 0, spool drained); `inferscope report --source ... --group-by host --format json`
-gives each host the kernel count and busy time of `inferscope report --state-dir` of that host;
+gives each host the kernel count, busy time and forward phases (`phases`, schema 4's phases table)
+of `inferscope report --state-dir` of that host;
 `inferscope diff --source ... --host H` over two ranges equals `inferscope diff --state-dir` of
 H's store (every change, note and verdict), and a host-a/host-b label diff compares; `inferscope
-context --source ... --host H` has the store's category, kernel, rank and idle sections and a
-subset of its findings, and without --host a fleet section listing both hosts within the budget.
+context --source ... --host H` has the store's category, kernel, rank, idle and forward-phase
+sections and a subset of its findings, and without --host a fleet section listing both hosts
+within the budget (and `mcp --source`'s get_context the same fleet and phase sections).
 
 Usage: fleet_clickhouse.py --inferscope BIN --replay-engine BIN
 Exit codes: 0 ok, 1 failure, 77 skipped (no clickhouse-server; a failure when
@@ -244,7 +246,8 @@ def check(ch, agents, inferscope):
             problems.append("%s: %d rows without FINAL, %d distinct keys (a retry duplicated)"
                             % (a.host, plain, keys))
     for table in ("inferscope_windows", "inferscope_window_categories",
-                  "inferscope_window_kernels", "inferscope_window_syncs"):
+                  "inferscope_window_kernels", "inferscope_window_syncs",
+                  "inferscope_window_phases"):
         ch.query("OPTIMIZE TABLE %s.%s FINAL" % (DB, table))
         plain = ch.scalar("SELECT count() FROM %s.%s" % (DB, table))
         final = ch.scalar("SELECT count() FROM %s.%s FINAL" % (DB, table))
@@ -270,6 +273,16 @@ def check(ch, agents, inferscope):
         if (g["kernel_count"], g["busy_ns"]) != (kernels, busy):
             problems.append("%s: fleet report %d kernels %d ns busy, the store %d and %d" %
                             (a.host, g["kernel_count"], g["busy_ns"], kernels, busy))
+        # The forward phases (schema 4's phases table): the store report's, summed over its
+        # ranks, field for field.
+        if not local["summary"]["phases"]["list"]:
+            problems.append("%s: the store report has no forward phases to compare" % a.host)
+        elif g.get("phases") != local["summary"]["phases"]:
+            problems.append("%s: fleet report phases %s, the store's %s" % (
+                a.host, json.dumps(g.get("phases")), json.dumps(local["summary"]["phases"])))
+        else:
+            print("%s: forward phases equal (%s)" % (a.host, ", ".join(
+                "%s %d steps" % (p["phase"], p["steps"]) for p in g["phases"]["list"])))
     problems += check_diff(ch, agents, inferscope)
     problems += check_context(ch, agents, inferscope)
     return problems
@@ -280,17 +293,6 @@ def run_json(cmd, codes=(0,)):
     if r.returncode not in codes:
         raise Failure("%s exited %d: %s" % (" ".join(cmd[1:3]), r.returncode, r.stderr.strip()))
     return json.loads(r.stdout)
-
-
-def without_phases(d):
-    """A diff without its forward-phase changes (phase.*), its counts recomputed: the fleet's
-    fact tables carry no phase split (docs/fleet.md), the store's windows do."""
-    d = dict(d)
-    d["changes"] = [c for c in d["changes"] if not c["key"].startswith("phase.")]
-    d["regressions"] = sum(c["status"] == "regression" for c in d["changes"])
-    d["improvements"] = sum(c["status"] == "improvement" for c in d["changes"])
-    d["regression"] = d["regressions"] > 0
-    return d
 
 
 def check_diff(ch, agents, inferscope):
@@ -316,10 +318,9 @@ def check_diff(ch, agents, inferscope):
                          ranges, codes=(0, 1))
         fleet = run_json([inferscope, "diff", "--source", ch.url, "--host", a.host, "--exact",
                           "--format", "json", "--all"] + ranges, codes=(0, 1))
-        if any(c["key"].startswith("phase.") for c in fleet["changes"]):
-            problems.append("%s: the fleet diff has phase changes, which its rows do not carry"
-                            % a.host)
-        local = without_phases(local)
+        # The phases table carries the forward phases, so the diffs compare them too.
+        if not any(c["key"].startswith("phase.") for c in local["changes"]):
+            problems.append("%s: the store's diff has no phase changes to compare" % a.host)
         same = ("normalization", "regression", "regressions", "improvements", "notes", "changes")
         diffs = [k for k in same if local.get(k) != fleet.get(k)]
         print("%s: diff --source %d changes (%s), diff --state-dir %d; %s" % (
@@ -379,7 +380,8 @@ def check_context(ch, agents, inferscope):
                 a.host, local.returncode, fleet.returncode, (local.stderr + fleet.stderr)[-300:]))
             continue
         ls, fs = sections(local.stdout), sections(fleet.stdout)
-        compared = ["GPU time by category", "Top kernels", "Why the GPU was idle"]
+        compared = ["GPU time by category", "Top kernels", "Why the GPU was idle",
+                    "Forward phases"]
         if "Per rank" in ls or "Per rank" in fs:
             compared.append("Per rank")
         # The diagnosis: the fact tables carry no copies, launch costs, kernel duration
@@ -460,6 +462,13 @@ def check_mcp(ch, agents, inferscope, context_text):
     elif sections(text)[mcp_fleet[0]] != sections(context_text)[cli_fleet[0]]:
         problems.append("mcp --source fleet section differs from context --source's:\n%s\n---\n%s"
                         % (sections(text)[mcp_fleet[0]], sections(context_text)[cli_fleet[0]]))
+    # The forward phases of the whole fleet (both hosts' phase rows summed), as context --source.
+    if "Forward phases" not in sections(context_text):
+        problems.append("context --source has no Forward phases section:\n" + context_text)
+    elif sections(text).get("Forward phases") != sections(context_text)["Forward phases"]:
+        problems.append("mcp --source Forward phases differ from context --source's:\n%s\n---\n%s"
+                        % (sections(text).get("Forward phases"),
+                           sections(context_text)["Forward phases"]))
     want = {}
     for a in agents:
         p, results = mcp_session(inferscope, ["--state-dir", a.state],

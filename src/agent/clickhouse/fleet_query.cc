@@ -10,7 +10,7 @@
 #include "src/base/human_format.h"
 #include "src/base/json_writer.h"
 #include "src/model/taxonomy.h"
-#include "src/report/report.h"
+#include "src/report/phases_json.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -265,12 +265,14 @@ void PhaseLines(const std::string& key, const model::PhaseSplit& split, std::str
       std::snprintf(c, sizeof(c), "%s%s %.1f%%", i ? ", " : "", cats[i].name.c_str(), cats[i].pct);
       top += c;
     }
-    std::snprintf(line, sizeof(line), "  %-24.24s %-10s %7s %10s %10s %6.1f%% %10s  %s\n",
+    std::snprintf(line, sizeof(line), "  %-24.24s %-10s %7s %10s %10s %6.1f%% %10s  %s",
                   key.c_str(), phase.c_str(), steps ? std::to_string(steps).c_str() : "",
                   steps ? base::FormatDuration(mean_ns).c_str() : "",
                   base::FormatDuration(gpu_ns).c_str(), pct,
                   steps ? base::FormatDuration(busy_ns).c_str() : "", top.c_str());
-    *out += line;
+    std::string text = line;
+    text.erase(text.find_last_not_of(' ') + 1);  // the outside row's empty columns
+    *out += text + "\n";
   };
   for (const analyze::PhaseSummaryRow& p : s.phases)
     add(p.phase, p.steps, p.step_mean_ns, p.gpu_time_ns, p.pct, p.busy_ns, p.categories);
