@@ -9,9 +9,11 @@
 //     --window for --cpu-seconds of wall time, shipping every 2 s; the process's CPU time over
 //     that wall time is the sink's cost (encoding on the caller + its thread's inserts).
 // Starts its own clickhouse-server (test_clickhouse_server.h) unless --url names one.
+// --phases: every window also carries a forward-phase split (prefill, decode and the outside
+// row: schema 4's phases table), to measure what the phases add to the sink's inserts.
 //
 // Usage: fleet_benchmark [--gpus 1000] [--hours 24] [--window 10] [--runs 5] [--cpu-seconds 60]
-//                        [--all-tables] [--url clickhouse://HOST:PORT/DB [--query-only]]
+//                        [--all-tables] [--phases] [--url clickhouse://HOST:PORT/DB [--query-only]]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "src/agent/clickhouse/clickhouse_sink.h"
@@ -46,7 +49,7 @@ double CpuSeconds() {
 
 // One process on one GPU; `kernels` top kernels (names as long as real mangled ones).
 model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int kernels, int64_t start_ns,
-                               int64_t window_ns, int idle_permille) {
+                               int64_t window_ns, int idle_permille, bool phases) {
   model::ProfileWindow w;
   w.start_ns = start_ns;
   w.end_ns = start_ns + window_ns;
@@ -84,6 +87,22 @@ model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int kernels, int64_t 
   for (size_t t = 1; t <= 3; ++t) d.syncs[t].wait.Add(50'000 * static_cast<int64_t>(t));
   d.steps.plain.Add(25'000'000);
   d.steps.prefill.Add(60'000'000);
+  if (phases) {
+    // A serving window: decode steps with most of the time, a few prefill steps, a little time
+    // in steps not whole; five categories each (the attention, matmul, norm, elementwise and
+    // communication kernels of a forward pass).
+    for (auto [phase, steps, share] :
+         {std::tuple{model::Phase::kDecode, 380, 70}, std::tuple{model::Phase::kPrefill, 12, 25}}) {
+      model::PhaseStats& ps = d.phases.phases[static_cast<size_t>(phase)];
+      ps.steps = static_cast<uint64_t>(steps);
+      ps.step_ns = window_ns / 100 * share;
+      ps.busy_ns = d.busy_ns / 100 * share;
+      ps.ops = static_cast<uint64_t>(steps) * 90;
+      for (size_t c = 0; c < 5; ++c) ps.category_ns[c] = ps.busy_ns / 5;
+    }
+    d.phases.outside_ops = 20;
+    d.phases.outside_ns[0] = d.busy_ns / 100;
+  }
   p.devices.push_back(d);
   w.processes.push_back(p);
   return w;
@@ -96,6 +115,7 @@ struct Flags {
   int runs = 5;
   double cpu_seconds = 60;
   bool all_tables = false;
+  bool phases = false;
   bool query_only = false;  // --query-only: time the queries over what --url already holds
   std::string url;
 };
@@ -107,6 +127,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     const char* v = nullptr;
     if (a == "--all-tables") {
       f->all_tables = true;
+    } else if (a == "--phases") {
+      f->phases = true;
     } else if (a == "--query-only") {
       f->query_only = true;
     } else if ((a == "--gpus" || a == "--hours" || a == "--window" || a == "--runs" ||
@@ -153,7 +175,7 @@ int main(int argc, char** argv) {
     const int host = g / 8;
     const int idle = 100 + (host * 37) % 200 + (host % 50 == 7 ? 400 : 0);
     templates.push_back(
-        GpuWindow(static_cast<uint32_t>(1000 + g), g % 8, 2, first_ns, window_ns, idle));
+        GpuWindow(static_cast<uint32_t>(1000 + g), g % 8, 2, first_ns, window_ns, idle, f.phases));
   }
   std::vector<ch::FleetIdentity> ids(static_cast<size_t>(hosts));
   for (int h = 0; h < hosts; ++h)
@@ -208,11 +230,11 @@ int main(int argc, char** argv) {
   if (!f.query_only && !send()) return 1;
   const double fill_s = Seconds(Clock::now() - fill_start);
   std::printf(
-      "fill: %d GPUs on %d hosts x %lld windows of %llds = %llu rows (%s), %.1f MB of "
+      "fill: %d GPUs on %d hosts x %lld windows of %llds = %llu rows (%s%s), %.1f MB of "
       "JSONEachRow in %.1f s (encoding %.1f s: %.2f us/window)\n",
       f.gpus, hosts, static_cast<long long>(windows), static_cast<long long>(f.window_s),
       static_cast<unsigned long long>(rows), f.all_tables ? "all tables" : "windows table",
-      static_cast<double>(bytes) / 1e6, fill_s, encode_s,
+      f.phases ? ", with phases" : "", static_cast<double>(bytes) / 1e6, fill_s, encode_s,
       encode_s * 1e6 / static_cast<double>(windows * f.gpus));
 
   // 2. The fleet query: worst 10 hosts by idle share over the last 24 h.
@@ -280,7 +302,8 @@ int main(int argc, char** argv) {
     if (!sink.ok()) return 1;
     std::vector<model::ProfileWindow> gpus;
     for (int g = 0; g < 8; ++g)
-      gpus.push_back(GpuWindow(static_cast<uint32_t>(50 + g), g, 15, now_ns, window_ns, 150));
+      gpus.push_back(
+          GpuWindow(static_cast<uint32_t>(50 + g), g, 15, now_ns, window_ns, 150, f.phases));
     const std::string telemetry_json(2048, ' ');
     const double cpu0 = CpuSeconds();
     const auto t0 = Clock::now();

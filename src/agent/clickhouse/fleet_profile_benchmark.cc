@@ -2,7 +2,8 @@
 // What `context --source` and `diff --source` cost on a simulated fleet (docs/benchmarks.md, "The
 // fleet's context and diff"): --gpus GPUs (8 per host, one process per GPU) x --hours of
 // --window windows, every fact table filled through the sink's encoder (15 top kernels per window
-// out of 30 names per GPU, so the kernels' LIMIT BY cuts, 6 categories, 3 sync types), then timed
+// out of 30 names per GPU, so the kernels' LIMIT BY cuts, 6 categories, 3 sync types, a forward-
+// phase split of decode, prefill and outside rows), then timed
 // --runs times:
 //  - context: QueryFleetProfile over the whole range (top 20 per GPU) and the analysis of it;
 //  - a diff side: the whole range (top 50), the distinct window starts, the 64-slice profile and
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "src/agent/clickhouse/fleet_profile.h"
@@ -84,6 +86,19 @@ model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int64_t index, int64_
   d.idle_gaps.kernel_wait.Add(idle - idle / 2);
   for (size_t t = 1; t <= 3; ++t) d.syncs[t].wait.Add(50'000 * static_cast<int64_t>(t));
   d.steps.plain.Add(25'000'000);
+  // The forward phases of a serving window (schema 4's phases table): decode and prefill steps
+  // with five categories each, a little time in steps not whole.
+  for (auto [phase, steps, share] :
+       {std::tuple{model::Phase::kDecode, 380, 70}, std::tuple{model::Phase::kPrefill, 12, 25}}) {
+    model::PhaseStats& ps = d.phases.phases[static_cast<size_t>(phase)];
+    ps.steps = static_cast<uint64_t>(steps);
+    ps.step_ns = window_ns / 100 * share;
+    ps.busy_ns = d.busy_ns / 100 * share;
+    ps.ops = static_cast<uint64_t>(steps) * 90;
+    for (size_t c = 0; c < 5; ++c) ps.category_ns[c] = ps.busy_ns / 5;
+  }
+  d.phases.outside_ops = 20;
+  d.phases.outside_ns[0] = d.busy_ns / 100;
   p.devices.push_back(d);
   w.processes.push_back(p);
   return w;
@@ -125,8 +140,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
 }
 
 bool Send(const ch::ClickHouseClient& client, ch::RowBatch* batch) {
-  for (int t = 0; t < ch::RowBatch::kTelemetry; ++t) {
-    if (!batch->rows[t]) continue;
+  for (int t = 0; t < ch::RowBatch::kTables; ++t) {
+    if (t == ch::RowBatch::kTelemetry || !batch->rows[t]) continue;
     const auto s = client.InsertJsonEachRow(ch::RowBatch::TableName(t), batch->body[t]);
     if (!s.ok()) {
       std::fprintf(stderr, "insert: %s\n", s.message().c_str());
@@ -187,7 +202,7 @@ int main(int argc, char** argv) {
     }
     rows += batch.total_rows();
     if (!Send(client, &batch)) return 1;
-    std::printf("fill: %d GPUs x %lld windows, %llu rows in 4 fact tables, %.1f s\n", f.gpus,
+    std::printf("fill: %d GPUs x %lld windows, %llu rows in 5 fact tables, %.1f s\n", f.gpus,
                 static_cast<long long>(windows), static_cast<unsigned long long>(rows),
                 Seconds(Clock::now() - t0));
   }
@@ -263,7 +278,9 @@ int main(int argc, char** argv) {
                               std::pair{ch::FleetFact::kKernels, "kernels"},
                               std::pair{ch::FleetFact::kKernelTotals, "kernel totals"},
                               std::pair{ch::FleetFact::kSyncs, "syncs"},
-                              std::pair{ch::FleetFact::kWindowCount, "window count"}}) {
+                              std::pair{ch::FleetFact::kWindowCount, "window count"},
+                              std::pair{ch::FleetFact::kPhases, "phases"},
+                              std::pair{ch::FleetFact::kPhaseCategories, "phase categories"}}) {
       const auto t0 = Clock::now();
       auto body = client.Execute(ch::FleetProfileSql(target.database, q, fact));
       char part[96];
