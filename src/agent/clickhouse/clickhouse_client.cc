@@ -119,8 +119,8 @@ base::StatusOr<int> ClickHouseClient::DropPartitionsBefore(
     const std::string& keep_from_date) const {
   const std::string& db = target_.database;
   std::string tables;
-  for (const char* t :
-       {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable, kTelemetryTable, kPhasesTable})
+  for (const char* t : {kWindowsTable, kCategoriesTable, kKernelsTable, kSyncsTable,
+                        kTelemetryTable, kPhasesTable, kRangesTable})
     tables += std::string(tables.empty() ? "" : ", ") + "'" + t + "'";
   // A partition's value is its date; ClickHouse lists each once per part.
   ASSIGN_OR_RETURN(std::string rows,

@@ -488,10 +488,10 @@ TEST_F(ClickHouseServerTest, MigratesVersionOneTables) {
               1)
         << t;
   EXPECT_EQ(Scalar("SELECT sum(batch_id) FROM " + Table(kWindowsTable) + " WHERE host = 'old'"), 0);
-  // Version 4: the phases table.
+  // Version 4: the phases and ranges tables.
   EXPECT_EQ(Scalar("SELECT count() FROM system.tables WHERE database = '" + database_ +
-                   "' AND name = '" + kPhasesTable + "'"),
-            1);
+                   "' AND name IN ('" + kPhasesTable + "', '" + kRangesTable + "')"),
+            2);
   // The new agent writes into the migrated tables.
   auto sink = MakeSink("node-m");
   wire::Hello hello;

@@ -231,6 +231,13 @@ std::string FleetProfileSql(const std::string& database, const FleetProfileQuery
              From(database, kPhasesTable, q,
                   " ARRAY JOIN categories AS category, category_ns AS ns") +
              group + ", phase, category" + order + ", phase, category FORMAT TabSeparated";
+    case FleetFact::kRanges:
+      // Per process (the rows' device is 0): every name's sums, the tail rows' sums apart.
+      return head +
+             ", is_tail, name, sum(instances), sum(total_ns), minIf(min_ns, instances > 0), "
+             "max(max_ns), sum(gpu_ops), sum(gpu_time_ns), sum(tail_names), sum(late)" +
+             From(database, kRangesTable, q) + group + ", is_tail, name" + order +
+             ", is_tail, name FORMAT TabSeparated";
     case FleetFact::kWindowCount:
       return "SELECT uniqExact(host, pid, process_start_ns, window_start_ns)" +
              From(database, kWindowsTable, q) + " FORMAT TabSeparated";
@@ -445,6 +452,43 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
     }
   }
 
+  // NVTX range tables, per process: keyed like a device row of device 0.
+  std::map<DeviceKey, model::RangeTable> ranges;
+  auto range_rows = Run(client, FleetProfileSql(db, q, FleetFact::kRanges), kKeyColumns + 10);
+  if (MissingTable(range_rows.status(), kRangesTable)) {
+    out.no_ranges_table = true;
+  } else {
+    ASSIGN_OR_RETURN(rows, std::move(range_rows));
+    for (const auto& row : rows) {
+      DeviceKey key;
+      if (!ParseKey(row, &key)) return BadNumber(client);
+      key.device = 0;
+      model::RangeTable& table = ranges[key];
+      model::RangeStats r;
+      uint64_t tail_names = 0, late = 0;
+      int is_tail = 0;
+      if (!ParseNumber(row[6], &is_tail) || !ParseNumber(row[8], &r.duration.count) ||
+          !ParseNumber(row[9], &r.duration.total_ns) || !ParseNumber(row[10], &r.duration.min_ns) ||
+          !ParseNumber(row[11], &r.duration.max_ns) || !ParseNumber(row[12], &r.gpu_ops) ||
+          !ParseNumber(row[13], &r.gpu_time_ns) || !ParseNumber(row[14], &tail_names) ||
+          !ParseNumber(row[15], &late))
+        return BadNumber(client);
+      if (r.duration.count == 0) r.duration.min_ns = model::DurationStats().min_ns;
+      if (is_tail) {
+        table.tail.duration.Merge(r.duration);
+        table.tail.gpu_ops += r.gpu_ops;
+        table.tail.gpu_time_ns += r.gpu_time_ns;
+        table.tail_names += tail_names;
+        table.late += late;
+      } else {
+        r.name = row[7];
+        table.rows.push_back(std::move(r));
+      }
+    }
+    for (auto& [key, table] : ranges)
+      table.Trim(static_cast<size_t>(std::max(0, q.top_k)), /*sort=*/true);
+  }
+
   ASSIGN_OR_RETURN(rows, Run(client, FleetProfileSql(db, q, FleetFact::kWindowCount), 1));
   if (!rows.empty() && !ParseNumber(rows[0][0], &out.windows)) return BadNumber(client);
 
@@ -470,6 +514,9 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
       p.rank = key.rank;
       p.world_size = s.world_size;
       p.hostname = key.host;
+      DeviceKey process_key = key;
+      process_key.device = 0;
+      if (auto it = ranges.find(process_key); it != ranges.end()) p.ranges = std::move(it->second);
       w.processes.push_back(std::move(p));
       slice.push_back(std::move(w));
     }

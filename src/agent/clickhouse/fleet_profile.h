@@ -44,7 +44,7 @@ struct FleetProfileQuery {
 
 // The fact tables a profile is read from, one query each.
 // kPhases: each phase's steps, step and busy time and ops; kPhaseCategories: its category times
-// (the rows' parallel arrays, ARRAY JOINed).
+// (the rows' parallel arrays, ARRAY JOINed); kRanges: the NVTX range names' sums per process.
 enum class FleetFact {
   kDevices,
   kCategories,
@@ -53,7 +53,8 @@ enum class FleetFact {
   kSyncs,
   kWindowCount,
   kPhases,
-  kPhaseCategories
+  kPhaseCategories,
+  kRanges
 };
 
 struct FleetProfile {
@@ -69,9 +70,10 @@ struct FleetProfile {
   // Device rows written by an agent before schema 2 (no first/last activity): their span is the
   // sum of their window spans, so gaps between windows do not count as idle for them.
   uint64_t rows_without_bounds = 0;
-  // No phases table (a database no agent of schema 4 has written to yet): the profile has no
-  // forward-phase split.
+  // No phases or ranges table (a database no agent of schema 4 has written to yet): the profile
+  // has no forward-phase split or no NVTX range tables.
   bool no_phases_table = false;
+  bool no_ranges_table = false;
 };
 
 // The SQL of one fact's query (public for tests).
@@ -86,6 +88,9 @@ base::StatusOr<std::vector<int64_t>> QueryWindowStarts(const ClickHouseClient& c
                                                        size_t limit);
 
 // Runs the queries and folds their rows. A selection without rows gives slices of no windows.
+// NVTX range tables (per process) are summed by name and cut to the top_k heaviest by host time
+// with model::RangeTable::Trim, the rest in the tail: the store's merge while no process has more
+// than top_k names in the range.
 base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
                                                const FleetProfileQuery& query);
 

@@ -280,7 +280,8 @@ int main(int argc, char** argv) {
                               std::pair{ch::FleetFact::kSyncs, "syncs"},
                               std::pair{ch::FleetFact::kWindowCount, "window count"},
                               std::pair{ch::FleetFact::kPhases, "phases"},
-                              std::pair{ch::FleetFact::kPhaseCategories, "phase categories"}}) {
+                              std::pair{ch::FleetFact::kPhaseCategories, "phase categories"},
+                              std::pair{ch::FleetFact::kRanges, "ranges"}}) {
       const auto t0 = Clock::now();
       auto body = client.Execute(ch::FleetProfileSql(target.database, q, fact));
       char part[96];

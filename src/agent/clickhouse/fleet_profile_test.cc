@@ -185,8 +185,36 @@ model::ProfileWindow MakeWindow(int i, uint32_t pid, int32_t rank, const std::st
     }
     p.devices.push_back(d);
   }
+  // An NVTX range table (`run --nvtx`): four names of fixed weights, so the top 3 are the same
+  // in every window and the fourth folds into the tail of a merge, and a tail of its own.
+  for (int r = 0; r < 4; ++r) {
+    model::RangeStats rs;
+    rs.name = "range_" + std::to_string(r);
+    for (int n = 0; n <= r; ++n) rs.duration.Add(scale * (90'000'000 - 20'000'000 * r) + n + i);
+    rs.gpu_ops = static_cast<uint64_t>(10 * (r + 1));
+    rs.gpu_time_ns = 5'000'000 * (4 - r);
+    p.ranges.rows.push_back(rs);
+  }
+  p.ranges.tail.duration.Add(1000 + i);
+  p.ranges.tail.gpu_ops = 1;
+  p.ranges.tail.gpu_time_ns = 77;
+  p.ranges.tail_names = 2;
+  p.ranges.late = static_cast<uint64_t>(i % 2);
   w.processes.push_back(p);
   return w;
+}
+
+// The range tables of a process: rows and tail as the local merge makes them (tail_names not
+// compared: the local merge's counts a name each time it is evicted, an upper bound).
+void ExpectSameRanges(const model::RangeTable& fleet, const model::RangeTable& local) {
+  EXPECT_FALSE(local.empty());
+  EXPECT_EQ(fleet.rows, local.rows);
+  EXPECT_EQ(fleet.tail.duration, local.tail.duration);
+  EXPECT_EQ(fleet.tail.gpu_ops, local.tail.gpu_ops);
+  EXPECT_EQ(fleet.tail.gpu_time_ns, local.tail.gpu_time_ns);
+  EXPECT_EQ(fleet.late, local.late);
+  EXPECT_GE(local.tail_names, fleet.tail_names);
+  EXPECT_GT(fleet.tail_names, 0u);
 }
 
 class FleetProfileServerTest : public testing::SharedServerTest<FleetProfileServerTest> {
@@ -348,6 +376,7 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
     EXPECT_EQ(p.world_size, merged.processes[0].world_size);
     ASSERT_EQ(p.devices.size(), 2u);
     for (size_t d = 0; d < 2; ++d) ExpectSameDevice(p.devices[d], merged.processes[0].devices[d]);
+    ExpectSameRanges(p.ranges, merged.processes[0].ranges);
     local.push_back(merged);
   }
   std::vector<const model::ProfileWindow*> fw, lw;
@@ -356,6 +385,7 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
   ExpectSameFigures(Figures(fw), Figures(lw));
   EXPECT_EQ(Figures(fw).phases.size(), model::kPhaseCount);  // the phases did arrive
   EXPECT_FALSE(fleet->no_phases_table);
+  EXPECT_FALSE(fleet->no_ranges_table);
 
   // Slices: the window starts, two per slice, as diff cuts a range.
   auto starts = QueryWindowStarts(*client_, q, 100);
@@ -381,6 +411,11 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
     ASSERT_EQ(a.size(), 3u);
     ExpectSameFigures(Figures(a), Figures(b));
     ExpectSameFigures(Figures({&collapsed->slices[s][0]}), Figures(b));
+    for (const model::ProfileWindow& w : sliced->slices[s]) {
+      const auto& p = w.processes.at(0);
+      const auto& ws = shipped.at(p.hostname + "/" + std::to_string(p.pid));
+      ExpectSameRanges(p.ranges, LocalMerge({ws[2 * s], ws[2 * s + 1]}).processes[0].ranges);
+    }
   }
 
   // Filters: a label (one replica), a host, a rank, a range that holds nothing.
@@ -463,7 +498,8 @@ TEST_F(FleetProfileServerTest, RowsOfOlderAgentsFallBackToSummedSpans) {
   EXPECT_EQ(fleet->rows_without_bounds, 1u);
 }
 
-// A database of schema 3 (agents before the phases table): the profile reads without phases.
+// A database of schema 3 (agents before the phases and ranges tables): the profile reads without
+// phases and range tables.
 TEST_F(FleetProfileServerTest, ADatabaseWithoutThePhasesTableHasNoPhases) {
   ClickHouseTarget t = client_->target();
   t.database = "p_schema3";
@@ -484,6 +520,8 @@ TEST_F(FleetProfileServerTest, ADatabaseWithoutThePhasesTableHasNoPhases) {
   auto profile = QueryFleetProfile(old, Selection());
   ASSERT_TRUE(profile.ok()) << profile.status().message();
   EXPECT_TRUE(profile->no_phases_table);
+  EXPECT_TRUE(profile->no_ranges_table);
+  EXPECT_TRUE(profile->slices.at(0).at(0).processes.at(0).ranges.empty());
   ASSERT_EQ(profile->slices.at(0).size(), 1u);
   for (const model::DeviceProfile& d : profile->slices[0][0].processes.at(0).devices)
     EXPECT_TRUE(d.phases.empty());

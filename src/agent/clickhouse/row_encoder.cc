@@ -181,7 +181,8 @@ void RowBatch::Clear() {
 
 const char* RowBatch::TableName(int table) {
   static const char* kNames[kTables] = {kWindowsTable, kCategoriesTable, kKernelsTable,
-                                        kSyncsTable,   kTelemetryTable,  kPhasesTable};
+                                        kSyncsTable,   kTelemetryTable,  kPhasesTable,
+                                        kRangesTable};
   return kNames[table];
 }
 
@@ -215,6 +216,31 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
   for (const model::ProcessProfile& p : window.processes) {
     const std::string host =
         identity.LabelOr("host", p.hostname.empty() ? process.hostname : p.hostname);
+    if (!p.ranges.empty()) {
+      // The process's NVTX range table: per process, so keyed as device 0 (its first GPU's name).
+      model::DeviceProfile process_key;
+      if (!p.devices.empty()) process_key.device_name = p.devices.front().device_name;
+      const std::string key =
+          KeyPrefix(date, window, host, process, p, process_key, identity, engine, model_name);
+      auto range_row = [&](const model::RangeStats& r, bool tail) {
+        Row row(&out->body[RowBatch::kRanges], key);
+        row.Str("name", r.name)
+            .UInt("is_tail", tail ? 1 : 0)
+            .UInt("instances", r.duration.count)
+            .Int("total_ns", r.duration.total_ns)
+            .Int("min_ns", r.duration.min_or_zero_ns())
+            .Int("max_ns", r.duration.max_ns)
+            .UInt("gpu_ops", r.gpu_ops)
+            .Int("gpu_time_ns", r.gpu_time_ns)
+            .UInt("tail_names", tail ? p.ranges.tail_names : 0)
+            .UInt("late", tail ? p.ranges.late : 0);
+        ++out->rows[RowBatch::kRanges];
+      };
+      for (const model::RangeStats& r : p.ranges.rows) range_row(r, false);
+      model::RangeStats tail = p.ranges.tail;
+      tail.name.clear();
+      range_row(tail, true);  // always: it carries the table's tail_names and late counts
+    }
     for (const model::DeviceProfile& d : p.devices) {
       const std::string key =
           KeyPrefix(date, window, host, process, p, d, identity, engine, model_name);

@@ -39,8 +39,8 @@ struct FleetIdentity {
 
 // Rows waiting to be sent, one JSONEachRow body per table.
 struct RowBatch {
-  // kPhases last: the spool names tables, so the order only sets the inserts' order.
-  enum Table { kWindows = 0, kCategories, kKernels, kSyncs, kTelemetry, kPhases, kTables };
+  // Schema 4's last: the spool names tables, so the order only sets the inserts' order.
+  enum Table { kWindows = 0, kCategories, kKernels, kSyncs, kTelemetry, kPhases, kRanges, kTables };
   std::array<std::string, kTables> body;
   std::array<uint64_t, kTables> rows{};
 

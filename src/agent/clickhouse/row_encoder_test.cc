@@ -152,6 +152,72 @@ TEST(RowEncoder, PhaseRows) {
   EXPECT_STREQ(RowBatch::TableName(RowBatch::kPhases), kPhasesTable);
 }
 
+// The NVTX range table (`run --nvtx`): per process, so written once whatever its GPUs (device 0,
+// the first GPU's name), a row per kept name and a tail row that carries tail_names and late.
+TEST(RowEncoder, RangeRows) {
+  model::ProfileWindow w = TwoDeviceWindow();
+  {
+    RowBatch none;
+    EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &none);
+    EXPECT_EQ(none.rows[RowBatch::kRanges], 0u);
+  }
+  model::RangeTable& t = w.processes[0].ranges;
+  for (const char* name : {"forward", "attn\tlayer"}) {
+    model::RangeStats r;
+    r.name = name;
+    r.duration.Add(4'000'000);
+    r.duration.Add(6'000'000);
+    r.gpu_ops = 12;
+    r.gpu_time_ns = 3'000'000;
+    t.rows.push_back(r);
+  }
+  t.tail.duration.Add(500);
+  t.tail_names = 7;
+  t.late = 2;
+  RowBatch b;
+  EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &b);
+  ASSERT_EQ(b.rows[RowBatch::kRanges], 3u);
+  simdjson::dom::parser parser;
+  std::vector<std::string> lines;
+  const std::string& body = b.body[RowBatch::kRanges];
+  for (size_t pos = 0; pos < body.size();) {
+    const size_t nl = body.find('\n', pos);
+    lines.push_back(body.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  simdjson::dom::element row;
+  ASSERT_EQ(parser.parse(lines[1]).get(row), simdjson::SUCCESS) << lines[1];
+  EXPECT_EQ(row["device"].get_uint64().value(), 0u);
+  EXPECT_EQ(std::string_view(row["gpu_model"].get_string().value()), "NVIDIA H100");
+  EXPECT_EQ(std::string_view(row["name"].get_string().value()), "attn\tlayer");
+  EXPECT_EQ(row["is_tail"].get_uint64().value(), 0u);
+  EXPECT_EQ(row["instances"].get_uint64().value(), 2u);
+  EXPECT_EQ(row["total_ns"].get_int64().value(), 10'000'000);
+  EXPECT_EQ(row["min_ns"].get_int64().value(), 4'000'000);
+  EXPECT_EQ(row["max_ns"].get_int64().value(), 6'000'000);
+  EXPECT_EQ(row["gpu_ops"].get_uint64().value(), 12u);
+  EXPECT_EQ(row["gpu_time_ns"].get_int64().value(), 3'000'000);
+  EXPECT_EQ(row["tail_names"].get_uint64().value(), 0u);
+  ASSERT_EQ(parser.parse(lines[2]).get(row), simdjson::SUCCESS) << lines[2];
+  EXPECT_EQ(std::string_view(row["name"].get_string().value()), "");
+  EXPECT_EQ(row["is_tail"].get_uint64().value(), 1u);
+  EXPECT_EQ(row["instances"].get_uint64().value(), 1u);
+  EXPECT_EQ(row["tail_names"].get_uint64().value(), 7u);
+  EXPECT_EQ(row["late"].get_uint64().value(), 2u);
+  EXPECT_STREQ(RowBatch::TableName(RowBatch::kRanges), kRangesTable);
+  // A table with no tail still writes its tail row (zeros, min 0): it holds late and tail_names.
+  t.tail = {};
+  t.tail_names = 0;
+  RowBatch again;
+  EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &again);
+  EXPECT_EQ(again.rows[RowBatch::kRanges], 3u);
+  EXPECT_NE(again.body[RowBatch::kRanges].find("\"is_tail\":1,\"instances\":0,\"total_ns\":0,"
+                                               "\"min_ns\":0,"),
+            std::string::npos)
+      << again.body[RowBatch::kRanges];
+}
+
 TEST(RowEncoder, HostLabelWins) {
   FleetIdentity id;
   id.labels = {{"host", "replica-a"}};

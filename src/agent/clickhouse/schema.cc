@@ -98,13 +98,22 @@ const std::vector<Migration>& Migrations() {
       // the GPU time of steps not whole. The category times are two parallel arrays, not a row
       // per category, so a window adds a few rows, not dozens (the sink's insert cost,
       // docs/benchmarks.md); the reads ARRAY JOIN them (18.16's sumMap takes numeric keys only).
-      // A new table: CREATE TABLE IF NOT EXISTS is the whole migration, batch_id included.
+      // The NVTX range table of each process window (model::RangeTable, `run --nvtx`): a row per
+      // kept name and a tail row (is_tail 1, name '') that also holds the table's tail_names and
+      // late counts. Per process, not per device: `device` is 0 and `gpu_model` the process's
+      // first GPU's. New tables: CREATE TABLE IF NOT EXISTS is the whole migration, batch_id
+      // included.
       {4,
        {
            FactTable(kPhasesTable,
                      "phase String, steps UInt64, step_ns Int64, busy_ns Int64, ops UInt64, "
                      "categories Array(String), category_ns Array(Int64), batch_id UInt64",
                      ", phase"),
+           FactTable(kRangesTable,
+                     "name String, is_tail UInt8, instances UInt64, total_ns Int64, min_ns Int64, "
+                     "max_ns Int64, gpu_ops UInt64, gpu_time_ns Int64, tail_names UInt64, "
+                     "late UInt64, batch_id UInt64",
+                     ", is_tail, name"),
        }},
   };
   return kMigrations;

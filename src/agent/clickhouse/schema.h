@@ -17,6 +17,9 @@ inline constexpr const char* kSyncsTable = "inferscope_window_syncs";
 inline constexpr const char* kTelemetryTable = "inferscope_telemetry";
 // Schema 4: the forward-phase split of each device window (model::PhaseSplit), a row per phase.
 inline constexpr const char* kPhasesTable = "inferscope_window_phases";
+// Schema 4: the NVTX range table of each process window (model::RangeTable, `run --nvtx`): a row
+// per kept range name and one tail row.
+inline constexpr const char* kRangesTable = "inferscope_window_ranges";
 // The phase of the row that holds the GPU time of steps not whole (PhaseSplit::outside_*).
 inline constexpr const char* kOutsidePhase = "outside";
 inline constexpr const char* kSchemaTable = "inferscope_schema";
