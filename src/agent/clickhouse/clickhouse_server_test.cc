@@ -5,6 +5,7 @@
 // INFERSCOPE_REQUIRE_CLICKHOUSE=1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -389,6 +390,68 @@ TEST_F(ClickHouseServerTest, FleetViewSumsForwardPhasesAsTheStore) {
             std::string::npos)
       << json;
   EXPECT_NE(json.find("\"outside_ops\": " + std::to_string(p.outside_ops)), std::string::npos);
+}
+
+// The NVTX range tables (`run --nvtx`, schema 4's ranges table): each group's table is its
+// processes' windows merged as the store merges them (model::MergeWindow), and the text and JSON
+// show it; windows without ranges add none.
+TEST_F(ClickHouseServerTest, FleetViewSumsRangeTables) {
+  std::map<std::string, model::RangeTable> expected;
+  for (const char* host : {"node-r1", "node-r2"}) {
+    std::vector<model::ProfileWindow> windows;
+    model::ProfileWindow merged;
+    for (int i = 0; i < 4; ++i) {
+      model::ProfileWindow w = MakeWindow(i, 14, 1, 100);
+      model::RangeTable& t = w.processes[0].ranges;
+      for (int r = 0; r < 3; ++r) {
+        model::RangeStats rs;
+        rs.name = std::string(host) + "/step_" + std::to_string(r);
+        rs.duration.Add(1'000'000 * (r + 1) + i);
+        rs.duration.Add(2'000'000 * (r + 1));
+        rs.gpu_ops = 5;
+        rs.gpu_time_ns = 700'000 + i;
+        t.rows.push_back(rs);
+      }
+      std::sort(t.rows.begin(), t.rows.end(), [](const auto& a, const auto& b) {
+        return a.duration.total_ns > b.duration.total_ns;
+      });
+      t.tail.duration.Add(300 + i);
+      t.tail.gpu_ops = 1;
+      t.tail_names = 3;
+      t.late = 1;
+      windows.push_back(w);
+      model::MergeWindow(w, &merged);
+    }
+    windows.push_back(MakeWindow(4, 14, 1, 100));  // a window without ranges
+    ShipWindows(host, 14, windows);
+    if (HasFatalFailure()) return;
+    expected[host] = merged.processes.at(0).ranges;
+  }
+  EXPECT_EQ(Scalar("SELECT count() FROM " + Table(kRangesTable)), 2 * 4 * 4);
+  for (bool exact : {false, true}) {
+    FleetQuery q = DayQuery();
+    q.exact = exact;
+    auto view = View(q);
+    ASSERT_TRUE(view.ok()) << view.status().message();
+    EXPECT_FALSE(view->no_ranges_table);
+    ASSERT_EQ(view->groups.size(), 2u);
+    for (const FleetGroup& g : view->groups) {
+      SCOPED_TRACE(g.key);
+      EXPECT_EQ(g.ranges, expected.at(g.key));
+      EXPECT_EQ(g.ranges.rows.size(), 3u);
+    }
+    EXPECT_EQ(view->total.ranges.instances(),
+              expected["node-r1"].instances() + expected["node-r2"].instances());
+  }
+  auto view = View(DayQuery());
+  ASSERT_TRUE(view.ok());
+  const std::string text = RenderFleetText(*view, DayQuery(), "clickhouse://x");
+  EXPECT_NE(text.find("NVTX ranges"), std::string::npos) << text;
+  EXPECT_NE(text.find("node-r2/step_2"), std::string::npos) << text;
+  EXPECT_NE(text.find("other (12 names)"), std::string::npos) << text;
+  const std::string json = RenderFleetJson(*view, DayQuery(), "clickhouse://x");
+  EXPECT_NE(json.find("\"name\": \"node-r1/step_0\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"late\": 4"), std::string::npos) << json;
 }
 
 // Issue 18's fault test: an insert the server stored but whose answer was lost is not sent again,

@@ -9,6 +9,7 @@
 #include "src/analyze/analysis.h"
 #include "src/base/human_format.h"
 #include "src/base/json_writer.h"
+#include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
 #include "src/report/phases_json.h"
 
@@ -184,7 +185,90 @@ std::string FleetPhasesSql(const std::string& database, const FleetQuery& q, boo
          " GROUP BY grp, phase ORDER BY grp, phase FORMAT TabSeparated";
 }
 
+std::string FleetRangesSql(const std::string& database, const FleetQuery& q) {
+  return std::string("SELECT ") + GroupByName(q.group_by) +
+         " AS grp, is_tail, name, sum(instances), sum(total_ns), minIf(min_ns, instances > 0), "
+         "max(max_ns), sum(gpu_ops), sum(gpu_time_ns), sum(tail_names), sum(late) FROM " +
+         database + "." + kRangesTable + (q.exact ? " FINAL" : "") + " WHERE " +
+         FleetWhereSql(q, false) +
+         " GROUP BY grp, is_tail, name ORDER BY grp, is_tail, name FORMAT TabSeparated";
+}
+
 namespace {
+
+// A statement's failure because `table` does not exist (Code 60): a database of an older schema.
+bool MissingTable(const base::StatusOr<std::string>& answer, const char* table) {
+  return !answer.ok() && answer.status().message().find("Code: 60,") != std::string::npos &&
+         answer.status().message().find(table) != std::string::npos;
+}
+
+// Adds the groups' NVTX range tables (FleetRangesSql), each cut to the aggregator's top K by
+// host time as the store's range merge cuts a process's (model::RangeTable::Trim).
+base::Status AddRanges(const ClickHouseClient& client, const FleetQuery& q, FleetView* view) {
+  auto answer = client.Execute(FleetRangesSql(client.target().database, q));
+  if (MissingTable(answer, kRangesTable)) {
+    view->no_ranges_table = true;
+    return base::OkStatus();
+  }
+  ASSIGN_OR_RETURN(std::string body, std::move(answer));
+  ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
+  for (const auto& row : rows) {
+    if (row.size() != 11)
+      return base::DataLossError(client.target().ToUrl() + ": unexpected ranges answer");
+    FleetGroup* g = nullptr;
+    for (FleetGroup& x : view->groups)
+      if (x.key == row[0]) g = &x;
+    if (!g) continue;
+    model::RangeStats r;
+    uint64_t tail_names = 0, late = 0;
+    int is_tail = 0;
+    if (!ParseNumber(row[1], &is_tail) || !ParseNumber(row[3], &r.duration.count) ||
+        !ParseNumber(row[4], &r.duration.total_ns) || !ParseNumber(row[5], &r.duration.min_ns) ||
+        !ParseNumber(row[6], &r.duration.max_ns) || !ParseNumber(row[7], &r.gpu_ops) ||
+        !ParseNumber(row[8], &r.gpu_time_ns) || !ParseNumber(row[9], &tail_names) ||
+        !ParseNumber(row[10], &late))
+      return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
+    if (r.duration.count == 0) r.duration.min_ns = model::DurationStats().min_ns;
+    if (is_tail) {
+      g->ranges.tail.duration.Merge(r.duration);
+      g->ranges.tail.gpu_ops += r.gpu_ops;
+      g->ranges.tail.gpu_time_ns += r.gpu_time_ns;
+      g->ranges.tail_names += tail_names;
+      g->ranges.late += late;
+    } else {
+      r.name = row[2];
+      g->ranges.rows.push_back(std::move(r));
+    }
+  }
+  const auto top = static_cast<size_t>(model::MergeOptions().top_k);
+  for (FleetGroup& g : view->groups) {
+    g.ranges.Trim(top, /*sort=*/true);
+    view->total.ranges.Merge(g.ranges, top);
+  }
+  return base::OkStatus();
+}
+
+// The NVTX range lines of one group: the store report's range table columns (time share of the
+// group's range time, instances, total, mean, max, GPU ops and time), the tail as "other".
+void RangeLines(const std::string& key, const model::RangeTable& t, std::string* out) {
+  int64_t all = t.tail.duration.total_ns;
+  for (const model::RangeStats& r : t.rows) all += r.duration.total_ns;
+  char line[512];
+  auto add = [&](const std::string& name, const model::RangeStats& r) {
+    std::snprintf(
+        line, sizeof(line), "  %-16.16s %-32.32s %6.1f%% %9llu %10s %10s %10s %8llu %10s\n",
+        key.c_str(), name.c_str(),
+        all > 0 ? 100.0 * static_cast<double>(r.duration.total_ns) / static_cast<double>(all) : 0.0,
+        static_cast<unsigned long long>(r.duration.count),
+        base::FormatDuration(r.duration.total_ns).c_str(),
+        base::FormatDuration(r.duration.mean_ns()).c_str(),
+        base::FormatDuration(r.duration.max_ns).c_str(), static_cast<unsigned long long>(r.gpu_ops),
+        base::FormatDuration(r.gpu_time_ns).c_str());
+    *out += line;
+  };
+  for (const model::RangeStats& r : t.rows) add(r.name, r);
+  if (t.tail.duration.count > 0) add("other (" + std::to_string(t.tail_names) + " names)", t.tail);
+}
 
 // Adds the groups' forward phases (FleetPhasesSql) to `view`'s groups and total. A database
 // without the phases table (schema 3: no agent of schema 4 has run on it) has none.
@@ -205,8 +289,7 @@ base::Status AddPhases(const ClickHouseClient& client, const FleetQuery& q, Flee
     return -2;
   };
   auto answer = client.Execute(FleetPhasesSql(client.target().database, q, false));
-  if (!answer.ok() && answer.status().message().find("Code: 60,") != std::string::npos &&
-      answer.status().message().find(kPhasesTable) != std::string::npos) {
+  if (MissingTable(answer, kPhasesTable)) {
     view->no_phases_table = true;
     return base::OkStatus();
   }
@@ -326,7 +409,10 @@ base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const Fleet
                    [&](const FleetGroup& a, const FleetGroup& b) {
                      return a.Metric(q.rank_by) > b.Metric(q.rank_by);
                    });
-  if (!view.groups.empty()) RETURN_IF_ERROR(AddPhases(client, q, &view));
+  if (!view.groups.empty()) {
+    RETURN_IF_ERROR(AddPhases(client, q, &view));
+    RETURN_IF_ERROR(AddRanges(client, q, &view));
+  }
   return view;
 }
 
@@ -382,6 +468,17 @@ std::string RenderFleetText(const FleetView& view, const FleetQuery& q, const st
         "mixed,\n  neither unknown; % = share of the GPU time of the windows with steps; "
         "(outside): steps not whole\n";
   }
+  // The NVTX range tables (`run --nvtx`), per listed group: only when some process had one.
+  if (!view.total.ranges.empty()) {
+    out += "\nNVTX ranges (host time; gpu: the work launched inside them):\n";
+    std::snprintf(line, sizeof(line), "  %-16s %-32s %7s %9s %10s %10s %10s %8s %10s\n",
+                  GroupByName(q.group_by), "range", "time %", "count", "total", "mean", "max",
+                  "gpu ops", "gpu time");
+    out += line;
+    for (size_t i = 0; i < shown; ++i)
+      if (!view.groups[i].ranges.empty())
+        RangeLines(view.groups[i].key, view.groups[i].ranges, &out);
+  }
   return out;
 }
 
@@ -407,6 +504,34 @@ std::string RenderFleetJson(const FleetView& view, const FleetQuery& q, const st
     // As a report's `phases` (docs/report-schema.md), summed over the group's GPUs.
     w.Key("phases");
     report::WritePhasesJson(w, analyze::Phases(g.phases));
+    // The group's NVTX ranges in the fields of the store report's range table (views `ranges`):
+    // live-window durations (count, total, mean, min, max), the GPU work inside them, the tail.
+    const model::RangeTable& t = g.ranges;
+    w.Key("ranges").BeginObject();
+    w.Key("instances").UInt(t.instances());
+    w.Key("list").BeginArray();
+    for (const model::RangeStats& r : t.rows) {
+      w.BeginObject();
+      w.Key("name").String(r.name);
+      w.Key("count").UInt(r.duration.count);
+      w.Key("total_ns").Int(r.duration.total_ns);
+      w.Key("mean_ns").Int(r.duration.mean_ns());
+      w.Key("min_ns").Int(r.duration.min_or_zero_ns());
+      w.Key("max_ns").Int(r.duration.max_ns);
+      w.Key("gpu_ops").UInt(r.gpu_ops);
+      w.Key("gpu_time_ns").Int(r.gpu_time_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("other").BeginObject();
+    w.Key("distinct_names").UInt(t.tail_names);
+    w.Key("count").UInt(t.tail.duration.count);
+    w.Key("total_ns").Int(t.tail.duration.total_ns);
+    w.Key("gpu_ops").UInt(t.tail.gpu_ops);
+    w.Key("gpu_time_ns").Int(t.tail.gpu_time_ns);
+    w.EndObject();
+    w.Key("late").UInt(t.late);
+    w.EndObject();
     w.EndObject();
   };
   w.BeginObject();

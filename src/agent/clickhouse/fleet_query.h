@@ -53,6 +53,10 @@ struct FleetGroup {
   // The forward-phase split of its GPUs' windows (schema 4's phases table), summed as the store's
   // range merge sums it (model::PhaseSplit::Merge); empty without steps.
   model::PhaseSplit phases;
+  // The NVTX range tables of its processes' windows (`run --nvtx`; schema 4's ranges table),
+  // summed by name over the group and cut to the top 20 by host time (model::RangeTable::Trim);
+  // empty without ranges.
+  model::RangeTable ranges;
 
   // Shares of the GPUs' active span (0 when there is none), and the mean step in ns.
   double Share(int64_t part_ns) const {
@@ -72,8 +76,9 @@ struct FleetView {
   FleetGroup total;                // the whole selection (key "fleet")
   double median[4] = {};           // per FleetMetric, over the groups
   std::vector<FleetOutlier> outliers;
-  // The database has no phases table yet (no agent of schema 4 wrote to it): no phases shown.
+  // The database has no phases or ranges table yet (no agent of schema 4 wrote to it): none shown.
   bool no_phases_table = false;
+  bool no_ranges_table = false;
 };
 
 // The WHERE clause of a selection (without the keyword). `overlap`: windows overlapping
@@ -85,6 +90,8 @@ std::string FleetGroupsSql(const std::string& database, const FleetQuery& query)
 // The groups' forward phases: per group and phase the steps, step and busy time and ops
 // (`categories` false), or per group, phase and category the GPU time (true).
 std::string FleetPhasesSql(const std::string& database, const FleetQuery& query, bool categories);
+// The groups' NVTX ranges: per group and range name (the tail rows apart) the instances' sums.
+std::string FleetRangesSql(const std::string& database, const FleetQuery& query);
 base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const FleetQuery& query);
 
 // Renders the view as text (worst `query.top` groups and the outliers) or JSON (everything).
