@@ -247,7 +247,7 @@ def check(ch, agents, inferscope):
                             % (a.host, plain, keys))
     for table in ("inferscope_windows", "inferscope_window_categories",
                   "inferscope_window_kernels", "inferscope_window_syncs",
-                  "inferscope_window_phases"):
+                  "inferscope_window_phases", "inferscope_window_ranges"):
         ch.query("OPTIMIZE TABLE %s.%s FINAL" % (DB, table))
         plain = ch.scalar("SELECT count() FROM %s.%s" % (DB, table))
         final = ch.scalar("SELECT count() FROM %s.%s FINAL" % (DB, table))
