@@ -62,7 +62,7 @@ class Row {
     AppendNumber(value, out_);
     return *this;
   }
-  // `names` and `values` as the parallel arrays of one row (the phases' category times): the
+  // `categories` and `category_ns`, the parallel arrays of a phase row's category times: the
   // categories with time, in the taxonomy's order.
   Row& CategoryArrays(const std::array<int64_t, model::kCategoryCount>& ns) {
     Key("categories");

@@ -90,11 +90,12 @@ TEST(RowEncoder, RowsPerTableAndValues) {
 // for the steps not whole, the category times as parallel arrays of the categories with time.
 TEST(RowEncoder, PhaseRows) {
   model::ProfileWindow w = TwoDeviceWindow();
-  EXPECT_TRUE([&] {
-    RowBatch none;
+  {
+    RowBatch none;  // no steps: no phase rows
     EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &none);
-    return none.rows[RowBatch::kPhases] == 0 && none.body[RowBatch::kPhases].empty();
-  }());
+    EXPECT_EQ(none.rows[RowBatch::kPhases], 0u);
+    EXPECT_TRUE(none.body[RowBatch::kPhases].empty());
+  }
   model::PhaseSplit& split = w.processes[0].devices[1].phases;
   model::PhaseStats& decode = split.phases[static_cast<size_t>(model::Phase::kDecode)];
   decode.steps = 12;
