@@ -120,15 +120,6 @@ int SyncTypeIndex(const std::string& name) {
   return -1;
 }
 
-// The index of a phase row's phase in model::kPhaseNames; -1 for the outside row, -2 for a name
-// this build does not know.
-int PhaseIndex(const std::string& name) {
-  if (name == kOutsidePhase) return -1;
-  for (size_t p = 0; p < model::kPhaseCount; ++p)
-    if (name == model::kPhaseNames[p]) return static_cast<int>(p);
-  return -2;
-}
-
 }  // namespace
 
 std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& q,
@@ -407,52 +398,24 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
   if (MissingTable(phase_rows.status(), kPhasesTable)) {
     out.no_phases_table = true;
   } else {
-    ASSIGN_OR_RETURN(rows, std::move(phase_rows));
-    for (const auto& row : rows) {
-      DeviceSums* s = device_of(row);
-      const int ph = PhaseIndex(row[6]);
-      if (!s || ph < -1) {
-        ++out.unknown_names;
-        continue;
+    for (FleetFact fact : {FleetFact::kPhases, FleetFact::kPhaseCategories}) {
+      if (fact == FleetFact::kPhaseCategories)
+        phase_rows = Run(client, FleetProfileSql(db, q, fact), kKeyColumns + 3);
+      ASSIGN_OR_RETURN(rows, std::move(phase_rows));
+      for (const auto& row : rows) {
+        DeviceSums* s = device_of(row);
+        const RowFold f = !s ? RowFold::kUnknownName
+                          : fact == FleetFact::kPhases
+                              ? FoldPhaseRow(row, kKeyColumns, &s->profile.phases)
+                              : FoldPhaseCategoryRow(row, kKeyColumns, &s->profile.phases);
+        if (f == RowFold::kBadNumber) return BadNumber(client);
+        if (f == RowFold::kUnknownName) ++out.unknown_names;
       }
-      model::PhaseSplit& split = s->profile.phases;
-      uint64_t steps = 0, ops = 0;
-      int64_t step_ns = 0, busy_ns = 0;
-      if (!ParseNumber(row[7], &steps) || !ParseNumber(row[8], &step_ns) ||
-          !ParseNumber(row[9], &busy_ns) || !ParseNumber(row[10], &ops))
-        return BadNumber(client);
-      if (ph < 0) {
-        split.outside_ops += ops;
-        continue;
-      }
-      model::PhaseStats& p = split.phases[static_cast<size_t>(ph)];
-      p.steps += steps;
-      p.step_ns += step_ns;
-      p.busy_ns += busy_ns;
-      p.ops += ops;
-    }
-    ASSIGN_OR_RETURN(
-        rows, Run(client, FleetProfileSql(db, q, FleetFact::kPhaseCategories), kKeyColumns + 3));
-    for (const auto& row : rows) {
-      DeviceSums* s = device_of(row);
-      const int ph = PhaseIndex(row[6]);
-      model::Category c;
-      if (!s || ph < -1 || !model::ParseCategory(row[7], &c)) {
-        ++out.unknown_names;
-        continue;
-      }
-      int64_t ns = 0;
-      if (!ParseNumber(row[8], &ns)) return BadNumber(client);
-      model::PhaseSplit& split = s->profile.phases;
-      const auto ci = static_cast<size_t>(c);
-      if (ph < 0)
-        split.outside_ns[ci] += ns;
-      else
-        split.phases[static_cast<size_t>(ph)].category_ns[ci] += ns;
     }
   }
 
-  // NVTX range tables, per process: keyed like a device row of device 0.
+  // NVTX range tables, per process (keyed like a device row of device 0), cut as the store's
+  // merge cuts them once all windows are in.
   std::map<DeviceKey, model::RangeTable> ranges;
   auto range_rows = Run(client, FleetProfileSql(db, q, FleetFact::kRanges), kKeyColumns + 10);
   if (MissingTable(range_rows.status(), kRangesTable)) {
@@ -463,27 +426,8 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
       DeviceKey key;
       if (!ParseKey(row, &key)) return BadNumber(client);
       key.device = 0;
-      model::RangeTable& table = ranges[key];
-      model::RangeStats r;
-      uint64_t tail_names = 0, late = 0;
-      int is_tail = 0;
-      if (!ParseNumber(row[6], &is_tail) || !ParseNumber(row[8], &r.duration.count) ||
-          !ParseNumber(row[9], &r.duration.total_ns) || !ParseNumber(row[10], &r.duration.min_ns) ||
-          !ParseNumber(row[11], &r.duration.max_ns) || !ParseNumber(row[12], &r.gpu_ops) ||
-          !ParseNumber(row[13], &r.gpu_time_ns) || !ParseNumber(row[14], &tail_names) ||
-          !ParseNumber(row[15], &late))
+      if (FoldRangeRow(row, kKeyColumns, &ranges[key]) == RowFold::kBadNumber)
         return BadNumber(client);
-      if (r.duration.count == 0) r.duration.min_ns = model::DurationStats().min_ns;
-      if (is_tail) {
-        table.tail.duration.Merge(r.duration);
-        table.tail.gpu_ops += r.gpu_ops;
-        table.tail.gpu_time_ns += r.gpu_time_ns;
-        table.tail_names += tail_names;
-        table.late += late;
-      } else {
-        r.name = row[7];
-        table.rows.push_back(std::move(r));
-      }
     }
     for (auto& [key, table] : ranges)
       table.Trim(static_cast<size_t>(std::max(0, q.top_k)), /*sort=*/true);

@@ -115,6 +115,46 @@ TEST(FleetProfileSql, ResolveSourceNamesTheArgument) {
   EXPECT_EQ(ok->database, "db");
 }
 
+// The grouped answers' rows fold into the model the way PhaseSplit::Merge and RangeTable::Merge
+// sum windows; unknown phases and categories are skipped, bad numbers refused.
+TEST(FleetRows, FoldPhaseAndRangeRows) {
+  model::PhaseSplit split;
+  EXPECT_EQ(FoldPhaseRow({"k", "decode", "3", "300", "200", "40"}, 1, &split), RowFold::kFolded);
+  EXPECT_EQ(FoldPhaseRow({"k", "decode", "1", "100", "50", "10"}, 1, &split), RowFold::kFolded);
+  EXPECT_EQ(FoldPhaseRow({"k", "outside", "0", "0", "0", "7"}, 1, &split), RowFold::kFolded);
+  EXPECT_EQ(FoldPhaseRow({"k", "verify", "1", "1", "1", "1"}, 1, &split), RowFold::kUnknownName);
+  EXPECT_EQ(FoldPhaseRow({"k", "decode", "x", "1", "1", "1"}, 1, &split), RowFold::kBadNumber);
+  EXPECT_EQ(FoldPhaseRow({"k", "decode"}, 1, &split), RowFold::kBadNumber);
+  EXPECT_EQ(FoldPhaseCategoryRow({"k", "decode", "attention", "900"}, 1, &split), RowFold::kFolded);
+  EXPECT_EQ(FoldPhaseCategoryRow({"k", "outside", "matmul", "5"}, 1, &split), RowFold::kFolded);
+  EXPECT_EQ(FoldPhaseCategoryRow({"k", "decode", "warp_drive", "5"}, 1, &split),
+            RowFold::kUnknownName);
+  const model::PhaseStats& decode = split.phases[static_cast<size_t>(model::Phase::kDecode)];
+  EXPECT_EQ(decode.steps, 4u);
+  EXPECT_EQ(decode.step_ns, 400);
+  EXPECT_EQ(decode.busy_ns, 250);
+  EXPECT_EQ(decode.ops, 50u);
+  EXPECT_EQ(decode.category_ns[static_cast<size_t>(model::Category::kAttention)], 900);
+  EXPECT_EQ(split.outside_ops, 7u);
+  EXPECT_EQ(split.outside_time_ns(), 5);
+
+  model::RangeTable t;
+  EXPECT_EQ(FoldRangeRow({"0", "step", "2", "30", "10", "20", "4", "8", "0", "0"}, 0, &t),
+            RowFold::kFolded);
+  EXPECT_EQ(FoldRangeRow({"1", "", "1", "5", "5", "5", "1", "1", "3", "2"}, 0, &t),
+            RowFold::kFolded);
+  EXPECT_EQ(FoldRangeRow({"1", "", "0", "0", "0", "0", "0", "0", "1", "1"}, 0, &t),
+            RowFold::kFolded);
+  EXPECT_EQ(FoldRangeRow({"0", "step", "-"}, 0, &t), RowFold::kBadNumber);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].name, "step");
+  EXPECT_EQ(t.rows[0].duration.min_ns, 10);
+  EXPECT_EQ(t.tail.duration.count, 1u);
+  EXPECT_EQ(t.tail.duration.min_ns, 5);  // the row without instances leaves the minimum alone
+  EXPECT_EQ(t.tail_names, 4u);
+  EXPECT_EQ(t.late, 3u);
+}
+
 // Window `i` of a process: 2 devices, six kernels of fixed weights (so the top 3 are the same in
 // every window and the merge's eviction order cannot matter), activity that starts and ends
 // inside the window (the gaps between windows are idle in a range), syncs and idle gaps.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 
 #include "src/agent/clickhouse/schema.h"
 #include "src/analyze/analysis.h"
@@ -185,6 +186,81 @@ std::string FleetPhasesSql(const std::string& database, const FleetQuery& q, boo
          " GROUP BY grp, phase ORDER BY grp, phase FORMAT TabSeparated";
 }
 
+namespace {
+
+// The index of a phase row's phase in model::kPhaseNames, -1 for the outside row (the work of
+// steps not whole), -2 for a phase this build does not know.
+int PhaseIndex(const std::string& name) {
+  if (name == kOutsidePhase) return -1;
+  for (size_t p = 0; p < model::kPhaseCount; ++p)
+    if (name == model::kPhaseNames[p]) return static_cast<int>(p);
+  return -2;
+}
+
+}  // namespace
+
+RowFold FoldPhaseRow(const std::vector<std::string>& row, size_t at, model::PhaseSplit* split) {
+  if (row.size() < at + 5) return RowFold::kBadNumber;
+  const int ph = PhaseIndex(row[at]);
+  if (ph < -1) return RowFold::kUnknownName;
+  model::PhaseSplit in;
+  model::PhaseStats p;
+  if (!ParseNumber(row[at + 1], &p.steps) || !ParseNumber(row[at + 2], &p.step_ns) ||
+      !ParseNumber(row[at + 3], &p.busy_ns) || !ParseNumber(row[at + 4], &p.ops))
+    return RowFold::kBadNumber;
+  if (ph < 0)
+    in.outside_ops = p.ops;
+  else
+    in.phases[static_cast<size_t>(ph)] = p;
+  split->Merge(in);
+  return RowFold::kFolded;
+}
+
+RowFold FoldPhaseCategoryRow(const std::vector<std::string>& row, size_t at,
+                             model::PhaseSplit* split) {
+  if (row.size() < at + 3) return RowFold::kBadNumber;
+  const int ph = PhaseIndex(row[at]);
+  model::Category c;
+  if (ph < -1 || !model::ParseCategory(row[at + 1], &c)) return RowFold::kUnknownName;
+  int64_t ns = 0;
+  if (!ParseNumber(row[at + 2], &ns)) return RowFold::kBadNumber;
+  model::PhaseSplit in;
+  const auto ci = static_cast<size_t>(c);
+  if (ph < 0)
+    in.outside_ns[ci] = ns;
+  else
+    in.phases[static_cast<size_t>(ph)].category_ns[ci] = ns;
+  split->Merge(in);
+  return RowFold::kFolded;
+}
+
+RowFold FoldRangeRow(const std::vector<std::string>& row, size_t at, model::RangeTable* table) {
+  if (row.size() < at + 10) return RowFold::kBadNumber;
+  model::RangeStats r;
+  uint64_t tail_names = 0, late = 0;
+  int is_tail = 0;
+  if (!ParseNumber(row[at], &is_tail) || !ParseNumber(row[at + 2], &r.duration.count) ||
+      !ParseNumber(row[at + 3], &r.duration.total_ns) ||
+      !ParseNumber(row[at + 4], &r.duration.min_ns) ||
+      !ParseNumber(row[at + 5], &r.duration.max_ns) || !ParseNumber(row[at + 6], &r.gpu_ops) ||
+      !ParseNumber(row[at + 7], &r.gpu_time_ns) || !ParseNumber(row[at + 8], &tail_names) ||
+      !ParseNumber(row[at + 9], &late))
+    return RowFold::kBadNumber;
+  // No instance: the min a DurationStats starts with (the rows write min_or_zero).
+  if (r.duration.count == 0) r.duration.min_ns = model::DurationStats().min_ns;
+  if (!is_tail) {
+    r.name = row[at + 1];
+    table->rows.push_back(std::move(r));
+    return RowFold::kFolded;
+  }
+  model::RangeTable in;
+  in.tail = std::move(r);
+  in.tail_names = tail_names;
+  in.late = late;
+  table->Merge(in, std::numeric_limits<size_t>::max());  // no cut yet: the caller's Trim
+  return RowFold::kFolded;
+}
+
 std::string FleetRangesSql(const std::string& database, const FleetQuery& q) {
   return std::string("SELECT ") + GroupByName(q.group_by) +
          " AS grp, is_tail, name, sum(instances), sum(total_ns), minIf(min_ns, instances > 0), "
@@ -218,27 +294,8 @@ base::Status AddRanges(const ClickHouseClient& client, const FleetQuery& q, Flee
     FleetGroup* g = nullptr;
     for (FleetGroup& x : view->groups)
       if (x.key == row[0]) g = &x;
-    if (!g) continue;
-    model::RangeStats r;
-    uint64_t tail_names = 0, late = 0;
-    int is_tail = 0;
-    if (!ParseNumber(row[1], &is_tail) || !ParseNumber(row[3], &r.duration.count) ||
-        !ParseNumber(row[4], &r.duration.total_ns) || !ParseNumber(row[5], &r.duration.min_ns) ||
-        !ParseNumber(row[6], &r.duration.max_ns) || !ParseNumber(row[7], &r.gpu_ops) ||
-        !ParseNumber(row[8], &r.gpu_time_ns) || !ParseNumber(row[9], &tail_names) ||
-        !ParseNumber(row[10], &late))
+    if (g && FoldRangeRow(row, 1, &g->ranges) == RowFold::kBadNumber)
       return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
-    if (r.duration.count == 0) r.duration.min_ns = model::DurationStats().min_ns;
-    if (is_tail) {
-      g->ranges.tail.duration.Merge(r.duration);
-      g->ranges.tail.gpu_ops += r.gpu_ops;
-      g->ranges.tail.gpu_time_ns += r.gpu_time_ns;
-      g->ranges.tail_names += tail_names;
-      g->ranges.late += late;
-    } else {
-      r.name = row[2];
-      g->ranges.rows.push_back(std::move(r));
-    }
   }
   const auto top = static_cast<size_t>(model::MergeOptions().top_k);
   for (FleetGroup& g : view->groups) {
@@ -273,63 +330,28 @@ void RangeLines(const std::string& key, const model::RangeTable& t, std::string*
 // Adds the groups' forward phases (FleetPhasesSql) to `view`'s groups and total. A database
 // without the phases table (schema 3: no agent of schema 4 has run on it) has none.
 base::Status AddPhases(const ClickHouseClient& client, const FleetQuery& q, FleetView* view) {
-  auto bad = [&] {
-    return base::DataLossError(client.target().ToUrl() + ": unexpected phases answer");
-  };
   auto group_of = [&](const std::string& key) -> FleetGroup* {
     for (FleetGroup& g : view->groups)
       if (g.key == key) return &g;
     return nullptr;
-  };
-  // -1: the row of steps not whole; -2: a phase this build does not know (skipped).
-  auto phase_of = [](const std::string& name) {
-    if (name == kOutsidePhase) return -1;
-    for (size_t p = 0; p < model::kPhaseCount; ++p)
-      if (name == model::kPhaseNames[p]) return static_cast<int>(p);
-    return -2;
   };
   auto answer = client.Execute(FleetPhasesSql(client.target().database, q, false));
   if (MissingTable(answer, kPhasesTable)) {
     view->no_phases_table = true;
     return base::OkStatus();
   }
-  ASSIGN_OR_RETURN(std::string body, std::move(answer));
-  ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
-  for (const auto& row : rows) {
-    if (row.size() != 6) return bad();
-    FleetGroup* g = group_of(row[0]);
-    const int ph = phase_of(row[1]);
-    if (!g || ph < -1) continue;
-    uint64_t steps = 0, ops = 0;
-    int64_t step_ns = 0, busy_ns = 0;
-    if (!ParseNumber(row[2], &steps) || !ParseNumber(row[3], &step_ns) ||
-        !ParseNumber(row[4], &busy_ns) || !ParseNumber(row[5], &ops))
-      return bad();
-    if (ph < 0) {
-      g->phases.outside_ops += ops;
-      continue;
+  for (bool categories : {false, true}) {
+    if (categories) answer = client.Execute(FleetPhasesSql(client.target().database, q, true));
+    ASSIGN_OR_RETURN(std::string body, std::move(answer));
+    ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
+    for (const auto& row : rows) {
+      FleetGroup* g = group_of(row[0]);
+      if (!g) continue;
+      const RowFold f =
+          categories ? FoldPhaseCategoryRow(row, 1, &g->phases) : FoldPhaseRow(row, 1, &g->phases);
+      if (f == RowFold::kBadNumber)
+        return base::DataLossError(client.target().ToUrl() + ": unexpected phases answer");
     }
-    model::PhaseStats& p = g->phases.phases[static_cast<size_t>(ph)];
-    p.steps += steps;
-    p.step_ns += step_ns;
-    p.busy_ns += busy_ns;
-    p.ops += ops;
-  }
-  ASSIGN_OR_RETURN(body, client.Execute(FleetPhasesSql(client.target().database, q, true)));
-  ASSIGN_OR_RETURN(rows, ParseTabSeparated(body));
-  for (const auto& row : rows) {
-    if (row.size() != 4) return bad();
-    FleetGroup* g = group_of(row[0]);
-    const int ph = phase_of(row[1]);
-    model::Category c;
-    if (!g || ph < -1 || !model::ParseCategory(row[2], &c)) continue;
-    int64_t ns = 0;
-    if (!ParseNumber(row[3], &ns)) return bad();
-    const auto ci = static_cast<size_t>(c);
-    if (ph < 0)
-      g->phases.outside_ns[ci] += ns;
-    else
-      g->phases.phases[static_cast<size_t>(ph)].category_ns[ci] += ns;
   }
   for (const FleetGroup& g : view->groups) view->total.phases.Merge(g.phases);
   return base::OkStatus();

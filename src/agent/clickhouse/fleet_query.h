@@ -98,6 +98,20 @@ base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const Fleet
 std::string RenderFleetText(const FleetView& view, const FleetQuery& query, const std::string& url);
 std::string RenderFleetJson(const FleetView& view, const FleetQuery& query, const std::string& url);
 
+// Folding one answer row of the schema-4 tables' grouped reads into the model, shared by the fleet
+// view and the profile reads (fleet_profile.h); the row's fields start at `at`.
+enum class RowFold { kFolded, kUnknownName, kBadNumber };
+// (phase, steps, step_ns, busy_ns, ops) into `split` with model::PhaseSplit::Merge; the `outside`
+// row gives the ops of steps not whole. A phase this build does not know is skipped.
+RowFold FoldPhaseRow(const std::vector<std::string>& row, size_t at, model::PhaseSplit* split);
+// (phase, category, ns): a phase's (or the outside work's) time in one category, the same way.
+RowFold FoldPhaseCategoryRow(const std::vector<std::string>& row, size_t at,
+                             model::PhaseSplit* split);
+// (is_tail, name, instances, total_ns, min_ns, max_ns, gpu_ops, gpu_time_ns, tail_names, late):
+// a named row is appended (the reads group by name, so each name comes once), the tail row folds
+// in with model::RangeTable::Merge. The caller cuts the table (RangeTable::Trim) once all are in.
+RowFold FoldRangeRow(const std::vector<std::string>& row, size_t at, model::RangeTable* table);
+
 // ClickHouse's TabSeparated output (escapes \t \n \\ \' \0 \b \f \r): rows of fields. kDataLoss
 // on a malformed escape or a row whose width differs from the first's.
 base::StatusOr<std::vector<std::vector<std::string>>> ParseTabSeparated(std::string_view body);
