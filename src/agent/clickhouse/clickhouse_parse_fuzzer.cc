@@ -1,8 +1,8 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The ClickHouse-side parsers on arbitrary bytes: the credentials file, URLs, labels, error lines
-// and TabSeparated answers, and the sink's split of (spooled) JSONEachRow bodies into inserts.
-// None may crash; a parsed TabSeparated answer has rows of one width; every insert row starts
-// with its batch id.
+// and TabSeparated answers (also folded as phase and range rows of the fleet reads), and the
+// sink's split of (spooled) JSONEachRow bodies into inserts. None may crash; a parsed
+// TabSeparated answer has rows of one width; every insert row starts with its batch id.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -30,8 +30,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ParseLabel(text, &labels);
   (void)ClickHouseErrorLine(text);
   auto rows = ParseTabSeparated(text);
-  if (rows.ok())
-    for (const auto& row : *rows)
+  if (rows.ok()) {
+    inferscope::model::PhaseSplit split;
+    inferscope::model::RangeTable ranges;
+    for (const auto& row : *rows) {
       if (row.size() != rows->front().size()) std::abort();
+      for (size_t at : {size_t{0}, size_t{1}}) {
+        (void)FoldPhaseRow(row, at, &split);
+        (void)FoldPhaseCategoryRow(row, at, &split);
+        (void)FoldRangeRow(row, at, &ranges);
+      }
+    }
+    ranges.Trim(20, /*sort=*/true);
+  }
   return 0;
 }
