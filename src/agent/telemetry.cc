@@ -113,9 +113,13 @@ void Telemetry::SampleLoop() {
                        [this] { return stop_sampling_; }))
       break;
   }
-  // Windows whose end passed while the other threads finished: each closed as usual.
-  for (now = UnixNowNs(); now >= window_end; window_end += window)
+  // A window whose end passed while the other threads finished: closed as usual.
+  now = UnixNowNs();
+  if (now >= window_end) {
     CloseWindow(window_end - window, window_end, now - options_.span_grace_ns);
+    window_end += window;
+    if (window_end <= now) window_end = (now / window + 1) * window;  // slept through some
+  }
   // The partial window, and the span windows still in their grace period: what was collected is
   // not lost at shutdown. Exports arriving after this point would be acknowledged and never
   // stored: the receiver refuses them first (503, which the SDKs retry).
