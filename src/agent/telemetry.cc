@@ -65,8 +65,16 @@ void Telemetry::Stop() {
     stop_ = true;
   }
   wake_.notify_all();
+  // The scrape and collect threads finish the poll in flight first, then the sample thread closes
+  // the last windows: a GET answered after the last window closed would never be stored (its
+  // engine counted it; the agent's totals would miss it).
   if (scrape_thread_.joinable()) scrape_thread_.join();
   if (collect_thread_.joinable()) collect_thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_sampling_ = true;
+  }
+  wake_.notify_all();
   if (sample_thread_.joinable()) sample_thread_.join();
 }
 
@@ -102,8 +110,15 @@ void Telemetry::SampleLoop() {
     const int64_t until = sampling ? std::min(next_sample, window_end) : window_end;
     std::unique_lock<std::mutex> lock(mu_);
     if (wake_.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(until - now, 1'000'000)),
-                       [this] { return stop_; }))
+                       [this] { return stop_sampling_; }))
       break;
+  }
+  // A window whose end passed while the other threads finished: closed as usual.
+  now = UnixNowNs();
+  if (now >= window_end) {
+    CloseWindow(window_end - window, window_end, now - options_.span_grace_ns);
+    window_end += window;
+    if (window_end <= now) window_end = (now / window + 1) * window;  // slept through some
   }
   // The partial window, and the span windows still in their grace period: what was collected is
   // not lost at shutdown. Exports arriving after this point would be acknowledged and never
@@ -165,10 +180,13 @@ void Telemetry::CloseWindow(int64_t start_ns, int64_t end_ns, int64_t spans_unti
   }
   if (engine_) {
     auto e = std::make_unique<scrape::EngineMetricsWindow>(engine_->TakeWindow(start_ns, end_ns));
-    if (e->scrapes > 0) {
+    // A window of failed scrapes only is stored too: its failures (and abandoned GETs) count.
+    if (e->scrapes > 0 || e->scrape_failures > 0) {
       record(scrape::EngineMetricsKind(), start_ns, end_ns, *e);
-      std::lock_guard<std::mutex> lock(status_mu_);
-      last_engine_ = e->engine;
+      if (e->scrapes > 0) {
+        std::lock_guard<std::mutex> lock(status_mu_);
+        last_engine_ = e->engine;
+      }
       out.engine = std::move(e);
     }
   }
@@ -232,6 +250,7 @@ TelemetryStatus Telemetry::status() const {
   } else {
     s.scrape = FromHealthLine(engine_->health());
     s.scrape.detail = engine_->endpoint();
+    s.scrape_targets = engine_->targets();
   }
   if (!spans_) {
     s.otlp = {"off", "disabled (--no-otlp)", ""};

@@ -23,14 +23,11 @@
 #include "src/agent/nvml/gpu_metrics_window.h"
 #include "src/agent/nvml/gpu_sampler.h"
 #include "src/agent/otlp/span_collector.h"
+#include "src/agent/scrape/engine_metrics_collector.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/agent/store/sqlite_store.h"
 
 namespace inferscope::agent {
-
-namespace scrape {
-class EngineMetricsCollector;
-}
 
 struct TelemetryOptions {
   int64_t window_ns = 10'000'000'000;  // the injection library's default window
@@ -62,6 +59,7 @@ struct TelemetryStatus {
   CollectorStatus nvml, scrape, otlp;
   std::vector<GpuDeviceWindow> devices;  // identity fields only (index, uuid, name)
   std::string engine;                    // scrape: the engine detected, "" when none
+  std::vector<scrape::ScrapeTargetStats> scrape_targets;  // scrapes, failures, abandoned GETs
   uint64_t spans_received = 0;
 };
 
@@ -116,9 +114,10 @@ class Telemetry {
   // One per registered kind that has a generic collector; windows taken with the GPU's.
   std::vector<std::unique_ptr<collector::Collector>> collectors_;
 
-  mutable std::mutex mu_;  // guards stop_ (and the assignment of gpu_)
+  mutable std::mutex mu_;  // guards stop_, stop_sampling_ (and the assignment of gpu_)
   std::condition_variable wake_;
   bool stop_ = false;
+  bool stop_sampling_ = false;  // set once the scrape and collect threads are joined
   std::thread sample_thread_, scrape_thread_, collect_thread_;
   std::atomic<bool> gpu_ready_{false};  // gpu_ is set (or stays null) and never changes again
   int64_t spans_taken_end_ = 0;         // sample thread only: spans before it were taken

@@ -1,13 +1,19 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The telemetry threads on the real clock with only the OTLP receiver on (no NVML, no scraping):
 // span windows stay open for the grace period, shutdown flushes them, drops are logged by reason.
+// And with only the scraper on: a scrape in flight at shutdown is stored.
 
 #include "src/agent/telemetry.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
+#include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -164,6 +170,62 @@ TEST(TelemetryTest, SpansAfterTheGraceAreDroppedLoggedAndCounted) {
   EXPECT_NE(log[0].find("request spans dropped"), std::string::npos) << log[0];
   EXPECT_NE(log[0].find("1 late: arrived after their window's grace period"), std::string::npos)
       << log[0];
+}
+
+// Stop() while a scrape's GET is in flight: the scrape thread finishes it before the last window
+// is closed, so the scrape the engine served is stored (it used to be left behind when the sample
+// thread closed the last window first: the engine counted a GET the agent never stored).
+TEST(TelemetryTest, AScrapeInFlightAtShutdownIsStored) {
+  std::ifstream in(std::filesystem::path(INFERSCOPE_SOURCE_DIR) / "tests/data/engine_metrics" /
+                   "sglang.txt");
+  std::stringstream body;
+  body << in.rdbuf();
+  httplib::Server server;
+  std::atomic<int> hits{0};
+  std::atomic<bool> second_started{false};
+  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    if (++hits == 2) {
+      second_started = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));  // < the 2 s read timeout
+    }
+    res.set_content(body.str(), "text/plain");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread thread([&] { server.listen_after_bind(); });
+
+  TelemetryOptions options;
+  options.window_ns = 10'000 * kMs;  // the shutdown closes the only window
+  options.nvml = false;
+  options.otlp = false;
+  options.scrape = true;
+  options.metrics_url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  options.scrape_interval_ns = 100 * kMs;
+  std::mutex mu;
+  uint64_t scrapes = 0, failures = 0;
+  Telemetry t(options, [&](TelemetryWindow&& w) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (w.engine) {
+      scrapes += w.engine->scrapes;
+      failures += w.engine->scrape_failures;
+    }
+  });
+  t.Start();
+  const int64_t deadline = base::UnixNowNs() + 5'000 * kMs;
+  while (!second_started && base::UnixNowNs() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(second_started) << "the scraper never made a second GET";
+  t.Stop();  // the second GET is being answered
+  server.stop();
+  thread.join();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(hits.load(), 2);
+  EXPECT_EQ(scrapes, 2u);
+  EXPECT_EQ(failures, 0u);
+  const TelemetryStatus status = t.status();
+  ASSERT_EQ(status.scrape_targets.size(), 1u);
+  EXPECT_EQ(status.scrape_targets[0].url, options.metrics_url);
+  EXPECT_EQ(status.scrape_targets[0].scrapes, 2u);
 }
 
 }  // namespace

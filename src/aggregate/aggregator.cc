@@ -428,8 +428,11 @@ class Aggregator::Impl {
   void OnGpuOp(ProcessState& p, DeviceState& d, uint32_t stream, int64_t start_ns, int64_t end_ns,
                OpRef op, uint32_t correlation_id) {
     NoteEnd(end_ns);
-    if (d.has_gpu_activity && d.busy.open() && start_ns > d.busy.end_ns()) {
-      AttributeIdle(p, d, d.busy.end_ns(), start_ns, correlation_id);
+    // The device is idle from the latest end of any operation: the window's busy union starts
+    // over at each edge, so an operation begun in an earlier window and still running is not in
+    // it (its end would make a gap of busy time, and a host turn analyze never sees).
+    if (d.has_gpu_activity && start_ns > d.gpu_end_ns) {
+      AttributeIdle(p, d, d.gpu_end_ns, start_ns, correlation_id);
     } else if (!d.has_gpu_activity && d.gpu_seen && start_ns > d.gpu_end_ns) {
       // The window's first operation after an idle interval that began before the window: the
       // same host-turn test as inside a window (the interval's idle time itself is not this
@@ -438,13 +441,16 @@ class Aggregator::Impl {
       if (SplitIdle(p, d, d.gpu_end_ns, start_ns, correlation_id).host_turn)
         EndStep(d, d.gpu_end_ns);
     }
+    // What this operation adds to the busy union, across window edges (operations come in start
+    // order): the step's busy time, exact however windows cut it.
+    const int64_t busy_from = d.gpu_seen ? std::max(start_ns, d.gpu_end_ns) : start_ns;
     if (!d.gpu_seen || end_ns > d.gpu_end_ns) d.gpu_end_ns = end_ns;
     d.gpu_seen = true;
     if (!d.step_open) {
       d.step_open = true;
       d.step_start_ns = start_ns;
-      d.step_busy_start_ns = d.busy.covered_ns();
     }
+    d.step_busy_ns += std::max<int64_t>(0, end_ns - busy_from);
     if (!d.has_gpu_activity) {
       d.has_gpu_activity = true;
       d.first_start_ns = start_ns;
@@ -557,13 +563,9 @@ class Aggregator::Impl {
     for (auto& [id, d] : p.devices) {
       // Everything that starts before this call has been processed, so a device whose activity
       // ended before it is idle from that end until at least here.
-      int64_t gap_start;
-      if (d.has_gpu_activity && d.busy.open())
-        gap_start = d.busy.end_ns();
-      else if (d.gpu_seen)  // idle since before this window (see OnGpuOp)
-        gap_start = d.gpu_end_ns;
-      else
-        continue;
+      // From the latest end of any operation (see OnGpuOp), also one begun in an earlier window.
+      if (!d.gpu_seen) continue;
+      const int64_t gap_start = d.gpu_end_ns;
       if (e.start_ns < gap_start) continue;
       GapSnapshot* snap = nullptr;
       for (GapSnapshot& g : t.snapshots)

@@ -63,7 +63,7 @@ void DeviceState::EndStep(int64_t end_ns) {
       model::PhaseStats& p = phases.phases[static_cast<size_t>(PhaseOfAttention(step_attention))];
       ++p.steps;
       p.step_ns += end_ns - step_start_ns;
-      p.busy_ns += step_busy_ns + busy.covered_ns() - step_busy_start_ns;
+      p.busy_ns += step_busy_ns;
       p.ops += step_ops;
       for (size_t c = 0; c < model::kCategoryCount; ++c) p.category_ns[c] += step_category_ns[c];
     } else {
@@ -82,12 +82,15 @@ void DeviceState::EndStep(int64_t end_ns) {
 void DeviceState::SettleStep(int64_t window_start_ns, int64_t window_end_ns, bool final,
                              int64_t max_carry_ns) {
   if (!step_open) return;
+  // Carried even when the device idled the whole window: whether the idle is the host's turn is
+  // the next operation's host-turn test, as in one window (ending it here split steps analyze
+  // sees whole: a kernel waiting on a peer or an event, issued before the device went idle).
+  if (!final && step_whole && window_end_ns - step_start_ns <= max_carry_ns) return;
   if (final || (!has_gpu_activity && gpu_end_ns <= window_start_ns)) {
     EndStep(gpu_end_ns);
     step_whole = true;  // whatever runs next begins after the host's turn (or a new trace)
     return;
   }
-  if (step_whole && window_end_ns - step_start_ns <= max_carry_ns) return;  // carried
   step_whole = false;
   EndStep(gpu_end_ns);
 }
@@ -96,10 +99,8 @@ void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
   has_gpu_activity = false;
   first_start_ns = 0;
   last_end_ns = 0;
-  // The open step (if any) is carried: only its busy time so far is set aside, as the busy union
-  // starts over.
-  if (step_open) step_busy_ns += busy.covered_ns() - step_busy_start_ns;
-  step_busy_start_ns = 0;
+  // The open step (if any) is carried with its busy time (counted per operation, not from the
+  // window's busy union, which starts over here).
   busy.Reset();
   compute.Reset();
   communication.Reset();

@@ -153,8 +153,9 @@ struct DeviceState {
   uint8_t step_attention = 0;
   bool step_whole = true;
   int64_t step_start_ns = 0;
-  int64_t step_busy_start_ns = 0;  // busy.covered_ns() when it began (or the window did)
-  int64_t step_busy_ns = 0;        // its busy time in earlier windows (carried)
+  // Its busy time: the union of its operations, each adding what it covers past the latest end
+  // before it (gpu_end_ns), so an operation running across a window edge counts once.
+  int64_t step_busy_ns = 0;
   uint64_t step_ops = 0;
   std::array<int64_t, model::kCategoryCount> step_category_ns{};
   // The latest end of any GPU operation of the device, across windows (when gpu_seen): where the
@@ -172,9 +173,12 @@ struct DeviceState {
   // its phase, any other step's operations to phases.outside_*. Clears the step.
   void EndStep(int64_t end_ns);
   // What becomes of the open step when the window [window_start_ns, window_end_ns) closes:
-  //  - `final` (the trace or the process ended) or the device ran nothing in the whole window (an
-  //    idle that long is the host's turn): it ends at its last operation and counts here;
-  //  - a whole step open for at most `max_carry_ns` is carried into the next window as it is;
+  //  - `final` (the trace or the process ended): it ends at its last operation and counts here;
+  //  - a whole step open for at most `max_carry_ns` is carried into the next window as it is,
+  //    also when the device ran nothing in this window (the next operation's host-turn test says
+  //    whether that idle was the host's turn, as in one window);
+  //  - past that, a step whose device ran nothing in the whole window ends at its last operation
+  //    (counted if whole);
   //  - any other (not whole, or running longer than any serving step) is cut: its operations so
   //    far are outside in this window, and the rest of it is not whole either.
   void SettleStep(int64_t window_start_ns, int64_t window_end_ns, bool final, int64_t max_carry_ns);

@@ -12,10 +12,14 @@ monotonic in `le` (all scaled by the same factor), and gauges (including prometh
 timestamps are passed through byte for byte.
 
 GET /scrapes answers {"scrapes": N} (how many /metrics bodies were served) without counting as a
-scrape, so a test can compute the exact counter deltas an agent must have seen.
+scrape, so a test can compute the exact counter deltas an agent must have seen. A scrape is counted
+when its request is read: one whose answer is held (`stalls`, below) past the client's timeout is
+counted and never seen, as a real engine's counters advance whether or not anyone reads them.
 
 Usage: fake_engine_metrics.py FILE [--port P]   (prints "listening on 127.0.0.1:PORT")
-Also importable: FakeEngineMetrics(path).start() -> port; .scrapes; .stop().
+Also importable: FakeEngineMetrics(path, stalls={index: seconds}).start() -> port; .served();
+.hold(index, seconds) or
+.hold_first_after(unix_s, seconds) while running; .stop().
 """
 
 import argparse
@@ -117,9 +121,13 @@ class ScaledExposition:
 class FakeEngineMetrics:
     """A loopback HTTP server thread serving ScaledExposition bodies; counts the scrapes."""
 
-    def __init__(self, path, port=0):
+    def __init__(self, path, port=0, stalls=None):
         with open(path, encoding="utf-8") as f:
             self.exposition = ScaledExposition(f.read())
+        # scrape index (0-based) -> seconds its answer is held after it was counted: a scraper
+        # whose timeout is shorter abandons that GET, an interval it never sees.
+        self.stalls = dict(stalls or {})
+        self.hold_from = None  # (unix time, seconds): hold the first scrape read from then on
         self.scrapes = 0
         self.scrape_times = []  # time.time() of each /metrics answer
         self.lock = threading.Lock()
@@ -132,6 +140,11 @@ class FakeEngineMetrics:
                         factor = 1 + outer.scrapes
                         outer.scrapes += 1
                         outer.scrape_times.append(time.time())
+                        hold_s = outer.stalls.get(factor - 1, 0)
+                        if outer.hold_from is not None and time.time() >= outer.hold_from[0]:
+                            hold_s, outer.hold_from = outer.hold_from[1], None
+                    if hold_s:  # counted already: what a scraper that gives up never sees
+                        time.sleep(hold_s)
                     self.reply(outer.exposition.body(factor),
                                "text/plain; version=0.0.4; charset=utf-8")
                 elif self.path == "/scrapes":
@@ -142,11 +155,14 @@ class FakeEngineMetrics:
                     self.reply(b"not found\n", "text/plain", 404)
 
             def reply(self, body, content_type, status=200):
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a held answer): counted, never seen
 
             def log_message(self, *args):
                 pass
@@ -166,6 +182,18 @@ class FakeEngineMetrics:
     def served(self):
         with self.lock:
             return self.scrapes
+
+    def hold(self, index, seconds):
+        """Holds the answer to scrape `index` (0-based, not served yet) for `seconds`."""
+        with self.lock:
+            if index < self.scrapes:
+                raise ValueError("scrape %d was served already (%d so far)" % (index, self.scrapes))
+            self.stalls[index] = seconds
+
+    def hold_first_after(self, unix_s, seconds):
+        """Holds the answer to the first scrape read at or after `unix_s` for `seconds`."""
+        with self.lock:
+            self.hold_from = (unix_s, seconds)
 
     def start(self):
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -222,6 +222,17 @@ HttpResponse Status(const ApiContext& ctx) {
       w.Key("engine").Null();
     else
       w.Key("engine").String(t.engine);
+    w.Key("targets").BeginArray();
+    for (const scrape::ScrapeTargetStats& target : t.scrape_targets) {
+      w.BeginObject();
+      w.Key("url").String(target.url);
+      w.Key("scrapes").UInt(target.scrapes);
+      w.Key("failures").UInt(target.failures);
+      w.Key("abandoned").UInt(target.abandoned);
+      w.Key("probes_abandoned").UInt(target.probes_abandoned);
+      w.EndObject();
+    }
+    w.EndArray();
   });
   collector("otlp", t.otlp, [&] { w.Key("spans_received").UInt(t.spans_received); });
   w.EndObject();

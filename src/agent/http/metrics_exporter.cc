@@ -431,6 +431,7 @@ void MetricsExporter::AccumulateEngine(const EngineMetricsWindow& engine) {
   }
   engine_scrapes_ += engine.scrapes;
   engine_scrape_failures_ += engine.scrape_failures;
+  engine_scrapes_abandoned_ += engine.scrapes_abandoned;
   for (size_t i = 0; i < scrape::kStageCount; ++i) {
     const scrape::StageHistogram& h = engine.stages[i];
     if (!engine.has_stage(scrape::Stage(i)) && h.count <= 0) continue;
@@ -835,6 +836,9 @@ void MetricsExporter::RenderEngineTelemetry(Exposition& e) const {
     e.Family("inferscope_engine_scrape_failures_total", "counter",
              "Scrapes of the engine that failed.");
     e.Sample({}, static_cast<double>(engine_scrape_failures_));
+    e.Family("inferscope_engine_scrapes_abandoned_total", "counter",
+             "Failed scrapes whose GET was sent and never answered in time (timed out).");
+    e.Sample({}, static_cast<double>(engine_scrapes_abandoned_));
   }
 }
 

@@ -200,7 +200,7 @@ class MetricsExporter {
   int64_t engine_counted_end_ns_ = 0;
   uint32_t engine_counters_present_ = 0;
   std::array<double, scrape::kCounterSignalCount> engine_counters_{};
-  uint64_t engine_scrapes_ = 0, engine_scrape_failures_ = 0;
+  uint64_t engine_scrapes_ = 0, engine_scrape_failures_ = 0, engine_scrapes_abandoned_ = 0;
   std::array<std::optional<StageHistogramSeries>, scrape::kStageCount> engine_stages_;
 
   // Request-span telemetry.

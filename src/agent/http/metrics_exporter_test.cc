@@ -428,6 +428,8 @@ scrape::EngineMetricsWindow MakeEngine(int64_t end_ns) {
   e.end_unix_ns = end_ns;
   e.engine = "vllm";
   e.scrapes = 10;
+  e.scrape_failures = 3;
+  e.scrapes_abandoned = 2;
   e.counters_present = 1u << size_t(scrape::CounterSignal::kRequestsFinished) |
                        1u << size_t(scrape::CounterSignal::kGenerationTokens);
   e.counters[size_t(scrape::CounterSignal::kRequestsFinished)] = 20;
@@ -522,6 +524,8 @@ TEST(MetricsExporterTest, TelemetryGaugesCountersAndSummaries) {
            "inferscope_engine_generation_tokens_total 5000",
            "inferscope_engine_kv_cache_usage_ratio 0.5",
            "inferscope_engine_scrapes_total 10",
+           "inferscope_engine_scrape_failures_total 3",
+           "inferscope_engine_scrapes_abandoned_total 2",
            "inferscope_span_requests_total 3",
            "inferscope_span_prompt_tokens_total 300",
            "inferscope_span_completion_tokens_total 90",

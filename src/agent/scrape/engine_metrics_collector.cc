@@ -63,6 +63,19 @@ std::string EngineMetricsCollector::endpoint() const {
   return target_ ? target_->ToUrl() : "";
 }
 
+std::vector<ScrapeTargetStats> EngineMetricsCollector::targets() const {
+  std::lock_guard lock(mu_);
+  return targets_;
+}
+
+ScrapeTargetStats* EngineMetricsCollector::Target(const std::string& url) {
+  for (ScrapeTargetStats& t : targets_)
+    if (t.url == url) return &t;
+  if (targets_.size() >= kMaxTargets) return nullptr;
+  targets_.push_back(ScrapeTargetStats{.url = url});
+  return &targets_.back();
+}
+
 EngineMetricsWindow EngineMetricsCollector::TakeWindow(int64_t start_unix_ns, int64_t end_unix_ns) {
   std::lock_guard lock(mu_);
   return scraper_.TakeWindow(start_unix_ns, end_unix_ns);
@@ -112,7 +125,12 @@ EngineMetricsCollector::Found EngineMetricsCollector::Discover(const std::vector
       for (const char* path : kProbePaths) {
         const HttpTarget target{host, port.port, path};
         auto response = FetchMetrics(target, probe);
-        if (!response.ok()) break;  // nothing there, or not HTTP: the other path will not help
+        if (!response.ok()) {
+          // Connected, request sent, no answer in time: the server may still serve it.
+          if (response.status().code() == base::StatusCode::kDataLoss)
+            found.abandoned_probes.push_back(target.ToUrl());
+          break;  // nothing there, or not HTTP: the other path will not help
+        }
         answered = true;
         if (response->status != 200) continue;
         const Exposition e = ParsePrometheusText(response->body, options_.scraper.parse);
@@ -175,6 +193,8 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
       Found found = Discover(pids);
       lock.lock();
       polling_ = false;
+      for (const std::string& url : found.abandoned_probes)
+        if (ScrapeTargetStats* t = Target(url)) ++t->probes_abandoned;
       if (!found.target) {
         SetHealth(std::move(found.message), false);
         return;
@@ -185,6 +205,7 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
       // The probe's body is a scrape like any other: the baseline.
       const int64_t at = options_.clock ? options_.clock() : now_unix_ns;
       const ScrapeResult r = scraper_.Scrape(found.body, at);
+      if (ScrapeTargetStats* t = Target(target_->ToUrl())) ++t->scrapes;
       last_scrape_ns_ = at;
       next_scrape_ns_ = NextOnGrid(at, options_.scrape_interval_ns);
       SetHealth(fmt::format("ok: scraping {} metrics from {} (found among the listening ports of "
@@ -210,8 +231,17 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
   last_scrape_ns_ = now_unix_ns;
   next_scrape_ns_ = NextOnGrid(now_unix_ns, options_.scrape_interval_ns);
   const std::string url = target.ToUrl();
+  ScrapeTargetStats* stats = Target(url);
   if (!response.ok() || response->status != 200) {
-    scraper_.RecordFailure(now_unix_ns);
+    // Connected and sent, but no answer in time (net::HttpGet's DataLoss): abandoned. A refused
+    // connection never reached the server; an HTTP error status is an answer.
+    const bool abandoned =
+        !response.ok() && response.status().code() == base::StatusCode::kDataLoss;
+    scraper_.RecordFailure(now_unix_ns, abandoned);
+    if (stats) {
+      ++stats->failures;
+      stats->abandoned += abandoned ? 1 : 0;
+    }
     ++consecutive_failures_;
     const std::string why = response.ok() ? fmt::format("{}: HTTP status {}", url, response->status)
                                           : response.status().message();
@@ -232,6 +262,7 @@ void EngineMetricsCollector::Poll(int64_t now_unix_ns) {
   }
   consecutive_failures_ = 0;
   const ScrapeResult r = scraper_.Scrape(response->body, now_unix_ns);
+  if (stats) ++stats->scrapes;
   if (r.detection.engine == Engine::kUnknown) {
     SetHealth(fmt::format("degraded: {} serves {} metric families but none of a known engine "
                           "(vLLM, SGLang, TGI, TensorRT-LLM, Dynamo); only other series are kept",

@@ -37,6 +37,17 @@ struct EngineMetricsOptions {
   std::function<int64_t()> clock;
 };
 
+// What the collector did with one URL since it started, for the agent's status: a server that
+// counts its requests (rather than time) served `scrapes + abandoned + probes_abandoned` bodies.
+struct ScrapeTargetStats {
+  std::string url;
+  uint64_t scrapes = 0;    // bodies used as scrapes (the discovery probe that found it included)
+  uint64_t failures = 0;   // scrapes that failed: no connection, no answer, HTTP status not 200
+  uint64_t abandoned = 0;  // of those, GETs sent whose answer never came (timed out after connect)
+  uint64_t probes_abandoned = 0;  // discovery probes that connected and got no answer in time
+  bool operator==(const ScrapeTargetStats&) const = default;
+};
+
 // Thread-safe: the agent calls Poll from its collector thread (it blocks for up to the HTTP
 // timeouts) while other threads call TakeWindow, health or SetRootPids. No threads of its own.
 // Never throws; every failure (no endpoint, unreachable, not Prometheus text) shows in health().
@@ -56,15 +67,21 @@ class EngineMetricsCollector {
   std::string health() const;
   bool ok() const;
   std::string endpoint() const;  // the URL scraped, empty when none
+  // Per URL scraped or probed with something to count, in the order first seen; at most
+  // kMaxTargets (later URLs are not tracked; the scraped target is always among the first).
+  std::vector<ScrapeTargetStats> targets() const;
+  static constexpr size_t kMaxTargets = 32;
 
  private:
   struct Found {
     std::optional<HttpTarget> target;
-    std::string body;     // the probe's response: the first scrape
-    std::string message;  // why nothing was found
+    std::string body;                           // the probe's response: the first scrape
+    std::string message;                        // why nothing was found
+    std::vector<std::string> abandoned_probes;  // URLs of probes sent and not answered in time
   };
   Found Discover(const std::vector<int>& pids) const;
   void SetHealth(std::string health, bool ok);
+  ScrapeTargetStats* Target(const std::string& url);  // null past kMaxTargets; mu_ held
 
   const EngineMetricsOptions options_;
   std::optional<HttpTarget> configured_;  // from --metrics-url
@@ -82,6 +99,7 @@ class EngineMetricsCollector {
   int64_t next_scrape_ns_ = 0;
   int consecutive_failures_ = 0;
   EngineMetricsScraper scraper_;
+  std::vector<ScrapeTargetStats> targets_;
   std::string health_ = "off: not polled yet";
   bool ok_ = false;
 };

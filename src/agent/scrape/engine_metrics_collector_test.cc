@@ -87,6 +87,12 @@ class SilentListener {
     ::listen(fd_, 4);
   }
   ~SilentListener() { ::close(fd_); }
+  int port() const {
+    sockaddr_in addr{};
+    socklen_t len = sizeof(addr);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    return ntohs(addr.sin_port);
+  }
 
  private:
   int fd_;
@@ -216,6 +222,54 @@ TEST(EngineMetricsCollectorTest, ConfiguredUrlOverridesDiscoveryAndReportsFailur
   EngineMetricsCollector bad(options);
   bad.Poll(kT0);
   EXPECT_NE(bad.health().find("https is not supported"), std::string::npos) << bad.health();
+}
+
+// A server that counts every GET it is sent, and answers the second one after the scraper gave
+// up: served = scrapes + abandoned, per target, in the windows and in targets().
+TEST(EngineMetricsCollectorTest, CountsAbandonedGetsPerTarget) {
+  httplib::Server server;
+  std::atomic<int> hits{0};
+  const std::string body = EngineData("sglang.txt");
+  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    if (++hits == 2) std::this_thread::sleep_for(std::chrono::milliseconds(900));
+    res.set_content(body, "text/plain");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread thread([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EngineMetricsOptions options = FastOptions();  // 500 ms read timeout
+  options.metrics_url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  EngineMetricsCollector collector(options);
+  for (int i = 0; i < 4; ++i) collector.Poll(kT0 + i * kSecond);
+  server.stop();
+  thread.join();
+  collector.Poll(kT0 + 4 * kSecond);  // refused: a failure, not abandoned (never sent)
+  EXPECT_EQ(hits.load(), 4);
+  const std::vector<ScrapeTargetStats> want = {
+      {.url = options.metrics_url, .scrapes = 3, .failures = 2, .abandoned = 1}};
+  EXPECT_EQ(collector.targets(), want);
+  const EngineMetricsWindow w = collector.TakeWindow(kT0, kT0 + 10 * kSecond);
+  EXPECT_EQ(w.scrapes, 3u);
+  EXPECT_EQ(w.scrape_failures, 2u);
+  EXPECT_EQ(w.scrapes_abandoned, 1u);
+  EXPECT_EQ(w.abandoned_spanned, 1u);  // the third scrape's deltas span the second GET
+}
+
+// A discovery probe that connects and gets no answer (a port that does not speak HTTP) is an
+// abandoned probe of that URL (and one at each rediscovery).
+TEST(EngineMetricsCollectorTest, CountsAbandonedDiscoveryProbes) {
+  SilentListener silent;
+  EngineMetricsOptions options = FastOptions();
+  options.rediscover_interval_ns = kSecond;
+  EngineMetricsCollector collector(options);
+  collector.SetRootPids({int(::getpid())});
+  collector.Poll(kT0);
+  collector.Poll(kT0 + 2 * kSecond);
+  EXPECT_FALSE(collector.ok()) << collector.health();
+  const std::string silent_url = "http://127.0.0.1:" + std::to_string(silent.port()) + "/metrics";
+  const std::vector<ScrapeTargetStats> want = {{.url = silent_url, .probes_abandoned = 2}};
+  EXPECT_EQ(collector.targets(), want);
 }
 
 TEST(EngineMetricsCollectorTest, LostEndpointIsRediscovered) {

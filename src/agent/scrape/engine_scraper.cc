@@ -56,7 +56,10 @@ std::string OtherKey(const std::string& family, uint64_t key) {
 
 EngineMetricsScraper::EngineMetricsScraper(ScraperOptions options) : options_(options) {}
 
-void EngineMetricsScraper::Reset() { previous_ = Previous(); }
+void EngineMetricsScraper::Reset() {
+  previous_ = Previous();
+  abandoned_since_scrape_ = 0;
+}
 
 void EngineMetricsScraper::Push(EngineMetricsWindow window) {
   window.other_series_limit = options_.max_other_series;
@@ -67,10 +70,12 @@ void EngineMetricsScraper::Push(EngineMetricsWindow window) {
   }
 }
 
-void EngineMetricsScraper::RecordFailure(int64_t now_unix_ns) {
+void EngineMetricsScraper::RecordFailure(int64_t now_unix_ns, bool abandoned) {
   EngineMetricsWindow w;
   w.start_unix_ns = w.end_unix_ns = now_unix_ns;
   w.scrape_failures = 1;
+  w.scrapes_abandoned = abandoned ? 1 : 0;
+  abandoned_since_scrape_ += w.scrapes_abandoned;
   Push(std::move(w));
 }
 
@@ -96,6 +101,9 @@ ScrapeResult EngineMetricsScraper::Scrape(std::string_view body, int64_t now_uni
   for (const std::string& model : snap.model_names) w.AddModelName(model);
   w.scrapes = 1;
   w.covered_ns = prev ? now_unix_ns - prev->time_ns : 0;
+  // A baseline has no deltas: abandoned GETs before it span nothing.
+  w.abandoned_spanned = prev ? abandoned_since_scrape_ : 0;
+  abandoned_since_scrape_ = 0;
   w.parse_bad_lines = exposition.stats.bad_lines;
   w.parse_dropped_series = exposition.stats.dropped_series;
   w.counters_present = snap.counters_present;

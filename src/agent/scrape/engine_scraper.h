@@ -42,8 +42,10 @@ class EngineMetricsScraper {
   // Parses and maps `body` fetched at `now_unix_ns` and records its deltas against the previous
   // scrape. Never fails: a body that is not Prometheus text gives an empty mapping.
   ScrapeResult Scrape(std::string_view body, int64_t now_unix_ns);
-  // A fetch that failed at `now_unix_ns`: counted in that window's scrape_failures.
-  void RecordFailure(int64_t now_unix_ns);
+  // A fetch that failed at `now_unix_ns`: counted in that window's scrape_failures, and in its
+  // scrapes_abandoned when `abandoned` (the GET was sent, its answer never came). The next
+  // scrape's deltas span an abandoned GET: that scrape's window counts it in abandoned_spanned.
+  void RecordFailure(int64_t now_unix_ns, bool abandoned = false);
   // Forgets the previous scrape (the endpoint changed): the next Scrape is a baseline.
   void Reset();
   // Everything recorded at times before `end`, merged: those in [start, end) and late ones (their
@@ -67,6 +69,7 @@ class EngineMetricsScraper {
   ScraperOptions options_;
   Previous previous_;
   std::deque<EngineMetricsWindow> pending_;  // one per scrape or failure, by time
+  uint64_t abandoned_since_scrape_ = 0;      // abandoned GETs since the last Scrape
   uint64_t pending_dropped_ = 0;
 };
 

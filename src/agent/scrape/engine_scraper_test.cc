@@ -367,6 +367,37 @@ TEST(EngineScraperTest, WindowsSplitByScrapeTimeAndLateRecordsFoldIntoTheNextWin
   EXPECT_EQ(w.counter(CounterSignal::kRequestsFinished), 1);
 }
 
+// A GET abandoned between two scrapes (sent, no answer in time) is a failure of its window and
+// is spanned by the next scrape's deltas; one before a baseline spans nothing.
+TEST(EngineScraperTest, AbandonedGetsAreCountedAndSpannedByTheNextDelta) {
+  EngineMetricsScraper scraper;
+  const std::string body = "# TYPE vllm:request_success_total counter\n";
+  scraper.RecordFailure(kT0 + 1 * kSecond, /*abandoned=*/true);  // before the baseline
+  scraper.Scrape(body + "vllm:request_success_total 10\n", kT0 + 2 * kSecond);
+  scraper.RecordFailure(kT0 + 3 * kSecond, /*abandoned=*/true);
+  scraper.RecordFailure(kT0 + 4 * kSecond, /*abandoned=*/false);  // refused: never sent
+  EngineMetricsWindow w = scraper.TakeWindow(kT0, kT0 + 5 * kSecond);
+  EXPECT_EQ(w.scrapes, 1u);
+  EXPECT_EQ(w.scrape_failures, 3u);
+  EXPECT_EQ(w.scrapes_abandoned, 2u);
+  EXPECT_EQ(w.abandoned_spanned, 0u);  // the baseline has no deltas
+  scraper.Scrape(body + "vllm:request_success_total 16\n", kT0 + 5 * kSecond);
+  scraper.Scrape(body + "vllm:request_success_total 19\n", kT0 + 6 * kSecond);
+  w = scraper.TakeWindow(kT0 + 5 * kSecond, kT0 + 10 * kSecond);
+  EXPECT_EQ(w.scrapes, 2u);
+  EXPECT_EQ(w.scrape_failures, 0u);
+  EXPECT_EQ(w.abandoned_spanned, 1u);  // the first delta (6) spans the GET abandoned at 3 s
+  EXPECT_EQ(w.counter(CounterSignal::kRequestsFinished), 9);
+  // Reset (a new endpoint) forgets abandoned GETs of the old one.
+  scraper.RecordFailure(kT0 + 11 * kSecond, /*abandoned=*/true);
+  scraper.Reset();
+  scraper.Scrape(body + "vllm:request_success_total 1\n", kT0 + 12 * kSecond);
+  scraper.Scrape(body + "vllm:request_success_total 2\n", kT0 + 13 * kSecond);
+  w = scraper.TakeWindow(kT0 + 10 * kSecond, kT0 + 20 * kSecond);
+  EXPECT_EQ(w.scrapes_abandoned, 1u);
+  EXPECT_EQ(w.abandoned_spanned, 0u);
+}
+
 TEST(EngineScraperTest, NewSeriesCountFromZeroAndEngineChangeRebaselines) {
   EngineMetricsScraper scraper;
   scraper.Scrape(

@@ -455,6 +455,8 @@ void EngineMetricsWindow::Merge(const EngineMetricsWindow& o) {
   for (const std::string& name : o.model_names) AddModelName(name);
   scrapes += o.scrapes;
   scrape_failures += o.scrape_failures;
+  scrapes_abandoned += o.scrapes_abandoned;
+  abandoned_spanned += o.abandoned_spanned;
   covered_ns += o.covered_ns;
   parse_bad_lines += o.parse_bad_lines;
   parse_dropped_series += o.parse_dropped_series;
@@ -491,6 +493,8 @@ void EngineMetricsWindow::WriteJson(base::JsonWriter& w) const {
   w.EndArray();
   w.Key("scrapes").UInt(scrapes);
   w.Key("scrape_failures").UInt(scrape_failures);
+  w.Key("scrapes_abandoned").UInt(scrapes_abandoned);
+  w.Key("abandoned_spanned").UInt(abandoned_spanned);
   w.Key("covered_ns").Int(covered_ns);
   w.Key("parse_bad_lines").UInt(parse_bad_lines);
   w.Key("parse_dropped_series").UInt(parse_dropped_series);
@@ -577,6 +581,13 @@ base::StatusOr<EngineMetricsWindow> EngineMetricsWindow::FromJson(std::string_vi
       !ReadUIntField(o, "parse_bad_lines", &w.parse_bad_lines) ||
       !ReadUIntField(o, "parse_dropped_series", &w.parse_dropped_series))
     return Malformed("missing or mistyped header field");
+  // Added later: records stored before them have neither (nothing abandoned was counted then).
+  for (auto [key, field] :
+       {std::pair<std::string_view, uint64_t*>{"scrapes_abandoned", &w.scrapes_abandoned},
+        {"abandoned_spanned", &w.abandoned_spanned}}) {
+    if (o[key].error() != simdjson::NO_SUCH_FIELD && !ReadUIntField(o, key, field))
+      return Malformed("mistyped " + std::string(key));
+  }
   simdjson::dom::array models;
   if (o["model_names"].get(models) != simdjson::SUCCESS) return Malformed("no model_names");
   for (element m : models) {
@@ -639,7 +650,8 @@ base::StatusOr<EngineMetricsWindow> EngineMetricsWindow::FromJson(std::string_vi
 void RenderEngineMetricsText(const EngineMetricsWindow& w, std::string* out) {
   if (w.scrapes == 0) {
     if (w.scrape_failures > 0)
-      *out += fmt::format("engine metrics: none ({} failed scrapes)\n", w.scrape_failures);
+      *out += fmt::format("engine metrics: none ({} failed scrapes, {} abandoned)\n",
+                          w.scrape_failures, w.scrapes_abandoned);
     else
       *out += "engine metrics: none\n";
     return;
@@ -650,7 +662,8 @@ void RenderEngineMetricsText(const EngineMetricsWindow& w, std::string* out) {
   for (const std::string& m : w.model_names) models += (models.empty() ? "" : ", ") + m;
   *out += fmt::format("engine {}{}: {} scrapes", engine, models.empty() ? "" : " serving " + models,
                       w.scrapes);
-  if (w.scrape_failures) *out += fmt::format(", {} failed", w.scrape_failures);
+  if (w.scrape_failures)
+    *out += fmt::format(", {} failed ({} abandoned)", w.scrape_failures, w.scrapes_abandoned);
   *out += '\n';
 
   std::string line;

@@ -116,7 +116,13 @@ struct EngineMetricsWindow {
 
   uint64_t scrapes = 0;          // successful scrapes whose time fell in the window
   uint64_t scrape_failures = 0;  // fetches that failed (set by the collector)
-  int64_t covered_ns = 0;        // sum of the scrape intervals the deltas cover
+  // Of those, GETs sent whose answer never came (read timed out or failed after connecting): the
+  // server may have answered them, and one whose counters advance per request counted them.
+  uint64_t scrapes_abandoned = 0;
+  // Abandoned GETs between the scrapes whose deltas this window holds (a delta after one spans
+  // two scrape intervals or more): deltas of `scrapes + abandoned_spanned` GETs of such a server.
+  uint64_t abandoned_spanned = 0;
+  int64_t covered_ns = 0;  // sum of the scrape intervals the deltas cover
   uint64_t parse_bad_lines = 0;
   uint64_t parse_dropped_series = 0;
 

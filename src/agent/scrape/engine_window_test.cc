@@ -61,7 +61,9 @@ EngineMetricsWindow FullWindow() {
   w.AddModelName("zai-org/GLM-4.5");
   w.AddModelName("meta-llama/Llama-3.1-8B-Instruct");
   w.scrapes = 10;
-  w.scrape_failures = 1;
+  w.scrape_failures = 3;
+  w.scrapes_abandoned = 2;
+  w.abandoned_spanned = 1;
   w.covered_ns = 9'876'543'210;
   w.parse_bad_lines = 2;
   w.parse_dropped_series = 3;
@@ -138,6 +140,27 @@ TEST(EngineMetricsWindowTest, EmptyWindowRoundTrips) {
   auto back = EngineMetricsWindow::FromJson(out.str());
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_TRUE(*back == w);
+}
+
+TEST(EngineMetricsWindowTest, RecordsStoredBeforeTheAbandonedCountsReadAsNone) {
+  const EngineMetricsWindow w = FullWindow();
+  base::JsonWriter out;
+  w.WriteJson(out);
+  std::string text = out.str();
+  for (const char* key : {"\"scrapes_abandoned\": 2,", "\"abandoned_spanned\": 1,"}) {
+    const size_t at = text.find(key);
+    ASSERT_NE(at, std::string::npos) << key << " in " << text;
+    text.erase(at, std::string(key).size());
+  }
+  auto back = EngineMetricsWindow::FromJson(text);
+  ASSERT_TRUE(back.ok()) << back.status().message() << "\n" << text;
+  EXPECT_EQ(back->scrapes_abandoned, 0u);
+  EXPECT_EQ(back->abandoned_spanned, 0u);
+  EXPECT_EQ(back->scrape_failures, 3u);
+  // Present but mistyped is an error, as for the other header fields.
+  std::string bad = out.str();
+  bad.replace(bad.find("\"scrapes_abandoned\": 2"), 22, "\"scrapes_abandoned\": \"x\"");
+  EXPECT_FALSE(EngineMetricsWindow::FromJson(bad).ok()) << bad;
 }
 
 TEST(EngineMetricsWindowTest, FromJsonRejectsMalformedInput) {
