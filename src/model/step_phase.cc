@@ -18,9 +18,10 @@ namespace {
 //    the torch or the CUDA (NVTX) profiler on, a range
 //    "execute_context_X(T)_generation_Y(U)" (X context requests of T tokens, Y generation
 //    requests of U tokens).
-//  - SGLang names no iteration range (--enable-layerwise-nvtx-marker marks modules, not steps);
-//    its forward modes are "extend" (prefill) and "decode", the words matched below when an
-//    application names its own ranges with them.
+//  - SGLang: --enable-layerwise-nvtx-marker marks modules, not iterations; its stage profiles
+//    (the shared TraceLens B300 decode traces) carry "execute_B_context_X(..)_generation_Y(..)"
+//    and "step[DECODE bs=B]" annotations. Its forward modes are "extend" (prefill) and "decode",
+//    the words matched below. Neither is a default step prefix: `--step-range` names them.
 const std::vector<std::string> kDefaultStepPrefixes = {
     "ProfilerStep#",
     "[Executor] _forward_step",
@@ -63,10 +64,19 @@ bool RequestCounts(std::string_view name, uint64_t* context, uint64_t* generatio
     *generation = *g;
     return true;
   }
-  // vLLM: "execute_context_X(T)_generation_Y(U)".
-  constexpr std::string_view kContext = "execute_context_";
+  // vLLM: "execute_context_X(T)_generation_Y(U)"; SGLang's stage profiles (the shared TraceLens
+  // B300 decode traces) write "execute_B_context_X(..)_generation_Y(..)" (B the batch size).
+  constexpr std::string_view kExecute = "execute_";
+  constexpr std::string_view kContext = "context_";
   constexpr std::string_view kGeneration = "_generation_";
-  if (const size_t ctx = name.find(kContext); ctx != std::string_view::npos) {
+  if (name.starts_with(kExecute)) {
+    size_t ctx = kExecute.size();
+    while (ctx < name.size() && IsDigit(name[ctx])) ++ctx;
+    if (ctx > kExecute.size()) {
+      if (ctx >= name.size() || name[ctx] != '_') return false;
+      ++ctx;
+    }
+    if (name.substr(ctx, kContext.size()) != kContext) return false;
     const size_t gen = name.find(kGeneration, ctx + kContext.size());
     if (gen == std::string_view::npos) return false;
     const auto c = NumberAt(name, ctx + kContext.size());

@@ -28,9 +28,16 @@ TEST(StepPhaseTest, VllmRequestCounts) {
   EXPECT_EQ(PhaseOfStep("execute_context_0(0)_generation_32(32)", 0), Phase::kDecode);
   EXPECT_EQ(PhaseOfStep("execute_context_1(512)_generation_31(31)", 2), Phase::kMixed);
   EXPECT_EQ(PhaseOfStep("execute_context_0(0)_generation_0(0)", 3), Phase::kMixed);
+  // SGLang's stage profile (the shared TraceLens B300 decode trace's annotation).
+  EXPECT_EQ(
+      PhaseOfStep("execute_16_context_0(sq0sk0sqsq0sqsk0)_generation_16(sq16sk8209sqsq16sqsk8209)",
+                  0),
+      Phase::kDecode);
+  EXPECT_EQ(PhaseOfStep("step[DECODE bs=16]", 0), Phase::kDecode);
   // Malformed counts say nothing.
   EXPECT_EQ(PhaseOfStep("execute_context_x(0)_generation_1(1)", 0), Phase::kUnknown);
   EXPECT_EQ(PhaseOfStep("[Executor] _forward_step: ctx reqs, 1 gen reqs", 0), Phase::kUnknown);
+  EXPECT_EQ(PhaseOfStep("execute_16context_1(1)_generation_0(0)", 0), Phase::kUnknown);
 }
 
 TEST(StepPhaseTest, WordsThenAttention) {
