@@ -165,13 +165,13 @@ struct ProcessState {
   std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)> data_quality{};
   std::unique_ptr<RangeTracker> ranges;  // AggregatorOptions::ranges, once a range arrived
   // Step ranges (AggregatorOptions::step_ranges), once one arrived: the latest started (launch
-  // calls look it up) and those not settled yet (few: the one running and the one finishing).
+  // calls look it up) and those not settled yet, in seq order (the steps of the last
+  // step_settle_ns and the one running).
   bool steps_by_range = false;
   uint32_t next_step_seq = 1;
   uint32_t last_step_seq = 0;
   int64_t last_step_end_ns = 0;
   std::vector<RangeStep> pending_steps;
-  int64_t pending_min_end_ns = std::numeric_limits<int64_t>::max();
 };
 
 }  // namespace
@@ -429,7 +429,6 @@ class Aggregator::Impl {
     step.name = e.name;
     p.last_step_seq = step.seq;
     p.last_step_end_ns = e.end_ns;
-    p.pending_min_end_ns = std::min(p.pending_min_end_ns, e.end_ns);
     p.pending_steps.push_back(step);
   }
 
@@ -440,10 +439,15 @@ class Aggregator::Impl {
     return p.last_step_seq != 0 && t_ns < p.last_step_end_ns ? p.last_step_seq : 0;
   }
 
-  RangeStep* PendingStep(ProcessState& p, uint32_t seq) {
-    for (RangeStep& s : p.pending_steps)
-      if (s.seq == seq) return &s;
-    return nullptr;
+  // The pending step `seq` (binary search: pending steps are in seq order; seqs are compared
+  // relative to the oldest, so the wrap of the counter after 2^32 steps keeps the order).
+  static RangeStep* PendingStep(ProcessState& p, uint32_t seq) {
+    if (p.pending_steps.empty()) return nullptr;
+    const uint32_t base = p.pending_steps.front().seq;
+    auto it = std::lower_bound(
+        p.pending_steps.begin(), p.pending_steps.end(), seq - base,
+        [base](const RangeStep& s, uint32_t offset) { return s.seq - base < offset; });
+    return it != p.pending_steps.end() && it->seq == seq ? &*it : nullptr;
   }
 
   // Counts the step whole in the current window, on its home device (or the process's first
@@ -461,23 +465,19 @@ class Aggregator::Impl {
                     s.ops, s.category_ns);
   }
 
-  // Settles the pending steps `done` says are complete.
-  template <typename Done>
-  void SettleRangeSteps(ProcessState& p, Done&& done) {
-    int64_t min_end = std::numeric_limits<int64_t>::max();
+  // Settles the pending steps that ended at or before `before_ns` (all when `final`). Settling
+  // on time rather than on the first operation launched after a step's end: with several streams
+  // (NCCL, copies) a step's work still runs after the next step's first kernel started, and a
+  // step must hold all of it, as the offline steps view does.
+  void SettleRangeSteps(ProcessState& p, int64_t before_ns, bool final) {
     std::erase_if(p.pending_steps, [&](RangeStep& s) {
-      if (done(s)) {
-        SettleRangeStep(p, s);
-        return true;
-      }
-      min_end = std::min(min_end, s.end_ns);
-      return false;
+      if (!final && s.end_ns > before_ns) return false;
+      SettleRangeStep(p, s);
+      return true;
     });
-    p.pending_min_end_ns = min_end;
   }
 
-  // A GPU operation to the step its launching call started in; steps that ended before that call
-  // are complete (their work ran before it on its stream) and are settled first.
+  // A GPU operation to the step its launching call started in (outside when none holds it).
   void AddStepOp(ProcessState& p, DeviceState& d, uint32_t correlation_id, size_t category,
                  int64_t start_ns, int64_t end_ns, uint8_t attention) {
     if (!d.range_steps) {
@@ -485,10 +485,6 @@ class Aggregator::Impl {
       return;
     }
     const LaunchSlot* launch = FindLaunch(p, correlation_id);
-    if (launch != nullptr && launch->start_ns >= p.pending_min_end_ns) {
-      const int64_t call = launch->start_ns;
-      SettleRangeSteps(p, [call](const RangeStep& s) { return s.end_ns <= call; });
-    }
     RangeStep* step =
         launch != nullptr && launch->step != 0 ? PendingStep(p, launch->step) : nullptr;
     if (step == nullptr) {
@@ -1096,10 +1092,7 @@ class Aggregator::Impl {
       profile.data_quality = p.data_quality;
       p.data_quality = {};
       // Step ranges whose work is complete by now count in this window (see step_settle_ns).
-      if (!p.pending_steps.empty()) {
-        const int64_t settle_before = end_ns - options_.step_settle_ns;
-        SettleRangeSteps(p, [&](const RangeStep& s) { return final || s.end_ns <= settle_before; });
-      }
+      if (!p.pending_steps.empty()) SettleRangeSteps(p, end_ns - options_.step_settle_ns, final);
       for (auto& [id, d] : p.devices) {
         d.SettleStep(window_start_ns_, end_ns, final, options_.max_step_carry_ns);
         auto name_it = p.device_names.find(id);

@@ -55,9 +55,9 @@ struct AggregatorOptions {
   // Live: on with the NVTX ranges (`run --nvtx`); offline: with the steps view.
   bool step_ranges = false;
   std::vector<std::string> step_prefixes = model::DefaultStepPrefixes();
-  // A step range is counted (settled) once an operation launched after its end is seen (one
-  // stream runs its work in launch order), or at the first window close at least this long after
-  // its end: work its calls launched that starts later than this after the range ended is outside.
+  // A step range is counted (settled) at the first window close at least this long after its end
+  // (or when the trace or the process ends): work its calls launched that starts later than this
+  // after the range ended is outside. A serving step's work runs within milliseconds of its range.
   int64_t step_settle_ns = 1'000'000'000;
 };
 
