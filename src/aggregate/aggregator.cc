@@ -129,6 +129,9 @@ struct HostThread {
   std::vector<GapSnapshot> snapshots;  // one per device of the process (few)
 };
 
+// Step ranges of a process waiting to be settled (AggregatorOptions::step_settle_ns), at most.
+constexpr size_t kMaxPendingSteps = 4096;
+
 // Threads followed per process; a process with more CUDA-calling threads recycles the one that
 // has been quiet longest (its snapshots are then lost and its intervals stay unattributed).
 constexpr size_t kMaxHostThreads = 64;
@@ -429,6 +432,12 @@ class Aggregator::Impl {
     step.name = e.name;
     p.last_step_seq = step.seq;
     p.last_step_end_ns = e.end_ns;
+    // Memory stays bounded whatever the step rate: past this many pending steps the oldest is
+    // settled now (its later work, if any, is outside). Serving steps come at most ~1,000/s.
+    if (p.pending_steps.size() >= kMaxPendingSteps) {
+      SettleRangeStep(p, p.pending_steps.front());
+      p.pending_steps.erase(p.pending_steps.begin());
+    }
     p.pending_steps.push_back(step);
   }
 
