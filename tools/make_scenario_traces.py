@@ -49,7 +49,10 @@ Usage:
   tools/make_scenario_traces.py --out d --scenario none --pair regression
   tools/make_scenario_traces.py --list
 Options: --seed N (default 5), --steps-scale F (multiplies every scenario's step
-count; default 1.0), --quiet.
+count; default 1.0), --quiet, --step-names trtllm: the serving steps of
+prefill_interference are named as TensorRT-LLM's PyTorch executor names its
+iterations ("[Executor] _forward_step N: X ctx reqs, Y gen reqs", in-flight
+batching: a prefill step also carries the decode batch) instead of ProfilerStep#N.
 """
 
 import argparse
@@ -342,6 +345,8 @@ class Rank:
 class Job:
     """Ranks simulated in lockstep; every method does the same thing on every rank."""
 
+    step_names = "profiler"  # or "trtllm" (--step-names): how end_step names the steps
+
     def __init__(self, n_ranks, seed, device, gpu_speeds=None, step_jitter=0.015):
         speeds = gpu_speeds or [1.0] * n_ranks
         self.ranks = [Rank(r, seed, speeds[r]) for r in range(n_ranks)]
@@ -361,17 +366,21 @@ class Job:
                 r.event("python_function", label, r.t_host, d, {"Python id": r.corr})
             r.t_host += d
 
-    def begin_step(self, i):
+    def begin_step(self, i, reqs=None):
+        """reqs: (context, generation) requests of the step, for --step-names trtllm."""
         # Per-step GPU clock/thermal/contention factor: the window-to-window spread.
         self.step_factor = max(0.9, self.rng.gauss(1.0, self.step_jitter))
         for r in self.ranks:
-            r.step = (i, r.t_host)
+            r.step = (i, r.t_host, reqs)
 
     def end_step(self):
         for r in self.ranks:
-            i, start = r.step
-            r.event("user_annotation", "ProfilerStep#%d" % i, start, r.t_host - start,
-                    {"External id": 0})
+            i, start, reqs = r.step
+            name = "ProfilerStep#%d" % i
+            if self.step_names == "trtllm" and reqs is not None:
+                name = "[Executor] _forward_step %d: %d ctx reqs, %d gen reqs" % (i, reqs[0],
+                                                                                   reqs[1])
+            r.event("user_annotation", name, start, r.t_host - start, {"External id": 0})
 
     def _gpu(self, r, op, earliest_ns, corr, graph_id):
         start = q32(max(r.t_gpu + r.rng.randint(900, 2200), earliest_ns))
@@ -661,7 +670,7 @@ def sc_prefill_interference(seed, k):
     durations = {"prefill": [], "decode": []}
     step = 0
     for p in range(steps(3, k)):
-        job.begin_step(step)
+        job.begin_step(step, reqs=(1, 48))
         first = len(r.busy)
         ops = []
         for _ in range(32):
@@ -673,7 +682,7 @@ def sc_prefill_interference(seed, k):
         durations["prefill"].append(r.busy[-1][1] - r.busy[first][0])
         step += 1
         for i in range(12):
-            job.begin_step(step)
+            job.begin_step(step, reqs=(0, 48))
             first = len(r.busy)
             ops = decode_step(48, 3000 + step)
             job.run(ops, mode="graph")
@@ -904,6 +913,9 @@ def main():
                    help="multiply every scenario's step count (default 1.0)")
     p.add_argument("--list", action="store_true", help="list scenarios and pairs, then exit")
     p.add_argument("--quiet", action="store_true", help="no per-file summary")
+    p.add_argument("--step-names", choices=("profiler", "trtllm"), default="profiler",
+                   help="how steps are named: ProfilerStep#N (default) or as TensorRT-LLM's "
+                        "executor names its iterations (prefill_interference)")
     a = p.parse_args()
     if a.list:
         print("\n".join(list(SCENARIOS) + ["pair:regression", "pair:noise"]))
@@ -920,6 +932,7 @@ def main():
     pairs = a.pair if a.pair is not None else ([] if a.scenario else ["regression", "noise"])
     expected = {}
     for n in names:
+        Job.step_names = a.step_names  # read by every Job the scenario builds
         job = SCENARIOS[n](a.seed, a.steps_scale)
         if getattr(job, "expected", None):
             expected[n] = {key: round(v, 4) if isinstance(v, float) else v

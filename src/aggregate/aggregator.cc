@@ -81,6 +81,23 @@ struct LaunchSlot {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   uint32_t range_context = 0;  // the NVTX ranges open at the call (RangeTracker::ContextAt)
+  uint32_t step = 0;           // the step range the call started in (RangeStep::seq); 0 none
+};
+
+// A step range of a process (AggregatorOptions::step_ranges) whose work is still arriving: its
+// operations accumulate here until it is settled into the window of its home device (the device
+// of its first operation).
+struct RangeStep {
+  uint32_t seq = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  model::NameId name = model::kNoName;
+  bool has_device = false;
+  uint32_t device = 0;
+  uint8_t attention = 0;  // KernelAccum::attention_kind bits of its kernels
+  uint64_t ops = 0;
+  std::array<int64_t, model::kCategoryCount> category_ns{};
+  IntervalUnion busy;  // its operations arrive in start order
 };
 
 using model::IdleCause;
@@ -111,6 +128,9 @@ struct HostThread {
   CauseTimes cum{};
   std::vector<GapSnapshot> snapshots;  // one per device of the process (few)
 };
+
+// Step ranges of a process waiting to be settled (AggregatorOptions::step_settle_ns), at most.
+constexpr size_t kMaxPendingSteps = 4096;
 
 // Threads followed per process; a process with more CUDA-calling threads recycles the one that
 // has been quiet longest (its snapshots are then lost and its intervals stay unattributed).
@@ -147,6 +167,14 @@ struct ProcessState {
   std::array<SyncAccum, kSyncTypes> unattributed_calls{};
   std::array<uint64_t, static_cast<size_t>(DataQuality::kCount)> data_quality{};
   std::unique_ptr<RangeTracker> ranges;  // AggregatorOptions::ranges, once a range arrived
+  // Step ranges (AggregatorOptions::step_ranges), once one arrived: the latest started (launch
+  // calls look it up) and those not settled yet, in seq order (the steps of the last
+  // step_settle_ns and the one running).
+  bool steps_by_range = false;
+  uint32_t next_step_seq = 1;
+  uint32_t last_step_seq = 0;
+  int64_t last_step_end_ns = 0;
+  std::vector<RangeStep> pending_steps;
 };
 
 }  // namespace
@@ -207,7 +235,7 @@ class Aggregator::Impl {
   // are not buffered: in whole-trace mode the buffer holds every event until the end, and those
   // are most of a trace's host-side records.
   static bool NeedsProcessing(const model::ApiCallEvent& e) { return e.kind != ApiKind::kOther; }
-  bool NeedsProcessing(const model::NvtxEvent&) const { return options_.ranges; }
+  bool NeedsProcessing(const model::NvtxEvent& e) { return options_.ranges || IsStep(e.name); }
   template <typename E>
   static bool NeedsProcessing(const E&) {
     return true;
@@ -236,8 +264,9 @@ class Aggregator::Impl {
     if (processed_any_ && e.start_ns < processed_until_ns_) {
       if constexpr (std::is_same_v<E, model::NvtxEvent>) {
         // A range longer than the horizon: expected, not a data-quality problem. It counts in the
-        // window open now, projected onto nothing processed before it arrived.
-        RangesOf(Process(e.pid)).OnRange(e, /*late=*/true);
+        // window open now, projected onto nothing processed before it arrived. A step range this
+        // late is no step: the work launched inside it was processed without it (outside).
+        if (options_.ranges) RangesOf(Process(e.pid)).OnRange(e, /*late=*/true);
         return;
       }
       // Arrived after its time was processed: fold it in now (approximately) and say so.
@@ -365,10 +394,120 @@ class Aggregator::Impl {
   }
 
   bool AnyOpenStep() const {
-    for (const auto& [pid, p] : processes_)
+    for (const auto& [pid, p] : processes_) {
+      if (!p.pending_steps.empty()) return true;
       for (const auto& [id, d] : p.devices)
         if (d.step_open) return true;
+    }
     return false;
+  }
+
+  // ---- Steps from step ranges (AggregatorOptions::step_ranges) ----
+
+  bool IsStep(model::NameId name) {
+    if (!options_.step_ranges || name == model::kNoName) return false;
+    if (name >= is_step_.size()) is_step_.resize(static_cast<size_t>(name) + 1, -1);
+    int8_t& known = is_step_[name];
+    if (known < 0) known = model::IsStepName(names_->Get(name), options_.step_prefixes) ? 1 : 0;
+    return known == 1;
+  }
+
+  // A step range, in start order with the process's calls and GPU work.
+  void OnStepRange(ProcessState& p, const model::NvtxEvent& e) {
+    if (!p.steps_by_range) {
+      // From now on the ranges are the steps: a host-turn step open on a device holds work
+      // launched before the first step range, which no step range holds: outside.
+      p.steps_by_range = true;
+      for (auto& [id, d] : p.devices) {
+        d.range_steps = true;
+        d.step_whole = false;
+        d.EndStep(d.gpu_end_ns);
+      }
+    }
+    RangeStep step;
+    step.seq = p.next_step_seq++;
+    if (p.next_step_seq == 0) p.next_step_seq = 1;  // 0 is "no step"
+    step.start_ns = e.start_ns;
+    step.end_ns = e.end_ns;
+    step.name = e.name;
+    p.last_step_seq = step.seq;
+    p.last_step_end_ns = e.end_ns;
+    // Memory stays bounded whatever the step rate: past this many pending steps the oldest is
+    // settled now (its later work, if any, is outside). Serving steps come at most ~1,000/s.
+    if (p.pending_steps.size() >= kMaxPendingSteps) {
+      SettleRangeStep(p, p.pending_steps.front());
+      p.pending_steps.erase(p.pending_steps.begin());
+    }
+    p.pending_steps.push_back(step);
+  }
+
+  // The step a launching call at `t_ns` started in: the offline steps view's rule (the last step
+  // range starting at or before the call holds it if the call is before its end). Step ranges are
+  // processed before the calls starting with or after them, so that is the latest one seen.
+  static uint32_t StepAt(const ProcessState& p, int64_t t_ns) {
+    return p.last_step_seq != 0 && t_ns < p.last_step_end_ns ? p.last_step_seq : 0;
+  }
+
+  // The pending step `seq` (binary search: pending steps are in seq order; seqs are compared
+  // relative to the oldest, so the wrap of the counter after 2^32 steps keeps the order).
+  static RangeStep* PendingStep(ProcessState& p, uint32_t seq) {
+    if (p.pending_steps.empty()) return nullptr;
+    const uint32_t base = p.pending_steps.front().seq;
+    auto it = std::lower_bound(
+        p.pending_steps.begin(), p.pending_steps.end(), seq - base,
+        [base](const RangeStep& s, uint32_t offset) { return s.seq - base < offset; });
+    return it != p.pending_steps.end() && it->seq == seq ? &*it : nullptr;
+  }
+
+  // Counts the step whole in the current window, on its home device (or the process's first
+  // device for a step that ran no GPU work; a process without devices has nowhere to count it).
+  void SettleRangeStep(ProcessState& p, RangeStep& s) {
+    DeviceState* d = nullptr;
+    if (s.has_device)
+      d = &Device(p, s.device);
+    else if (!p.devices.empty())
+      d = &p.devices.begin()->second;
+    if (d == nullptr) return;
+    s.busy.Close();
+    const std::string_view name = s.name == model::kNoName ? "" : names_->Get(s.name);
+    d->AddRangeStep(model::PhaseOfStep(name, s.attention), s.end_ns - s.start_ns, s.busy.total_ns(),
+                    s.ops, s.category_ns);
+  }
+
+  // Settles the pending steps that ended at or before `before_ns` (all when `final`). Settling
+  // on time rather than on the first operation launched after a step's end: with several streams
+  // (NCCL, copies) a step's work still runs after the next step's first kernel started, and a
+  // step must hold all of it, as the offline steps view does.
+  void SettleRangeSteps(ProcessState& p, int64_t before_ns, bool final) {
+    std::erase_if(p.pending_steps, [&](RangeStep& s) {
+      if (!final && s.end_ns > before_ns) return false;
+      SettleRangeStep(p, s);
+      return true;
+    });
+  }
+
+  // A GPU operation to the step its launching call started in (outside when none holds it).
+  void AddStepOp(ProcessState& p, DeviceState& d, uint32_t correlation_id, size_t category,
+                 int64_t start_ns, int64_t end_ns, uint8_t attention) {
+    if (!d.range_steps) {
+      d.AddStepOp(category, end_ns - start_ns, attention);
+      return;
+    }
+    const LaunchSlot* launch = FindLaunch(p, correlation_id);
+    RangeStep* step =
+        launch != nullptr && launch->step != 0 ? PendingStep(p, launch->step) : nullptr;
+    if (step == nullptr) {
+      d.AddOutsideOp(category, end_ns - start_ns);
+      return;
+    }
+    if (!step->has_device) {
+      step->has_device = true;
+      step->device = d.device;
+    }
+    ++step->ops;
+    step->category_ns[category] += end_ns - start_ns;
+    step->attention |= attention;
+    step->busy.Add(start_ns, end_ns);
   }
 
   // ---- Processing in time order ----
@@ -418,6 +557,7 @@ class Aggregator::Impl {
     last_device_ = &it->second;
     if (inserted) {
       it->second.device = device;
+      it->second.range_steps = p.steps_by_range;
       it->second.ResetWindow(window_start_ns_, options_.bin_ns);
     }
     return it->second;
@@ -446,7 +586,7 @@ class Aggregator::Impl {
     const int64_t busy_from = d.gpu_seen ? std::max(start_ns, d.gpu_end_ns) : start_ns;
     if (!d.gpu_seen || end_ns > d.gpu_end_ns) d.gpu_end_ns = end_ns;
     d.gpu_seen = true;
-    if (!d.step_open) {
+    if (!d.step_open && !d.range_steps) {
       d.step_open = true;
       d.step_start_ns = start_ns;
     }
@@ -740,7 +880,7 @@ class Aggregator::Impl {
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kKernel, e.name},
             e.correlation_id);
     // After OnGpuOp: the idle interval before this kernel may have ended the previous step.
-    d.AddStepOp(cat, dur, attention);
+    AddStepOp(p, d, e.correlation_id, cat, e.start_ns, e.end_ns, attention);
   }
 
   LaunchSlot* MutableLaunch(ProcessState& p, uint32_t correlation_id) {
@@ -762,7 +902,7 @@ class Aggregator::Impl {
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns,
             OpRef{OpRef::Kind::kMemcpy, static_cast<uint32_t>(e.kind)}, e.correlation_id);
     ProjectOnRanges(p, e.correlation_id, e.end_ns - e.start_ns);
-    d.AddStepOp(kMemory, e.end_ns - e.start_ns, 0);
+    AddStepOp(p, d, e.correlation_id, kMemory, e.start_ns, e.end_ns, 0);
   }
 
   void Handle(const model::MemsetEvent& e) {
@@ -777,7 +917,7 @@ class Aggregator::Impl {
                  [&d](size_t bin, int64_t ns) { d.timeline.category_ns[bin][kMemory] += ns; });
     OnGpuOp(p, d, e.stream, e.start_ns, e.end_ns, OpRef{OpRef::Kind::kMemset, 0}, e.correlation_id);
     ProjectOnRanges(p, e.correlation_id, e.end_ns - e.start_ns);
-    d.AddStepOp(kMemory, e.end_ns - e.start_ns, 0);
+    AddStepOp(p, d, e.correlation_id, kMemory, e.start_ns, e.end_ns, 0);
   }
 
   void Handle(const model::SyncEvent& e) {
@@ -856,6 +996,7 @@ class Aggregator::Impl {
   void Handle(const model::NvtxEvent& e) {
     NoteEnd(e.end_ns);
     if (options_.ranges) RangesOf(Process(e.pid)).OnRange(e, /*late=*/false);
+    if (IsStep(e.name)) OnStepRange(Process(e.pid), e);
   }
 
   RangeTracker& RangesOf(ProcessState& p) {
@@ -866,11 +1007,15 @@ class Aggregator::Impl {
   static void Remember(ProcessState& p, const model::ApiCallEvent& e) {
     if (e.correlation_id == 0) return;
     uint32_t context = 0;
-    if (p.ranges && (e.kind == ApiKind::kKernelLaunch || e.kind == ApiKind::kGraphLaunch ||
-                     e.kind == ApiKind::kMemcpy || e.kind == ApiKind::kMemset))
-      context = p.ranges->ContextAt(e.tid, e.start_ns);
-    p.launches[e.correlation_id & (kLaunchTableSize - 1)] = LaunchSlot{
-        e.correlation_id, true, false, e.kind, e.sync_type, e.tid, e.start_ns, e.end_ns, context};
+    uint32_t step = 0;
+    if (e.kind == ApiKind::kKernelLaunch || e.kind == ApiKind::kGraphLaunch ||
+        e.kind == ApiKind::kMemcpy || e.kind == ApiKind::kMemset) {
+      if (p.ranges) context = p.ranges->ContextAt(e.tid, e.start_ns);
+      step = StepAt(p, e.start_ns);
+    }
+    p.launches[e.correlation_id & (kLaunchTableSize - 1)] =
+        LaunchSlot{e.correlation_id, true,     false,   e.kind, e.sync_type, e.tid,
+                   e.start_ns,       e.end_ns, context, step};
   }
 
   // The GPU op joins the ranges its launching call was in (live range table only).
@@ -957,6 +1102,8 @@ class Aggregator::Impl {
       if (p.info.hostname != model::kNoName) profile.hostname = names_->Get(p.info.hostname);
       profile.data_quality = p.data_quality;
       p.data_quality = {};
+      // Step ranges whose work is complete by now count in this window (see step_settle_ns).
+      if (!p.pending_steps.empty()) SettleRangeSteps(p, end_ns - options_.step_settle_ns, final);
       for (auto& [id, d] : p.devices) {
         d.SettleStep(window_start_ns_, end_ns, final, options_.max_step_carry_ns);
         auto name_it = p.device_names.find(id);
@@ -1012,6 +1159,7 @@ class Aggregator::Impl {
 
   ChunkedQueue<Pending> pending_;
   std::deque<model::NvtxEvent> ranges_pending_;  // by start (ties: arrival)
+  std::vector<int8_t> is_step_;                  // by NameId: a step range name? -1 not known yet
   size_t since_drain_ = 0;
   int64_t unbuffered_end_ns_ = 0;  // latest end among events not buffered (see NeedsProcessing)
   bool sorted_ = true;

@@ -4,10 +4,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "src/model/events.h"
 #include "src/model/name_table.h"
 #include "src/model/profile.h"
+#include "src/model/step_phase.h"
 #include "src/model/taxonomy.h"
 
 namespace inferscope::aggregate {
@@ -43,6 +46,19 @@ struct AggregatorOptions {
   // with the GPU work launched inside them; off, they only extend the window (the offline views
   // compute their own table).
   bool ranges = false;
+  // Steps from step ranges: a process that delivers NVTX / annotation ranges named like steps
+  // (a name starting with one of `step_prefixes`) has those ranges as its steps, as the offline
+  // steps view counts them, instead of the host-turn heuristic above: a GPU operation belongs to
+  // the step its launching call started in (the last step range of the process starting at or
+  // before the call, if the call is before its end; any thread, as the steps view), and a step's
+  // phase is the engine's word in its name, else its attention kernels (model::PhaseOfStep).
+  // Live: on with the NVTX ranges (`run --nvtx`); offline: with the steps view.
+  bool step_ranges = false;
+  std::vector<std::string> step_prefixes = model::DefaultStepPrefixes();
+  // A step range is counted (settled) at the first window close at least this long after its end
+  // (or when the trace or the process ends): work its calls launched that starts later than this
+  // after the range ended is outside. A serving step's work runs within milliseconds of its range.
+  int64_t step_settle_ns = 1'000'000'000;
 };
 
 // Folds a stream of events from any source into profile windows. The same events give the same

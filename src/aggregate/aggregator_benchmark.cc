@@ -58,6 +58,9 @@ BENCHMARK(BM_AggregateKernels)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
 // Second argument 1: NVTX ranges too, with the live range table on (`run --nvtx`): emit_nvtx-style,
 // one op range per launch ("aten::mm, seq = N", grouped by op), a layer range per 4 launches and a
 // step range per 64, each delivered when it ends (as CUPTI's END marker record).
+// 2: as 1, with the steps from the step ranges (AggregatorOptions::step_ranges, as `run --nvtx`
+// does): the step range is named as TensorRT-LLM names iterations, each name distinct.
+// 3: step ranges only (no range table), the step-range-heavy stream: a step range per 8 launches.
 void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
   model::NameTable names;
   model::KernelClassifier classifier;
@@ -70,20 +73,28 @@ void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
     ids.push_back(names.Intern(std::string(stems[i % 4]) + std::to_string(i)));
   const model::NameId launch_name = names.Intern("cudaLaunchKernel");
   const int64_t n = state.range(0);
-  const bool ranges = state.range(1) != 0;
+  const int64_t mode = state.range(1);
+  const bool ranges = mode != 0;
+  const int64_t step_every = mode == 3 ? 8 : 64;
   std::vector<model::NameId> op_names, layer_names;
   for (int i = 0; i < 1024; ++i)
     op_names.push_back(names.Intern("aten::op" + std::to_string(i % 8) + ", seq = " +
                                     std::to_string(i) + ", op_id = " + std::to_string(i * 3)));
   for (int i = 0; i < 8; ++i) layer_names.push_back(names.Intern("layer " + std::to_string(i)));
   const model::NameId step_name = names.Intern("step");
+  std::vector<model::NameId> iteration_names;  // "[Executor] _forward_step N: ..." (TensorRT-LLM)
+  for (int i = 0; i < 4096; ++i)
+    iteration_names.push_back(names.Intern("[Executor] _forward_step " + std::to_string(i) + ": " +
+                                           std::to_string(i % 16 == 0 ? 1 : 0) + " ctx reqs, " +
+                                           "64 gen reqs"));
   std::vector<model::KernelEvent> events(static_cast<size_t>(n));
   std::vector<model::ApiCallEvent> calls(static_cast<size_t>(n));
   // Ranges to deliver after kernel i: (index of the kernel after which it ends, range).
   std::vector<std::vector<model::NvtxEvent>> ends(ranges ? static_cast<size_t>(n) : 0);
   AggregatorOptions options;
   options.window_ns = 10'000'000'000;
-  options.ranges = ranges;
+  options.ranges = mode == 1 || mode == 2;
+  options.step_ranges = mode >= 2;
   uint64_t windows = 0;
   Aggregator aggregator(options, &names, &classifier, [&](model::ProfileWindow&&) { ++windows; });
   int64_t t = 1'000'000;
@@ -118,9 +129,14 @@ void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
         };
         auto& out = ends[static_cast<size_t>(i)];
         out.clear();
-        out.push_back(range(op_names[static_cast<size_t>(i % 1024)], 1));
-        if (i % 4 == 3) out.push_back(range(layer_names[static_cast<size_t>((i / 4) % 8)], 4));
-        if (i % 64 == 63) out.push_back(range(step_name, 64));
+        if (mode != 3) {
+          out.push_back(range(op_names[static_cast<size_t>(i % 1024)], 1));
+          if (i % 4 == 3) out.push_back(range(layer_names[static_cast<size_t>((i / 4) % 8)], 4));
+        }
+        if (i % step_every == step_every - 1)
+          out.push_back(range(
+              mode >= 2 ? iteration_names[static_cast<size_t>((i / step_every) % 4096)] : step_name,
+              step_every));
       }
       t += 10'000;
     }
@@ -139,6 +155,8 @@ void BM_AggregateKernelsWithLaunches(benchmark::State& state) {
 BENCHMARK(BM_AggregateKernelsWithLaunches)
     ->Args({1 << 18, 0})
     ->Args({1 << 18, 1})
+    ->Args({1 << 18, 2})
+    ->Args({1 << 18, 3})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -802,5 +802,127 @@ TEST_F(AggregatorTest, ANestedTwinOfTheSameCallCountsOnce) {
   EXPECT_EQ(a.slow_calls, 1u);
 }
 
+// Step ranges (AggregatorOptions::step_ranges): two steps named as the engines name them, work
+// on two streams, some launched outside every step.
+class StepRangesTest : public AggregatorTest {
+ public:
+  static constexpr int64_t kUs = 1'000;
+  static constexpr const char* kPrefill = "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>";
+  static constexpr const char* kDecode =
+      "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits>";
+
+  model::NvtxEvent Range(const char* name, int64_t start, int64_t end) {
+    model::NvtxEvent r;
+    r.pid = 1;
+    r.tid = 1;
+    r.start_ns = start;
+    r.end_ns = end;
+    r.name = names_.Intern(name);
+    return r;
+  }
+  void LaunchKernel(model::EventSink* s, uint32_t corr, int64_t call, const char* name,
+                    int64_t start, int64_t end, uint32_t stream = 7) {
+    s->OnApiCall(Launch(call, call + 5 * kUs, corr));
+    s->OnKernel(Kernel(name, start, end, stream, corr));
+  }
+  // Ranges are delivered when they end, as CUPTI's marker records and the importers do.
+  void Feed(model::EventSink* s) {
+    LaunchKernel(s, 1, 10 * kUs, kGemm, 20 * kUs, 60 * kUs);  // before any step: outside
+    // Step A: TensorRT-LLM's context-only iteration; its decode-shaped attention kernel runs on
+    // another stream after the range ended and after step B's first kernel started.
+    LaunchKernel(s, 2, 120 * kUs, kGemm, 150 * kUs, 250 * kUs);
+    LaunchKernel(s, 3, 200 * kUs, kDecode, 600 * kUs, 700 * kUs, /*stream=*/8);
+    s->OnNvtx(Range("[Executor] _forward_step 1: 1 ctx reqs, 0 gen reqs", 100 * kUs, 400 * kUs));
+    // Step B: a ProfilerStep; its phase comes from its prefill attention kernel.
+    LaunchKernel(s, 4, 520 * kUs, kPrefill, 550 * kUs, 650 * kUs);
+    s->OnApiCall(Launch(530 * kUs, 535 * kUs, 5, model::ApiKind::kMemcpy));
+    model::MemcpyEvent copy;
+    copy.pid = 1;
+    copy.stream = 7;
+    copy.start_ns = 660 * kUs;
+    copy.end_ns = 700 * kUs;
+    copy.correlation_id = 5;
+    copy.kind = model::MemcpyKind::kDtoH;
+    s->OnMemcpy(copy);
+    s->OnNvtx(Range("ProfilerStep#2", 500 * kUs, 800 * kUs));
+    LaunchKernel(s, 6, 900 * kUs, kGemm, 950 * kUs, 1000 * kUs);  // after the steps: outside
+  }
+  AggregatorOptions Options() {
+    AggregatorOptions o;
+    o.step_ranges = true;
+    return o;
+  }
+  std::vector<model::ProfileWindow> Windowed(AggregatorOptions o, int64_t window_ns) {
+    o.window_ns = window_ns;
+    std::vector<model::ProfileWindow> windows;
+    Aggregator a(o, &names_, &classifier_,
+                 [&](model::ProfileWindow&& x) { windows.push_back(std::move(x)); });
+    Feed(&a);
+    a.Finish();
+    return windows;
+  }
+  static model::PhaseSplit Merged(const std::vector<model::ProfileWindow>& windows) {
+    model::PhaseSplit all;
+    for (const model::ProfileWindow& w : windows)
+      for (const model::ProcessProfile& p : w.processes)
+        for (const model::DeviceProfile& d : p.devices) all.Merge(d.phases);
+    return all;
+  }
+};
+
+TEST_F(StepRangesTest, TheRangesAreTheStepsAndTheirNamesTheirPhases) {
+  const auto w = Whole([&](model::EventSink* s) { Feed(s); }, Options());
+  const model::DeviceProfile& d = OnlyDevice(w);
+  const model::PhaseStats& prefill = d.phases.phases[static_cast<size_t>(model::Phase::kPrefill)];
+  // A (prefill by its name, whatever its decode-shaped kernel says) and B (prefill by its
+  // kernel): the ranges' spans, each op by its launching call, the late op on stream 8 included.
+  EXPECT_EQ(prefill.steps, 2u);
+  EXPECT_EQ(prefill.step_ns, 600 * kUs);
+  EXPECT_EQ(prefill.ops, 4u);
+  EXPECT_EQ(prefill.busy_ns, 200 * kUs + 140 * kUs);  // A: 150-250, 600-700; B: 550-650, 660-700
+  EXPECT_EQ(prefill.category_ns[static_cast<size_t>(Category::kAttention)], 200 * kUs);
+  EXPECT_EQ(prefill.category_ns[static_cast<size_t>(Category::kMatmul)], 100 * kUs);
+  EXPECT_EQ(prefill.category_ns[static_cast<size_t>(Category::kMemory)], 40 * kUs);
+  for (model::Phase p : {model::Phase::kDecode, model::Phase::kMixed, model::Phase::kUnknown})
+    EXPECT_EQ(d.phases.phases[static_cast<size_t>(p)].steps, 0u);
+  // The kernels launched before and after the steps are outside; no host-turn step counts.
+  EXPECT_EQ(d.phases.outside_ops, 2u);
+  EXPECT_EQ(d.phases.outside_time_ns(), 90 * kUs);
+  EXPECT_EQ(d.steps.prefill.count, 2u);
+  EXPECT_EQ(d.steps.plain.count, 0u);
+
+  // Without the option the same events give host-turn steps, phases from the kernels.
+  const auto plain = Whole([&](model::EventSink* s) { Feed(s); });
+  EXPECT_NE(OnlyDevice(plain).phases, d.phases);
+}
+
+TEST_F(StepRangesTest, WindowsGiveTheWholeTracesSplit) {
+  const model::PhaseSplit all =
+      OnlyDevice(Whole([&](model::EventSink* s) { Feed(s); }, Options())).phases;
+  for (int64_t window_us : {37, 100, 150, 300, 333, 450}) {
+    const auto windows = Windowed(Options(), window_us * kUs);
+    EXPECT_GT(windows.size(), 2u) << window_us;
+    EXPECT_EQ(Merged(windows), all) << window_us << " us windows";
+  }
+}
+
+TEST_F(StepRangesTest, AStepIsSettledStepSettleNsAfterItsEnd) {
+  // Settled 50 us after its end: step A (ends at 400 us) counts when the window ending at 600 us
+  // closes, before its kernel on stream 8 (starting at 600 us) arrives: that one is outside.
+  AggregatorOptions o = Options();
+  o.step_settle_ns = 50 * kUs;
+  const auto windows = Windowed(o, 300 * kUs);
+  ASSERT_GE(windows.size(), 2u);
+  EXPECT_EQ(windows[1].end_ns, 600 * kUs);
+  const model::PhaseSplit& second = OnlyDevice(windows[1]).phases;
+  EXPECT_EQ(second.phases[static_cast<size_t>(model::Phase::kPrefill)].steps, 1u);
+  EXPECT_EQ(second.phases[static_cast<size_t>(model::Phase::kPrefill)].ops, 1u);
+  const model::PhaseSplit all = Merged(windows);
+  EXPECT_EQ(all.phases[static_cast<size_t>(model::Phase::kPrefill)].steps, 2u);
+  EXPECT_EQ(all.phases[static_cast<size_t>(model::Phase::kPrefill)].ops, 3u);
+  EXPECT_EQ(all.outside_ops, 3u);
+  EXPECT_EQ(all.outside_time_ns(), 190 * kUs);
+}
+
 }  // namespace
 }  // namespace inferscope::aggregate

@@ -43,24 +43,25 @@ void SyncAccum::Merge(const SyncAccum& other) {
   }
 }
 
-model::Phase PhaseOfAttention(uint8_t attention) {
-  switch (attention) {
-    case 1:
-      return model::Phase::kPrefill;
-    case 2:
-      return model::Phase::kDecode;
-    case 3:
-      return model::Phase::kMixed;
-    default:
-      return model::Phase::kUnknown;
-  }
+void DeviceState::AddRangeStep(model::Phase phase, int64_t step_ns, int64_t busy_ns, uint64_t ops,
+                               const std::array<int64_t, model::kCategoryCount>& category_ns) {
+  // A step that ran prefill is a prefill step in StepStats, as EndStep's attention bit 1 says.
+  ((phase == model::Phase::kPrefill || phase == model::Phase::kMixed) ? steps.prefill : steps.plain)
+      .Add(step_ns);
+  model::PhaseStats& p = phases.phases[static_cast<size_t>(phase)];
+  ++p.steps;
+  p.step_ns += step_ns;
+  p.busy_ns += busy_ns;
+  p.ops += ops;
+  for (size_t c = 0; c < model::kCategoryCount; ++c) p.category_ns[c] += category_ns[c];
 }
 
 void DeviceState::EndStep(int64_t end_ns) {
   if (step_open) {
     if (step_whole && end_ns > step_start_ns) {
       ((step_attention & 1) ? steps.prefill : steps.plain).Add(end_ns - step_start_ns);
-      model::PhaseStats& p = phases.phases[static_cast<size_t>(PhaseOfAttention(step_attention))];
+      model::PhaseStats& p =
+          phases.phases[static_cast<size_t>(model::PhaseOfAttention(step_attention))];
       ++p.steps;
       p.step_ns += end_ns - step_start_ns;
       p.busy_ns += step_busy_ns;

@@ -14,6 +14,7 @@
 
 #include "src/model/events.h"
 #include "src/model/profile.h"
+#include "src/model/step_phase.h"
 #include "src/model/taxonomy.h"
 
 namespace inferscope::aggregate {
@@ -104,10 +105,6 @@ struct KernelAccum {
   uint8_t attention_kind = 0;
 };
 
-// The phase of a step from the attention kinds it ran (KernelAccum::attention_kind bits), the
-// rule of the offline steps view (src/aggregate/view_collector.cc PhaseOf) without a step name.
-model::Phase PhaseOfAttention(uint8_t attention_kinds);
-
 // The last operation seen on a stream: enough to measure the next idle gap and to know what a sync
 // on that stream waited for.
 struct StreamState {
@@ -163,11 +160,26 @@ struct DeviceState {
   bool gpu_seen = false;
   int64_t gpu_end_ns = 0;
 
+  // The process delivers step ranges (AggregatorOptions::step_ranges): its steps are those ranges
+  // (settled by the Aggregator into AddRangeStep) and the host-turn step above stays closed.
+  // Persists across windows.
+  bool range_steps = false;
+
   // Adds one GPU operation to the open step.
   void AddStepOp(size_t category, int64_t duration_ns, uint8_t attention_kind) {
     ++step_ops;
     step_category_ns[category] += duration_ns;
     step_attention |= attention_kind;
+  }
+  // Counts one whole step range of `phase` in this window: its span, its GPU busy time (the union
+  // of its operations), operations and their time by category (as EndStep counts a host-turn step).
+  void AddRangeStep(model::Phase phase, int64_t step_ns, int64_t busy_ns, uint64_t ops,
+                    const std::array<int64_t, model::kCategoryCount>& category_ns);
+  // A GPU operation no step range holds (launched outside every step, or after its step was
+  // settled): outside the phases.
+  void AddOutsideOp(size_t category, int64_t duration_ns) {
+    ++phases.outside_ops;
+    phases.outside_ns[category] += duration_ns;
   }
   // Ends the open step at `end_ns` (the start of the host turn after it): a whole step goes to
   // its phase, any other step's operations to phases.outside_*. Clears the step.

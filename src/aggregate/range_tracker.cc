@@ -17,6 +17,12 @@ constexpr size_t kMaxOpenPerThread = 256;
 }  // namespace
 
 std::string_view RangeGroupText(std::string_view text) {
+  // The engines' per-iteration ranges carry the iteration number and request counts in their
+  // names (model/step_phase.cc): one row per engine, not one per iteration, or a long run fills
+  // the table with single instances (and the live tracker with as many groups and name sets).
+  for (std::string_view iteration :
+       {"[Executor] _forward_step", "_forward_step", "execute_context"})
+    if (text.starts_with(iteration)) return text.substr(0, iteration.size());
   // One pass over the ", " separators (most names have none).
   for (size_t at = text.find(", "); at != std::string_view::npos; at = text.find(", ", at + 2)) {
     const std::string_view rest = text.substr(at + 2);

@@ -15,7 +15,9 @@ namespace inferscope::aggregate {
 
 // The range-table name of an NVTX range name: PyTorch's emit_nvtx makes every op instance's name
 // unique ("aten::mm, seq = 12, op_id = 345, sizes = [...]"); the table groups by the op name
-// before those annotations, as torch.profiler's key_averages does. A prefix of `name`.
+// before those annotations, as torch.profiler's key_averages does. The engines' per-iteration
+// ranges ("[Executor] _forward_step N: ...", "execute_context_X(..)_generation_Y(..)") group by
+// engine. A prefix of `name`.
 std::string_view RangeGroupText(std::string_view name);
 
 // The live NVTX range table of one process (AggregatorOptions::ranges): each window's instances

@@ -167,6 +167,14 @@ TEST(RangeGroupTextTest, DropsPyTorchAnnotations) {
   EXPECT_EQ(RangeGroupText(""), "");
 }
 
+TEST(RangeGroupTextTest, GroupsTheEnginesIterationsByEngine) {
+  EXPECT_EQ(RangeGroupText("[Executor] _forward_step 17: 0 ctx reqs, 64 gen reqs"),
+            "[Executor] _forward_step");
+  EXPECT_EQ(RangeGroupText("_forward_step: 1 ctx reqs, 0 gen reqs"), "_forward_step");
+  EXPECT_EQ(RangeGroupText("execute_context_1(2048)_generation_31(31)"), "execute_context");
+  EXPECT_EQ(RangeGroupText("ProfilerStep#3"), "ProfilerStep#3");  // as before
+}
+
 TEST(RangeTableMergeTest, MergesByNameAndKeepsTopK) {
   model::RangeTable a, b;
   auto row = [](const char* name, int64_t total, uint64_t ops) {

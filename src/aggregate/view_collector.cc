@@ -2,7 +2,6 @@
 #include "src/aggregate/view_collector.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -12,6 +11,7 @@
 #include <utility>
 
 #include "src/aggregate/range_tracker.h"
+#include "src/model/step_phase.h"
 
 namespace inferscope::aggregate {
 namespace {
@@ -315,27 +315,6 @@ void SortByThreadThenStart(std::vector<HostRange>* ranges, bool enclosing_first)
         if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
         return enclosing_first && a.end_ns > b.end_ns;
       });
-}
-
-// A step's forward phase: the engine's own word in its name first (vLLM and SGLang name their
-// passes and stages: "prefill", "extend", "decode"), else the attention kernels it launched
-// (`attention_kinds`: 1 prefill-shaped, 2 decode-shaped; both: "mixed", as chunked prefill runs).
-std::string PhaseOf(std::string_view name, uint8_t attention_kinds) {
-  std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.find("prefill") != std::string::npos || lower.find("extend") != std::string::npos)
-    return "prefill";
-  if (lower.find("decode") != std::string::npos) return "decode";
-  switch (attention_kinds) {
-    case 1:
-      return "prefill";
-    case 2:
-      return "decode";
-    case 3:
-      return "mixed";
-    default:
-      return "";
-  }
 }
 
 // The range table of one process's accumulators (`names` by group): by total time, the first
@@ -911,7 +890,10 @@ void ViewCollector::Impl::FinishProjection() {
       step.gpu.busy_ns = UnionNs(&step_intervals[pid][k]);
       durations.push_back(step.end_ns - step.start_ns);
       if (step.gpu.ops > 0) gpu.push_back(step.gpu.last_end_ns - step.gpu.first_start_ns);
-      step.phase = PhaseOf(step.name, step_attention[pid][k]);
+      const model::Phase step_phase = model::PhaseOfStep(step.name, step_attention[pid][k]);
+      step.phase = step_phase == model::Phase::kUnknown
+                       ? ""
+                       : model::kPhaseNames[static_cast<size_t>(step_phase)];
       const std::string key = step.phase.empty() ? "unknown" : step.phase;
       model::PhaseRow& phase = phases[key];
       phase.phase = key;

@@ -8,6 +8,7 @@
 
 #include "src/model/events.h"
 #include "src/model/name_table.h"
+#include "src/model/step_phase.h"
 #include "src/model/taxonomy.h"
 #include "src/model/views.h"
 
@@ -17,9 +18,10 @@ struct ViewOptions {
   model::ViewSelection selection;
   int top = 15;  // kernel names per device; range, operator and module names per process; the rest
                  // form one row
-  // A host range whose name starts with one of these is a step (Kineto `ProfilerStep#N`; NVTX step
-  // ranges by the name the application gives them).
-  std::vector<std::string> step_prefixes = {"ProfilerStep#"};
+  // A host range whose name starts with one of these is a step (Kineto `ProfilerStep#N`, the
+  // engines' per-iteration ranges: model::DefaultStepPrefixes; NVTX step ranges by the name the
+  // application gives them).
+  std::vector<std::string> step_prefixes = model::DefaultStepPrefixes();
 };
 
 // An EventSink in front of another (the Aggregator) that forwards every event unchanged and

@@ -175,7 +175,9 @@ int Main(int argc, char** argv) {
   analyze_cmd
       ->add_option("--step-range", analyze.step_prefixes,
                    "A host range whose name starts with PREFIX is a step (repeatable;\n"
-                   "default ProfilerStep#); implies --views steps")
+                   "default ProfilerStep#, the engines' iteration ranges \"[Executor]\n"
+                   "_forward_step\", \"_forward_step\", \"execute_context_\"); implies --views\n"
+                   "steps, whose ranges are then also the forward phases' steps")
       ->type_name("PREFIX");
   analyze_cmd
       ->add_option(
@@ -261,8 +263,10 @@ int Main(int argc, char** argv) {
       ->type_name("PATH");
   run_cmd->add_flag("--nvtx", run.nvtx,
                     "Record NVTX ranges (CUPTI marker activity; sets INFERSCOPE_NVTX=1): a range\n"
-                    "table per window, in `report`. Off by default: every NVTX push/pop then\n"
-                    "costs a CUPTI callback");
+                    "table per window, in `report`, and the engine's step ranges (ProfilerStep#,\n"
+                    "TensorRT-LLM's _forward_step, vLLM's execute_context_) as the steps of the\n"
+                    "forward phases. Off by default: every NVTX push/pop then costs a CUPTI\n"
+                    "callback");
   bool no_agent = false;
   run_cmd->add_flag("--no-agent", no_agent, "Do not start an agent");
   run_cmd->add_flag("--enable-otel", run.enable_otel,

@@ -157,6 +157,9 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
   options.bin_ns = config.bin_ns;
   options.top_k = config.top_k;
   options.ranges = config.nvtx;
+  // With the NVTX ranges the engine's step ranges define the steps (and their phases), as
+  // `analyze --views steps` counts them offline.
+  options.step_ranges = config.nvtx;
   aggregator_ = std::make_unique<aggregate::Aggregator>(
       options, &names_, &classifier_, [this](model::ProfileWindow&& w) {
         // The profiler's own CPU since the previous window is charged to this one.

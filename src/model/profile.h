@@ -183,7 +183,9 @@ struct PhaseStats {
 // GPU time per forward phase (issue 20): a GPU operation belongs to the step it started in, a step
 // (whole, carried across edges) to the window it ends in. Operations of steps not whole (past the
 // carry limit, DeviceState::SettleStep) are `outside_ns`: over a run of windows phases plus outside
-// add up to its GPU operation time. Empty (not written on the wire) when the window has no step.
+// add up to its GPU operation time. Empty (not written on the wire) when the window has no step
+// and no operation outside one: a window whose only phase data is work outside the steps (live
+// step ranges are counted a while after they end, so such windows are common) keeps it.
 struct PhaseSplit {
   std::array<PhaseStats, kPhaseCount> phases{};
   uint64_t outside_ops = 0;
@@ -192,7 +194,7 @@ struct PhaseSplit {
   bool empty() const {
     for (const PhaseStats& p : phases)
       if (p.steps) return false;
-    return true;
+    return outside_ops == 0;
   }
   int64_t outside_time_ns() const {
     int64_t t = 0;

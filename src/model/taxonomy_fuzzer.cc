@@ -1,12 +1,14 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // Fuzzes the user rule-file parser and the classifier: the input's first line is used as a rule
-// file, every line (rules included) as a kernel name. Neither may crash, hang or leak on any input.
+// file, every line (rules included) as a kernel name, and as a step range name (the engines'
+// request counts read from it, model/step_phase.h). None may crash, hang or leak on any input.
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "src/model/kernel_names.h"
+#include "src/model/step_phase.h"
 #include "src/model/taxonomy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -23,6 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (end == std::string_view::npos) end = input.size();
     (void)classifier.Classify(input.substr(start, end - start));
     (void)inferscope::model::DemangleKernelName(input.substr(start, end - start));
+    (void)inferscope::model::PhaseOfStep(input.substr(start, end - start), 0);
     start = end + 1;
   }
   return 0;

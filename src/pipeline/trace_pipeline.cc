@@ -292,6 +292,11 @@ base::StatusOr<import::ImportStats> ImportFile(
   if (options.bin_ns <= 0 && window_ns == 0) agg_options.auto_bins = kAutoTimelineBins;
   agg_options.top_k = std::max(options.top, 1);
   agg_options.kernel_wait_threshold_ns = options.kernel_wait_threshold_ns;
+  // With the steps view the windows' steps (and the forward phases) are the step ranges too, so
+  // the summary's phases and the steps view agree, as the live windows do under `run --nvtx`;
+  // without it, the host-turn heuristic (as live without --nvtx).
+  agg_options.step_ranges = options.views.steps;
+  if (!options.step_prefixes.empty()) agg_options.step_prefixes = options.step_prefixes;
   model::NameTable names;
   aggregate::Aggregator aggregator(
       agg_options, &names, &classifier,

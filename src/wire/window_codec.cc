@@ -76,7 +76,7 @@ void PutCategoryValues(WireWriter& w, uint32_t field,
 }
 
 void PutPhases(WireWriter& w, const model::PhaseSplit& s) {
-  if (s.empty()) return;  // windows without whole steps carry no phase data
+  if (s.empty()) return;  // windows without steps or work outside them carry no phase data
   w.Message(fields::kPhases, [&](WireWriter& m) {
     for (size_t i = 0; i < s.phases.size(); ++i) {
       const model::PhaseStats& p = s.phases[i];

@@ -12,11 +12,22 @@ processing after every step), so it needs no ../shared. The replay traces graph 
 (INFERSCOPE_GRAPH_NODES=1: the decode kernels are the trace's). It runs twice: with one window
 longer than the trace, and with 100 ms windows whose edges cut steps (a step open at an edge is
 carried into the window it ends in; the last step counts when the process ends). Both must give
-the file's split to the nanosecond, with nothing outside, and every step of the steps view. The
-agent's /metrics is read before the agent stops. With ../shared, the shared Qwen trace (whose last
-step was 70% of its GPU time) too, and two HTA traces with long idle stretches and kernels running
-across edges (HTA_TRACES): their live split equals analyze's, in one window and in 100 ms windows;
-without ../shared those parts are skipped with a message.
+the file's split (`analyze`: steps between host turns) to the nanosecond, with nothing outside,
+and every step of the steps view. The agent's /metrics is read before the agent stops. With
+../shared, the shared Qwen trace (whose last step was 70% of its GPU time) too, and two HTA traces
+with long idle stretches and kernels running across edges (HTA_TRACES): their live split equals
+analyze's, in one window and in 100 ms windows; without ../shared those parts are skipped with a
+message.
+
+Step ranges (`run --nvtx`, item 1): the same replays with the trace's step ranges delivered as
+CUPTI marker records make those ranges the steps. The live split must equal `analyze --views
+steps` (whose summary then takes its steps from the same ranges) and its steps view to the
+nanosecond, in one window and in 100 ms windows: for the ProfilerStep#N trace, for the same
+scenario with its steps named as TensorRT-LLM's executor names iterations
+("[Executor] _forward_step N: X ctx reqs, Y gen reqs", `make_scenario_traces.py --step-names
+trtllm`), whose phases must come from the names (prefill steps carry the decode batch: mixed,
+where the kernels alone say prefill), and, with ../shared, the HTA traces with ProfilerStep
+ranges (multi-stream training steps) and the Qwen trace.
 
 Usage: live_phases.py --inferscope BIN --replay-engine BIN
 Exit codes: 0 pass, 1 a difference or failure.
@@ -85,6 +96,30 @@ def metric(text, family, phase, category=None):
     return total if found else None
 
 
+def steps_view_phases(report):
+    """phase -> the steps view's row summed over the processes of an `analyze --views steps`
+    JSON report: [steps, step ns, GPU time, GPU busy, {category: ns}]."""
+    out = {}
+    for inp in report["views"]["inputs"]:
+        for proc in inp["processes"]:
+            for row in (proc.get("steps") or {}).get("phases", []):
+                acc = out.setdefault(row["phase"], [0, 0, 0, 0, {}])
+                acc[0] += row["duration"]["count"]
+                acc[1] += row["duration"]["total_ns"]
+                acc[2] += row["gpu_time_ns"]
+                acc[3] += row["gpu_busy_ns"]
+                for cat, ns in row["categories_ns"].items():
+                    acc[4][cat] = acc[4].get(cat, 0) + ns
+    return out
+
+
+def phases_as_view(phases):
+    """The same shape from a report's summary.phases (live or analyze)."""
+    return {p["phase"]: [p["steps"], p["step_total_ns"], p["gpu_time_ns"], p["busy_ns"],
+                         {c: v["time_ns"] for c, v in p["categories"].items()}]
+            for p in phases["list"]}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--inferscope", required=True)
@@ -95,6 +130,10 @@ def main():
     subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_scenario_traces.py"),
                     "--out", work, "--scenario", "prefill_interference", "--quiet"], check=True)
     trace = os.path.join(work, "prefill_interference.json.gz")
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "make_scenario_traces.py"),
+                    "--out", os.path.join(work, "trtllm"), "--scenario", "prefill_interference",
+                    "--step-names", "trtllm", "--quiet"], check=True)
+    trtllm_trace = os.path.join(work, "trtllm", "prefill_interference.json.gz")
 
     def run(*cmd):
         r = subprocess.run(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -102,10 +141,10 @@ def main():
             raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd[:2]), r.returncode, r.stderr))
         return r.stdout
 
-    def replay_live(window, trace=trace, name="scenario"):
+    def replay_live(window, trace=trace, name="scenario", nvtx=False):
         """(report JSON, report text, /metrics text, stored windows) of one live replay, or a
-        failure message."""
-        state = os.path.join(work, "state_%s_%s" % (name, window))
+        failure message. `nvtx`: under `run --nvtx` (step ranges as marker records)."""
+        state = os.path.join(work, "state_%s_%s%s" % (name, window, "_nvtx" if nvtx else ""))
         os.makedirs(state)
         log = os.path.join(work, "agent_%s_%s.log" % (name, window))
         agent = subprocess.Popen([args.inferscope, "agent", "--state-dir", state, "--http-port",
@@ -118,8 +157,8 @@ def main():
             metrics_url = agent_endpoints(state)["metrics"]
             env = dict(os.environ, INFERSCOPE_GRAPH_NODES="1")
             replay = subprocess.run(
-                [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", window,
-                 "--", args.replay_engine, "--speed", "0", trace],
+                [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", window]
+                + (["--nvtx"] if nvtx else []) + ["--", args.replay_engine, "--speed", "0", trace],
                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
             if replay.returncode != 0:
                 return "replay failed (%d): %s" % (replay.returncode, replay.stderr[-500:])
@@ -141,8 +180,11 @@ def main():
     cut = replay_live("100ms")
     if isinstance(cut, str):
         return fail("100 ms windows: " + cut)
-    offline = json.loads(run(args.inferscope, "analyze", "--format", "json", "--views", "steps",
-                             trace))
+    # The host-turn split is plain `analyze`'s; the steps view (ProfilerStep ranges) is asked for
+    # separately, since with it analyze's steps are the ranges (checked under --nvtx below).
+    offline = json.loads(run(args.inferscope, "analyze", "--format", "json", trace))
+    offline_views = json.loads(run(args.inferscope, "analyze", "--format", "json", "--views",
+                                   "steps", trace))
 
     problems = []
     phases = live["summary"]["phases"]
@@ -182,17 +224,14 @@ def main():
                                                      sort_keys=True)[:1500]))
     # Parity with the offline steps view (ProfilerStep ranges): the same steps and GPU time per
     # phase, the last decode step included.
-    view_phases = {}
-    for proc in offline["views"]["inputs"][0]["processes"]:
-        for row in proc["steps"]["phases"]:
-            view_phases[row["phase"]] = row
+    view_phases = steps_view_phases(offline_views)
     if sorted(view_phases) != ["decode", "prefill"]:
         problems.append("steps view phases %s, want decode and prefill" % sorted(view_phases))
     else:
         for name in ("prefill", "decode"):
             if not by_phase.get(name):
                 continue
-            if (view_phases[name]["duration"]["count"], view_phases[name]["gpu_time_ns"]) != \
+            if (view_phases[name][0], view_phases[name][2]) != \
                     (by_phase[name]["steps"], by_phase[name]["gpu_time_ns"]):
                 problems.append("%s: steps view %r, live %r" % (name, view_phases[name],
                                                                  by_phase[name]))
@@ -248,6 +287,57 @@ def main():
                                  sum(p["steps"] for p in phases["list"]), want_steps,
                                  json.dumps(phases)[:800], json.dumps(want)[:800]))
         hta_summary.append("%s %d steps" % (os.path.basename(os.path.dirname(path)), want_steps))
+    # Step ranges under `run --nvtx`: the ranges are the steps, live as in `analyze --views steps`
+    # (its summary and its steps view), to the nanosecond, in one window and in 100 ms windows.
+    cases = [("profilerstep", trace, {"prefill": 3, "decode": 36}, ("1000000s", "100ms")),
+             ("trtllm", trtllm_trace, {"mixed": 3, "decode": 36}, ("1000000s", "100ms"))]
+    shared = [("hta_sampled", "HolisticTraceAnalysis/trace_filter/sampled_rank-0.json.gz"),
+              ("hta_rank0", "HolisticTraceAnalysis/negative_queue_length_values_check/"
+                            "rank0.json.gz"),
+              ("hta_control", "HolisticTraceAnalysis/trace_diff/control/control.json.gz"),
+              ("qwen", "TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")]
+    missing = []
+    for name, rel in shared:
+        path = os.path.join(shared_traces_root(), rel)
+        if os.path.exists(path):
+            cases.append((name, path, None, ("100ms",)))
+        else:
+            missing.append(rel)
+    if missing:
+        print("skip (part): no ../shared/traces %s; the generated traces ran" % ", ".join(missing))
+    nvtx_ok = []
+    for name, path, want_steps, windows in cases:
+        ranged = json.loads(run(args.inferscope, "analyze", "--format", "json", "--views", "steps",
+                                path))
+        want = ranged["summary"]["phases"]
+        view = steps_view_phases(ranged)
+        if not view:
+            problems.append("%s: the steps view found no step ranges" % name)
+            continue
+        if phases_as_view(want) != view:
+            problems.append("%s: analyze --views steps: summary phases %s, steps view %s" %
+                            (name, phases_as_view(want), view))
+        if want_steps and {k: v[0] for k, v in view.items()} != want_steps:
+            problems.append("%s: steps per phase %s, want %s (from the range names)" %
+                            (name, {k: v[0] for k, v in view.items()}, want_steps))
+        for window in windows:
+            got = replay_live(window, path, name, nvtx=True)
+            if isinstance(got, str):
+                problems.append("%s --nvtx %s: %s" % (name, window, got))
+            elif got[0]["summary"]["phases"] != want:
+                problems.append("%s --nvtx, %s windows: live phases differ from analyze --views "
+                                "steps:\n  live    %s\n  offline %s" %
+                                (name, window, json.dumps(got[0]["summary"]["phases"])[:1200],
+                                 json.dumps(want)[:1200]))
+        nvtx_ok.append("%s %s" % (name, "/".join("%s %d" % (k, v[0])
+                                                  for k, v in sorted(view.items()))))
+    # Without the step ranges the TensorRT-LLM-named trace's steps are the host turns and their
+    # phases the kernels': prefill, where the names say mixed.
+    trt_plain = json.loads(run(args.inferscope, "analyze", "--format", "json", trtllm_trace))
+    plain = {p["phase"]: p["steps"] for p in trt_plain["summary"]["phases"]["list"]}
+    if plain != {"prefill": 3, "decode": 36}:
+        problems.append("trtllm without step ranges: %s, want prefill 3, decode 36 (kernels)" %
+                        plain)
     # The text report has the section with both phases.
     section = text[text.find("Forward phases (prefill vs decode)"):]
     if not text.count("Forward phases (prefill vs decode)"):
@@ -276,6 +366,7 @@ def main():
            phases["outside_ns"] / 1e6, cut_windows,
            "; the shared Qwen trace's split live, nothing outside" if qwen else "",
            "; HTA %s live as in analyze" % ", ".join(hta_summary) if hta_summary else ""))
+    print("ok: --nvtx step ranges live == analyze --views steps: %s" % "; ".join(nvtx_ok))
     shutil.rmtree(work, ignore_errors=True)
     return 0
 
