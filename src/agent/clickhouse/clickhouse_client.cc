@@ -176,9 +176,13 @@ base::StatusOr<int> ClickHouseClient::EnsureSchema() const {
     for (const std::string& statement : m.statements) {
       const base::Status s = Execute(WithDatabase(statement, db)).status();
       // 18.16 has no ADD COLUMN IF NOT EXISTS: a column another agent (or a retry whose answer
-      // was lost) added is "already exists" (Code 44), which is the migration done.
-      const bool already = statement.find(" ADD COLUMN ") != std::string::npos &&
-                           s.message().find("Code: 44,") != std::string::npos;
+      // was lost) added is "already exists" (Code 44), which is the migration done. Nor is its
+      // CREATE TABLE IF NOT EXISTS atomic: two agents migrating at once can both pass the check,
+      // and the second create fails with "already exists" (Code 57), the table made all the same.
+      const bool already = (statement.find(" ADD COLUMN ") != std::string::npos &&
+                            s.message().find("Code: 44,") != std::string::npos) ||
+                           (statement.find("CREATE TABLE IF NOT EXISTS") != std::string::npos &&
+                            s.message().find("Code: 57,") != std::string::npos);
       if (!s.ok() && !already) return s;
     }
     RETURN_IF_ERROR(ExecuteOnSchemaTable("INSERT INTO " + db + "." + kSchemaTable + " VALUES (" +
