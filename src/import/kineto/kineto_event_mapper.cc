@@ -349,7 +349,7 @@ KinetoEventMapper::Kind KinetoEventMapper::Demote(Kind kind, const char* begin, 
 }
 
 void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view cat,
-                                bool cat_known) {
+                                bool cat_known, const EventStrings* strings) {
   ++stats_->events_read;
   Kind kind = Kind::kSkip;
   if (cat_known) {
@@ -359,6 +359,10 @@ void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view
       ++stats_->events_skipped;
       return;
     }
+    if (strings != nullptr && host_range_scanner_ &&
+        (kind == Kind::kCpuOp || kind == Kind::kPython) &&
+        MapKinetoOperator(kind, begin, size, *strings))
+      return;
   }
   Fields f;
   if (!ParseFields(begin, size, &f, kind == Kind::kCpuOp || kind == Kind::kPython)) {
@@ -534,6 +538,28 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
     case Kind::kSkip:
       break;
   }
+}
+
+bool KinetoEventMapper::MapKinetoOperator(Kind kind, const char* begin, size_t size,
+                                          const EventStrings& strings) {
+  KinetoOperator op;
+  int64_t end_ns = 0;
+  // A zero start or an overflowing end is a data-quality count: the general path's to make.
+  if (!ScanKinetoOperator(begin, size, strings, &op) || op.start_ns == 0 ||
+      __builtin_add_overflow(op.start_ns, op.dur_ns, &end_ns))
+    return false;
+  ++stats_->host_ranges_scanned;
+  // What OnEvent and MapEvent do with the same fields ("ph" is "X", the numbers are not negative).
+  if (!pid_known_) DecidePid(ToU32(op.pid, 0));
+  if (kind == Kind::kPython && !op.name.starts_with("nn.Module: ")) return true;
+  model::ViewRangeEvent e;
+  e.start_ns = op.start_ns;
+  e.end_ns = end_ns;
+  e.tid = ToU32(op.tid, 0);
+  e.name = InternHostRangeName(op.name);
+  e.kind = kind == Kind::kCpuOp ? model::ViewRangeKind::kCpuOp : model::ViewRangeKind::kModule;
+  Emit(e);
+  return true;
 }
 
 model::NameId KinetoEventMapper::InternHostRangeName(std::string_view name) {

@@ -55,7 +55,8 @@ class KinetoEventMapper final : public ScanHandler {
   // ImportStats::host_ranges_scanned counts the events it took.
   void set_host_range_scanner(bool on) { host_range_scanner_ = on; }
 
-  void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known) override;
+  void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known,
+               const EventStrings* strings) override;
   void OnTopLevelMember(std::string_view key, const char* begin, size_t size) override;
 
   // Flushes queued events and announces the process (again) with the final rank information.
@@ -100,6 +101,9 @@ class KinetoEventMapper final : public ScanHandler {
   bool ParseFields(const char* begin, size_t size, Fields* f, bool host_range = false);
   bool ParseArgs(simdjson::ondemand::value args, Fields* f);
   void MapEvent(Kind kind, const Fields& f);
+  // An operator or module in Kineto's own layout, read from the scanner's string offsets
+  // (ScanKinetoOperator) and delivered; false: not taken, the general path decides.
+  bool MapKinetoOperator(Kind kind, const char* begin, size_t size, const EventStrings& strings);
   bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
 
   // NameTable::Intern for operator and module names, through a small cache: a trace has tens of
