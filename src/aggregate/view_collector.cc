@@ -1281,6 +1281,9 @@ void ViewCollector::OnNvtx(const model::NvtxEvent& e) {
 void ViewCollector::OnViewRange(const model::ViewRangeEvent& e) {
   impl_->ViewRange(e);  // for the views only: the windows never see them
 }
+void ViewCollector::OnViewRanges(const model::ViewRangeEvent* events, size_t count) {
+  for (size_t i = 0; i < count; ++i) impl_->ViewRange(events[i]);  // one call per run
+}
 void ViewCollector::OnKernelResources(const model::KernelResourcesEvent& e) {
   impl_->KernelResources(e);  // for the kernel statistics only
 }

@@ -534,10 +534,10 @@ inline uint64_t Digits16(const char* p, int n) {
   return n <= 8 ? Digits8(p, n) : Digits8(p, n - 8) * 100000000ull + Digits8(p + n - 8, 8);
 }
 
-// The run of digits at p, up to 32 (more: 32).
+// The run of digits at p, up to 17 (more: 17).
 inline int DigitRun(const char* p) {
-  const uint32_t mask = NonDigitMask16(p) | (NonDigitMask16(p + 16) << 16);
-  return mask == 0 ? 32 : __builtin_ctz(mask);
+  const uint32_t mask = NonDigitMask16(p);
+  return mask != 0 ? __builtin_ctz(mask) : IsDigit(p[16]) ? 17 : 16;
 }
 
 // [p, q) is whitespace around exactly one `sep` (Kineto writes ": ", ", " and ",\n    ").
@@ -554,14 +554,18 @@ inline bool SeparatorOnly(const char* p, const char* q, char sep) {
 // fraction's at *frac (*frac_digits, 0 without one); returns one past the number, or nullptr.
 inline const char* NumberAfterKey(const char* p, bool fraction, const char** whole,
                                   int* whole_digits, const char** frac, int* frac_digits) {
-  uint32_t m = NonWsMask16(p);
-  if (m == 0) return nullptr;
-  p += __builtin_ctz(m);
-  if (*p != ':') return nullptr;
-  ++p;
-  m = NonWsMask16(p);
-  if (m == 0) return nullptr;
-  p += __builtin_ctz(m);
+  if (p[0] == ':' && p[1] == ' ' && !IsWs(p[2])) {  // Kineto's ": "
+    p += 2;
+  } else {
+    uint32_t m = NonWsMask16(p);
+    if (m == 0) return nullptr;
+    p += __builtin_ctz(m);
+    if (*p != ':') return nullptr;
+    ++p;
+    m = NonWsMask16(p);
+    if (m == 0) return nullptr;
+    p += __builtin_ctz(m);
+  }
   const int n = DigitRun(p);
   if (n == 0 || n > 16 || (n > 1 && *p == '0')) return nullptr;  // none, too long, leading 0
   *whole = p;

@@ -124,13 +124,12 @@ const char* CompositeEnd(const char* p, const char* end, const char** cat_key_en
           in_string = false;
           const char* close = block + i;
           if constexpr (kRecord) {
-            if (depth == 1) {
-              if (strings->count < EventStrings::kMax) {
-                strings->open[strings->count] = static_cast<uint32_t>(str_begin - 1 - p);
-                strings->close[strings->count] = static_cast<uint32_t>(close - p);
-              }
-              ++strings->count;
-            }
+            // Without a branch (keys at depth 1 alternate with "args" strings at depth 2): every
+            // string is written to the next free slot, which only a depth-1 string then takes.
+            const int k = strings->count < EventStrings::kMax ? strings->count : EventStrings::kMax;
+            strings->open[k] = static_cast<uint32_t>(str_begin - 1 - p);
+            strings->close[k] = static_cast<uint32_t>(close - p);
+            strings->count += depth == 1 ? 1 : 0;
           }
           if (depth == 1 && cat_key_end && close - str_begin == 3 &&
               std::memcmp(str_begin, "cat", 3) == 0 && *cat_key_end == nullptr) {

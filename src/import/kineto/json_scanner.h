@@ -27,8 +27,8 @@ struct EventStrings {
   static constexpr int kMax = 12;  // Kineto's operator fields end at the 10th ("dur")
   int count = 0;                   // strings at depth 1 (may exceed kMax; only kMax are recorded)
   bool backslash = false;          // a backslash anywhere in the event: offsets may not be exact
-  uint32_t open[kMax];             // the opening quote
-  uint32_t close[kMax];            // the closing quote
+  uint32_t open[kMax + 1];         // the opening quote ([kMax]: scratch)
+  uint32_t close[kMax + 1];        // the closing quote
 };
 
 // Receives what the scanner finds. Spans point into the caller's buffer and are valid only during

@@ -626,7 +626,7 @@ void KinetoEventMapper::OnTopLevelMember(std::string_view key, const char* begin
     if (!has_id) continue;
     if (pid_known_) {
       device.pid = pid_;
-      sink_->OnDevice(device);
+      Sink()->OnDevice(device);
     } else {
       devices_.push_back(device);
     }
@@ -638,7 +638,7 @@ void KinetoEventMapper::AnnounceProcess() {
   process.pid = pid_;
   process.rank = rank_;
   process.world_size = world_size_;
-  sink_->OnProcess(process);
+  Sink()->OnProcess(process);
 }
 
 void KinetoEventMapper::DecidePid(uint32_t pid) {
@@ -647,7 +647,7 @@ void KinetoEventMapper::DecidePid(uint32_t pid) {
   AnnounceProcess();
   for (model::DeviceInfo& device : devices_) {
     device.pid = pid_;
-    sink_->OnDevice(device);
+    Sink()->OnDevice(device);
   }
   devices_.clear();
   for (const Pending& pending : pending_) Deliver(pending);
@@ -659,7 +659,7 @@ void KinetoEventMapper::Deliver(const Pending& pending) {
   std::visit(
       [this](auto event) {
         if constexpr (std::is_same_v<decltype(event), DataQualityRecord>) {
-          sink_->OnDataQuality(pid_, event.counter);
+          Sink()->OnDataQuality(pid_, event.counter);
         } else {
           event.pid = pid_;
           Send(event);
@@ -670,14 +670,17 @@ void KinetoEventMapper::Deliver(const Pending& pending) {
 
 template <typename T>
 void KinetoEventMapper::Send(const T& event) {
-  if constexpr (std::is_same_v<T, model::KernelEvent>) sink_->OnKernel(event);
-  if constexpr (std::is_same_v<T, model::MemcpyEvent>) sink_->OnMemcpy(event);
-  if constexpr (std::is_same_v<T, model::MemsetEvent>) sink_->OnMemset(event);
-  if constexpr (std::is_same_v<T, model::SyncEvent>) sink_->OnSync(event);
-  if constexpr (std::is_same_v<T, model::ApiCallEvent>) sink_->OnApiCall(event);
-  if constexpr (std::is_same_v<T, model::NvtxEvent>) sink_->OnNvtx(event);
-  if constexpr (std::is_same_v<T, model::ViewRangeEvent>) sink_->OnViewRange(event);
-  if constexpr (std::is_same_v<T, model::KernelResourcesEvent>) sink_->OnKernelResources(event);
+  if constexpr (std::is_same_v<T, model::KernelEvent>) Sink()->OnKernel(event);
+  if constexpr (std::is_same_v<T, model::MemcpyEvent>) Sink()->OnMemcpy(event);
+  if constexpr (std::is_same_v<T, model::MemsetEvent>) Sink()->OnMemset(event);
+  if constexpr (std::is_same_v<T, model::SyncEvent>) Sink()->OnSync(event);
+  if constexpr (std::is_same_v<T, model::ApiCallEvent>) Sink()->OnApiCall(event);
+  if constexpr (std::is_same_v<T, model::NvtxEvent>) Sink()->OnNvtx(event);
+  if constexpr (std::is_same_v<T, model::ViewRangeEvent>) {
+    view_ranges_.push_back(event);
+    if (view_ranges_.size() >= kViewRangeRun) FlushViewRanges();
+  }
+  if constexpr (std::is_same_v<T, model::KernelResourcesEvent>) Sink()->OnKernelResources(event);
 }
 
 template <typename T>
@@ -694,11 +697,17 @@ void KinetoEventMapper::Emit(T event) {
 
 void KinetoEventMapper::Quality(DataQuality counter) {
   if (pid_known_) {
-    sink_->OnDataQuality(pid_, counter);
+    Sink()->OnDataQuality(pid_, counter);
   } else {
     pending_.emplace_back(DataQualityRecord{counter});
     if (pending_.size() >= kMaxPending) DecidePid(0);
   }
+}
+
+void KinetoEventMapper::FlushViewRanges() {
+  if (view_ranges_.empty()) return;
+  sink_->OnViewRanges(view_ranges_.data(), view_ranges_.size());
+  view_ranges_.clear();
 }
 
 void KinetoEventMapper::Finish() {
@@ -707,6 +716,7 @@ void KinetoEventMapper::Finish() {
   } else {
     AnnounceProcess();  // rank information may have come after the events
   }
+  FlushViewRanges();
 }
 
 }  // namespace inferscope::import::kineto

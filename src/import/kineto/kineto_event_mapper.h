@@ -62,6 +62,10 @@ class KinetoEventMapper final : public ScanHandler {
   // Flushes queued events and announces the process (again) with the final rank information.
   void Finish();
 
+  // Delivers the view ranges held back for one OnViewRanges call (any other event delivers them
+  // first, so the sink sees the file's order; Finish too). For an import that stops early.
+  void FlushViewRanges();
+
  private:
   // What the importer reads from one event (and its "args").
   struct Fields : HostRangeFields {
@@ -111,6 +115,11 @@ class KinetoEventMapper final : public ScanHandler {
   // of `analyze --views ops` (docs/benchmarks.md).
   model::NameId InternHostRangeName(std::string_view name);
 
+  // The sink, once the view ranges held back are delivered: every delivery but theirs goes here.
+  model::EventSink* Sink() {
+    FlushViewRanges();
+    return sink_;
+  }
   void DecidePid(uint32_t pid);
   void AnnounceProcess();
   void Quality(model::DataQuality counter);
@@ -136,6 +145,10 @@ class KinetoEventMapper final : public ScanHandler {
   int32_t world_size_ = -1;
   std::vector<model::DeviceInfo> devices_;  // announced once the pid is known
   std::vector<Pending> pending_;
+  // Operators and modules, delivered as runs (EventSink::OnViewRanges): one call per operator
+  // through the pipelined sink and into the views cost more than reading them.
+  static constexpr size_t kViewRangeRun = 512;
+  std::vector<model::ViewRangeEvent> view_ranges_;
   static constexpr int kHostNameCacheBits = 10;
   std::vector<model::NameId> host_name_cache_ =
       std::vector<model::NameId>(size_t{1} << kHostNameCacheBits, model::kNoName);
