@@ -1027,26 +1027,33 @@ void ViewCollector::Impl::FinishOps(ThreadRanges* ranges, bool modules,
   std::vector<std::pair<uint64_t, std::vector<HostRange>>>& threads = ranges->Sorted();
   std::map<uint32_t, ProcessOps> by_pid;
   // Host side, per thread in start order: a stack of the open instances gives each its parent.
-  std::vector<const HostRange*> stack;
+  // Each instance's `group` becomes its accumulator's index in its process's `accs` (the GPU side
+  // then needs no lookup by group; the accumulators only grow).
+  struct Open {
+    int64_t end_ns;
+    uint32_t acc;
+  };
+  std::vector<Open> stack;
   ProcessOps* accs = nullptr;
   for (auto& [thread, list] : threads) {
     stack.clear();
     accs = &by_pid[static_cast<uint32_t>(thread >> 32)];
     for (HostRange& r : list) {
-      r.group = modules ? ModuleGroup(r.name) : r.name;
-      while (!stack.empty() && stack.back()->end_ns <= r.start_ns) stack.pop_back();
+      const uint32_t group = modules ? ModuleGroup(r.name) : r.name;
+      while (!stack.empty() && stack.back().end_ns <= r.start_ns) stack.pop_back();
       const int64_t d = r.end_ns - r.start_ns;
       if (!stack.empty()) {
         // A child that outlives its parent (clock rounding) takes only the parent's part.
-        const HostRange* parent = stack.back();
-        accs->Of(parent->group).row.cpu_self_ns -= std::min(r.end_ns, parent->end_ns) - r.start_ns;
+        const Open& parent = stack.back();
+        accs->accs[parent.acc].row.cpu_self_ns -= std::min(r.end_ns, parent.end_ns) - r.start_ns;
       }
-      OpAcc& acc = accs->Of(r.group);
+      OpAcc& acc = accs->Of(group);
+      r.group = static_cast<uint32_t>(&acc - accs->accs.data());
       ++acc.row.count;
       if (stack.empty()) ++acc.row.top_level;
       acc.row.cpu_total_ns += d;
       acc.row.cpu_self_ns += d;
-      stack.push_back(&r);
+      stack.push_back({r.end_ns, r.group});
     }
   }
 
@@ -1090,13 +1097,13 @@ void ViewCollector::Impl::FinishOps(ThreadRanges* ranges, bool modules,
       }
       continue;
     }
-    // Every group was made in the host pass: no reallocation, the references stay valid.
-    OpAcc& inner = accs->Of(open.back()->group);
+    // Every accumulator was made in the host pass: no reallocation, the references stay valid.
+    OpAcc& inner = accs->accs[open.back()->group];
     ++inner.row.gpu_ops;
     if (op.kind == OpKind::kKernel) ++inner.row.kernels;
     inner.row.gpu_self_ns += d;
     for (const HostRange* h : open) {
-      OpAcc& acc = accs->Of(h->group);
+      OpAcc& acc = accs->accs[h->group];
       if (acc.last_op == p.op) continue;
       acc.last_op = p.op;
       acc.row.gpu_total_ns += d;

@@ -59,7 +59,8 @@ class PipelinedSink final : public model::EventSink {
     std::vector<model::AnyEvent> events;
     std::vector<model::ViewRangeEvent> ranges;
     std::vector<Run> runs;
-    size_t size() const { return events.size() + ranges.size(); }
+    // A range counts an eighth: a run is one delivery (and a range a third of an event's bytes).
+    size_t size() const { return events.size() + ranges.size() / 8; }
     bool empty() const { return events.empty() && ranges.empty(); }
     void clear() {
       events.clear();

@@ -543,6 +543,7 @@ inline int DigitRun(const char* p) {
 // [p, q) is whitespace around exactly one `sep` (Kineto writes ": ", ", " and ",\n    ").
 inline bool SeparatorOnly(const char* p, const char* q, char sep) {
   const ptrdiff_t n = q - p;
+  if (n == 2 && p[0] == sep && p[1] == ' ') return true;  // the usual ": " and ", "
   if (n <= 0 || n > 16) return false;
   const uint32_t m = NonWsMask16(p) & ((1u << n) - 1);
   return m != 0 && (m & (m - 1)) == 0 && p[__builtin_ctz(m)] == sep;
