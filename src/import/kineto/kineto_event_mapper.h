@@ -117,7 +117,7 @@ class KinetoEventMapper final : public ScanHandler {
 
   // The sink, once the view ranges held back are delivered: every delivery but theirs goes here.
   model::EventSink* Sink() {
-    FlushViewRanges();
+    if (!view_ranges_.empty()) FlushViewRanges();  // inline: every delivery passes here
     return sink_;
   }
   void DecidePid(uint32_t pid);
