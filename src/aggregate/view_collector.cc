@@ -276,10 +276,9 @@ void SortFewRuns(It begin, It end, Less less) {
 // `less` order (Nsight rows by start, correlation ids growing with time): a stable scatter into
 // per-key buckets (few keys: threads or processes), then a sort only of a bucket out of order. A
 // comparison sort of ~10^4 ranges, launches and GPU ops was a third of the range table's cost.
-// `total`: `less` is a total order, so a bucket out of order may be merged (SortFewRuns) rather
-// than sorted with the same result.
+// `less` must be a total order within a key (a bucket out of order is merged, SortFewRuns).
 template <typename T, typename Key, typename Less>
-void BucketSort(std::vector<T>* items, Key key, Less less, bool total = false) {
+void BucketSort(std::vector<T>* items, Key key, Less less) {
   auto by_key = [&](const T& a, const T& b) {
     return key(a) != key(b) ? key(a) < key(b) : less(a, b);
   };
@@ -321,13 +320,7 @@ void BucketSort(std::vector<T>* items, Key key, Less less, bool total = false) {
   for (const auto& [k, end] : buckets) {
     const auto b = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
     const auto e = sorted.begin() + static_cast<std::ptrdiff_t>(end);
-    if (!std::is_sorted(b, e, less)) {
-      if (total) {
-        SortFewRuns(b, e, less);
-      } else {
-        std::sort(b, e, less);
-      }
-    }
+    if (!std::is_sorted(b, e, less)) SortFewRuns(b, e, less);
     begin = end;
   }
   *items = std::move(sorted);
@@ -941,8 +934,7 @@ void ViewCollector::Impl::FinishProjection() {
   // One stream's GPU ops run in launch order: per thread, points usually arrive in order.
   BucketSort(
       &points, [](const Point& p) { return p.thread; },
-      [](const Point& a, const Point& b) { return a.t != b.t ? a.t < b.t : a.op < b.op; },
-      /*total=*/true);
+      [](const Point& a, const Point& b) { return a.t != b.t ? a.t < b.t : a.op < b.op; });
   if (options_.selection.ops) {
     FinishOps(&cpu_ops_, /*modules=*/false, points);
     FinishOps(&modules_, /*modules=*/true, points);
