@@ -59,7 +59,7 @@ class PipelinedSink final : public model::EventSink {
     std::vector<model::AnyEvent> events;
     std::vector<model::ViewRangeEvent> ranges;
     std::vector<Run> runs;
-    // A range counts an eighth: a run is one delivery (and a range a third of an event's bytes).
+    // A range counts an eighth toward a full batch: a run is one delivery, and ranges are small.
     size_t size() const { return events.size() + ranges.size() / 8; }
     bool empty() const { return events.empty() && ranges.empty(); }
     void clear() {
