@@ -253,10 +253,30 @@ int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>>* intervals) {
   return total;
 }
 
+// Sorts [begin, end) by `less`, which must be a total order (then any sort gives one result), in
+// time linear in its length when it has a few ascending runs (a thread's launches go back once
+// where Kineto starts a profiler step): merges of the runs; else a sort.
+template <typename It, typename Less>
+void SortFewRuns(It begin, It end, Less less) {
+  constexpr size_t kMaxRuns = 8;
+  std::vector<It> runs = {begin};
+  for (It i = begin + 1; i < end; ++i) {
+    if (!less(*i, *(i - 1))) continue;
+    runs.push_back(i);
+    if (runs.size() > kMaxRuns) {
+      std::sort(begin, end, less);
+      return;
+    }
+  }
+  for (size_t k = 1; k < runs.size(); ++k)
+    std::inplace_merge(begin, runs[k], k + 1 < runs.size() ? runs[k + 1] : end, less);
+}
+
 // Orders `items` by (key(item), then `less`) in linear time when each key's items arrive in
 // `less` order (Nsight rows by start, correlation ids growing with time): a stable scatter into
 // per-key buckets (few keys: threads or processes), then a sort only of a bucket out of order. A
 // comparison sort of ~10^4 ranges, launches and GPU ops was a third of the range table's cost.
+// `less` must be a total order within a key (a bucket out of order is merged, SortFewRuns).
 template <typename T, typename Key, typename Less>
 void BucketSort(std::vector<T>* items, Key key, Less less) {
   auto by_key = [&](const T& a, const T& b) {
@@ -300,22 +320,53 @@ void BucketSort(std::vector<T>* items, Key key, Less less) {
   for (const auto& [k, end] : buckets) {
     const auto b = sorted.begin() + static_cast<std::ptrdiff_t>(begin);
     const auto e = sorted.begin() + static_cast<std::ptrdiff_t>(end);
-    if (!std::is_sorted(b, e, less)) std::sort(b, e, less);
+    if (!std::is_sorted(b, e, less)) SortFewRuns(b, e, less);
     begin = end;
   }
   *items = std::move(sorted);
 }
 
-// Host ranges by (thread, start). With `enclosing_first`, of two ranges starting together the
-// longer comes first (the ops view's nesting needs it; the range table does not care).
-void SortByThreadThenStart(std::vector<HostRange>* ranges, bool enclosing_first) {
-  BucketSort(
-      ranges, [](const HostRange& r) { return r.thread(); },
-      [enclosing_first](const HostRange& a, const HostRange& b) {
-        if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-        return enclosing_first && a.end_ns > b.end_ns;
-      });
-}
+// The ops view's host ranges, kept per thread as they arrive (Kineto writes each thread's
+// operators in start order, one thread's after another's): Sorted() orders them by (thread, start)
+// with a sort only of a thread out of order. That is the order BucketSort gives the same ranges
+// (a stable scatter by thread, then the same sort of a bucket out of order) without its key pass
+// and its copy into a fresh vector, which were a tenth of the ops view's own work.
+class ThreadRanges {
+ public:
+  void Add(const HostRange& r) {
+    const uint64_t thread = r.thread();
+    if (current_ == kNone || thread != thread_) {
+      thread_ = thread;
+      current_ = 0;
+      while (current_ < threads_.size() && threads_[current_].first != thread) ++current_;
+      if (current_ == threads_.size()) threads_.emplace_back(thread, std::vector<HostRange>());
+    }
+    threads_[current_].second.push_back(r);
+  }
+  bool empty() const { return threads_.empty(); }
+
+  // Orders the threads by key and each thread's ranges by start; of two ranges starting together
+  // the longer (enclosing) first, as the nesting needs. Call once, after the last Add.
+  std::vector<std::pair<uint64_t, std::vector<HostRange>>>& Sorted() {
+    std::sort(threads_.begin(), threads_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto less = [](const HostRange& a, const HostRange& b) {
+      if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+      return a.end_ns > b.end_ns;
+    };
+    for (auto& [thread, list] : threads_)
+      if (!std::is_sorted(list.begin(), list.end(), less))
+        std::sort(list.begin(), list.end(), less);
+    current_ = kNone;
+    return threads_;
+  }
+
+ private:
+  static constexpr size_t kNone = ~size_t{0};
+  std::vector<std::pair<uint64_t, std::vector<HostRange>>> threads_;  // a few threads
+  uint64_t thread_ = 0;
+  size_t current_ = kNone;  // index of thread_'s list
+};
 
 // The range table of one process's accumulators (`names` by group): by total time, the first
 // `top` as rows, the others summed into `tail`.
@@ -467,10 +518,10 @@ class ViewCollector::Impl {
     const HostRange r{e.start_ns, e.end_ns, e.pid, e.tid, e.name};
     switch (e.kind) {
       case model::ViewRangeKind::kCpuOp:
-        if (options_.selection.ops) cpu_ops_.push_back(r);
+        if (options_.selection.ops) cpu_ops_.Add(r);
         break;
       case model::ViewRangeKind::kModule:
-        if (options_.selection.ops) modules_.push_back(r);
+        if (options_.selection.ops) modules_.Add(r);
         break;
       case model::ViewRangeKind::kGpuAnnotation:
         if (options_.selection.ranges)
@@ -598,7 +649,7 @@ class ViewCollector::Impl {
   void FinishProjection();
   void FinishGpuAnnotations();
   // The ops view over one hierarchy (operators, or modules) and the launch points.
-  void FinishOps(std::vector<HostRange>* spans, bool modules, const std::vector<Point>& points);
+  void FinishOps(ThreadRanges* ranges, bool modules, const std::vector<Point>& points);
 
   ViewOptions options_;
   const model::NameTable* names_;
@@ -623,7 +674,7 @@ class ViewCollector::Impl {
   GroupIndex group_index_;
   std::vector<std::string_view> group_names_;
   std::map<uint32_t, uint64_t> other_ranges_;  // by pid: ranges not kept (steps only)
-  std::vector<HostRange> cpu_ops_, modules_;   // the ops view's host ranges
+  ThreadRanges cpu_ops_, modules_;             // the ops view's host ranges
   std::vector<int64_t> module_group_;          // by NameId: -1 unknown, else module_names_
   std::unordered_map<std::string_view, uint32_t> module_index_;
   std::vector<std::string_view> module_names_;
@@ -807,6 +858,8 @@ void ViewCollector::Impl::FinishProjection() {
   const bool want_points = want_ranges || options_.selection.ops;
   std::vector<Point> points;
   const LaunchIndex launch_of(&launches_);
+  constexpr uint32_t kUnlaunched = ~uint32_t{0};
+  std::vector<uint32_t> launch_of_op(want_points ? ops_.size() : 0, kUnlaunched);
   for (size_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
     const Launch* launch =
@@ -816,8 +869,7 @@ void ViewCollector::Impl::FinishProjection() {
       ++ProcessOf(op.pid).unprojected_ops;
       continue;
     }
-    if (want_points)
-      points.push_back({(uint64_t{op.pid} << 32) | launch->tid, launch->start_ns, i});
+    if (want_points) launch_of_op[i] = static_cast<uint32_t>(launch - launches_.data());
     if (!want_steps) continue;
     auto s = steps.find(op.pid);
     if (s == steps.end()) continue;
@@ -838,6 +890,26 @@ void ViewCollector::Impl::FinishProjection() {
     }
   }
 
+  if (want_points) {
+    // The points in the order of their launches (a counting sort by launch; a launch's ops by
+    // index): the launches of a thread arrive in time order, so the sort below finds each thread
+    // in order. In GPU order, a thread's points were out of order wherever streams overlap, and
+    // their comparison sort was a quarter of the ops view's own work. The order below is total
+    // (thread, time, op), so how the points arrive changes nothing but its cost.
+    std::vector<uint32_t> first(launches_.size() + 1, 0);
+    for (uint32_t l : launch_of_op)
+      if (l != kUnlaunched) ++first[l + 1];
+    for (size_t l = 0; l < launches_.size(); ++l) first[l + 1] += first[l];
+    std::vector<uint32_t> by_launch(first.back());
+    for (size_t i = 0; i < launch_of_op.size(); ++i)
+      if (launch_of_op[i] != kUnlaunched)
+        by_launch[first[launch_of_op[i]]++] = static_cast<uint32_t>(i);
+    points.reserve(by_launch.size());
+    for (uint32_t i : by_launch) {
+      const Launch& launch = launches_[launch_of_op[i]];
+      points.push_back({(uint64_t{ops_[i].pid} << 32) | launch.tid, launch.start_ns, i});
+    }
+  }
   // One stream's GPU ops run in launch order: per thread, points usually arrive in order.
   BucketSort(
       &points, [](const Point& p) { return p.thread; },
@@ -923,42 +995,48 @@ void ViewCollector::Impl::FinishProjection() {
   }
 }
 
-void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
+void ViewCollector::Impl::FinishOps(ThreadRanges* ranges, bool modules,
                                     const std::vector<Point>& points) {
-  if (modules && spans->empty()) return;  // no module names: nothing to attribute
-  SortByThreadThenStart(spans, /*enclosing_first=*/true);
+  if (modules && ranges->empty()) return;  // no module names: nothing to attribute
+  std::vector<std::pair<uint64_t, std::vector<HostRange>>>& threads = ranges->Sorted();
   std::map<uint32_t, ProcessOps> by_pid;
   // Host side, per thread in start order: a stack of the open instances gives each its parent.
-  std::vector<const HostRange*> stack;
-  uint64_t thread = ~uint64_t{0};
+  // Each instance's `group` becomes its accumulator's index in its process's `accs` (the GPU side
+  // then needs no lookup by group; the accumulators only grow).
+  struct Open {
+    int64_t end_ns;
+    uint32_t acc;
+  };
+  std::vector<Open> stack;
   ProcessOps* accs = nullptr;
-  for (HostRange& r : *spans) {
-    if (accs == nullptr || r.thread() != thread) {
-      stack.clear();
-      thread = r.thread();
-      accs = &by_pid[r.pid];
+  for (auto& [thread, list] : threads) {
+    stack.clear();
+    accs = &by_pid[static_cast<uint32_t>(thread >> 32)];
+    for (HostRange& r : list) {
+      const uint32_t group = modules ? ModuleGroup(r.name) : r.name;
+      while (!stack.empty() && stack.back().end_ns <= r.start_ns) stack.pop_back();
+      const int64_t d = r.end_ns - r.start_ns;
+      if (!stack.empty()) {
+        // A child that outlives its parent (clock rounding) takes only the parent's part.
+        const Open& parent = stack.back();
+        accs->accs[parent.acc].row.cpu_self_ns -= std::min(r.end_ns, parent.end_ns) - r.start_ns;
+      }
+      OpAcc& acc = accs->Of(group);
+      r.group = static_cast<uint32_t>(&acc - accs->accs.data());
+      ++acc.row.count;
+      if (stack.empty()) ++acc.row.top_level;
+      acc.row.cpu_total_ns += d;
+      acc.row.cpu_self_ns += d;
+      stack.push_back({r.end_ns, r.group});
     }
-    r.group = modules ? ModuleGroup(r.name) : r.name;
-    while (!stack.empty() && stack.back()->end_ns <= r.start_ns) stack.pop_back();
-    const int64_t d = r.end_ns - r.start_ns;
-    if (!stack.empty()) {
-      // A child that outlives its parent (clock rounding) takes only the parent's part.
-      const HostRange* parent = stack.back();
-      accs->Of(parent->group).row.cpu_self_ns -= std::min(r.end_ns, parent->end_ns) - r.start_ns;
-    }
-    OpAcc& acc = accs->Of(r.group);
-    ++acc.row.count;
-    if (stack.empty()) ++acc.row.top_level;
-    acc.row.cpu_total_ns += d;
-    acc.row.cpu_self_ns += d;
-    stack.push_back(&r);
   }
 
   // GPU side: each thread's launches in time order beside its instances in start order; the
   // instances open at a launch, by start, end with the innermost.
   std::vector<const HostRange*> open;
-  size_t next = 0;
-  thread = ~uint64_t{0};
+  size_t thread_index = 0, next = 0;
+  const std::vector<HostRange>* list = nullptr;  // the point's thread's instances, if any
+  uint64_t thread = ~uint64_t{0};
   uint32_t pid = 0;
   accs = nullptr;
   model::OpsView* view = nullptr;
@@ -967,7 +1045,11 @@ void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
     if (view == nullptr || t != thread) {
       open.clear();
       thread = t;
-      while (next < spans->size() && (*spans)[next].thread() < t) ++next;
+      while (thread_index < threads.size() && threads[thread_index].first < t) ++thread_index;
+      list = thread_index < threads.size() && threads[thread_index].first == t
+                 ? &threads[thread_index].second
+                 : nullptr;
+      next = 0;
       if (view == nullptr || p.pid() != pid) {
         pid = p.pid();
         ProcessOf(pid).pid = pid;
@@ -975,8 +1057,8 @@ void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
         accs = &by_pid[pid];
       }
     }
-    while (next < spans->size() && (*spans)[next].thread() == t && (*spans)[next].start_ns <= p.t)
-      open.push_back(&(*spans)[next++]);
+    if (list != nullptr)
+      while (next < list->size() && (*list)[next].start_ns <= p.t) open.push_back(&(*list)[next++]);
     open.erase(std::remove_if(open.begin(), open.end(),
                               [&](const HostRange* h) { return h->end_ns <= p.t; }),
                open.end());
@@ -989,13 +1071,13 @@ void ViewCollector::Impl::FinishOps(std::vector<HostRange>* spans, bool modules,
       }
       continue;
     }
-    // Every group was made in the host pass: no reallocation, the references stay valid.
-    OpAcc& inner = accs->Of(open.back()->group);
+    // Every accumulator was made in the host pass: no reallocation, the references stay valid.
+    OpAcc& inner = accs->accs[open.back()->group];
     ++inner.row.gpu_ops;
     if (op.kind == OpKind::kKernel) ++inner.row.kernels;
     inner.row.gpu_self_ns += d;
     for (const HostRange* h : open) {
-      OpAcc& acc = accs->Of(h->group);
+      OpAcc& acc = accs->accs[h->group];
       if (acc.last_op == p.op) continue;
       acc.last_op = p.op;
       acc.row.gpu_total_ns += d;
@@ -1179,6 +1261,9 @@ void ViewCollector::OnNvtx(const model::NvtxEvent& e) {
 }
 void ViewCollector::OnViewRange(const model::ViewRangeEvent& e) {
   impl_->ViewRange(e);  // for the views only: the windows never see them
+}
+void ViewCollector::OnViewRanges(const model::ViewRangeEvent* events, size_t count) {
+  for (size_t i = 0; i < count; ++i) impl_->ViewRange(events[i]);  // one call per run
 }
 void ViewCollector::OnKernelResources(const model::KernelResourcesEvent& e) {
   impl_->KernelResources(e);  // for the kernel statistics only

@@ -53,6 +53,7 @@ class ViewCollector final : public model::EventSink {
   void OnApiCall(const model::ApiCallEvent& e) override;
   void OnNvtx(const model::NvtxEvent& e) override;
   void OnViewRange(const model::ViewRangeEvent& e) override;
+  void OnViewRanges(const model::ViewRangeEvent* events, size_t count) override;
   void OnKernelResources(const model::KernelResourcesEvent& e) override;
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override;
 

@@ -7,8 +7,15 @@ PipelinedSink::PipelinedSink(model::EventSink* downstream, size_t batch_events, 
     : downstream_(downstream),
       batch_events_(batch_events > 0 ? batch_events : 1),
       max_batches_(max_batches > 0 ? max_batches : 1) {
-  batch_.reserve(batch_events_);
+  batch_.events.reserve(batch_events_);
   consumer_ = std::thread([this] { Run(); });
+}
+
+void PipelinedSink::OnViewRanges(const model::ViewRangeEvent* events, size_t count) {
+  if (count == 0) return;
+  batch_.runs.push_back({batch_.events.size(), count});
+  batch_.ranges.insert(batch_.ranges.end(), events, events + count);
+  if (batch_.size() >= batch_events_) Flush();
 }
 
 PipelinedSink::~PipelinedSink() { Close(); }
@@ -28,7 +35,7 @@ void PipelinedSink::Flush() {
   not_empty_.notify_one();
   batch_ = std::move(next);
   batch_.clear();
-  batch_.reserve(batch_events_);
+  batch_.events.reserve(batch_events_);
 }
 
 void PipelinedSink::Close() {
@@ -54,7 +61,19 @@ void PipelinedSink::Run() {
       queue_.pop_front();
     }
     not_full_.notify_one();
-    for (const model::AnyEvent& item : batch) model::Deliver(item, downstream_);
+    const model::ViewRangeEvent* ranges = batch.ranges.data();
+    auto run = batch.runs.begin();
+    for (size_t i = 0; i < batch.events.size(); ++i) {
+      for (; run != batch.runs.end() && run->before == i; ++run) {
+        downstream_->OnViewRanges(ranges, run->count);
+        ranges += run->count;
+      }
+      model::Deliver(batch.events[i], downstream_);
+    }
+    for (; run != batch.runs.end(); ++run) {
+      downstream_->OnViewRanges(ranges, run->count);
+      ranges += run->count;
+    }
     batch.clear();
     std::lock_guard<std::mutex> lock(mu_);
     spare_.push_back(std::move(batch));

@@ -37,6 +37,8 @@ class PipelinedSink final : public model::EventSink {
   void OnApiCall(const model::ApiCallEvent& e) override { Push(e); }
   void OnNvtx(const model::NvtxEvent& e) override { Push(e); }
   void OnViewRange(const model::ViewRangeEvent& e) override { Push(e); }
+  // Travels as one run (delivered downstream as one OnViewRanges), not as `count` events.
+  void OnViewRanges(const model::ViewRangeEvent* events, size_t count) override;
   void OnKernelResources(const model::KernelResourcesEvent& e) override { Push(e); }
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override {
     Push(model::DataQualityEvent{pid, counter, count});
@@ -47,11 +49,29 @@ class PipelinedSink final : public model::EventSink {
   void Close();
 
  private:
-  using Batch = std::vector<model::AnyEvent>;
+  // Events in order; runs of view ranges beside them, each delivered before the event at its
+  // position (or after the last).
+  struct Batch {
+    struct Run {
+      size_t before = 0;  // index in `events` the run comes before
+      size_t count = 0;   // its ranges, next in `ranges`
+    };
+    std::vector<model::AnyEvent> events;
+    std::vector<model::ViewRangeEvent> ranges;
+    std::vector<Run> runs;
+    // A range counts an eighth toward a full batch: a run is one delivery, and ranges are small.
+    size_t size() const { return events.size() + ranges.size() / 8; }
+    bool empty() const { return events.empty() && ranges.empty(); }
+    void clear() {
+      events.clear();
+      ranges.clear();
+      runs.clear();
+    }
+  };
 
   template <typename T>
   void Push(const T& item) {
-    batch_.emplace_back(item);
+    batch_.events.emplace_back(item);
     if (batch_.size() >= batch_events_) Flush();
   }
   void Flush();

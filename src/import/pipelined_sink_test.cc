@@ -24,6 +24,7 @@ class RecordingSink final : public model::EventSink {
   void OnSync(const model::SyncEvent& e) override { Add("Y", e.start_ns); }
   void OnApiCall(const model::ApiCallEvent& e) override { Add("A", e.start_ns); }
   void OnNvtx(const model::NvtxEvent& e) override { Add("N", e.start_ns); }
+  void OnViewRange(const model::ViewRangeEvent& e) override { Add("V", e.start_ns); }
   void OnDataQuality(uint32_t pid, model::DataQuality c, uint64_t n) override {
     Add("Q", pid * 1000 + static_cast<int64_t>(c) * 10 + static_cast<int64_t>(n));
   }
@@ -92,6 +93,37 @@ TEST(PipelinedSinkTest, DeliversEverythingInOrder) {
     pipe.Close();
     EXPECT_EQ(downstream.seen, direct.seen);  // complete as soon as Close() returns
   }
+}
+
+// Runs of view ranges (OnViewRanges) travel beside the events and arrive where they were sent:
+// between events, several in a row, first and last, and across batch boundaries.
+TEST(PipelinedSinkTest, DeliversRunsOfViewRangesInPlace) {
+  auto feed = [](model::EventSink* s) {
+    std::vector<model::ViewRangeEvent> run;
+    int64_t t = 0;
+    for (int i = 0; i < 3000; ++i) {
+      run.resize(static_cast<size_t>(i % 5 == 0 ? 0 : i % 700));
+      for (model::ViewRangeEvent& e : run) e.start_ns = ++t;
+      s->OnViewRanges(run.data(), run.size());
+      if (i % 3 == 0) s->OnViewRanges(run.data(), run.size());  // two runs in a row
+      if (i % 4 != 1) {
+        model::KernelEvent k;
+        k.start_ns = ++t;
+        s->OnKernel(k);
+      }
+    }
+  };
+  RecordingSink direct;
+  feed(&direct);
+  for (size_t batch : {1, 64, 1024}) {
+    RecordingSink downstream;
+    PipelinedSink pipe(&downstream, batch, /*max_batches=*/2);
+    feed(&pipe);
+    pipe.Close();
+    EXPECT_EQ(downstream.seen.size(), direct.seen.size()) << batch;
+    EXPECT_EQ(downstream.seen, direct.seen) << batch;
+  }
+  EXPECT_GT(direct.seen.size(), 500'000u);
 }
 
 TEST(PipelinedSinkTest, TinyQueueStillCompletesUnderBackpressure) {

@@ -512,6 +512,99 @@ Layout ScanKinetoLayout(const char* data, const char* end, HostRangeFields* f) {
   return SuffixIsClean(p, end) ? Layout::kRead : Layout::kDeclined;
 }
 
+// Up to eight ASCII digits at p (n in 1..8) as their value, without a loop: SWAR, the digits
+// right-aligned in one word (the bytes past them shifted out, zeros in as leading digits).
+inline uint64_t Digits8(const char* p, int n) {
+  if constexpr (std::endian::native != std::endian::little) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v = v * 10 + static_cast<uint64_t>(p[i] - '0');
+    return v;
+  } else {
+    uint64_t v = 0;
+    std::memcpy(&v, p, 8);
+    v <<= 8 * (8 - n);
+    v = ((v & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    v = ((v & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    return ((v & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+  }
+}
+
+// Up to sixteen digits (n in 1..16).
+inline uint64_t Digits16(const char* p, int n) {
+  return n <= 8 ? Digits8(p, n) : Digits8(p, n - 8) * 100000000ull + Digits8(p + n - 8, 8);
+}
+
+// The run of digits at p, up to 17 (more: 17).
+inline int DigitRun(const char* p) {
+  const uint32_t mask = NonDigitMask16(p);
+  return mask != 0 ? __builtin_ctz(mask) : IsDigit(p[16]) ? 17 : 16;
+}
+
+// [p, q) is whitespace around exactly one `sep` (Kineto writes ": ", ", " and ",\n    ").
+inline bool SeparatorOnly(const char* p, const char* q, char sep) {
+  const ptrdiff_t n = q - p;
+  if (n == 2 && p[0] == sep && p[1] == ' ') return true;  // the usual ": " and ", "
+  if (n <= 0 || n > 16) return false;
+  const uint32_t m = NonWsMask16(p) & ((1u << n) - 1);
+  return m != 0 && (m & (m - 1)) == 0 && p[__builtin_ctz(m)] == sep;
+}
+
+// A number field's value after its key (p: one past the key's closing quote): whitespace, ':',
+// whitespace, then an unsigned JSON number of at most 16 integer digits, a fraction only if
+// `fraction` and no exponent. Its integer digits start at *whole (*whole_digits of them), its
+// fraction's at *frac (*frac_digits, 0 without one); returns one past the number, or nullptr.
+inline const char* NumberAfterKey(const char* p, bool fraction, const char** whole,
+                                  int* whole_digits, const char** frac, int* frac_digits) {
+  if (p[0] == ':' && p[1] == ' ' && !IsWs(p[2])) {  // Kineto's ": "
+    p += 2;
+  } else {
+    uint32_t m = NonWsMask16(p);
+    if (m == 0) return nullptr;
+    p += __builtin_ctz(m);
+    if (*p != ':') return nullptr;
+    ++p;
+    m = NonWsMask16(p);
+    if (m == 0) return nullptr;
+    p += __builtin_ctz(m);
+  }
+  const int n = DigitRun(p);
+  if (n == 0 || n > 16 || (n > 1 && *p == '0')) return nullptr;  // none, too long, leading 0
+  *whole = p;
+  *whole_digits = n;
+  p += n;
+  *frac = p;
+  *frac_digits = 0;
+  if (*p == '.') {
+    if (!fraction) return nullptr;
+    ++p;
+    const int f = DigitRun(p);
+    if (f == 0 || f > 16) return nullptr;
+    *frac = p;
+    *frac_digits = f;
+    p += f;
+  }
+  if (*p == 'e' || *p == 'E') return nullptr;
+  return p;
+}
+
+// Microseconds to nanoseconds as ParseMicrosToNs's fast path (the first three fraction digits,
+// the fourth rounding half up); false where that path would not take the number.
+inline bool MicrosToNs(const char* whole, int whole_digits, const char* frac, int frac_digits,
+                       int64_t* ns) {
+  constexpr uint64_t kMaxWhole = (std::numeric_limits<int64_t>::max() - 1000) / 1000;
+  const uint64_t w = Digits16(whole, whole_digits);
+  if (w > kMaxWhole) return false;
+  uint64_t f = 0;
+  if (frac_digits > 0) {
+    static constexpr uint64_t kScale[] = {1, 100, 10, 1};
+    const int taken = frac_digits < 3 ? frac_digits : 3;
+    f = Digits8(frac, taken) * kScale[taken];
+    if (frac_digits > 3 && frac[3] >= '5') ++f;
+  }
+  *ns = static_cast<int64_t>(w * 1000 + f);
+  return true;
+}
+
 }  // namespace
 
 bool ParseIntToken(std::string_view raw, int64_t* out) {
@@ -625,6 +718,59 @@ bool ScanHostRangeEvent(const char* data, size_t size, HostRangeFields* f) {
     if (*after == '}') return after + 1 == end;
     p = SkipWs(after + 1, end);
   }
+}
+
+bool ScanKinetoOperator(const char* data, size_t size, const EventStrings& strings,
+                        KinetoOperator* op) {
+  // Kineto's layout: the strings "ph" "X" "cat" <cat> "name" <name> "pid" "tid" "ts" "dur" first.
+  if (strings.count < 10 || strings.backslash || size < 2 || data[size - 1] != '}') return false;
+  const uint32_t* open = strings.open;
+  const uint32_t* close = strings.close;
+  auto key = [data, open](int k, uint64_t want, size_t bytes) {
+    uint64_t have = 0;
+    std::memcpy(&have, data + open[k], 8);
+    const uint64_t keep = std::endian::native == std::endian::little ? ~0ull >> (64 - 8 * bytes)
+                                                                     : ~0ull << (64 - 8 * bytes);
+    return (have & keep) == want;
+  };
+  // One check per field, none depending on another's result: they overlap.
+  const bool keys = key(0, kPh, 4) && key(2, kCat, 5) && key(4, kName, 6) && key(6, kPid, 5) &&
+                    key(7, kTid, 5) && key(8, kTs, 4) && key(9, kDur, 5);
+  const bool head = open[0] >= 1 && open[0] - 1 <= 16 &&
+                    (NonWsMask16(data + 1) & ((1u << (open[0] - 1)) - 1)) == 0;
+  const bool separators = SeparatorOnly(data + close[0] + 1, data + open[1], ':') &&
+                          SeparatorOnly(data + close[1] + 1, data + open[2], ',') &&
+                          SeparatorOnly(data + close[2] + 1, data + open[3], ':') &&
+                          SeparatorOnly(data + close[3] + 1, data + open[4], ',') &&
+                          SeparatorOnly(data + close[4] + 1, data + open[5], ':') &&
+                          SeparatorOnly(data + close[5] + 1, data + open[6], ',');
+  const bool ph = close[1] == open[1] + 2 && data[open[1] + 1] == 'X';
+  // Strings stage 1 checks: no control character (and, stricter, no non-ASCII byte) inside.
+  const bool plain = FindStringStop(data + open[3] + 1, data + close[3]) == data + close[3] &&
+                     FindStringStop(data + open[5] + 1, data + close[5]) == data + close[5];
+  if (!(keys && head && separators && ph && plain)) return false;
+  const char *pid, *tid, *ts, *dur, *pid_f, *tid_f, *ts_f, *dur_f;
+  int pid_n, tid_n, ts_n, dur_n, pid_fn, tid_fn, ts_fn, dur_fn;
+  const char* pid_end = NumberAfterKey(data + close[6] + 1, false, &pid, &pid_n, &pid_f, &pid_fn);
+  const char* tid_end = NumberAfterKey(data + close[7] + 1, false, &tid, &tid_n, &tid_f, &tid_fn);
+  const char* ts_end = NumberAfterKey(data + close[8] + 1, true, &ts, &ts_n, &ts_f, &ts_fn);
+  const char* dur_end = NumberAfterKey(data + close[9] + 1, true, &dur, &dur_n, &dur_f, &dur_fn);
+  if (!pid_end || !tid_end || !ts_end || !dur_end || !SeparatorOnly(pid_end, data + open[7], ',') ||
+      !SeparatorOnly(tid_end, data + open[8], ',') || !SeparatorOnly(ts_end, data + open[9], ','))
+    return false;
+  // After "dur"'s value, as after any value the reader takes: whitespace, then ',' or '}'.
+  const uint32_t after_dur = NonWsMask16(dur_end);
+  if (after_dur == 0 ||
+      (dur_end[__builtin_ctz(after_dur)] != ',' && dur_end[__builtin_ctz(after_dur)] != '}'))
+    return false;
+  if (!MicrosToNs(ts, ts_n, ts_f, ts_fn, &op->start_ns) ||
+      !MicrosToNs(dur, dur_n, dur_f, dur_fn, &op->dur_ns))
+    return false;
+  op->pid = static_cast<int64_t>(Digits16(pid, pid_n));
+  op->tid = static_cast<int64_t>(Digits16(tid, tid_n));
+  op->name = std::string_view(data + open[5] + 1, close[5] - open[5] - 1);
+  // The rest, from "dur"'s value on, as ScanHostRangeEvent checks it.
+  return SuffixIsClean(dur_end, data + size);
 }
 
 }  // namespace inferscope::import::kineto

@@ -29,6 +29,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "src/import/kineto/json_scanner.h"
+
 namespace inferscope::import::kineto {
 
 // The fields of a host-side range event, as KinetoEventMapper reads them. `ts` and `dur` are the
@@ -54,5 +56,25 @@ bool ParseIntToken(std::string_view raw, int64_t* out);
 // parse it with simdjson. Reads up to 15 bytes past data + size (the importer's buffers hold
 // kScanPadding readable bytes after every event).
 bool ScanHostRangeEvent(const char* data, size_t size, HostRangeFields* f);
+
+// An operator or module event in Kineto's own layout, read to the values the event mapper makes of
+// it: `start_ns` and `dur_ns` as ParseMicrosToNs gives them, `pid` and `tid` as ParseIntToken.
+struct KinetoOperator {
+  std::string_view name;
+  int64_t pid = 0, tid = 0, start_ns = 0, dur_ns = 0;
+};
+
+// The operator reader's fast path, without a walk of its own: the structural scanner has already
+// found where the event's strings lie (EventStrings), so the fields of Kineto's layout ("ph": "X",
+// "cat", "name", then the numbers "pid", "tid", "ts", "dur", then anything) are checked and read
+// from those offsets, each independently of the others (ScanHostRangeEvent's walk is a chain of
+// dependent steps, and its latency was most of its cost), and the numbers are converted eight
+// digits at a time as they are found. True only when ScanHostRangeEvent would return true on the
+// same bytes with these values (so would simdjson): every byte before "dur"'s value is checked
+// (keys, separators, plain ASCII strings, JSON numbers of at most 16 integer digits, no exponent)
+// and the rest by the same check ScanHostRangeEvent makes of it. False: use ScanHostRangeEvent.
+// Reads up to 32 bytes past data + size.
+bool ScanKinetoOperator(const char* data, size_t size, const EventStrings& strings,
+                        KinetoOperator* op);
 
 }  // namespace inferscope::import::kineto

@@ -210,6 +210,89 @@ TEST(HostRangeScannerTest, SameResultAsSimdjsonOnTrickyEvents) {
   }
 }
 
+// ScanKinetoOperator (the fields of Kineto's layout read from the string offsets the structural
+// scan records) against the reader's walk and the number parsers, on generated variants of
+// Kineto's layout: separators with and without whitespace, numbers of 1 to 18 digits, fractions,
+// leading zeros, exponents, and the args; what it takes must be what the reader reads, and it
+// must take Kineto's own form.
+TEST(HostRangeScannerTest, KinetoLayoutFromTheScannersOffsetsMatchesTheReader) {
+  uint64_t seed = 11;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return seed >> 11;
+  };
+  auto number = [&](bool fraction) {
+    std::string t = std::to_string(next() % 10);
+    const int digits = static_cast<int>(next() % 18);
+    for (int i = 0; i < digits; ++i) t += static_cast<char>('0' + next() % 10);
+    if (next() % 4 == 0) t = "0" + t;  // a leading zero: not JSON
+    if (fraction && next() % 2 == 0) {
+      t += ".";
+      const int frac = static_cast<int>(next() % 7);  // 0: "12." (not JSON)
+      for (int i = 0; i < frac; ++i) t += static_cast<char>('0' + next() % 10);
+    }
+    if (next() % 16 == 0) t += "e1";
+    return t;
+  };
+  const char* separators[] = {", ", ",", ",\n    ", " , ", ",\t"};
+  const char* colons[] = {": ", ":", " : ", ":\n "};
+  const char* names[] = {"aten::mm", "", "a b", "caf\xc3\xa9", "tab\there", "n\\\"x"};
+  const char* args[] = {"",
+                        R"(, "args": {"External id": 3, "Input Dims": [[1, 2], []]})",
+                        R"(, "args": {"s": "a\tb"})",
+                        R"(, "args": {"a": [1}})",
+                        " garbage",
+                        R"(, "args": {"e": "\u0041"})"};
+  int taken = 0, kineto_form = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const bool plain = i % 4 == 0;  // exactly Kineto's form
+    auto sep = [&] { return std::string(plain ? ", " : separators[next() % 5]); };
+    auto colon = [&] { return std::string(plain ? ": " : colons[next() % 4]); };
+    const std::string ts =
+        plain ? std::to_string(1669783687464181 + next() % 1000000) : number(true);
+    const std::string dur = plain ? std::to_string(next() % 100000) : number(true);
+    const std::string pid = plain ? std::to_string(next() % 4000000) : number(false);
+    const std::string event =
+        std::string("{") + (plain ? "\n    " : "") + "\"ph\"" + colon() + "\"X\"" + sep() +
+        "\"cat\"" + colon() + "\"cpu_op\"" + sep() + "\"name\"" + colon() + "\"" +
+        (plain ? "aten::mm" : names[next() % 6]) + "\"" + sep() + "\"pid\"" + colon() + pid +
+        sep() + "\"tid\"" + colon() + pid + sep() + "\"ts\"" + colon() + ts + sep() + "\"dur\"" +
+        colon() + dur + (plain ? args[1] : args[next() % 6]) + (plain ? "\n  }" : "}");
+    std::string buffer = event + std::string(kScanPadding, next() % 2 ? ' ' : '}');
+    EventStrings strings;
+    const char* cat_key_end = nullptr;
+    ASSERT_EQ(
+        FindCompositeEnd(buffer.data(), buffer.data() + buffer.size(), &cat_key_end, &strings),
+        buffer.data() + event.size())
+        << event;
+    KinetoOperator op;
+    const bool fast = ScanKinetoOperator(buffer.data(), event.size(), strings, &op);
+    if (plain) {
+      EXPECT_TRUE(fast) << event;
+      ++kineto_form;
+    }
+    // The same bytes through the importer's mapper, reader on and off: what it delivers agrees.
+    const char pad = buffer[event.size()];
+    EXPECT_EQ(MapOneEvent(event, "cpu_op", /*scanner=*/true, pad),
+              MapOneEvent(event, "cpu_op", /*scanner=*/false, pad))
+        << event;
+    if (!fast) continue;
+    ++taken;
+    HostRangeFields f;
+    ASSERT_TRUE(ScanHostRangeEvent(buffer.data(), event.size(), &f)) << event;
+    int64_t start_ns = 0, dur_ns = 0;
+    ASSERT_TRUE(ParseMicrosToNs(f.ts, &start_ns) && ParseMicrosToNs(f.dur, &dur_ns)) << event;
+    EXPECT_EQ(op.start_ns, start_ns) << event;
+    EXPECT_EQ(op.dur_ns, dur_ns) << event;
+    EXPECT_EQ(op.name, f.name) << event;
+    EXPECT_TRUE(f.has_pid && f.has_tid && f.ph == "X" && f.cat == "cpu_op") << event;
+    EXPECT_EQ(op.pid, f.pid) << event;
+    EXPECT_EQ(op.tid, f.tid) << event;
+  }
+  EXPECT_EQ(kineto_form, 5000);
+  EXPECT_GT(taken, kineto_form);  // and some of the other forms
+}
+
 // ParseMicrosToNs reads Kineto's usual "1669783687464200" / "12.345" forms on a 64-bit fast path;
 // a leading space sends the same text down the general (128-bit) path, which must agree.
 TEST(HostRangeScannerTest, TimestampFastPathMatchesTheGeneralOne) {

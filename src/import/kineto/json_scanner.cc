@@ -90,7 +90,12 @@ bool ReadCatValue(const char* key_end, const char* end, std::string_view* cat) {
 
 }  // namespace
 
-const char* FindCompositeEnd(const char* p, const char* end, const char** cat_key_end) {
+namespace {
+
+// FindCompositeEnd's walk; kRecord adds the depth-1 strings (a store per string, no extra pass).
+template <bool kRecord>
+const char* CompositeEnd(const char* p, const char* end, const char** cat_key_end,
+                         EventStrings* strings) {
   int depth = 0;
   bool in_string = false;
   bool skip_first = false;  // the previous block ended with a backslash inside a string
@@ -109,6 +114,7 @@ const char* FindCompositeEnd(const char* p, const char* end, const char** cat_ke
       const char c = block[i];
       if (in_string) {
         if (c == '\\') {
+          if constexpr (kRecord) strings->backslash = true;
           if (i == 15) {
             skip_first = true;
           } else {
@@ -117,6 +123,14 @@ const char* FindCompositeEnd(const char* p, const char* end, const char** cat_ke
         } else if (c == '"') {
           in_string = false;
           const char* close = block + i;
+          if constexpr (kRecord) {
+            // Without a branch (keys at depth 1 alternate with "args" strings at depth 2): every
+            // string is written to the next free slot, which only a depth-1 string then takes.
+            const int k = strings->count < EventStrings::kMax ? strings->count : EventStrings::kMax;
+            strings->open[k] = static_cast<uint32_t>(str_begin - 1 - p);
+            strings->close[k] = static_cast<uint32_t>(close - p);
+            strings->count += depth == 1 ? 1 : 0;
+          }
           if (depth == 1 && cat_key_end && close - str_begin == 3 &&
               std::memcmp(str_begin, "cat", 3) == 0 && *cat_key_end == nullptr) {
             // A key is followed by ':'; a value "cat" is not. The ':' precedes the closing '}', so
@@ -142,11 +156,25 @@ const char* FindCompositeEnd(const char* p, const char* end, const char** cat_ke
           if (--depth == 0) return block + i + 1;
           break;
         default:  // a backslash outside a string: invalid JSON that simdjson rejects later
+          if constexpr (kRecord) strings->backslash = true;
           break;
       }
     }
   }
   return nullptr;
+}
+
+}  // namespace
+
+const char* FindCompositeEnd(const char* p, const char* end, const char** cat_key_end) {
+  return CompositeEnd<false>(p, end, cat_key_end, nullptr);
+}
+
+const char* FindCompositeEnd(const char* p, const char* end, const char** cat_key_end,
+                             EventStrings* strings) {
+  strings->count = 0;
+  strings->backslash = false;
+  return CompositeEnd<true>(p, end, cat_key_end, strings);
 }
 
 base::StatusOr<size_t> TraceJsonScanner::Scan(const char* data, size_t size, uint64_t stream_offset,
@@ -238,12 +266,14 @@ base::StatusOr<size_t> TraceJsonScanner::Scan(const char* data, size_t size, uin
         }
         if (*p == '{') {
           const char* cat_key_end = nullptr;
-          const char* e = FindCompositeEnd(p, end, &cat_key_end);
+          const char* e = record_strings_ ? FindCompositeEnd(p, end, &cat_key_end, &strings_)
+                                          : FindCompositeEnd(p, end, &cat_key_end);
           if (!e) goto need_more;
           std::string_view cat;
           const bool cat_known = cat_key_end && ReadCatValue(cat_key_end, e, &cat);
           ++events_;
-          handler->OnEvent(p, static_cast<size_t>(e - p), cat, cat_known);
+          handler->OnEvent(p, static_cast<size_t>(e - p), cat, cat_known,
+                           record_strings_ ? &strings_ : nullptr);
           p = e;
         } else {
           const char* value_end = nullptr;
@@ -251,7 +281,7 @@ base::StatusOr<size_t> TraceJsonScanner::Scan(const char* data, size_t size, uin
           if (r == ValueEnd::kNeedMore) goto need_more;
           if (r == ValueEnd::kBad) return malformed(p, "expected an event");
           ++events_;
-          handler->OnEvent(p, static_cast<size_t>(value_end - p), {}, false);
+          handler->OnEvent(p, static_cast<size_t>(value_end - p), {}, false, nullptr);
           p = value_end;
         }
         state_ = State::kAfterElement;

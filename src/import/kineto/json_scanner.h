@@ -19,14 +19,28 @@
 
 namespace inferscope::import::kineto {
 
+// Where the strings at an event's own level (keys and string values, depth 1) lie, recorded by the
+// structural scan as it walks the event anyway (TraceJsonScanner::set_record_strings): the
+// operator reader (host_range_scanner.h, ScanKinetoOperator) reads Kineto's fields from these
+// offsets instead of walking the event a second time. Offsets are from the event's '{'.
+struct EventStrings {
+  static constexpr int kMax = 12;  // Kineto's operator fields end at the 10th ("dur")
+  int count = 0;                   // strings at depth 1 (may exceed kMax; only kMax are recorded)
+  bool backslash = false;          // a backslash anywhere in the event: offsets may not be exact
+  uint32_t open[kMax + 1];         // the opening quote ([kMax]: scratch)
+  uint32_t close[kMax + 1];        // the closing quote
+};
+
 // Receives what the scanner finds. Spans point into the caller's buffer and are valid only during
 // the call; the buffer holds at least kScanPadding readable bytes after every span.
 class ScanHandler {
  public:
   virtual ~ScanHandler() = default;
   // One element of "traceEvents". `cat` is the event's "cat" string when the scanner could read it
-  // cheaply (plain string without escapes), else empty and `cat_known` false.
-  virtual void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known) = 0;
+  // cheaply (plain string without escapes), else empty and `cat_known` false. `strings`: the
+  // event's depth-1 strings when the scanner records them and the element is an object, else null.
+  virtual void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known,
+                       const EventStrings* strings) = 0;
   // A top-level member other than traceEvents; `key` is the raw (still escaped) key text.
   virtual void OnTopLevelMember(std::string_view key, const char* begin, size_t size) = 0;
 };
@@ -45,6 +59,10 @@ class TraceJsonScanner {
   base::StatusOr<size_t> Scan(const char* data, size_t size, uint64_t stream_offset, bool at_end,
                               ScanHandler* handler);
 
+  // Also record each event's depth-1 strings (EventStrings) for the handler: only the operator
+  // reader uses them, so off unless operators are read.
+  void set_record_strings(bool on) { record_strings_ = on; }
+
   bool done() const { return state_ == State::kDone; }
   bool saw_trace_events() const { return saw_trace_events_; }
   uint64_t events() const { return events_; }
@@ -62,7 +80,9 @@ class TraceJsonScanner {
   State state_ = State::kStart;
   bool bare_array_ = false;  // top level is the array itself (Chrome "JSON Array Format")
   bool saw_trace_events_ = false;
+  bool record_strings_ = false;
   uint64_t events_ = 0;
+  EventStrings strings_;
 };
 
 // Finds the end of the object or array starting at `p` (which must be '{' or '['), tracking strings
@@ -70,5 +90,8 @@ class TraceJsonScanner {
 // non-null and p is an object, sets *cat to the position just after a "cat" key at depth 1 (or
 // leaves it null). Reads up to 15 bytes past `end` (padding).
 const char* FindCompositeEnd(const char* p, const char* end, const char** cat_key_end);
+// The same, also recording the depth-1 strings of the object at p into *strings (reset first).
+const char* FindCompositeEnd(const char* p, const char* end, const char** cat_key_end,
+                             EventStrings* strings);
 
 }  // namespace inferscope::import::kineto

@@ -349,7 +349,7 @@ KinetoEventMapper::Kind KinetoEventMapper::Demote(Kind kind, const char* begin, 
 }
 
 void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view cat,
-                                bool cat_known) {
+                                bool cat_known, const EventStrings* strings) {
   ++stats_->events_read;
   Kind kind = Kind::kSkip;
   if (cat_known) {
@@ -359,6 +359,10 @@ void KinetoEventMapper::OnEvent(const char* begin, size_t size, std::string_view
       ++stats_->events_skipped;
       return;
     }
+    if (strings != nullptr && host_range_scanner_ &&
+        (kind == Kind::kCpuOp || kind == Kind::kPython) &&
+        MapKinetoOperator(kind, begin, size, *strings))
+      return;
   }
   Fields f;
   if (!ParseFields(begin, size, &f, kind == Kind::kCpuOp || kind == Kind::kPython)) {
@@ -536,6 +540,28 @@ void KinetoEventMapper::MapEvent(Kind kind, const Fields& f) {
   }
 }
 
+bool KinetoEventMapper::MapKinetoOperator(Kind kind, const char* begin, size_t size,
+                                          const EventStrings& strings) {
+  KinetoOperator op;
+  int64_t end_ns = 0;
+  // A zero start or an overflowing end is a data-quality count: the general path's to make.
+  if (!ScanKinetoOperator(begin, size, strings, &op) || op.start_ns == 0 ||
+      __builtin_add_overflow(op.start_ns, op.dur_ns, &end_ns))
+    return false;
+  ++stats_->host_ranges_scanned;
+  // What OnEvent and MapEvent do with the same fields ("ph" is "X", the numbers are not negative).
+  if (!pid_known_) DecidePid(ToU32(op.pid, 0));
+  if (kind == Kind::kPython && !op.name.starts_with("nn.Module: ")) return true;
+  model::ViewRangeEvent e;
+  e.start_ns = op.start_ns;
+  e.end_ns = end_ns;
+  e.tid = ToU32(op.tid, 0);
+  e.name = InternHostRangeName(op.name);
+  e.kind = kind == Kind::kCpuOp ? model::ViewRangeKind::kCpuOp : model::ViewRangeKind::kModule;
+  Emit(e);
+  return true;
+}
+
 model::NameId KinetoEventMapper::InternHostRangeName(std::string_view name) {
   if (name.size() < 8) return names_->Intern(name);
   uint64_t head = 0, tail = 0;
@@ -600,7 +626,7 @@ void KinetoEventMapper::OnTopLevelMember(std::string_view key, const char* begin
     if (!has_id) continue;
     if (pid_known_) {
       device.pid = pid_;
-      sink_->OnDevice(device);
+      Sink()->OnDevice(device);
     } else {
       devices_.push_back(device);
     }
@@ -612,7 +638,7 @@ void KinetoEventMapper::AnnounceProcess() {
   process.pid = pid_;
   process.rank = rank_;
   process.world_size = world_size_;
-  sink_->OnProcess(process);
+  Sink()->OnProcess(process);
 }
 
 void KinetoEventMapper::DecidePid(uint32_t pid) {
@@ -621,7 +647,7 @@ void KinetoEventMapper::DecidePid(uint32_t pid) {
   AnnounceProcess();
   for (model::DeviceInfo& device : devices_) {
     device.pid = pid_;
-    sink_->OnDevice(device);
+    Sink()->OnDevice(device);
   }
   devices_.clear();
   for (const Pending& pending : pending_) Deliver(pending);
@@ -633,7 +659,7 @@ void KinetoEventMapper::Deliver(const Pending& pending) {
   std::visit(
       [this](auto event) {
         if constexpr (std::is_same_v<decltype(event), DataQualityRecord>) {
-          sink_->OnDataQuality(pid_, event.counter);
+          Sink()->OnDataQuality(pid_, event.counter);
         } else {
           event.pid = pid_;
           Send(event);
@@ -644,14 +670,17 @@ void KinetoEventMapper::Deliver(const Pending& pending) {
 
 template <typename T>
 void KinetoEventMapper::Send(const T& event) {
-  if constexpr (std::is_same_v<T, model::KernelEvent>) sink_->OnKernel(event);
-  if constexpr (std::is_same_v<T, model::MemcpyEvent>) sink_->OnMemcpy(event);
-  if constexpr (std::is_same_v<T, model::MemsetEvent>) sink_->OnMemset(event);
-  if constexpr (std::is_same_v<T, model::SyncEvent>) sink_->OnSync(event);
-  if constexpr (std::is_same_v<T, model::ApiCallEvent>) sink_->OnApiCall(event);
-  if constexpr (std::is_same_v<T, model::NvtxEvent>) sink_->OnNvtx(event);
-  if constexpr (std::is_same_v<T, model::ViewRangeEvent>) sink_->OnViewRange(event);
-  if constexpr (std::is_same_v<T, model::KernelResourcesEvent>) sink_->OnKernelResources(event);
+  if constexpr (std::is_same_v<T, model::KernelEvent>) Sink()->OnKernel(event);
+  if constexpr (std::is_same_v<T, model::MemcpyEvent>) Sink()->OnMemcpy(event);
+  if constexpr (std::is_same_v<T, model::MemsetEvent>) Sink()->OnMemset(event);
+  if constexpr (std::is_same_v<T, model::SyncEvent>) Sink()->OnSync(event);
+  if constexpr (std::is_same_v<T, model::ApiCallEvent>) Sink()->OnApiCall(event);
+  if constexpr (std::is_same_v<T, model::NvtxEvent>) Sink()->OnNvtx(event);
+  if constexpr (std::is_same_v<T, model::ViewRangeEvent>) {
+    view_ranges_.push_back(event);
+    if (view_ranges_.size() >= kViewRangeRun) FlushViewRanges();
+  }
+  if constexpr (std::is_same_v<T, model::KernelResourcesEvent>) Sink()->OnKernelResources(event);
 }
 
 template <typename T>
@@ -668,11 +697,17 @@ void KinetoEventMapper::Emit(T event) {
 
 void KinetoEventMapper::Quality(DataQuality counter) {
   if (pid_known_) {
-    sink_->OnDataQuality(pid_, counter);
+    Sink()->OnDataQuality(pid_, counter);
   } else {
     pending_.emplace_back(DataQualityRecord{counter});
     if (pending_.size() >= kMaxPending) DecidePid(0);
   }
+}
+
+void KinetoEventMapper::FlushViewRanges() {
+  if (view_ranges_.empty()) return;
+  sink_->OnViewRanges(view_ranges_.data(), view_ranges_.size());
+  view_ranges_.clear();
 }
 
 void KinetoEventMapper::Finish() {
@@ -681,6 +716,7 @@ void KinetoEventMapper::Finish() {
   } else {
     AnnounceProcess();  // rank information may have come after the events
   }
+  FlushViewRanges();
 }
 
 }  // namespace inferscope::import::kineto

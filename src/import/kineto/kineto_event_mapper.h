@@ -55,11 +55,16 @@ class KinetoEventMapper final : public ScanHandler {
   // ImportStats::host_ranges_scanned counts the events it took.
   void set_host_range_scanner(bool on) { host_range_scanner_ = on; }
 
-  void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known) override;
+  void OnEvent(const char* begin, size_t size, std::string_view cat, bool cat_known,
+               const EventStrings* strings) override;
   void OnTopLevelMember(std::string_view key, const char* begin, size_t size) override;
 
   // Flushes queued events and announces the process (again) with the final rank information.
   void Finish();
+
+  // Delivers the view ranges held back for one OnViewRanges call (any other event delivers them
+  // first, so the sink sees the file's order; Finish too). For an import that stops early.
+  void FlushViewRanges();
 
  private:
   // What the importer reads from one event (and its "args").
@@ -100,6 +105,9 @@ class KinetoEventMapper final : public ScanHandler {
   bool ParseFields(const char* begin, size_t size, Fields* f, bool host_range = false);
   bool ParseArgs(simdjson::ondemand::value args, Fields* f);
   void MapEvent(Kind kind, const Fields& f);
+  // An operator or module in Kineto's own layout, read from the scanner's string offsets
+  // (ScanKinetoOperator) and delivered; false: not taken, the general path decides.
+  bool MapKinetoOperator(Kind kind, const char* begin, size_t size, const EventStrings& strings);
   bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
 
   // NameTable::Intern for operator and module names, through a small cache: a trace has tens of
@@ -107,6 +115,11 @@ class KinetoEventMapper final : public ScanHandler {
   // of `analyze --views ops` (docs/benchmarks.md).
   model::NameId InternHostRangeName(std::string_view name);
 
+  // The sink, once the view ranges held back are delivered: every delivery but theirs goes here.
+  model::EventSink* Sink() {
+    if (!view_ranges_.empty()) FlushViewRanges();  // inline: every delivery passes here
+    return sink_;
+  }
   void DecidePid(uint32_t pid);
   void AnnounceProcess();
   void Quality(model::DataQuality counter);
@@ -132,6 +145,10 @@ class KinetoEventMapper final : public ScanHandler {
   int32_t world_size_ = -1;
   std::vector<model::DeviceInfo> devices_;  // announced once the pid is known
   std::vector<Pending> pending_;
+  // Operators and modules, delivered as runs (EventSink::OnViewRanges): one call per operator
+  // through the pipelined sink and into the views cost more than reading them.
+  static constexpr size_t kViewRangeRun = 512;
+  std::vector<model::ViewRangeEvent> view_ranges_;
   static constexpr int kHostNameCacheBits = 10;
   std::vector<model::NameId> host_name_cache_ =
       std::vector<model::NameId>(size_t{1} << kHostNameCacheBits, model::kNoName);

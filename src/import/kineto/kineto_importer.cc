@@ -33,9 +33,17 @@ base::StatusOr<ImportStats> ImportFromSource(ByteSource* source, const std::stri
   uint64_t stream_offset = 0;  // offset of buffer[0] in the JSON stream
   bool at_end = false;
   kineto::TraceJsonScanner scanner;
+  // The operator reader's fast path reads from the offsets the scan records.
+  scanner.set_record_strings(options.host_ops && options.host_range_scanner);
   kineto::KinetoEventMapper mapper(names, sink, &stats, options.host_ops, options.gpu_annotations);
   mapper.set_host_range_scanner(options.host_range_scanner);
   mapper.set_kernel_resources(options.kernel_resources);
+  // An import that fails part way has delivered what it read (as before operators were held back
+  // for runs): the last run too.
+  struct FlushOnReturn {
+    kineto::KinetoEventMapper* mapper;
+    ~FlushOnReturn() { mapper->FlushViewRanges(); }
+  } flush_on_return{&mapper};
   while (true) {
     if (!at_end && size < capacity) {
       base::StatusOr<size_t> read = source->Read(buffer.data() + size, capacity - size);

@@ -468,6 +468,67 @@ TEST(KinetoImporterTest, ViewRangesOnlyWhenAsked) {
   EXPECT_EQ(r.sink.quality[DataQuality::kMalformedEvent], 1u);  // the cpu_op without a name
 }
 
+// Operators are held back and delivered as runs (EventSink::OnViewRanges); every other delivery
+// sends the run first, so a sink sees the file's order: runs of 1 and of more than one full run.
+TEST(KinetoImporterTest, ViewRangeRunsKeepTheFileOrder) {
+  // Records the order of what it receives, a run as its ranges.
+  struct OrderSink final : model::EventSink {
+    void OnProcess(const model::ProcessInfo&) override { seen.push_back("process"); }
+    void OnDevice(const model::DeviceInfo&) override { seen.push_back("device"); }
+    void OnKernel(const model::KernelEvent& e) override { Add("kernel", e.start_ns); }
+    void OnMemcpy(const model::MemcpyEvent& e) override { Add("memcpy", e.start_ns); }
+    void OnMemset(const model::MemsetEvent& e) override { Add("memset", e.start_ns); }
+    void OnSync(const model::SyncEvent& e) override { Add("sync", e.start_ns); }
+    void OnApiCall(const model::ApiCallEvent& e) override { Add("api", e.start_ns); }
+    void OnNvtx(const model::NvtxEvent& e) override { Add("nvtx", e.start_ns); }
+    void OnViewRange(const model::ViewRangeEvent& e) override { Add("op", e.start_ns); }
+    void OnViewRanges(const model::ViewRangeEvent* e, size_t n) override {
+      ++runs;
+      for (size_t i = 0; i < n; ++i) OnViewRange(e[i]);
+    }
+    void OnDataQuality(uint32_t, DataQuality, uint64_t) override { seen.push_back("quality"); }
+    void Add(const char* what, int64_t t) { seen.push_back(what + std::to_string(t / 1000)); }
+    std::vector<std::string> seen;
+    int runs = 0;
+  };
+  std::string json = R"({"traceEvents": [)";
+  std::vector<std::string> expected = {"process"};
+  auto op = [&](int ts) {
+    json += R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 8, "ts": )" +
+            std::to_string(ts) + R"(, "dur": 1, "args": {}},)";
+    expected.push_back("op" + std::to_string(ts));
+  };
+  op(1);
+  json += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 8,
+             "ts": 2, "dur": 1, "args": {"correlation": 5}},)";
+  expected.push_back("api2");
+  for (int ts = 3; ts < 3 + 1300; ++ts) op(ts);  // more than two full runs
+  json += R"({"ph": "X", "cat": "cpu_op", "name": "bad", "pid": 7, "tid": 8, "ts": 0, "dur": 1},)";
+  expected.push_back("quality");
+  op(2000);
+  json += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 3000, "dur": 1,
+             "args": {"correlation": 5}},)";
+  expected.push_back("kernel3000");
+  op(4000);
+  json +=
+      R"({"ph": "X", "cat": "cpu_op", "name": "last", "pid": 7, "tid": 8, "ts": 5000, "dur": 1}]})";
+  expected.push_back("op5000");
+  expected.push_back("process");  // Finish announces the process again, after the last run
+  for (bool scanner : {true, false}) {
+    for (size_t chunk : {size_t{1} << 20, size_t{300}}) {
+      OrderSink sink;
+      model::NameTable names;
+      KinetoImportOptions options;
+      options.host_ops = true;
+      options.host_range_scanner = scanner;
+      options.chunk_bytes = chunk;
+      ASSERT_TRUE(ImportKinetoJson(json, &names, &sink, options).ok());
+      EXPECT_EQ(sink.seen, expected) << scanner << " " << chunk;
+      EXPECT_EQ(sink.runs, 6);  // 1, 512, 512, 276, 1, 2
+    }
+  }
+}
+
 // Real traces: kernel counts checked against a python3 json count of `cat == "kernel"` events.
 TEST(KinetoImporterTest, RealTracesKernelCounts) {
   INFERSCOPE_REQUIRE_SHARED_TRACES();

@@ -61,7 +61,16 @@ inline std::string MapOneEvent(std::string_view event, std::string_view cat, boo
   KinetoEventMapper mapper(&names, &sink, &stats, /*host_ops=*/true, /*gpu_annotations=*/true);
   mapper.set_buffer_end(buffer.data() + buffer.size());
   mapper.set_host_range_scanner(scanner);
-  mapper.OnEvent(buffer.data(), event.size(), cat, /*cat_known=*/true);
+  // The scanner's string offsets, as the importer records them when the reader is on: only for a
+  // span the scanner would hand out (an object whose brackets close at its last byte).
+  EventStrings strings;
+  const char* cat_key_end = nullptr;
+  const bool whole_object =
+      scanner && !event.empty() && event[0] == '{' &&
+      FindCompositeEnd(buffer.data(), buffer.data() + event.size(), &cat_key_end, &strings) ==
+          buffer.data() + event.size();
+  mapper.OnEvent(buffer.data(), event.size(), cat, /*cat_known=*/true,
+                 whole_object ? &strings : nullptr);
   mapper.Finish();
   if (scanned) *scanned = stats.host_ranges_scanned;
   return Describe(sink, names, stats);
