@@ -147,6 +147,15 @@ TEST_F(AggregatorTest, StepsEndWhereTheHostTakesItsTurn) {
   EXPECT_EQ(d.idle_causes.total_ns(), d.idle_ns());
 }
 
+// The forward-phase split of every device of `windows`, merged (what a range query sums).
+model::PhaseSplit Merged(const std::vector<model::ProfileWindow>& windows) {
+  model::PhaseSplit all;
+  for (const model::ProfileWindow& w : windows)
+    for (const model::ProcessProfile& p : w.processes)
+      for (const model::DeviceProfile& d : p.devices) all.Merge(d.phases);
+  return all;
+}
+
 // Steps of two kernels each, a host turn (stream sync + 200 us) after each: prefill, decode,
 // mixed (both attention kinds), unknown (GEMMs only, plus a 50 us copy), decode. The last has no
 // host turn after it: it ends with the trace. `step_start` receives each step's first start.
@@ -198,14 +207,6 @@ class PhaseStepsTest : public AggregatorTest {
     Feed(&a, nullptr, step_count);
     a.Finish();
     return windows;
-  }
-
-  static model::PhaseSplit Merged(const std::vector<model::ProfileWindow>& windows) {
-    model::PhaseSplit all;
-    for (const model::ProfileWindow& w : windows)
-      for (const model::ProcessProfile& p : w.processes)
-        for (const model::DeviceProfile& d : p.devices) all.Merge(d.phases);
-    return all;
   }
 };
 
@@ -860,13 +861,6 @@ class StepRangesTest : public AggregatorTest {
     Feed(&a);
     a.Finish();
     return windows;
-  }
-  static model::PhaseSplit Merged(const std::vector<model::ProfileWindow>& windows) {
-    model::PhaseSplit all;
-    for (const model::ProfileWindow& w : windows)
-      for (const model::ProcessProfile& p : w.processes)
-        for (const model::DeviceProfile& d : p.devices) all.Merge(d.phases);
-    return all;
   }
 };
 

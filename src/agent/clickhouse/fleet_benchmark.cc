@@ -23,9 +23,9 @@
 #include <cstring>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
+#include "src/agent/clickhouse/bench_serving_phases.h"
 #include "src/agent/clickhouse/clickhouse_sink.h"
 #include "src/agent/clickhouse/fleet_query.h"
 #include "src/agent/clickhouse/schema.h"
@@ -87,22 +87,7 @@ model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int kernels, int64_t 
   for (size_t t = 1; t <= 3; ++t) d.syncs[t].wait.Add(50'000 * static_cast<int64_t>(t));
   d.steps.plain.Add(25'000'000);
   d.steps.prefill.Add(60'000'000);
-  if (phases) {
-    // A serving window: decode steps with most of the time, a few prefill steps, a little time
-    // in steps not whole; five categories each (the attention, matmul, norm, elementwise and
-    // communication kernels of a forward pass).
-    for (auto [phase, steps, share] :
-         {std::tuple{model::Phase::kDecode, 380, 70}, std::tuple{model::Phase::kPrefill, 12, 25}}) {
-      model::PhaseStats& ps = d.phases.phases[static_cast<size_t>(phase)];
-      ps.steps = static_cast<uint64_t>(steps);
-      ps.step_ns = window_ns / 100 * share;
-      ps.busy_ns = d.busy_ns / 100 * share;
-      ps.ops = static_cast<uint64_t>(steps) * 90;
-      for (size_t c = 0; c < 5; ++c) ps.category_ns[c] = ps.busy_ns / 5;
-    }
-    d.phases.outside_ops = 20;
-    d.phases.outside_ns[0] = d.busy_ns / 100;
-  }
+  if (phases) ch::AddServingPhases(&d, window_ns);
   p.devices.push_back(d);
   w.processes.push_back(p);
   return w;

@@ -18,9 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <tuple>
 #include <vector>
 
+#include "src/agent/clickhouse/bench_serving_phases.h"
 #include "src/agent/clickhouse/fleet_profile.h"
 #include "src/agent/clickhouse/row_encoder.h"
 #include "src/agent/clickhouse/schema.h"
@@ -86,19 +86,7 @@ model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int64_t index, int64_
   d.idle_gaps.kernel_wait.Add(idle - idle / 2);
   for (size_t t = 1; t <= 3; ++t) d.syncs[t].wait.Add(50'000 * static_cast<int64_t>(t));
   d.steps.plain.Add(25'000'000);
-  // The forward phases of a serving window (schema 4's phases table): decode and prefill steps
-  // with five categories each, a little time in steps not whole.
-  for (auto [phase, steps, share] :
-       {std::tuple{model::Phase::kDecode, 380, 70}, std::tuple{model::Phase::kPrefill, 12, 25}}) {
-    model::PhaseStats& ps = d.phases.phases[static_cast<size_t>(phase)];
-    ps.steps = static_cast<uint64_t>(steps);
-    ps.step_ns = window_ns / 100 * share;
-    ps.busy_ns = d.busy_ns / 100 * share;
-    ps.ops = static_cast<uint64_t>(steps) * 90;
-    for (size_t c = 0; c < 5; ++c) ps.category_ns[c] = ps.busy_ns / 5;
-  }
-  d.phases.outside_ops = 20;
-  d.phases.outside_ns[0] = d.busy_ns / 100;
+  ch::AddServingPhases(&d, window_ns);  // schema 4's phases table
   p.devices.push_back(d);
   w.processes.push_back(p);
   return w;

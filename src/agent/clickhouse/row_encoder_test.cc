@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <string>
+#include <vector>
+
 #include "src/agent/clickhouse/schema.h"
 #include "src/agent/scrape/engine_window.h"
 #include "src/base/json_writer.h"
@@ -11,6 +14,18 @@
 
 namespace inferscope::agent::clickhouse {
 namespace {
+
+// The rows of a JSONEachRow body, one per line (every row ends with '\n').
+std::vector<std::string> BodyLines(const std::string& body) {
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos < body.size();) {
+    size_t nl = body.find('\n', pos);
+    if (nl == std::string::npos) nl = body.size();  // a last row without its newline
+    lines.push_back(body.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return lines;
+}
 
 model::ProfileWindow TwoDeviceWindow() {
   model::ProfileWindow w;
@@ -113,13 +128,7 @@ TEST(RowEncoder, PhaseRows) {
   EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &b);
   ASSERT_EQ(b.rows[RowBatch::kPhases], 3u);  // device 1 only: decode, mixed, outside
   simdjson::dom::parser parser;
-  std::vector<std::string> lines;
-  const std::string& body = b.body[RowBatch::kPhases];
-  for (size_t pos = 0; pos < body.size();) {
-    const size_t nl = body.find('\n', pos);
-    lines.push_back(body.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
+  const std::vector<std::string> lines = BodyLines(b.body[RowBatch::kPhases]);
   ASSERT_EQ(lines.size(), 3u);
   simdjson::dom::element row;
   ASSERT_EQ(parser.parse(lines[0]).get(row), simdjson::SUCCESS) << lines[0];
@@ -179,13 +188,7 @@ TEST(RowEncoder, RangeRows) {
   EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &b);
   ASSERT_EQ(b.rows[RowBatch::kRanges], 3u);
   simdjson::dom::parser parser;
-  std::vector<std::string> lines;
-  const std::string& body = b.body[RowBatch::kRanges];
-  for (size_t pos = 0; pos < body.size();) {
-    const size_t nl = body.find('\n', pos);
-    lines.push_back(body.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
+  const std::vector<std::string> lines = BodyLines(b.body[RowBatch::kRanges]);
   ASSERT_EQ(lines.size(), 3u);
   simdjson::dom::element row;
   ASSERT_EQ(parser.parse(lines[1]).get(row), simdjson::SUCCESS) << lines[1];
@@ -296,18 +299,14 @@ TEST(RowEncoder, SplitIntoInsertsByTableAndDay) {
     EXPECT_EQ(in.table, std::min<int>(static_cast<int>(i) / 2, RowBatch::kTelemetry));
     EXPECT_EQ(in.date, i % 2 == 0 ? "2025-11-26" : "2025-11-27") << i;
     rows += in.rows;
-    size_t pos = 0, lines = 0;
-    while (pos < in.body.size()) {
-      const size_t nl = in.body.find('\n', pos);
-      const std::string line = in.body.substr(pos, nl - pos);
-      pos = nl + 1;
-      ++lines;
+    const std::vector<std::string> lines = BodyLines(in.body);
+    for (const std::string& line : lines) {
       simdjson::dom::element row;
       ASSERT_EQ(parser.parse(line).get(row), simdjson::SUCCESS) << line;
       EXPECT_EQ(row["batch_id"].get_uint64().value(), in.batch_id);
       EXPECT_EQ(std::string_view(row["date"].get_string().value()), in.date);
     }
-    EXPECT_EQ(lines, in.rows);
+    EXPECT_EQ(lines.size(), in.rows);
   }
   EXPECT_EQ(rows, b.total_rows());
 }
