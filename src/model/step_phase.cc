@@ -31,16 +31,6 @@ const std::vector<std::string> kDefaultStepPrefixes = {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// The decimal number ending right before `at` in `s` ("12 ctx reqs": the 12).
-std::optional<uint64_t> NumberBefore(std::string_view s, size_t at) {
-  size_t begin = at;
-  while (begin > 0 && IsDigit(s[begin - 1])) --begin;
-  if (begin == at || at - begin > 18) return std::nullopt;
-  uint64_t v = 0;
-  for (size_t i = begin; i < at; ++i) v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-  return v;
-}
-
 // The decimal number starting at `at` in `s`.
 std::optional<uint64_t> NumberAt(std::string_view s, size_t at) {
   size_t end = at;
@@ -49,6 +39,13 @@ std::optional<uint64_t> NumberAt(std::string_view s, size_t at) {
   uint64_t v = 0;
   for (size_t i = at; i < end; ++i) v = v * 10 + static_cast<uint64_t>(s[i] - '0');
   return v;
+}
+
+// The decimal number ending right before `at` in `s` ("12 ctx reqs": the 12).
+std::optional<uint64_t> NumberBefore(std::string_view s, size_t at) {
+  size_t begin = at;
+  while (begin > 0 && IsDigit(s[begin - 1])) --begin;
+  return NumberAt(s, begin);  // its digits end at `at`
 }
 
 // Prefill (context) and decode (generation) request counts, when the name carries them.

@@ -272,6 +272,14 @@ std::string FleetRangesSql(const std::string& database, const FleetQuery& q) {
 
 namespace {
 
+// The group of `key` in `view`, null when the groups query had none (a row of a group whose
+// windows the first query did not see).
+FleetGroup* FindGroup(FleetView* view, const std::string& key) {
+  for (FleetGroup& g : view->groups)
+    if (g.key == key) return &g;
+  return nullptr;
+}
+
 // A statement's failure because `table` does not exist (Code 60): a database of an older schema.
 bool MissingTable(const base::StatusOr<std::string>& answer, const char* table) {
   return !answer.ok() && answer.status().message().find("Code: 60,") != std::string::npos &&
@@ -291,9 +299,7 @@ base::Status AddRanges(const ClickHouseClient& client, const FleetQuery& q, Flee
   for (const auto& row : rows) {
     if (row.size() != 11)
       return base::DataLossError(client.target().ToUrl() + ": unexpected ranges answer");
-    FleetGroup* g = nullptr;
-    for (FleetGroup& x : view->groups)
-      if (x.key == row[0]) g = &x;
+    FleetGroup* g = FindGroup(view, row[0]);
     if (g && FoldRangeRow(row, 1, &g->ranges) == RowFold::kBadNumber)
       return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
   }
@@ -330,11 +336,6 @@ void RangeLines(const std::string& key, const model::RangeTable& t, std::string*
 // Adds the groups' forward phases (FleetPhasesSql) to `view`'s groups and total. A database
 // without the phases table (schema 3: no agent of schema 4 has run on it) has none.
 base::Status AddPhases(const ClickHouseClient& client, const FleetQuery& q, FleetView* view) {
-  auto group_of = [&](const std::string& key) -> FleetGroup* {
-    for (FleetGroup& g : view->groups)
-      if (g.key == key) return &g;
-    return nullptr;
-  };
   auto answer = client.Execute(FleetPhasesSql(client.target().database, q, false));
   if (MissingTable(answer, kPhasesTable)) {
     view->no_phases_table = true;
@@ -345,7 +346,7 @@ base::Status AddPhases(const ClickHouseClient& client, const FleetQuery& q, Flee
     ASSIGN_OR_RETURN(std::string body, std::move(answer));
     ASSIGN_OR_RETURN(auto rows, ParseTabSeparated(body));
     for (const auto& row : rows) {
-      FleetGroup* g = group_of(row[0]);
+      FleetGroup* g = FindGroup(view, row[0]);
       if (!g) continue;
       const RowFold f =
           categories ? FoldPhaseCategoryRow(row, 1, &g->phases) : FoldPhaseRow(row, 1, &g->phases);
