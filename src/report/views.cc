@@ -12,6 +12,7 @@
 
 #include "src/model/kernel_names.h"
 #include "src/report/format.h"
+#include "src/report/ranges_json.h"
 
 namespace inferscope::report {
 namespace {
@@ -734,34 +735,13 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
   if (sel.ranges) {
     // The host ranges and the GPU annotations: the same table of ranges, each in its object.
     const bool exact = !a.views[input].from_windows;
-    auto write_ranges = [&w, exact](uint64_t instances, const std::vector<model::RangeRow>& rows,
-                                    uint64_t tail_names, const model::RangeRow& tail) {
-      w.Key("instances").UInt(instances);
-      w.Key("list").BeginArray();
-      for (const model::RangeRow& r : rows) {
-        w.BeginObject();
-        w.Key("name").String(r.name);
-        w.Key("duration");
-        WriteDuration(w, r.duration, exact);
-        w.Key("gpu");
-        WriteProjected(w, r.gpu, false);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.Key("other").BeginObject();
-      w.Key("distinct_names").UInt(tail_names);
-      w.Key("count").UInt(tail.duration.count);
-      w.Key("total_ns").Int(tail.duration.total_ns);
-      w.Key("gpu");
-      WriteProjected(w, tail.gpu, false);
-      w.EndObject();
-    };
     w.Key("ranges").BeginObject();
-    write_ranges(p.nvtx_ranges, p.ranges, p.range_tail_names, p.range_tail);
+    WriteRangeTableFields(w, p.nvtx_ranges, p.ranges, p.range_tail_names, p.range_tail, exact);
     // Live windows: ranges counted in the window they ended in (longer than the horizon).
     if (!exact) w.Key("late").UInt(p.late_ranges);
     w.Key("gpu_annotations").BeginObject();
-    write_ranges(p.gpu_annotations, p.gpu_ranges, p.gpu_range_tail_names, p.gpu_range_tail);
+    WriteRangeTableFields(w, p.gpu_annotations, p.gpu_ranges, p.gpu_range_tail_names,
+                          p.gpu_range_tail, exact);
     w.EndObject();
     w.EndObject();
   }
@@ -791,6 +771,30 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
 }
 
 }  // namespace
+
+void WriteRangeTableFields(JsonWriter& w, uint64_t instances,
+                           const std::vector<model::RangeRow>& rows, uint64_t tail_names,
+                           const model::RangeRow& tail, bool exact) {
+  w.Key("instances").UInt(instances);
+  w.Key("list").BeginArray();
+  for (const model::RangeRow& r : rows) {
+    w.BeginObject();
+    w.Key("name").String(r.name);
+    w.Key("duration");
+    WriteDuration(w, r.duration, exact);
+    w.Key("gpu");
+    WriteProjected(w, r.gpu, false);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("other").BeginObject();
+  w.Key("distinct_names").UInt(tail_names);
+  w.Key("count").UInt(tail.duration.count);
+  w.Key("total_ns").Int(tail.duration.total_ns);
+  w.Key("gpu");
+  WriteProjected(w, tail.gpu, false);
+  w.EndObject();
+}
 
 const std::vector<std::string>& TableNames() {
   static const std::vector<std::string> kNames = {

@@ -13,6 +13,7 @@
 #include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
 #include "src/report/phases_json.h"
+#include "src/report/ranges_json.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -527,32 +528,16 @@ std::string RenderFleetJson(const FleetView& view, const FleetQuery& q, const st
     // As a report's `phases` (docs/report-schema.md), summed over the group's GPUs.
     w.Key("phases");
     report::WritePhasesJson(w, analyze::Phases(g.phases));
-    // The group's NVTX ranges in the fields of the store report's range table (views `ranges`):
-    // live-window durations (count, total, mean, min, max), the GPU work inside them, the tail.
+    // The group's NVTX ranges as the store report's range table (views `ranges`, one writer):
+    // live-window durations (count, total, mean, min, max; order statistics null), the GPU work
+    // inside them, the tail, and `late`.
     const model::RangeTable& t = g.ranges;
+    std::vector<model::RangeRow> rows;
+    rows.reserve(t.rows.size());
+    for (const model::RangeStats& r : t.rows) rows.push_back(analyze::RangeRowOf(r));
     w.Key("ranges").BeginObject();
-    w.Key("instances").UInt(t.instances());
-    w.Key("list").BeginArray();
-    for (const model::RangeStats& r : t.rows) {
-      w.BeginObject();
-      w.Key("name").String(r.name);
-      w.Key("count").UInt(r.duration.count);
-      w.Key("total_ns").Int(r.duration.total_ns);
-      w.Key("mean_ns").Int(r.duration.mean_ns());
-      w.Key("min_ns").Int(r.duration.min_or_zero_ns());
-      w.Key("max_ns").Int(r.duration.max_ns);
-      w.Key("gpu_ops").UInt(r.gpu_ops);
-      w.Key("gpu_time_ns").Int(r.gpu_time_ns);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.Key("other").BeginObject();
-    w.Key("distinct_names").UInt(t.tail_names);
-    w.Key("count").UInt(t.tail.duration.count);
-    w.Key("total_ns").Int(t.tail.duration.total_ns);
-    w.Key("gpu_ops").UInt(t.tail.gpu_ops);
-    w.Key("gpu_time_ns").Int(t.tail.gpu_time_ns);
-    w.EndObject();
+    report::WriteRangeTableFields(w, t.instances(), rows, t.tail_names, analyze::RangeRowOf(t.tail),
+                                  /*exact=*/false);
     w.Key("late").UInt(t.late);
     w.EndObject();
     w.EndObject();
