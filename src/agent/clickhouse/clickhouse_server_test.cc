@@ -387,6 +387,17 @@ TEST_F(ClickHouseServerTest, FleetViewSumsForwardPhasesAsTheStore) {
   EXPECT_NE(text.find("node-p"), std::string::npos);
   EXPECT_NE(text.find(" decode "), std::string::npos) << text;
   EXPECT_NE(text.find("(outside)"), std::string::npos) << text;
+  // The store report's section (src/report renders both), a group in place of rank and GPU.
+  EXPECT_NE(
+      text.find("host     phase      steps  mean step  gpu time      %    busy  top categories"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("node-p   decode        70    12.9 ms    180 ms  32.7%  600 ms  matmul 61.1%, "
+                "attention 38.9%"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(fleet)  prefill        9"), std::string::npos) << text;
   const std::string json = RenderFleetJson(*view, DayQuery(), "clickhouse://x");
   EXPECT_NE(json.find("\"step_total_ns\": " + std::to_string(p.phases[0].step_total_ns)),
             std::string::npos)
@@ -448,9 +459,14 @@ TEST_F(ClickHouseServerTest, FleetViewSumsRangeTables) {
   auto view = View(DayQuery());
   ASSERT_TRUE(view.ok());
   const std::string text = RenderFleetText(*view, DayQuery(), "clickhouse://x");
-  EXPECT_NE(text.find("NVTX ranges"), std::string::npos) << text;
   EXPECT_NE(text.find("node-r2/step_2"), std::string::npos) << text;
   EXPECT_NE(text.find("other (12 names)"), std::string::npos) << text;
+  // The store report's range section (src/report renders both): its title, columns and notes.
+  EXPECT_NE(text.find("NVTX / annotation ranges (like nsys nvtx_sum)"), std::string::npos) << text;
+  EXPECT_NE(text.find("node-r1  node-r1/step_2     50.0%      8  36.0 ms       -  6.00 ms"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("median and stddev are not kept"), std::string::npos) << text;
   const std::string json = RenderFleetJson(*view, DayQuery(), "clickhouse://x");
   EXPECT_NE(json.find("\"name\": \"node-r1/step_0\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"late\": 4"), std::string::npos) << json;
