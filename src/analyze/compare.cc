@@ -673,9 +673,8 @@ std::string RenderRanges(const Comparison& c, bool markdown) {
   }
   out += "\n" + Wrap(title, 98, 2);
   if (rows.empty()) return out + "  no ranges on either side\n";
-  out +=
-      fmt::format("  {:<26} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>10} {:>6}\n", "range", "n base",
-                  "n cand", "host b.", "host c.", "gpu b.", "gpu c.", "gpu change", "");
+  out += fmt::format("  {:<26} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>10}\n", "range", "n base",
+                     "n cand", "host b.", "host c.", "gpu b.", "gpu c.", "gpu change");
   for (const auto& [name, r] : rows) {
     std::string line = fmt::format("  {:<26} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>10} {:>6}",
                                    Cut(name, 26), r->baseline.count, r->candidate.count,
