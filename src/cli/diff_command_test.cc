@@ -356,6 +356,79 @@ TEST_F(DiffTest, StoreRangesUseStoredWindowsAsSlices) {
   EXPECT_NE(r.err.find("no profile windows"), std::string::npos) << r.err;
 }
 
+// Store ranges whose windows carry NVTX range tables (`run --nvtx`): the diff lists them from the
+// range side (agent::LoadRangeSide) as from traces.
+TEST_F(DiffTest, StoreRangesCompareTheirRangeTables) {
+  constexpr int64_t kSec = 1'000'000'000;
+  const int64_t now = 1'800'000'000 * kSec;
+  auto store = agent::SqliteStore::Open(dir_.string(), agent::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  wire::Hello hello;
+  hello.pid = 100;
+  hello.hostname = "node-a";
+  auto id = (*store)->UpsertProcess(hello, now - 3 * 3600 * kSec);
+  ASSERT_TRUE(id.ok());
+  model::KernelClassifier classifier;
+  // Every stored window gets a range table: `forward` with `gpu_ns` of GPU work, and `name`.
+  auto put = [&](const std::string& trace, int64_t base_ns, int64_t gpu_ns, const char* name) {
+    AnalyzeOptions import;
+    std::string format;
+    std::vector<model::ProfileWindow> windows;
+    ASSERT_TRUE(ImportTraceFile(
+                    trace, import, classifier, 50'000'000,
+                    [&](model::ProfileWindow&& w) { windows.push_back(std::move(w)); }, &format,
+                    std::cerr)
+                    .ok());
+    for (model::ProfileWindow& w : windows) {
+      w.start_ns += base_ns;
+      w.end_ns += base_ns;
+      for (auto& p : w.processes) {
+        p.pid = 100;
+        for (auto& d : p.devices) {
+          d.first_start_ns += base_ns;
+          d.last_end_ns += base_ns;
+          d.timeline.origin_ns += base_ns;
+        }
+        for (const auto& [range, gpu] : {std::pair<std::string, int64_t>{"forward", gpu_ns},
+                                         std::pair<std::string, int64_t>{name, 0}}) {
+          model::RangeStats& r = p.ranges.rows.emplace_back();
+          r.name = range;
+          r.duration.Add(1'000'000);
+          r.gpu_ops = 2;
+          r.gpu_time_ns = gpu;
+        }
+      }
+      agent::PendingWindow pending;
+      pending.process_id = *id;
+      pending.start_ns = w.start_ns;
+      pending.end_ns = w.end_ns;
+      pending.received_ns = w.end_ns;
+      wire::EncodeWindow(w, &pending.encoded);
+      ASSERT_TRUE((*store)->AppendWindow(pending).ok());
+    }
+  };
+  put(Write("a.json", LoopTrace(1, 1.0, 0.15, 300)), now - 2 * 3600 * kSec, 1'000'000, "sample");
+  put(Write("b.json", LoopTrace(2, 1.0, 0.15, 300)), now - 3600 * kSec, 3'000'000, "verify");
+  store->reset();
+
+  DiffOptions options;
+  options.state_dir = dir_.string();
+  options.now_unix_ns = now;
+  options.baseline_range = "-2h..-90m";
+  options.candidate_range = "-1h..-45m";
+  options.format = report::ReportFormat::kJson;
+  const Result r = Diff(options);
+  ASSERT_NE(r.code, kDiffError) << r.err;
+  const size_t forward = r.out.find("\"name\": \"forward\"");
+  ASSERT_NE(forward, std::string::npos) << r.out;
+  EXPECT_LT(r.out.find("\"status\": \"changed\"", forward), r.out.find('}', forward)) << r.out;
+  EXPECT_LT(forward, r.out.find("\"name\": \"verify\"")) << r.out;  // the larger change first
+  EXPECT_NE(r.out.find("\"name\": \"sample\",\n        \"status\": \"gone\""), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"name\": \"verify\",\n        \"status\": \"new\""), std::string::npos)
+      << r.out;
+}
+
 // The before/after Nsight pair of ../shared/traces (2x H100, 300 ms each, "after optimisation").
 TEST_F(DiffTest, RealNsightBeforeAfterPair) {
   INFERSCOPE_REQUIRE_SHARED_TRACES();
