@@ -350,13 +350,13 @@ void CompareRanges(const ProfileFigures& a, const ProfileFigures& b, const Compa
       ++out->ranges_other_names;
     }
   }
-  out->ranges.push_back(std::move(other));  // the shares of every row, then the other row apart
-  for (RangeChange& r : out->ranges) {
+  out->ranges_other = std::move(other);
+  auto shares = [&](RangeChange& r) {
     r.baseline_gpu_pct = pct(r.baseline.gpu_time_ns, a);
     r.candidate_gpu_pct = pct(r.candidate.gpu_time_ns, b);
-  }
-  out->ranges_other = std::move(out->ranges.back());
-  out->ranges.pop_back();
+  };
+  for (RangeChange& r : out->ranges) shares(r);
+  shares(out->ranges_other);
   if (one_sided)
     out->notes.push_back(
         "an NVTX range marked new (gone) may have run on the other side too, in its table's other "
