@@ -285,27 +285,24 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   return r;
 }
 
+model::RangeRow RangeRowOf(const model::RangeStats& r) {
+  model::RangeRow out;
+  out.name = r.name;
+  out.duration.count = r.duration.count;
+  out.duration.total_ns = r.duration.total_ns;
+  out.duration.mean_ns = r.duration.mean_ns();
+  out.duration.min_ns = r.duration.min_or_zero_ns();
+  out.duration.max_ns = r.duration.max_ns;
+  out.gpu.ops = r.gpu_ops;
+  out.gpu.time_ns = r.gpu_time_ns;
+  return out;
+}
+
 model::TraceViews RangeViewsOf(const model::ProfileWindow& window) {
   model::TraceViews views;
   views.selection.ranges = true;
   views.from_windows = true;
-  auto summary = [](const model::DurationStats& d) {
-    model::DurationSummary s;
-    s.count = d.count;
-    s.total_ns = d.total_ns;
-    s.mean_ns = d.mean_ns();
-    s.min_ns = d.min_or_zero_ns();
-    s.max_ns = d.max_ns;
-    return s;
-  };
-  auto row = [&](const model::RangeStats& r) {
-    model::RangeRow out;
-    out.name = r.name;
-    out.duration = summary(r.duration);
-    out.gpu.ops = r.gpu_ops;
-    out.gpu.time_ns = r.gpu_time_ns;
-    return out;
-  };
+  auto row = RangeRowOf;
   for (const model::ProcessProfile& p : window.processes) {
     if (p.ranges.empty()) continue;
     model::ProcessViews& v = views.processes.emplace_back();

@@ -296,6 +296,9 @@ struct Analysis {
 // (`inferscope run --nvtx`); no processes when it carries none. Analyze() uses it for inputs
 // without views of their own, so `report` shows the table as `analyze --views ranges` does.
 model::TraceViews RangeViewsOf(const model::ProfileWindow& window);
+// One row of a live range table (model::RangeStats) as a row of the ranges view: durations with
+// count, total, mean, min and max (no order statistics), the GPU work's ops and time.
+model::RangeRow RangeRowOf(const model::RangeStats& stats);
 
 // Analyzes the windows of one or more inputs. Each (process, device) becomes one rank entry. The
 // diagnosis runs once, at the end, with `host` and `thresholds`: callers pass what they have

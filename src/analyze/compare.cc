@@ -241,6 +241,20 @@ ProfileFigures FiguresFromAnalysis(const Analysis& analysis) {
       t.time_ns += sync.total_ns;
       t.count += sync.count;
     }
+  // The ranges view (live windows' range tables, or a trace's `--views ranges`), host ranges only:
+  // the GPU annotations are spans of the same annotations on the GPU.
+  auto range = [](const model::RangeRow& r) {
+    return ProfileFigures::Range{r.duration.count, r.duration.total_ns, r.gpu.ops, r.gpu.time_ns};
+  };
+  for (const model::TraceViews& v : analysis.views) {
+    if (!v.selection.ranges) continue;
+    for (const model::ProcessViews& p : v.processes) {
+      if (p.nvtx_ranges == 0) continue;
+      f.has_ranges = true;
+      for (const model::RangeRow& r : p.ranges) f.ranges[r.name].Add(range(r));
+      f.range_tail.Add(range(p.range_tail));
+    }
+  }
   return f;
 }
 
@@ -285,6 +299,79 @@ std::pair<double, double> BootstrapMeanDifference(const std::vector<double>& a,
   };
   return {at(alpha / 2), at(1 - alpha / 2)};
 }
+
+namespace {
+
+// The NVTX range table of the comparison (Comparison::ranges): every name of either side, the
+// largest GPU-time changes listed, the rest and both sides' own tails in one other row.
+void CompareRanges(const ProfileFigures& a, const ProfileFigures& b, const CompareOptions& options,
+                   Comparison* out) {
+  if (!a.has_ranges || !b.has_ranges) {
+    if (a.has_ranges || b.has_ranges)
+      out->notes.push_back(fmt::format(
+          "NVTX ranges are not compared: only the {} recorded them (live: run --nvtx; traces: "
+          "NVTX or user_annotation ranges)",
+          a.has_ranges ? "baseline" : "candidate"));
+    return;
+  }
+  out->ranges_compared = true;
+  auto pct = [](int64_t ns, const ProfileFigures& f) {
+    return f.span_ns > 0 ? static_cast<double>(ns) * 100.0 / static_cast<double>(f.span_ns) : 0.0;
+  };
+  std::map<std::string, RangeChange> rows;
+  for (const auto& [name, r] : a.ranges) rows[name].baseline = r;
+  for (const auto& [name, r] : b.ranges) rows[name].candidate = r;
+  std::vector<RangeChange> all;
+  bool one_sided = false;
+  for (auto& [name, row] : rows) {
+    row.name = name;
+    const bool in_a = a.ranges.count(name) > 0, in_b = b.ranges.count(name) > 0;
+    row.status = in_a && in_b ? "changed" : in_b ? "new" : "gone";
+    // A name one side lists may sit in the other side's tail (more names than the table keeps).
+    if ((!in_a && a.range_tail.count > 0) || (!in_b && b.range_tail.count > 0)) one_sided = true;
+    all.push_back(std::move(row));
+  }
+  auto magnitude = [](int64_t v) { return v < 0 ? -v : v; };
+  std::stable_sort(all.begin(), all.end(), [&](const RangeChange& x, const RangeChange& y) {
+    if (magnitude(x.gpu_delta_ns()) != magnitude(y.gpu_delta_ns()))
+      return magnitude(x.gpu_delta_ns()) > magnitude(y.gpu_delta_ns());
+    return magnitude(x.host_delta_ns()) > magnitude(y.host_delta_ns());
+  });
+  RangeChange other;
+  other.baseline = a.range_tail;
+  other.candidate = b.range_tail;
+  out->ranges_other_tails = a.range_tail.count > 0 || b.range_tail.count > 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i < options.top_ranges) {
+      out->ranges.push_back(std::move(all[i]));
+    } else {
+      other.baseline.Add(all[i].baseline);
+      other.candidate.Add(all[i].candidate);
+      ++out->ranges_other_names;
+    }
+  }
+  out->ranges_other = std::move(other);
+  auto shares = [&](RangeChange& r) {
+    r.baseline_gpu_pct = pct(r.baseline.gpu_time_ns, a);
+    r.candidate_gpu_pct = pct(r.candidate.gpu_time_ns, b);
+  };
+  for (RangeChange& r : out->ranges) shares(r);
+  shares(out->ranges_other);
+  if (one_sided)
+    out->notes.push_back(
+        "an NVTX range marked new (gone) may have run on the other side too, in its table's other "
+        "row (a range table keeps its top names by host time)");
+  const double spans =
+      a.span_ns > 0 ? static_cast<double>(b.span_ns) / static_cast<double>(a.span_ns) : 0;
+  if (spans < 0.9 || spans > 1.1)
+    out->notes.push_back(fmt::format(
+        "NVTX range counts and times are totals of each side, whose GPU time differs ({} vs {}): "
+        "the JSON's gpu_pct gives each range's GPU time as a share of its side's",
+        base::FormatSeconds(static_cast<double>(a.span_ns) / 1e9),
+        base::FormatSeconds(static_cast<double>(b.span_ns) / 1e9)));
+}
+
+}  // namespace
 
 Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candidate,
                    const CompareOptions& options) {
@@ -398,6 +485,7 @@ Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candida
           "kernels account for is marked 'explained', not a regression");
   }
   for (const MetricChange& m : out.changes) out.regression = out.regression || m.regression;
+  CompareRanges(baseline.whole, candidate.whole, options, &out);
   if (used_fixed) {
     std::string which;
     if (base_slices.size() < options.min_slices) which = "the baseline";
@@ -497,6 +585,108 @@ std::string CutLabel(const MetricChange& m, size_t width) {
   return name + quantity;
 }
 
+void WriteRangeSide(const ProfileFigures::Range& r, double gpu_pct, base::JsonWriter& w) {
+  w.BeginObject();
+  w.Key("count").UInt(r.count);
+  w.Key("host_ns").Int(r.host_ns);
+  w.Key("gpu_ops").UInt(r.gpu_ops);
+  w.Key("gpu_time_ns").Int(r.gpu_time_ns);
+  w.Key("gpu_pct").Double(gpu_pct);
+  w.EndObject();
+}
+
+void WriteRangeChange(const RangeChange& r, base::JsonWriter& w) {
+  w.Key("baseline");
+  WriteRangeSide(r.baseline, r.baseline_gpu_pct, w);
+  w.Key("candidate");
+  WriteRangeSide(r.candidate, r.candidate_gpu_pct, w);
+  w.Key("delta").BeginObject();
+  w.Key("count").Int(static_cast<int64_t>(r.candidate.count) -
+                     static_cast<int64_t>(r.baseline.count));
+  w.Key("host_ns").Int(r.host_delta_ns());
+  w.Key("gpu_time_ns").Int(r.gpu_delta_ns());
+  w.EndObject();
+}
+
+// `ranges`: null unless both sides carried range tables (docs/diff.md, "JSON").
+void WriteRangesJson(const Comparison& c, base::JsonWriter& w) {
+  if (!c.ranges_compared) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("list").BeginArray();
+  for (const RangeChange& r : c.ranges) {
+    w.BeginObject();
+    w.Key("name").String(r.name);
+    w.Key("status").String(r.status);
+    WriteRangeChange(r, w);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("other").BeginObject();
+  w.Key("names").UInt(c.ranges_other_names);
+  w.Key("tails").Bool(c.ranges_other_tails);
+  WriteRangeChange(c.ranges_other, w);
+  w.EndObject();
+  w.EndObject();
+}
+
+// The range table's text (markdown: a table) after the changes.
+std::string RenderRanges(const Comparison& c, bool markdown) {
+  if (!c.ranges_compared) return "";
+  std::string out;
+  auto change = [](const RangeChange& r) -> std::string {
+    if (r.status == "new" || r.status == "gone") return r.status;
+    if (r.baseline.gpu_time_ns == 0) return r.candidate.gpu_time_ns == 0 ? "-" : "new gpu";
+    return fmt::format("{:+.0f}%", 100.0 * static_cast<double>(r.gpu_delta_ns()) /
+                                       static_cast<double>(r.baseline.gpu_time_ns));
+  };
+  auto d = [](int64_t ns) { return Duration(static_cast<double>(ns)); };
+  auto signed_duration = [&d](int64_t ns) {
+    return std::string(ns > 0 ? "+" : ns < 0 ? "-" : "") + d(ns < 0 ? -ns : ns);
+  };
+  std::vector<std::pair<std::string, const RangeChange*>> rows;
+  for (const RangeChange& r : c.ranges) rows.push_back({r.name, &r});
+  const RangeChange& o = c.ranges_other;
+  if (o.baseline.count > 0 || o.candidate.count > 0)
+    rows.push_back({c.ranges_other_names > 0
+                        ? fmt::format("other ({} names{})", c.ranges_other_names,
+                                      c.ranges_other_tails ? " + tails" : "")
+                        : "other (tails)",
+                    &o});
+  const std::string title =
+      "NVTX ranges, largest change of the GPU time launched inside them first (count, host and "
+      "GPU time per side; not part of the verdict)";
+  if (markdown) {
+    out += "\n### " + title + "\n\n";
+    if (rows.empty()) return out + "no ranges on either side\n";
+    out += "| range | count | host time | GPU time | GPU change | |\n";
+    out += "| --- | ---: | ---: | ---: | ---: | --- |\n";
+    for (const auto& [name, r] : rows)
+      out +=
+          fmt::format("| {} | {} → {} | {} → {} | {} → {} | {} | {} |\n", name, r->baseline.count,
+                      r->candidate.count, d(r->baseline.host_ns), d(r->candidate.host_ns),
+                      d(r->baseline.gpu_time_ns), d(r->candidate.gpu_time_ns),
+                      signed_duration(r->gpu_delta_ns()), r == &o ? "" : change(*r));
+    return out;
+  }
+  out += "\n" + Wrap(title, 98, 2);
+  if (rows.empty()) return out + "  no ranges on either side\n";
+  out += fmt::format("  {:<26} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>10}\n", "range", "n base",
+                     "n cand", "host b.", "host c.", "gpu b.", "gpu c.", "gpu change");
+  for (const auto& [name, r] : rows) {
+    std::string line = fmt::format("  {:<26} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>10} {:>6}",
+                                   Cut(name, 26), r->baseline.count, r->candidate.count,
+                                   d(r->baseline.host_ns), d(r->candidate.host_ns),
+                                   d(r->baseline.gpu_time_ns), d(r->candidate.gpu_time_ns),
+                                   signed_duration(r->gpu_delta_ns()), r == &o ? "" : change(*r));
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 void WriteComparisonJson(const Comparison& c, base::JsonWriter& w) {
@@ -553,6 +743,8 @@ void WriteComparisonJson(const Comparison& c, base::JsonWriter& w) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("ranges");
+  WriteRangesJson(c, w);
   w.EndObject();
 }
 
@@ -616,6 +808,7 @@ std::string RenderComparison(const Comparison& c, bool markdown, bool all, size_
   if (hidden > 0)
     out += fmt::format("{}({} smaller changes not shown; --all lists them)\n",
                        markdown ? "\n" : "  ", hidden);
+  out += RenderRanges(c, markdown);
   if (!c.notes.empty()) {
     out += "\n";
     for (const std::string& n : c.notes)

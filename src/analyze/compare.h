@@ -34,6 +34,25 @@ struct ProfileFigures {
   // GPU time and whole steps per forward phase ("prefill", "decode", "mixed", "unknown"): all four
   // when the profile has phase data (windows with whole steps), none otherwise.
   std::map<std::string, Timed> phases;
+  // NVTX / annotation ranges (the report's ranges view: live `run --nvtx` windows, Kineto
+  // user_annotation, Nsight NVTX), by range-table name, summed over processes: instances, host
+  // time and the GPU work launched inside them. Not part of the verdict (ranges nest: the same
+  // GPU time counts in every enclosing name); Compare lists them as a table.
+  struct Range {
+    uint64_t count = 0;
+    int64_t host_ns = 0;
+    uint64_t gpu_ops = 0;
+    int64_t gpu_time_ns = 0;
+    void Add(const Range& r) {
+      count += r.count;
+      host_ns += r.host_ns;
+      gpu_ops += r.gpu_ops;
+      gpu_time_ns += r.gpu_time_ns;
+    }
+  };
+  bool has_ranges = false;  // the profile carried a range table (else: not recorded)
+  std::map<std::string, Range> ranges;
+  Range range_tail;  // the names the processes' tables folded into their `other` row
   // From the engine metrics of the same range, when known.
   std::optional<double> generation_tokens;         // tokens generated in the range
   std::optional<double> generation_tokens_per_s;   // their rate over the range's wall time
@@ -62,6 +81,7 @@ struct CompareOptions {
       0.005;                    // GPU-time quantities: change worth at least this share of GPU time
   double min_latency_ms = 1.0;  // latency quantities: change of at least this many milliseconds
   int top_kernels = 10;         // kernels compared (by time over both sides)
+  size_t top_ranges = 10;       // NVTX range names listed (by |GPU time change|); the rest: other
 };
 
 enum class Better { kLower, kHigher };
@@ -92,13 +112,32 @@ struct MetricChange {
   bool explained = false;
 };
 
+// One NVTX range name on both sides (the range table of the diff): not judged for significance.
+struct RangeChange {
+  std::string name;  // "" for the other row
+  // "changed" (on both sides), "new" (candidate only), "gone" (baseline only); "" for other.
+  std::string status;
+  ProfileFigures::Range baseline, candidate;
+  double baseline_gpu_pct = 0, candidate_gpu_pct = 0;  // GPU time as % of the side's GPU span
+  int64_t gpu_delta_ns() const { return candidate.gpu_time_ns - baseline.gpu_time_ns; }
+  int64_t host_delta_ns() const { return candidate.host_ns - baseline.host_ns; }
+};
+
 struct Comparison {
   std::string normalization;  // "per_token" or "per_gpu_second"
   std::string baseline_label, candidate_label;
   std::string baseline_slices, candidate_slices;  // slice kinds ("" = none)
   std::vector<MetricChange> changes;              // by impact, descending (significant first)
-  std::vector<std::string> notes;  // caveats for the reader (fallbacks, missing data)
-  bool regression = false;         // any change is a regression
+  // NVTX ranges, when both sides carried range tables: the top `top_ranges` names by |GPU time
+  // change| (then |host time change|, then name), every other name summed into `ranges_other`
+  // with both sides' own tails (the top-K + tail rule).
+  bool ranges_compared = false;
+  std::vector<RangeChange> ranges;
+  RangeChange ranges_other;
+  uint64_t ranges_other_names = 0;  // named rows folded into ranges_other
+  bool ranges_other_tails = false;  // ranges_other holds some side's own tail
+  std::vector<std::string> notes;   // caveats for the reader (fallbacks, missing data)
+  bool regression = false;          // any change is a regression
 };
 
 // Compares the two sides. Deterministic for the same inputs and options.

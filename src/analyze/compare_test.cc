@@ -298,3 +298,115 @@ TEST(CompareTest, PhaseSplitIsCompared) {
 
 }  // namespace
 }  // namespace inferscope::analyze
+
+namespace inferscope::analyze {
+namespace {
+
+// NVTX ranges in the diff: from an analysis of live windows' range tables (RangeViewsOf), every
+// name of either side, the largest |GPU time change| first, new / gone for names on one side, the
+// top-K + tail rule (the rest and both sides' own tails in one other row), text and JSON; not part
+// of the verdict.
+TEST(CompareTest, RangeTablesAreCompared) {
+  auto window = [](std::vector<std::tuple<std::string, uint64_t, int64_t, int64_t>> rows,
+                   model::RangeStats tail) {
+    model::ProfileWindow w;
+    w.end_ns = 1'000'000'000;
+    model::ProcessProfile& p = w.processes.emplace_back();
+    p.pid = 1;
+    model::DeviceProfile& d = p.devices.emplace_back();
+    d.first_start_ns = 0;
+    d.last_end_ns = 1'000'000'000;
+    d.busy_ns = 900'000'000;
+    d.kernel_count = 1000;
+    d.categories[static_cast<size_t>(model::Category::kMatmul)] = {1000, 800'000'000};
+    for (const auto& [name, count, host_ns, gpu_ns] : rows) {
+      model::RangeStats& r = p.ranges.rows.emplace_back();
+      r.name = name;
+      r.duration.count = count;
+      r.duration.total_ns = host_ns;
+      r.gpu_ops = count * 2;
+      r.gpu_time_ns = gpu_ns;
+    }
+    p.ranges.tail = tail;
+    p.ranges.tail_names = tail.duration.count > 0 ? 3 : 0;
+    return w;
+  };
+  auto side = [](const model::ProfileWindow& w) {
+    ComparisonSide s;
+    s.label = "window";
+    s.whole = FiguresFromAnalysis(Analyze({{"w", "inferscope_store", &w}}, {}));
+    return s;
+  };
+  model::RangeStats tail;
+  tail.duration.count = 7;
+  tail.duration.total_ns = 70;
+  tail.gpu_time_ns = 700;
+  const model::ProfileWindow base = window({{"forward", 100, 5'000'000, 400'000'000},
+                                            {"sample", 100, 1'000'000, 10'000'000},
+                                            {"prepare_inputs", 100, 2'000'000, 0}},
+                                           tail);
+  const model::ProfileWindow cand = window({{"forward", 100, 5'000'000, 600'000'000},
+                                            {"sample", 100, 1'000'000, 12'000'000},
+                                            {"spec_decode", 50, 3'000'000, 50'000'000}},
+                                           {});
+  const ComparisonSide a = side(base);
+  ASSERT_TRUE(a.whole.has_ranges);
+  EXPECT_EQ(a.whole.ranges.at("forward").gpu_time_ns, 400'000'000);
+  EXPECT_EQ(a.whole.ranges.at("forward").gpu_ops, 200u);
+  EXPECT_EQ(a.whole.range_tail.count, 7u);
+
+  CompareOptions options;
+  options.top_ranges = 2;
+  const Comparison c = Compare(a, side(cand), options);
+  ASSERT_TRUE(c.ranges_compared);
+  ASSERT_EQ(c.ranges.size(), 2u);
+  EXPECT_EQ(c.ranges[0].name, "forward");  // +200 ms of GPU time
+  EXPECT_EQ(c.ranges[0].status, "changed");
+  EXPECT_EQ(c.ranges[0].gpu_delta_ns(), 200'000'000);
+  EXPECT_DOUBLE_EQ(c.ranges[0].baseline_gpu_pct, 40.0);
+  EXPECT_EQ(c.ranges[1].name, "spec_decode");  // +50 ms
+  EXPECT_EQ(c.ranges[1].status, "new");
+  EXPECT_EQ(c.ranges[1].baseline.count, 0u);
+  // sample (+2 ms) and prepare_inputs (gone, no GPU time) and the baseline's tail: other.
+  EXPECT_EQ(c.ranges_other_names, 2u);
+  EXPECT_EQ(c.ranges_other.baseline.count, 207u);
+  EXPECT_EQ(c.ranges_other.baseline.gpu_time_ns, 10'000'700);
+  EXPECT_EQ(c.ranges_other.candidate.count, 100u);
+  // The candidate's missing names may be in the baseline's tail: said once.
+  size_t notes = 0;
+  for (const std::string& n : c.notes) notes += n.find("may have run on the other side") != n.npos;
+  EXPECT_EQ(notes, 1u);
+  // Ranges alone decide nothing.
+  for (const MetricChange& m : c.changes) EXPECT_NE(m.group, "range") << m.key;
+
+  const std::string text = RenderComparison(c, false, false);
+  EXPECT_NE(text.find("NVTX ranges, largest change"), std::string::npos) << text;
+  EXPECT_NE(text.find("other (2 names + tails)"), std::string::npos) << text;
+  EXPECT_LT(text.find("  forward "), text.find("  spec_decode ")) << text;
+  base::JsonWriter w;
+  WriteComparisonJson(c, w);
+  EXPECT_NE(w.str().find("\"gpu_pct\": 40.0"), std::string::npos) << w.str();
+  EXPECT_NE(w.str().find("\"status\": \"new\""), std::string::npos) << w.str();
+
+  // All listed with the default K; gone with no GPU time last.
+  const Comparison all = Compare(a, side(cand), {});
+  ASSERT_EQ(all.ranges.size(), 4u);
+  EXPECT_EQ(all.ranges[3].name, "prepare_inputs");
+  EXPECT_EQ(all.ranges[3].status, "gone");
+
+  // One side without a range table: no table, a note; JSON null.
+  model::ProfileWindow plain = base;
+  plain.processes[0].ranges = {};
+  const Comparison none = Compare(side(plain), side(cand), {});
+  EXPECT_FALSE(none.ranges_compared);
+  EXPECT_TRUE(none.ranges.empty());
+  base::JsonWriter nw;
+  WriteComparisonJson(none, nw);
+  EXPECT_NE(nw.str().find("\"ranges\": null"), std::string::npos) << nw.str();
+  bool noted = false;
+  for (const std::string& n : none.notes) noted = noted || n.find("only the candidate") != n.npos;
+  EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace inferscope::analyze

@@ -104,6 +104,7 @@ base::StatusOr<ComparisonSide> LoadTraces(const std::vector<std::string>& files,
   import_options.top = kDiffTopK;
   import_options.bin_ns = options.base_slice_ns;
   import_options.progress = options.verbose || options.progress;
+  import_options.window_ranges = true;  // NVTX / annotation ranges, compared as a table
   std::vector<SliceCollector> collectors;
   for (const std::string& file : files) {
     *failed_path = file;
@@ -236,6 +237,41 @@ base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
       ProfileFigures::Timed& t = f.kernels[std::string(display.empty() ? name : display)];
       t.time_ns += total;
       t.count += count;
+    }
+  }
+  // NVTX ranges: the views' host range tables (analyze --views ranges, a store range's report).
+  dom::array inputs;
+  if (doc["views"]["inputs"].get(inputs) == simdjson::SUCCESS) {
+    // A row's host durations ({count, total_ns}) and the GPU work inside ({ops, time_ns}).
+    auto range = [](simdjson::simdjson_result<dom::element> duration,
+                    simdjson::simdjson_result<dom::element> gpu) {
+      ProfileFigures::Range r;
+      Get(duration["count"], &r.count);
+      Get(duration["total_ns"], &r.host_ns);
+      Get(gpu["ops"], &r.gpu_ops);
+      Get(gpu["time_ns"], &r.gpu_time_ns);
+      return r;
+    };
+    for (dom::element input : inputs) {
+      dom::array processes;
+      if (input["processes"].get(processes) != simdjson::SUCCESS) continue;
+      for (dom::element p : processes) {
+        dom::element ranges;
+        uint64_t instances = 0;
+        if (p["ranges"].get(ranges) != simdjson::SUCCESS) continue;
+        Get(ranges["instances"], &instances);
+        if (instances == 0) continue;
+        f.has_ranges = true;
+        dom::array list;
+        if (ranges["list"].get(list) == simdjson::SUCCESS) {
+          for (dom::element r : list) {
+            std::string_view name;
+            Get(r["name"], &name);
+            f.ranges[std::string(name)].Add(range(r["duration"], r["gpu"]));
+          }
+        }
+        f.range_tail.Add(range(ranges["other"], ranges["other"]["gpu"]));
+      }
     }
   }
   dom::array ranks;
@@ -453,7 +489,9 @@ DiffCommand::DiffCommand(CLI::App* app) {
       "range of the agent's store (--baseline-range/--candidate-range FROM..TO). Every change is\n"
       "judged against the slice-to-slice spread of that quantity (traces are cut into time\n"
       "slices, store ranges into their windows); a saved report has no slices, so a fixed\n"
-      "threshold applies. Method: docs/diff.md.\n\n"
+      "threshold applies. When both sides carry NVTX / annotation ranges (run --nvtx, Kineto\n"
+      "user_annotation, Nsight NVTX), a table of the ranges with the largest GPU-time changes\n"
+      "follows (not part of the verdict). Method: docs/diff.md.\n\n"
       "Exit codes:\n"
       "  0  no significant regression\n"
       "  1  significant regression\n"

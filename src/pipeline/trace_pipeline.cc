@@ -297,6 +297,7 @@ base::StatusOr<import::ImportStats> ImportFile(
   // the summary's phases and the steps view agree, as the live windows do under `run --nvtx`;
   // without it, the host-turn heuristic (as live without --nvtx).
   agg_options.step_ranges = options.views.steps;
+  agg_options.ranges = options.window_ranges;
   if (!options.step_prefixes.empty()) agg_options.step_prefixes = options.step_prefixes;
   model::NameTable names;
   aggregate::Aggregator aggregator(

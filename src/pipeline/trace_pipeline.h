@@ -36,6 +36,9 @@ struct TraceOptions {
   // prefixes of step ranges (empty: `ProfilerStep#`).
   model::ViewSelection views;
   std::vector<std::string> step_prefixes;
+  // The windows carry NVTX range tables (ProcessProfile::ranges, as live `run --nvtx` windows):
+  // `diff` compares ranges per time slice from them.
+  bool window_ranges = false;
   // `analyze --from/--to`: only the events that start in the slice (each file's own origin when
   // relative).
   aggregate::TimeSlice slice;

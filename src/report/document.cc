@@ -237,35 +237,48 @@ Section Categories(const Analysis& a) {
 
 // Prefill vs decode (issue 20): the live steps' GPU time by forward phase. Only when some window
 // had whole steps.
+// The forward-phase rows of one summary, each led by `lead` (rank and GPU, or a fleet group).
+void AddPhaseRows(const std::vector<std::string>& lead, const analyze::PhaseSummary& s, Table* t) {
+  auto add = [&](const std::string& phase, uint64_t steps, int64_t mean_ns, int64_t gpu_ns,
+                 double pct, int64_t busy_ns, const std::vector<analyze::CategoryRow>& cats) {
+    std::string top;
+    for (size_t i = 0; i < cats.size() && i < 3; ++i)
+      top += fmt::format("{}{} {}", i ? ", " : "", cats[i].name, FormatPct(cats[i].pct));
+    std::vector<std::string> row = lead;
+    for (std::string cell :
+         {phase, steps ? std::to_string(steps) : "", steps ? FormatDuration(mean_ns) : "",
+          FormatDuration(gpu_ns), FormatPct(pct), steps ? FormatDuration(busy_ns) : "", top})
+      row.push_back(std::move(cell));
+    t->rows.push_back(std::move(row));
+  };
+  for (const analyze::PhaseSummaryRow& p : s.phases)
+    add(p.phase, p.steps, p.step_mean_ns, p.gpu_time_ns, p.pct, p.busy_ns, p.categories);
+  if (s.outside_ns > 0) add("(outside)", 0, 0, s.outside_ns, s.outside_pct, 0, {});
+}
+
+std::vector<Column> PhaseColumns() {
+  return {Left("phase"), Right("steps"), Right("mean step"),    Right("gpu time"),
+          Right("%"),    Right("busy"),  Left("top categories")};
+}
+
+Block PhaseNotes() {
+  return Paragraph(
+      {"steps run between the host's turns; a step that ran attention.prefill kernels is prefill,",
+       "attention.decode decode, both mixed (chunked prefill), neither unknown. % = share of the",
+       "GPU time of the windows with steps. A step running at a window edge counts in the window",
+       "it ends in; (outside): operations of steps not whole (over 60 s without a host turn)."});
+}
+
 Section Phases(const Analysis& a) {
   Section s{"Forward phases (prefill vs decode)", {}};
   if (a.summary.phases.empty()) return s;
   Table t;
-  t.columns = {Right("rank"),  Right("gpu"),       Left("phase"),
-               Right("steps"), Right("mean step"), Right("gpu time"),
-               Right("%"),     Right("busy"),      Left("top categories")};
-  for (const RankAnalysis& r : a.ranks) {
-    auto add = [&](const std::string& phase, uint64_t steps, int64_t mean_ns, int64_t gpu_ns,
-                   double pct, int64_t busy_ns, const std::vector<analyze::CategoryRow>& cats) {
-      std::string top;
-      for (size_t i = 0; i < cats.size() && i < 3; ++i)
-        top += fmt::format("{}{} {}", i ? ", " : "", cats[i].name, FormatPct(cats[i].pct));
-      t.rows.push_back({RankLabel(r), std::to_string(r.device), phase,
-                        steps ? std::to_string(steps) : "", steps ? FormatDuration(mean_ns) : "",
-                        FormatDuration(gpu_ns), FormatPct(pct),
-                        steps ? FormatDuration(busy_ns) : "", top});
-    };
-    for (const analyze::PhaseSummaryRow& p : r.phases.phases)
-      add(p.phase, p.steps, p.step_mean_ns, p.gpu_time_ns, p.pct, p.busy_ns, p.categories);
-    if (r.phases.outside_ns > 0)
-      add("(outside)", 0, 0, r.phases.outside_ns, r.phases.outside_pct, 0, {});
-  }
+  t.columns = {Right("rank"), Right("gpu")};
+  for (Column& c : PhaseColumns()) t.columns.push_back(std::move(c));
+  for (const RankAnalysis& r : a.ranks)
+    AddPhaseRows({RankLabel(r), std::to_string(r.device)}, r.phases, &t);
   s.blocks.push_back(TableBlock(std::move(t)));
-  s.blocks.push_back(Paragraph(
-      {"steps run between the host's turns; a step that ran attention.prefill kernels is prefill,",
-       "attention.decode decode, both mixed (chunked prefill), neither unknown. % = share of the",
-       "GPU time of the windows with steps. A step running at a window edge counts in the window",
-       "it ends in; (outside): operations of steps not whole (over 60 s without a host turn)."}));
+  s.blocks.push_back(PhaseNotes());
   return s;
 }
 
@@ -691,6 +704,17 @@ Document BuildDocument(const Analysis& a, int width) {
   AppendViewSections(a, &doc);
   doc.sections.push_back(DataQuality(a));
   return doc;
+}
+
+Section GroupPhasesSection(const std::string& key_header, const std::vector<GroupPhases>& groups) {
+  Section s{"Forward phases (prefill vs decode)", {}};
+  Table t;
+  t.columns = {Left(key_header)};
+  for (Column& c : PhaseColumns()) t.columns.push_back(std::move(c));
+  for (const GroupPhases& g : groups) AddPhaseRows({g.key}, g.phases, &t);
+  s.blocks.push_back(TableBlock(std::move(t)));
+  s.blocks.push_back(PhaseNotes());
+  return s;
 }
 
 }  // namespace inferscope::report

@@ -50,6 +50,24 @@ struct Document {
 Document BuildDocument(const analyze::Analysis& analysis, int width);
 
 std::string RenderDocumentText(const Document& doc, int width);
+// One section as the text report lays it out: its title underlined, then its blocks.
+std::string RenderSectionText(const Section& section, int width);
+
+// The report's "Forward phases" and NVTX range sections for other documents that show them per
+// group rather than per rank (the fleet view, `report --source clickhouse://...`): the same
+// columns and notes, the first column naming the group (`key_header`: "host", "model", ...).
+struct GroupPhases {
+  std::string key;
+  analyze::PhaseSummary phases;
+};
+Section GroupPhasesSection(const std::string& key_header, const std::vector<GroupPhases>& groups);
+struct GroupRanges {
+  std::string key;
+  std::vector<model::RangeRow> rows;  // live-window rows (analyze::RangeRowOf)
+  model::RangeRow tail;
+  uint64_t tail_names = 0;
+};
+Section GroupRangesSection(const std::string& key_header, const std::vector<GroupRanges>& groups);
 std::string RenderDocumentMarkdown(const Document& doc);
 
 }  // namespace inferscope::report

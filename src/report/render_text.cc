@@ -190,29 +190,33 @@ void AppendMarkdownTable(const Table& t, std::string* out) {
 
 }  // namespace
 
+std::string RenderSectionText(const Section& s, int width_in) {
+  const size_t width = static_cast<size_t>(std::max(width_in, 40));
+  std::string out = Ellipsize(s.title, width) + "\n";
+  out += std::string(std::min(s.title.size(), width), '-') + "\n";
+  for (const Block& b : s.blocks) {
+    switch (b.kind) {
+      case Block::Kind::kParagraph:
+        for (const std::string& line : b.lines) AppendWrapped(line, width, &out);
+        break;
+      case Block::Kind::kPreformatted:
+        for (const std::string& line : b.lines) AppendPreformatted(line, width, &out);
+        break;
+      case Block::Kind::kTable:
+        AppendTextTable(b.table, width, &out);
+        break;
+    }
+  }
+  return out;
+}
+
 std::string RenderDocumentText(const Document& doc, int width_in) {
   const size_t width = static_cast<size_t>(std::max(width_in, 40));
   std::string out;
   out += Ellipsize(doc.title, width) + "\n";
   out += std::string(std::min(doc.title.size(), width), '=') + "\n";
   for (const std::string& line : doc.header_lines) AppendWrapped(line, width, &out);
-  for (const Section& s : doc.sections) {
-    out += "\n" + Ellipsize(s.title, width) + "\n";
-    out += std::string(std::min(s.title.size(), width), '-') + "\n";
-    for (const Block& b : s.blocks) {
-      switch (b.kind) {
-        case Block::Kind::kParagraph:
-          for (const std::string& line : b.lines) AppendWrapped(line, width, &out);
-          break;
-        case Block::Kind::kPreformatted:
-          for (const std::string& line : b.lines) AppendPreformatted(line, width, &out);
-          break;
-        case Block::Kind::kTable:
-          AppendTextTable(b.table, width, &out);
-          break;
-      }
-    }
-  }
+  for (const Section& s : doc.sections) out += "\n" + RenderSectionText(s, width_in);
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "src/model/kernel_names.h"
 #include "src/report/format.h"
+#include "src/report/ranges_json.h"
 
 namespace inferscope::report {
 namespace {
@@ -311,11 +312,11 @@ ViewTable Steps(const Analysis& a, bool text) {
   return t;
 }
 
-// The host range table (`gpu` false) or the GPU annotation table (Kineto gpu_user_annotation).
-ViewTable Ranges(const Analysis& a, bool gpu = false) {
+// The columns of a range table, the first naming the rank (or a fleet group: `lead`).
+ViewTable RangeTable(bool gpu, const std::string& lead) {
   ViewTable t = gpu ? NewTable("gpu_ranges", "GPU annotations (Kineto gpu_user_annotation)")
                     : NewTable("ranges", "NVTX / annotation ranges (like nsys nvtx_sum)");
-  AddColumn(&t, "rank", "rank", true);
+  AddColumn(&t, lead, lead, true);
   AddColumn(&t, "range", "name", false, true);
   AddColumn(&t, "time %", "time_pct", true);
   AddColumn(&t, "count", "count", true);
@@ -327,40 +328,66 @@ ViewTable Ranges(const Analysis& a, bool gpu = false) {
   AddColumn(&t, "stddev", "stddev_ns", true);
   AddColumn(&t, "gpu ops", "gpu_ops", true);
   AddColumn(&t, "gpu time", "gpu_time_ns", true);
+  return t;
+}
+
+// One process's (or group's) range rows led by `lead`, the tail as "other (N names)"; `exact`
+// false (live windows): no median or stddev.
+void AddRangeRows(const std::string& lead, const std::vector<model::RangeRow>& list,
+                  const model::RangeRow& other, uint64_t other_names, bool exact, ViewTable* t) {
+  if (list.empty()) return;
+  int64_t all = other.duration.total_ns;
+  for (const model::RangeRow& r : list) all += r.duration.total_ns;
+  auto add = [&](ViewCell name, const model::RangeRow& r, bool tail) {
+    std::vector<ViewCell> row = {
+        Text(lead), std::move(name),
+        PctCell(analyze::Pct(static_cast<double>(r.duration.total_ns), static_cast<double>(all))),
+        Count(r.duration.count), Ns(r.duration.total_ns)};
+    if (tail) {
+      row.push_back(Ns(r.duration.mean_ns));
+      for (int i = 0; i < 4; ++i) row.push_back({"", ""});
+    } else if (!exact) {  // live windows: no median or stddev
+      row.push_back(Ns(r.duration.mean_ns));
+      row.push_back({"", "-"});
+      row.push_back(Ns(r.duration.min_ns));
+      row.push_back(Ns(r.duration.max_ns));
+      row.push_back({"", "-"});
+    } else {
+      AddDurationCells(r.duration, &row);
+    }
+    row.push_back(Count(r.gpu.ops));
+    row.push_back(Ns(r.gpu.time_ns));
+    t->rows.push_back(std::move(row));
+  };
+  for (const model::RangeRow& r : list) add(Text(r.name), r, false);
+  if (other_names > 0) add(Text(fmt::format("other ({} names)", other_names)), other, true);
+}
+
+const char* kLiveRangesNote =
+    "Live windows (run --nvtx): a range counts in the window it starts in; median and stddev "
+    "are not kept (-).";
+
+void AddHostRangeNotes(bool live, ViewTable* t) {
+  t->empty_note = "no NVTX / user_annotation ranges in the inputs";
+  t->notes = {
+      "host time of each range name (time % of all ranges' time; nested ranges both count;",
+      "PyTorch's \", seq = \", \", op_id = \", \", sizes = \" suffixes are dropped from names);",
+      "gpu: the kernels, copies and memsets launched inside its instances on their thread",
+      "(by correlation), each counted once per name. The JSON and CSV add mean and min."};
+  if (live) t->notes.push_back(kLiveRangesNote);
+}
+
+// The host range table (`gpu` false) or the GPU annotation table (Kineto gpu_user_annotation).
+ViewTable Ranges(const Analysis& a, bool gpu = false) {
+  ViewTable t = RangeTable(gpu, "rank");
   bool live = false;  // some input is live windows (no order statistics)
   ForEachProcess(a, [&](size_t input, const model::ProcessViews& p) {
     const std::vector<model::RangeRow>& list = gpu ? p.gpu_ranges : p.ranges;
-    const model::RangeRow& other = gpu ? p.gpu_range_tail : p.range_tail;
-    const uint64_t other_names = gpu ? p.gpu_range_tail_names : p.range_tail_names;
     if (list.empty()) return;
-    const std::string rank = RankOf(a, input, p.pid, nullptr);
     const bool exact = !a.views[input].from_windows;
     if (!exact) live = true;
-    int64_t all = other.duration.total_ns;
-    for (const model::RangeRow& r : list) all += r.duration.total_ns;
-    auto add = [&](ViewCell name, const model::RangeRow& r, bool tail) {
-      std::vector<ViewCell> row = {
-          Text(rank), std::move(name),
-          PctCell(analyze::Pct(static_cast<double>(r.duration.total_ns), static_cast<double>(all))),
-          Count(r.duration.count), Ns(r.duration.total_ns)};
-      if (tail) {
-        row.push_back(Ns(r.duration.mean_ns));
-        for (int i = 0; i < 4; ++i) row.push_back({"", ""});
-      } else if (!exact) {  // live windows: no median or stddev
-        row.push_back(Ns(r.duration.mean_ns));
-        row.push_back({"", "-"});
-        row.push_back(Ns(r.duration.min_ns));
-        row.push_back(Ns(r.duration.max_ns));
-        row.push_back({"", "-"});
-      } else {
-        AddDurationCells(r.duration, &row);
-      }
-      row.push_back(Count(r.gpu.ops));
-      row.push_back(Ns(r.gpu.time_ns));
-      t.rows.push_back(std::move(row));
-    };
-    for (const model::RangeRow& r : list) add(Text(r.name), r, false);
-    if (other_names > 0) add(Text(fmt::format("other ({} names)", other_names)), other, true);
+    AddRangeRows(RankOf(a, input, p.pid, nullptr), list, gpu ? p.gpu_range_tail : p.range_tail,
+                 gpu ? p.gpu_range_tail_names : p.range_tail_names, exact, &t);
   });
   if (gpu) {
     t.empty_note = "no gpu_user_annotation events in the inputs (Kineto traces write them)";
@@ -369,16 +396,7 @@ ViewTable Ranges(const Analysis& a, bool gpu = false) {
                "its stream, each counted once per name. The JSON and CSV add mean and min."};
     return t;
   }
-  t.empty_note = "no NVTX / user_annotation ranges in the inputs";
-  t.notes = {
-      "host time of each range name (time % of all ranges' time; nested ranges both count;",
-      "PyTorch's \", seq = \", \", op_id = \", \", sizes = \" suffixes are dropped from names);",
-      "gpu: the kernels, copies and memsets launched inside its instances on their thread",
-      "(by correlation), each counted once per name. The JSON and CSV add mean and min."};
-  if (live)
-    t.notes.push_back(
-        "Live windows (run --nvtx): a range counts in the window it starts in; median and stddev "
-        "are not kept (-).");
+  AddHostRangeNotes(live, &t);
   return t;
 }
 
@@ -734,34 +752,13 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
   if (sel.ranges) {
     // The host ranges and the GPU annotations: the same table of ranges, each in its object.
     const bool exact = !a.views[input].from_windows;
-    auto write_ranges = [&w, exact](uint64_t instances, const std::vector<model::RangeRow>& rows,
-                                    uint64_t tail_names, const model::RangeRow& tail) {
-      w.Key("instances").UInt(instances);
-      w.Key("list").BeginArray();
-      for (const model::RangeRow& r : rows) {
-        w.BeginObject();
-        w.Key("name").String(r.name);
-        w.Key("duration");
-        WriteDuration(w, r.duration, exact);
-        w.Key("gpu");
-        WriteProjected(w, r.gpu, false);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.Key("other").BeginObject();
-      w.Key("distinct_names").UInt(tail_names);
-      w.Key("count").UInt(tail.duration.count);
-      w.Key("total_ns").Int(tail.duration.total_ns);
-      w.Key("gpu");
-      WriteProjected(w, tail.gpu, false);
-      w.EndObject();
-    };
     w.Key("ranges").BeginObject();
-    write_ranges(p.nvtx_ranges, p.ranges, p.range_tail_names, p.range_tail);
+    WriteRangeTableFields(w, p.nvtx_ranges, p.ranges, p.range_tail_names, p.range_tail, exact);
     // Live windows: ranges counted in the window they ended in (longer than the horizon).
     if (!exact) w.Key("late").UInt(p.late_ranges);
     w.Key("gpu_annotations").BeginObject();
-    write_ranges(p.gpu_annotations, p.gpu_ranges, p.gpu_range_tail_names, p.gpu_range_tail);
+    WriteRangeTableFields(w, p.gpu_annotations, p.gpu_ranges, p.gpu_range_tail_names,
+                          p.gpu_range_tail, exact);
     w.EndObject();
     w.EndObject();
   }
@@ -791,6 +788,30 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
 }
 
 }  // namespace
+
+void WriteRangeTableFields(JsonWriter& w, uint64_t instances,
+                           const std::vector<model::RangeRow>& rows, uint64_t tail_names,
+                           const model::RangeRow& tail, bool exact) {
+  w.Key("instances").UInt(instances);
+  w.Key("list").BeginArray();
+  for (const model::RangeRow& r : rows) {
+    w.BeginObject();
+    w.Key("name").String(r.name);
+    w.Key("duration");
+    WriteDuration(w, r.duration, exact);
+    w.Key("gpu");
+    WriteProjected(w, r.gpu, false);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("other").BeginObject();
+  w.Key("distinct_names").UInt(tail_names);
+  w.Key("count").UInt(tail.duration.count);
+  w.Key("total_ns").Int(tail.duration.total_ns);
+  w.Key("gpu");
+  WriteProjected(w, tail.gpu, false);
+  w.EndObject();
+}
 
 const std::vector<std::string>& TableNames() {
   static const std::vector<std::string> kNames = {
@@ -881,38 +902,53 @@ void WriteViewsJson(JsonWriter& w, const Analysis& a) {
   w.EndObject();
 }
 
-void AppendViewSections(const Analysis& a, Document* doc) {
-  for (ViewTable& t : BuildViewTables(a)) {
-    Section s;
-    s.title = t.title;
-    if (t.rows.empty()) {
-      s.blocks.push_back(
-          {Block::Kind::kParagraph,
-           {t.empty_note.empty() ? "no data in the inputs for this view" : t.empty_note},
-           {}});
-      doc->sections.push_back(std::move(s));
-      continue;
-    } else {
-      // One rank: its column says nothing and the names need the room.
-      bool one_rank = true;
-      for (const std::vector<ViewCell>& row : t.rows)
-        one_rank = one_rank && row[0].text == t.rows[0][0].text;
-      auto shown = [&](size_t i) { return !(i == 0 && one_rank) && !t.csv_only[i]; };
-      Block b;
-      b.kind = Block::Kind::kTable;
-      for (size_t i = 0; i < t.columns.size(); ++i)
-        if (shown(i)) b.table.columns.push_back(t.columns[i]);
-      for (const std::vector<ViewCell>& row : t.rows) {
-        std::vector<std::string> cells;
-        for (size_t i = 0; i < row.size(); ++i)
-          if (shown(i)) cells.push_back(row[i].text);
-        b.table.rows.push_back(std::move(cells));
-      }
-      s.blocks.push_back(std::move(b));
-    }
-    if (!t.notes.empty()) s.blocks.push_back({Block::Kind::kParagraph, t.notes, {}});
-    doc->sections.push_back(std::move(s));
+namespace {
+
+// A view table as a report section: the table without its CSV-only columns (and without the rank
+// column when every row has the same rank), then its notes; the empty note without rows.
+Section SectionOf(const ViewTable& t) {
+  Section s;
+  s.title = t.title;
+  if (t.rows.empty()) {
+    s.blocks.push_back(
+        {Block::Kind::kParagraph,
+         {t.empty_note.empty() ? "no data in the inputs for this view" : t.empty_note},
+         {}});
+    return s;
   }
+  // One rank: its column says nothing and the names need the room.
+  bool one_rank = true;
+  for (const std::vector<ViewCell>& row : t.rows)
+    one_rank = one_rank && row[0].text == t.rows[0][0].text;
+  auto shown = [&](size_t i) { return !(i == 0 && one_rank) && !t.csv_only[i]; };
+  Block b;
+  b.kind = Block::Kind::kTable;
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (shown(i)) b.table.columns.push_back(t.columns[i]);
+  for (const std::vector<ViewCell>& row : t.rows) {
+    std::vector<std::string> cells;
+    for (size_t i = 0; i < row.size(); ++i)
+      if (shown(i)) cells.push_back(row[i].text);
+    b.table.rows.push_back(std::move(cells));
+  }
+  s.blocks.push_back(std::move(b));
+  if (!t.notes.empty()) s.blocks.push_back({Block::Kind::kParagraph, t.notes, {}});
+  return s;
+}
+
+}  // namespace
+
+void AppendViewSections(const Analysis& a, Document* doc) {
+  for (ViewTable& t : BuildViewTables(a)) doc->sections.push_back(SectionOf(t));
+}
+
+Section GroupRangesSection(const std::string& key_header, const std::vector<GroupRanges>& groups) {
+  ViewTable t = RangeTable(/*gpu=*/false, key_header);
+  t.columns[0].right = false;  // a group's name, not a rank number
+  for (const GroupRanges& g : groups)
+    AddRangeRows(g.key, g.rows, g.tail, g.tail_names, /*exact=*/false, &t);
+  AddHostRangeNotes(/*live=*/true, &t);
+  return SectionOf(t);
 }
 
 }  // namespace inferscope::report

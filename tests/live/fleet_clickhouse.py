@@ -321,7 +321,8 @@ def check_diff(ch, agents, inferscope):
         # The phases table carries the forward phases, so the diffs compare them too.
         if not any(c["key"].startswith("phase.") for c in local["changes"]):
             problems.append("%s: the store's diff has no phase changes to compare" % a.host)
-        same = ("normalization", "regression", "regressions", "improvements", "notes", "changes")
+        same = ("normalization", "regression", "regressions", "improvements", "notes", "changes",
+                "ranges")
         diffs = [k for k in same if local.get(k) != fleet.get(k)]
         print("%s: diff --source %d changes (%s), diff --state-dir %d; %s" % (
             a.host, len(fleet["changes"]), fleet["baseline"]["slices"], len(local["changes"]),

@@ -18,6 +18,9 @@ Checked, per trace, summed over the processes (the replay's pids are not the tra
 - `report --format csv --table ranges`: the same rows as the report's JSON.
 - the top-K + tail rule: with one window and the default top 20, the live rows are the offline
   rows and the tail holds the same instances.
+- /metrics: the agent's NVTX range families (inferscope_nvtx_ranges_total, _range_seconds_total,
+  _range_gpu_seconds_total) sum, over their range labels, to the report's totals, with at most
+  10 named labels plus "(other)" per process (docs/metrics.md, "Cardinality").
 
 Traces: the generated `prefill_interference` scenario (ProfilerStep#N user_annotation ranges;
 no ../shared needed), replayed twice: in 200 ms windows with --top 1000 (every name a row: the
@@ -43,7 +46,9 @@ import sys
 import tempfile
 import time
 
-from live_common import REPO, shared_trace, wait_for_socket, stop_agent
+import urllib.request
+
+from live_common import REPO, agent_endpoints, shared_trace, wait_for_socket, stop_agent
 
 
 def run(*cmd):
@@ -76,6 +81,17 @@ def table(report):
                 acc[2] += row["gpu"]["ops"]
                 acc[3] += row["gpu"]["time_ns"]
     return out, late
+
+
+def metrics_ranges(text):
+    """family -> {(pid, range): value} of the NVTX range families of a /metrics exposition."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r'(inferscope_nvtx_range\w*_total)\{range="((?:[^"\\]|\\.)*)",pid="(\w+)",'
+                     r'[^}]*\} (\S+)$', line)
+        if m:
+            out.setdefault(m.group(1), {})[(m.group(3), m.group(2))] = float(m.group(4))
+    return out
 
 
 def replay(args, work, tag, trace, window, top):
@@ -116,13 +132,15 @@ def replay(args, work, tag, trace, window, top):
                    str(top))
         csv_text = run(args.inferscope, "report", "--state-dir", state, "--last", "24h", "--top",
                        str(top), "--format", "csv", "--table", "ranges")
+        with urllib.request.urlopen(agent_endpoints(state)["metrics"], timeout=10) as m:
+            metrics = metrics_ranges(m.read().decode())
     finally:
         stop_agent(agent, 30)
-    return live, text, csv_text, emitted
+    return live, text, csv_text, emitted, metrics
 
 
 def compare(args, work, tag, trace, window, top, problems):
-    live, text, csv_text, emitted = replay(args, work, tag, trace, window, top)
+    live, text, csv_text, emitted, metrics = replay(args, work, tag, trace, window, top)
     offline = json.loads(run(args.inferscope, "analyze", "--format", "json", "--views", "ranges",
                              "--top", str(top), trace))
     got, late = table(live)
@@ -153,8 +171,24 @@ def compare(args, work, tag, trace, window, top, problems):
     differ = sorted(n for n in set(from_csv) | set(got) if from_csv.get(n) != got.get(n))
     if differ:
         problems.append("%s: report CSV rows differ from its JSON for %s" % (tag, differ[:5]))
+    # /metrics: every instance, host and GPU second in some range label, at most 10 named labels
+    # plus (other) per process.
+    for family, index, scale in (("inferscope_nvtx_ranges_total", 0, 1),
+                                 ("inferscope_nvtx_range_seconds_total", 1, 1e-9),
+                                 ("inferscope_nvtx_range_gpu_seconds_total", 3, 1e-9)):
+        series = metrics.get(family, {})
+        total = sum(v[index] for v in got.values()) * scale
+        if abs(sum(series.values()) - total) > 1e-6 * max(total, 1):
+            problems.append("%s: /metrics %s sums to %r, the report to %r" %
+                            (tag, family, sum(series.values()), total))
+        for pid in {p for p, _ in series}:
+            named = [r for p, r in series if p == pid and r != "(other)"]
+            if len(named) > 10:
+                problems.append("%s: /metrics %s has %d range labels for pid %s" %
+                                (tag, family, len(named), pid))
     gpu_ops = sum(v[2] for v in want.values())
-    print("%s: %d ranges, %d names, %d GPU ops projected" % (tag, instances, len(want), gpu_ops))
+    print("%s: %d ranges, %d names, %d GPU ops projected; /metrics %d range series" %
+          (tag, instances, len(want), gpu_ops, len(metrics.get("inferscope_nvtx_ranges_total", {}))))
     return want
 
 

@@ -4,6 +4,7 @@
 // with spooled rows, and the fleet view's sums. Skips without the server binary unless
 // INFERSCOPE_REQUIRE_CLICKHOUSE=1.
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
 #include "src/model/profile_merge.h"
+#include "src/report/views.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -385,6 +387,17 @@ TEST_F(ClickHouseServerTest, FleetViewSumsForwardPhasesAsTheStore) {
   EXPECT_NE(text.find("node-p"), std::string::npos);
   EXPECT_NE(text.find(" decode "), std::string::npos) << text;
   EXPECT_NE(text.find("(outside)"), std::string::npos) << text;
+  // The store report's section (src/report renders both), a group in place of rank and GPU.
+  EXPECT_NE(
+      text.find("host     phase      steps  mean step  gpu time      %    busy  top categories"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("node-p   decode        70    12.9 ms    180 ms  32.7%  600 ms  matmul 61.1%, "
+                "attention 38.9%"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(fleet)  prefill        9"), std::string::npos) << text;
   const std::string json = RenderFleetJson(*view, DayQuery(), "clickhouse://x");
   EXPECT_NE(json.find("\"step_total_ns\": " + std::to_string(p.phases[0].step_total_ns)),
             std::string::npos)
@@ -446,12 +459,42 @@ TEST_F(ClickHouseServerTest, FleetViewSumsRangeTables) {
   auto view = View(DayQuery());
   ASSERT_TRUE(view.ok());
   const std::string text = RenderFleetText(*view, DayQuery(), "clickhouse://x");
-  EXPECT_NE(text.find("NVTX ranges"), std::string::npos) << text;
   EXPECT_NE(text.find("node-r2/step_2"), std::string::npos) << text;
   EXPECT_NE(text.find("other (12 names)"), std::string::npos) << text;
+  // The store report's range section (src/report renders both): its title, columns and notes.
+  EXPECT_NE(text.find("NVTX / annotation ranges (like nsys nvtx_sum)"), std::string::npos) << text;
+  EXPECT_NE(text.find("node-r1  node-r1/step_2     50.0%      8  36.0 ms       -  6.00 ms"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("median and stddev are not kept"), std::string::npos) << text;
   const std::string json = RenderFleetJson(*view, DayQuery(), "clickhouse://x");
   EXPECT_NE(json.find("\"name\": \"node-r1/step_0\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"late\": 4"), std::string::npos) << json;
+
+  // One writer: each group's `ranges` is, field for field, the store report's views `ranges` of
+  // the same table (a report of the host's windows: `duration` and `gpu` objects, null order
+  // statistics, `other` with its `gpu`).
+  simdjson::dom::parser fleet_parser, report_parser;
+  simdjson::dom::element fleet;
+  ASSERT_EQ(fleet_parser.parse(json).get(fleet), simdjson::SUCCESS) << json;
+  size_t compared = 0;
+  for (simdjson::dom::element g : fleet["groups"].get_array()) {
+    const std::string key(g["key"].get_string().value());
+    SCOPED_TRACE(key);
+    model::ProfileWindow w = MakeWindow(0, 14, 1, 100);
+    w.processes[0].ranges = expected.at(key);
+    const analyze::Analysis a = analyze::Analyze({{"w", "inferscope_store", &w}}, {});
+    base::JsonWriter rw;
+    report::WriteViewsJson(rw, a);
+    simdjson::dom::element views;
+    ASSERT_EQ(report_parser.parse(rw.str()).get(views), simdjson::SUCCESS) << rw.str();
+    simdjson::dom::element want = views["inputs"].at(0)["processes"].at(0)["ranges"];
+    for (const char* field : {"instances", "list", "other", "late"})
+      EXPECT_EQ(simdjson::minify(g["ranges"][field]), simdjson::minify(want[field])) << field;
+    EXPECT_TRUE(g["ranges"]["list"].at(0)["duration"]["median_ns"].is_null());
+    ++compared;
+  }
+  EXPECT_EQ(compared, 2u);
 }
 
 // Issue 18's fault test: an insert the server stored but whose answer was lost is not sent again,

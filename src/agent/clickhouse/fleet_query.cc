@@ -12,7 +12,9 @@
 #include "src/base/json_writer.h"
 #include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
+#include "src/report/document.h"
 #include "src/report/phases_json.h"
+#include "src/report/ranges_json.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -23,6 +25,8 @@ constexpr FleetMetric kMetrics[] = {FleetMetric::kIdle, FleetMetric::kCommunicat
 // A group is an outlier on a metric when it is at least this many times the fleet median and
 // clearly apart in absolute terms (shares: 5 percentage points; steps: 1 ms), so a fleet of
 // near-zero values does not flag noise.
+// The text width of the sections src/report lays out (the store report's default).
+constexpr int kTextWidth = 100;
 constexpr double kOutlierRatio = 1.5;
 constexpr double kOutlierShareGap = 0.05;
 constexpr double kOutlierStepGapNs = 1e6;
@@ -311,28 +315,6 @@ base::Status AddRanges(const ClickHouseClient& client, const FleetQuery& q, Flee
   return base::OkStatus();
 }
 
-// The NVTX range lines of one group: the store report's range table columns (time share of the
-// group's range time, instances, total, mean, max, GPU ops and time), the tail as "other".
-void RangeLines(const std::string& key, const model::RangeTable& t, std::string* out) {
-  int64_t all = t.tail.duration.total_ns;
-  for (const model::RangeStats& r : t.rows) all += r.duration.total_ns;
-  char line[512];
-  auto add = [&](const std::string& name, const model::RangeStats& r) {
-    std::snprintf(
-        line, sizeof(line), "  %-16.16s %-32.32s %6.1f%% %9llu %10s %10s %10s %8llu %10s\n",
-        key.c_str(), name.c_str(),
-        all > 0 ? 100.0 * static_cast<double>(r.duration.total_ns) / static_cast<double>(all) : 0.0,
-        static_cast<unsigned long long>(r.duration.count),
-        base::FormatDuration(r.duration.total_ns).c_str(),
-        base::FormatDuration(r.duration.mean_ns()).c_str(),
-        base::FormatDuration(r.duration.max_ns).c_str(), static_cast<unsigned long long>(r.gpu_ops),
-        base::FormatDuration(r.gpu_time_ns).c_str());
-    *out += line;
-  };
-  for (const model::RangeStats& r : t.rows) add(r.name, r);
-  if (t.tail.duration.count > 0) add("other (" + std::to_string(t.tail_names) + " names)", t.tail);
-}
-
 // Adds the groups' forward phases (FleetPhasesSql) to `view`'s groups and total. A database
 // without the phases table (schema 3: no agent of schema 4 has run on it) has none.
 base::Status AddPhases(const ClickHouseClient& client, const FleetQuery& q, FleetView* view) {
@@ -356,33 +338,6 @@ base::Status AddPhases(const ClickHouseClient& client, const FleetQuery& q, Flee
   }
   for (const FleetGroup& g : view->groups) view->total.phases.Merge(g.phases);
   return base::OkStatus();
-}
-
-// The forward-phase lines of one group, in the columns of the store report's "Forward phases"
-// section (src/report/document.cc), the group in place of the rank and GPU.
-void PhaseLines(const std::string& key, const model::PhaseSplit& split, std::string* out) {
-  const analyze::PhaseSummary s = analyze::Phases(split);
-  char line[512];
-  auto add = [&](const std::string& phase, uint64_t steps, int64_t mean_ns, int64_t gpu_ns,
-                 double pct, int64_t busy_ns, const std::vector<analyze::CategoryRow>& cats) {
-    std::string top;
-    for (size_t i = 0; i < cats.size() && i < 3; ++i) {
-      char c[96];
-      std::snprintf(c, sizeof(c), "%s%s %.1f%%", i ? ", " : "", cats[i].name.c_str(), cats[i].pct);
-      top += c;
-    }
-    std::snprintf(line, sizeof(line), "  %-24.24s %-10s %7s %10s %10s %6.1f%% %10s  %s",
-                  key.c_str(), phase.c_str(), steps ? std::to_string(steps).c_str() : "",
-                  steps ? base::FormatDuration(mean_ns).c_str() : "",
-                  base::FormatDuration(gpu_ns).c_str(), pct,
-                  steps ? base::FormatDuration(busy_ns).c_str() : "", top.c_str());
-    std::string text = line;
-    text.erase(text.find_last_not_of(' ') + 1);  // the outside row's empty columns
-    *out += text + "\n";
-  };
-  for (const analyze::PhaseSummaryRow& p : s.phases)
-    add(p.phase, p.steps, p.step_mean_ns, p.gpu_time_ns, p.pct, p.busy_ns, p.categories);
-  if (s.outside_ns > 0) add("(outside)", 0, 0, s.outside_ns, s.outside_pct, 0, {});
 }
 
 }  // namespace
@@ -474,33 +429,32 @@ std::string RenderFleetText(const FleetView& view, const FleetQuery& q, const st
       out += "  " + o.key + ": " + FleetMetricName(o.metric) + " " + MetricText(o.metric, o.value) +
              " (median " + MetricText(o.metric, o.median) + ")\n";
   }
-  // The store report's "Forward phases" section, per listed group (and the whole selection when
-  // it has more than one group): only when some window had whole steps.
+  // The store report's "Forward phases" section (src/report renders it), for the whole selection
+  // when it has more than one group and each listed group: only when some window had whole steps.
   if (!view.total.phases.empty()) {
-    out += "\nForward phases (prefill vs decode):\n";
-    std::snprintf(line, sizeof(line), "  %-24s %-10s %7s %10s %10s %7s %10s  %s\n",
-                  GroupByName(q.group_by), "phase", "steps", "mean step", "gpu time", "%", "busy",
-                  "top categories");
-    out += line;
-    if (view.groups.size() > 1) PhaseLines("(fleet)", view.total.phases, &out);
+    std::vector<report::GroupPhases> groups;
+    if (view.groups.size() > 1) groups.push_back({"(fleet)", analyze::Phases(view.total.phases)});
     for (size_t i = 0; i < shown; ++i)
       if (!view.groups[i].phases.empty())
-        PhaseLines(view.groups[i].key, view.groups[i].phases, &out);
-    out +=
-        "  a step that ran attention.prefill kernels is prefill, attention.decode decode, both "
-        "mixed,\n  neither unknown; % = share of the GPU time of the windows with steps; "
-        "(outside): steps not whole\n";
+        groups.push_back({view.groups[i].key, analyze::Phases(view.groups[i].phases)});
+    out += "\n" + report::RenderSectionText(
+                      report::GroupPhasesSection(GroupByName(q.group_by), groups), kTextWidth);
   }
-  // The NVTX range tables (`run --nvtx`), per listed group: only when some process had one.
+  // The store report's NVTX range table (`run --nvtx`), per listed group: only when some process
+  // had one.
   if (!view.total.ranges.empty()) {
-    out += "\nNVTX ranges (host time; gpu: the work launched inside them):\n";
-    std::snprintf(line, sizeof(line), "  %-16s %-32s %7s %9s %10s %10s %10s %8s %10s\n",
-                  GroupByName(q.group_by), "range", "time %", "count", "total", "mean", "max",
-                  "gpu ops", "gpu time");
-    out += line;
-    for (size_t i = 0; i < shown; ++i)
-      if (!view.groups[i].ranges.empty())
-        RangeLines(view.groups[i].key, view.groups[i].ranges, &out);
+    std::vector<report::GroupRanges> groups;
+    for (size_t i = 0; i < shown; ++i) {
+      const model::RangeTable& t = view.groups[i].ranges;
+      if (t.empty()) continue;
+      report::GroupRanges& g = groups.emplace_back();
+      g.key = view.groups[i].key;
+      for (const model::RangeStats& r : t.rows) g.rows.push_back(analyze::RangeRowOf(r));
+      g.tail = analyze::RangeRowOf(t.tail);
+      g.tail_names = t.tail.duration.count > 0 ? t.tail_names : 0;
+    }
+    out += "\n" + report::RenderSectionText(
+                      report::GroupRangesSection(GroupByName(q.group_by), groups), kTextWidth);
   }
   return out;
 }
@@ -527,32 +481,16 @@ std::string RenderFleetJson(const FleetView& view, const FleetQuery& q, const st
     // As a report's `phases` (docs/report-schema.md), summed over the group's GPUs.
     w.Key("phases");
     report::WritePhasesJson(w, analyze::Phases(g.phases));
-    // The group's NVTX ranges in the fields of the store report's range table (views `ranges`):
-    // live-window durations (count, total, mean, min, max), the GPU work inside them, the tail.
+    // The group's NVTX ranges as the store report's range table (views `ranges`, one writer):
+    // live-window durations (count, total, mean, min, max; order statistics null), the GPU work
+    // inside them, the tail, and `late`.
     const model::RangeTable& t = g.ranges;
+    std::vector<model::RangeRow> rows;
+    rows.reserve(t.rows.size());
+    for (const model::RangeStats& r : t.rows) rows.push_back(analyze::RangeRowOf(r));
     w.Key("ranges").BeginObject();
-    w.Key("instances").UInt(t.instances());
-    w.Key("list").BeginArray();
-    for (const model::RangeStats& r : t.rows) {
-      w.BeginObject();
-      w.Key("name").String(r.name);
-      w.Key("count").UInt(r.duration.count);
-      w.Key("total_ns").Int(r.duration.total_ns);
-      w.Key("mean_ns").Int(r.duration.mean_ns());
-      w.Key("min_ns").Int(r.duration.min_or_zero_ns());
-      w.Key("max_ns").Int(r.duration.max_ns);
-      w.Key("gpu_ops").UInt(r.gpu_ops);
-      w.Key("gpu_time_ns").Int(r.gpu_time_ns);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.Key("other").BeginObject();
-    w.Key("distinct_names").UInt(t.tail_names);
-    w.Key("count").UInt(t.tail.duration.count);
-    w.Key("total_ns").Int(t.tail.duration.total_ns);
-    w.Key("gpu_ops").UInt(t.tail.gpu_ops);
-    w.Key("gpu_time_ns").Int(t.tail.gpu_time_ns);
-    w.EndObject();
+    report::WriteRangeTableFields(w, t.instances(), rows, t.tail_names, analyze::RangeRowOf(t.tail),
+                                  /*exact=*/false);
     w.Key("late").UInt(t.late);
     w.EndObject();
     w.EndObject();

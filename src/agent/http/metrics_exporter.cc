@@ -285,8 +285,54 @@ void metrics_internal::DeviceSeries::Add(const DeviceSeries& d) {
   }
 }
 
-void metrics_internal::ProcessSeries::AddCounters(const ProcessSeries& other) {
+std::string metrics_internal::RangeLabel(std::string_view name) {
+  std::string out;
+  out.reserve(std::min(name.size(), kMaxRangeLabelBytes));
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? ' ' : c;
+  }
+  if (out.size() > kMaxRangeLabelBytes) {
+    size_t cut = kMaxRangeLabelBytes - 3;
+    // Back to the start of a UTF-8 character (continuation bytes are 10xxxxxx).
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out.resize(cut);
+    out += "...";
+  }
+  if (out.find_first_not_of(' ') == std::string::npos) return "(unnamed)";
+  if (out == kOtherRangeLabel) return "(other) (range)";
+  return out;
+}
+
+void metrics_internal::ProcessSeries::AddRange(const std::string& label, const RangeSeries& r,
+                                               size_t max_names) {
+  auto it = ranges.find(label);
+  if (it == ranges.end()) {
+    const bool other = label == kOtherRangeLabel || range_names >= max_names;
+    it = ranges.try_emplace(other ? std::string(kOtherRangeLabel) : label).first;
+    if (!other) ++range_names;
+  }
+  it->second.count += r.count;
+  it->second.host_ns += r.host_ns;
+  it->second.gpu_ns += r.gpu_ns;
+}
+
+void metrics_internal::ProcessSeries::AddRanges(const model::RangeTable& table, size_t max_names) {
+  // Counters only grow: a negative time (a corrupt window) adds nothing.
+  auto series = [](const model::RangeStats& s) {
+    return RangeSeries{s.duration.count, std::max<int64_t>(s.duration.total_ns, 0),
+                       std::max<int64_t>(s.gpu_time_ns, 0)};
+  };
+  for (const model::RangeStats& r : table.rows) AddRange(RangeLabel(r.name), series(r), max_names);
+  if (table.tail.duration.count > 0 || table.tail.gpu_time_ns > 0)
+    AddRange(kOtherRangeLabel, series(table.tail), max_names);
+}
+
+void metrics_internal::ProcessSeries::AddCounters(const ProcessSeries& other,
+                                                  size_t max_range_names) {
   for (const auto& [id, d] : other.devices) devices[id].Add(d);
+  // The evicted remainder keeps the names it has and folds the rest into (other) too.
+  for (const auto& [label, r] : other.ranges) AddRange(label, r, max_range_names);
   for (size_t t = 0; t < kSyncTypes; ++t) {
     sync_count[t] += other.sync_count[t];
     sync_wait_ns[t] += other.sync_wait_ns[t];
@@ -335,7 +381,7 @@ void MetricsExporter::EvictOne() {
     evicted_.emplace();
     evicted_->pid = "evicted";
   }
-  evicted_->AddCounters(victim->second);
+  evicted_->AddCounters(victim->second, options_.max_range_names);
   processes_.erase(victim);
   ++evictions_;
 }
@@ -379,6 +425,7 @@ void MetricsExporter::OnWindow(const wire::Hello& process,
     }
     for (size_t q = 0; q < kQualities; ++q) p->data_quality[q] += pp.data_quality[q];
     p->profiler_cpu_ns += pp.profiler_cpu_ns;
+    if (!pp.ranges.empty()) p->AddRanges(pp.ranges, options_.max_range_names);
   }
   ++p->windows;
 
@@ -737,6 +784,26 @@ void MetricsExporter::RenderProcessSeries(const std::vector<const ProcessSeries*
                static_cast<double>(p->data_quality[q]));
     }
   }
+  // NVTX ranges (`run --nvtx`, docs/metrics.md): a process's first max_range_names names and
+  // (other), so the range names (engine- and user-chosen text) cannot grow the label space.
+  auto range_family = [&](const char* name, const char* help, auto value) {
+    e.Family(name, "counter", help);
+    for (const ProcessSeries* p : all)
+      for (const auto& [label, r] : p->ranges)
+        e.Sample({{"range", label}, {"pid", p->pid}, {"rank", p->rank}, {"host", p->host}},
+                 value(r));
+  };
+  using metrics_internal::RangeSeries;
+  range_family("inferscope_nvtx_ranges_total",
+               "NVTX range instances (run --nvtx), by range name: a process's first names, the "
+               "rest as (other).",
+               [](const RangeSeries& r) { return static_cast<double>(r.count); });
+  range_family("inferscope_nvtx_range_seconds_total",
+               "Host time inside NVTX ranges (start to end; nested ranges count in each name).",
+               [](const RangeSeries& r) { return Seconds(r.host_ns); });
+  range_family("inferscope_nvtx_range_gpu_seconds_total",
+               "GPU time (kernels, copies, memsets) launched inside NVTX ranges, by correlation.",
+               [](const RangeSeries& r) { return Seconds(r.gpu_ns); });
   e.Family("inferscope_profiler_cpu_seconds_total", "counter",
            "CPU time inferscope itself spent in the profiled process.");
   for (const ProcessSeries* p : all) {

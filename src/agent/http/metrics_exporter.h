@@ -3,6 +3,7 @@
 
 // The agent's Prometheus /metrics: GPU time by category, GPU and process as counters, busy
 // ratio, idle time by cause, GPU time per forward phase (prefill, decode, ...) and category,
+// NVTX ranges (the top names per process and "(other)"),
 // kernel launches and their delay, host sync waits by type, memcpy bytes, data quality, the
 // profiler's own CPU cost and the latest window's verdict from the profile windows; GPU, engine
 // and request-span telemetry (stage latency as histograms) from the collectors; the agent's own
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -36,6 +38,11 @@ struct MetricsExporterOptions {
   // ago (else the one silent longest) is evicted: its counters fold into one series with
   // pid="evicted", so sums over processes stay exact and monotonic.
   size_t max_processes = 256;
+  // NVTX range names (`run --nvtx`) with their own series per process; every other name counts
+  // in range="(other)". A name keeps its series once it has one (the first names the windows
+  // list, heaviest first within a window), so each series is a true counter and the cardinality
+  // is at most (max_range_names + 1) x 3 series per process.
+  size_t max_range_names = 10;
 };
 
 // What MetricsExporter keeps per device, process and stage (at namespace scope: clang cannot
@@ -66,6 +73,19 @@ struct DeviceSeries {
   void Add(const model::DeviceProfile& d);
   void Add(const DeviceSeries& d);
 };
+// One NVTX range label's counters (instances, host time, GPU time launched inside).
+struct RangeSeries {
+  uint64_t count = 0;
+  int64_t host_ns = 0;
+  int64_t gpu_ns = 0;
+};
+// The label a range name gets on /metrics: control characters as spaces, at most
+// kMaxRangeLabelBytes (cut at a UTF-8 character boundary, "..." appended), never empty and never
+// the reserved "(other)" (a range really named so becomes "(other) (range)").
+std::string RangeLabel(std::string_view name);
+inline constexpr size_t kMaxRangeLabelBytes = 96;
+inline constexpr const char* kOtherRangeLabel = "(other)";
+
 struct ProcessSeries {
   std::string pid, rank, host;  // label values
   std::map<uint32_t, DeviceSeries> devices;
@@ -74,6 +94,10 @@ struct ProcessSeries {
   std::array<uint64_t, static_cast<size_t>(model::DataQuality::kCount)> data_quality{};
   int64_t profiler_cpu_ns = 0;
   uint64_t windows = 0;
+  // NVTX range counters by label (RangeLabel; kOtherRangeLabel for the rest), and the labels
+  // other than kOtherRangeLabel that have a series.
+  std::map<std::string, RangeSeries> ranges;
+  size_t range_names = 0;
   // Gauges (latest window): absent once the process ended.
   int64_t process_start_unix_ns = 0;  // tells a reused pid from the process that ended
   int64_t latest_end_ns = 0;
@@ -88,7 +112,12 @@ struct ProcessSeries {
   bool ended = false;
   uint64_t last_event = 0;  // sequence number of the last window or end: eviction order
 
-  void AddCounters(const ProcessSeries& other);
+  // Adds one window's range table (rows by name, then the tail) to `ranges`.
+  void AddRanges(const model::RangeTable& table, size_t max_names);
+  // Adds `r` under `label`, or under kOtherRangeLabel when `label` has no series and
+  // `max_names` labels already have one.
+  void AddRange(const std::string& label, const RangeSeries& r, size_t max_names);
+  void AddCounters(const ProcessSeries& other, size_t max_range_names);
 };
 // Writes families in the Prometheus text format (defined in metrics_exporter.cc).
 class Exposition;

@@ -670,6 +670,15 @@ std::string RenderEverything() {
   m.OnWindow(MakeHello(42), MakeWindow(kT0, 1));
   model::ProfileWindow full = wire::testing::FullWindow();
   m.OnWindow(MakeHello(full.processes[0].pid, full.processes[0].rank, "host-b"), full);
+  // NVTX ranges with names that need escaping and sanitizing as label values.
+  model::ProfileWindow ranged = MakeWindow(kT0, 1, 43);
+  for (const char* name : {"say \"hi\"\\ now", "two\nlines", "bad \xff utf8", "(other)", ""}) {
+    model::RangeStats& r = ranged.processes[0].ranges.rows.emplace_back();
+    r.name = name;
+    r.duration.Add(1'000'000);
+    r.gpu_time_ns = 500'000;
+  }
+  m.OnWindow(MakeHello(43), ranged);
   m.OnProcessEnd(MakeHello(42));
   const int64_t end = kT0 + 10 * kSecond;
   GpuMetricsWindow gpu = MakeGpu(end, 1);
@@ -746,6 +755,104 @@ TEST(MetricsExporterTest, HistogramBucketsAreCumulative) {
   }
   ASSERT_EQ(inf.size(), 2u);  // e2e from spans, ttft from the engine
   for (const auto& [key, v] : inf) EXPECT_EQ(counted[key], v) << key;
+}
+
+// NVTX ranges: per process the first max_range_names names (heaviest first within a window) have
+// series of their own for good, every other name and the windows' tails count in range="(other)",
+// so the series are counters and their sum is the total; names are sanitized label values.
+TEST(MetricsExporterTest, RangeSeriesAreBoundedPerProcess) {
+  constexpr int64_t kMs = 1'000'000;
+  MetricsExporter m(MetricsExporterOptions{.max_processes = 2, .max_range_names = 2});
+  auto with_ranges = [](model::ProfileWindow w,
+                        std::vector<std::tuple<std::string, uint64_t, int64_t, int64_t>> rows,
+                        uint64_t tail_count) {
+    model::RangeTable& t = w.processes[0].ranges;
+    for (const auto& [name, count, host_ns, gpu_ns] : rows) {
+      model::RangeStats& r = t.rows.emplace_back();
+      r.name = name;
+      for (uint64_t i = 0; i < count; ++i) r.duration.Add(host_ns / static_cast<int64_t>(count));
+      r.gpu_ops = count;
+      r.gpu_time_ns = gpu_ns;
+    }
+    for (uint64_t i = 0; i < tail_count; ++i) t.tail.duration.Add(kMs);
+    t.tail.gpu_time_ns = static_cast<int64_t>(tail_count) * kMs;
+    t.tail_names = tail_count;
+    return w;
+  };
+  EXPECT_EQ(m.Render(kSelf).find("inferscope_nvtx"), std::string::npos);  // none recorded
+  m.OnWindow(MakeHello(42), with_ranges(MakeWindow(kT0, 1),
+                                        {{"forward", 3, 30 * kMs, 20 * kMs},
+                                         {"sample", 1, 5 * kMs, 0},
+                                         {"prepare", 2, 2 * kMs, 1 * kMs}},
+                                        4));
+  // A heavier name later: the two series are taken, it counts in (other).
+  m.OnWindow(MakeHello(42), with_ranges(MakeWindow(kT0 + 10 * kSecond, 1),
+                                        {{"spec_decode", 10, 100 * kMs, 80 * kMs},
+                                         {"forward", 3, 30 * kMs, 20 * kMs}},
+                                        0));
+  // Another process has its own names.
+  m.OnWindow(MakeHello(7),
+             with_ranges(MakeWindow(kT0, 1, 7), {{"spec_decode", 1, 1 * kMs, 1 * kMs}}, 0));
+  std::string out = m.Render(kSelf);
+  auto line = [](const std::string& family, const std::string& range, const std::string& labels,
+                 const std::string& value) {
+    return family + "{range=\"" + range + "\"," + labels + "} " + value;
+  };
+  const std::string n = "inferscope_nvtx_ranges_total",
+                    host = "inferscope_nvtx_range_seconds_total",
+                    gpu = "inferscope_nvtx_range_gpu_seconds_total";
+  const std::string labels = "pid=\"42\",rank=\"0\",host=\"node-a\"";
+  for (const std::string& want : std::vector<std::string>{
+           "# TYPE " + n + " counter",
+           line(n, "forward", labels, "6"),
+           line(n, "sample", labels, "1"),
+           line(n, "(other)", labels, "16"),
+           line(host, "forward", labels, "0.06"),
+           line(host, "(other)", labels, "0.106"),
+           "# TYPE " + gpu + " counter",
+           line(gpu, "forward", labels, "0.04"),
+           line(gpu, "sample", labels, "0"),
+           line(gpu, "(other)", labels, "0.085"),
+           line(n, "spec_decode", "pid=\"7\",rank=\"0\",host=\"node-a\"", "1"),
+       }) {
+    EXPECT_TRUE(HasLine(out, want)) << "missing: " << want << "\nin:\n" << out;
+  }
+  EXPECT_EQ(CountSamples(out, n + "{"), 4u);  // 3 for pid 42, 1 for pid 7
+  EXPECT_EQ(CountSamples(out, "range=\"prepare\""), 0u);
+  EXPECT_EQ(CountSamples(out, "range=\"spec_decode\",pid=\"42\""), 0u);
+
+  // Evicted (max_processes 2): pid 42's counters fold into pid="evicted", names kept.
+  m.OnWindow(MakeHello(8), MakeWindow(kT0, 1, 8));
+  out = m.Render(kSelf);
+  const std::string evicted = "pid=\"evicted\",rank=\"\",host=\"\"";
+  EXPECT_TRUE(HasLine(out, line(n, "forward", evicted, "6"))) << out;
+  EXPECT_TRUE(HasLine(out, line(n, "(other)", evicted, "16"))) << out;
+}
+
+TEST(MetricsExporterTest, RangeLabelsAreSanitized) {
+  using metrics_internal::RangeLabel;
+  EXPECT_EQ(RangeLabel("forward"), "forward");
+  EXPECT_EQ(RangeLabel("a\tb\nc"), "a b c");
+  EXPECT_EQ(RangeLabel(""), "(unnamed)");
+  EXPECT_EQ(RangeLabel("\n"), "(unnamed)");
+  EXPECT_EQ(RangeLabel("(other)"), "(other) (range)");
+  // Long: cut to the limit at a character boundary, "..." appended.
+  std::string long_name(metrics_internal::kMaxRangeLabelBytes - 4, 'x');
+  long_name += "\xc3\xa9\xc3\xa9\xc3\xa9";  // three 2-byte characters straddle the cut
+  const std::string label = RangeLabel(long_name);
+  EXPECT_LE(label.size(), metrics_internal::kMaxRangeLabelBytes);
+  EXPECT_EQ(label, std::string(metrics_internal::kMaxRangeLabelBytes - 4, 'x') + "...");
+  EXPECT_EQ(RangeLabel(std::string(200, 'y')).size(), metrics_internal::kMaxRangeLabelBytes);
+
+  // On /metrics (RenderEverything's pid 43): escaped as label values, invalid UTF-8 replaced,
+  // and the reserved (other) holds only what has no series.
+  const std::string out = RenderEverything();
+  for (const std::string& range :
+       std::vector<std::string>{R"x(range="say \"hi\"\\ now")x", R"x(range="two lines")x",
+                                "range=\"bad \xef\xbf\xbd utf8\"", R"x(range="(other) (range)")x",
+                                R"x(range="(unnamed)")x"})
+    EXPECT_EQ(CountSamples(out, range + ",pid=\"43\""), 3u) << range << "\n" << out;
+  EXPECT_EQ(CountSamples(out, "range=\"(other)\",pid=\"43\""), 0u) << out;  // 5 names, K = 10
 }
 
 TEST(MetricsExporterTest, PromtoolAcceptsTheOutput) {
