@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "src/wire/window_fields.h"
 #include "src/wire/wire_buffer.h"
@@ -94,6 +95,50 @@ void PutPhases(WireWriter& w, const model::PhaseSplit& s) {
   });
 }
 
+// The shared-memory sum a reader assumes when the field is absent.
+int32_t DerivedShared(int32_t static_shared, int32_t dynamic_shared) {
+  return static_shared >= 0 && dynamic_shared >= 0
+             ? model::KernelResourceValue(int64_t{static_shared} + dynamic_shared)
+             : -1;
+}
+
+// Grid or block: x, y, z packed as unsigned 32-bit varints (CUDA's dimensions are positive; a
+// corrupt negative one still round-trips, in 5 bytes).
+void PutDim3(WireWriter& w, uint32_t field, const std::array<int32_t, 3>& v) {
+  std::string body;
+  WireWriter inner(&body);
+  for (int32_t x : v) inner.Varint(static_cast<uint32_t>(x));
+  w.Tag(field, WireType::kBytes);
+  w.Varint(body.size());
+  w.out()->append(body);
+}
+
+// A kernel's launch configurations: each field the previous configuration of the row shares is
+// left out (a kernel's registers and static shared memory rarely change, its block seldom), so a
+// configuration after the first costs its grid, count and time: 10-15 bytes.
+void PutConfigs(WireWriter& w, const std::vector<model::LaunchConfig>& configs, uint64_t distinct) {
+  model::LaunchConfig prev;  // grid and block 0, resources -1
+  for (const model::LaunchConfig& c : configs) {
+    w.Message(
+        fields::kKConfig,
+        [&](WireWriter& m) {
+          if (c.grid != prev.grid) PutDim3(m, fields::kCfGrid, c.grid);
+          if (c.block != prev.block) PutDim3(m, fields::kCfBlock, c.block);
+          m.U(fields::kCfCount, c.count);
+          m.S(fields::kCfTime, c.total_ns);
+          SDefault(m, fields::kCfRegisters, c.registers_per_thread, prev.registers_per_thread);
+          SDefault(m, fields::kCfStaticShared, c.static_shared_bytes, prev.static_shared_bytes);
+          SDefault(m, fields::kCfDynamicShared, c.dynamic_shared_bytes, prev.dynamic_shared_bytes);
+          SDefault(m, fields::kCfShared, c.shared_bytes,
+                   DerivedShared(c.static_shared_bytes, c.dynamic_shared_bytes));
+        },
+        /*always=*/true);
+    prev = c;
+  }
+  // Absent: every configuration seen is listed (the usual case).
+  UDefault(w, fields::kKDistinctConfigs, distinct, configs.size());
+}
+
 void PutKernel(WireWriter& w, uint32_t field, const KernelStats& k, bool always) {
   w.Message(
       field,
@@ -118,6 +163,7 @@ void PutKernel(WireWriter& w, uint32_t field, const KernelStats& k, bool always)
           });
         }
         UDefault(m, fields::kKDistinct, k.distinct_names, 1);
+        PutConfigs(m, k.configs, k.distinct_configs);
       },
       always);
 }
