@@ -227,7 +227,7 @@ TEST(MergeLaunchConfigsTest, UpperBoundWhenAWindowListedFewer) {
   // The other window saw 6 configurations and listed 4: grid 2 joins, the 2 unlisted ones may be
   // any, so distinct is at most 2 + 3 new listed + 2 unlisted.
   model::MergeLaunchConfigs({config(2, 7), config(3, 6), config(4, 4), config(5, 1)}, 6, &into,
-                            &distinct);
+                            &distinct, model::kMaxLaunchConfigs);
   EXPECT_EQ(distinct, 7u);
   ASSERT_EQ(into.size(), model::kMaxLaunchConfigs);
   EXPECT_EQ(into[0].grid[0], 2);
@@ -241,6 +241,26 @@ TEST(MergeLaunchConfigsTest, UpperBoundWhenAWindowListedFewer) {
   model::MergeLaunchConfigs({}, 0, &into, &distinct);
   EXPECT_EQ(into, before);
   EXPECT_EQ(distinct, 7u);
+}
+
+TEST(MergeLaunchConfigsTest, AMergeKeepsMoreThanARowListsSoRotatingListsStayExact) {
+  // Windows of 4 configurations each, rotating through 10 (as a GEMM's grid follows the batch):
+  // keeping only 4 across the merge would drop one, meet it again and count it twice.
+  std::vector<model::LaunchConfig> into;
+  uint64_t distinct = 0;
+  for (int w = 0; w < 10; ++w) {
+    std::vector<model::LaunchConfig> window;
+    for (int i = 0; i < 4; ++i) {
+      model::LaunchConfig& c = window.emplace_back();
+      c.grid = {1 + (w + i) % 10, 1, 1};
+      c.count = 10;
+      c.total_ns = 100;
+    }
+    model::MergeLaunchConfigs(window, 4, &into, &distinct);
+  }
+  EXPECT_EQ(distinct, 10u);
+  ASSERT_EQ(into.size(), 10u);
+  for (const model::LaunchConfig& c : into) EXPECT_EQ(c.count, 40u);
 }
 
 }  // namespace

@@ -242,6 +242,13 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str()
       ->type_name("NAME")
       ->check(OneOf(report::CsvTableNames()));
+  report_cmd_
+      ->add_option("--views", report_views_,
+                   "Also show these views computed from the windows: kernels (per kernel:\n"
+                   "count, total, mean, min, max and the launch configurations: grid,\n"
+                   "block, registers per thread, shared memory). The ranges view shows\n"
+                   "by itself for windows recorded with `run --nvtx`")
+      ->type_name("LIST");
   report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
       ->type_name("N")
@@ -372,6 +379,14 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       if (!last.ok()) return Usage("--last: " + last.status().message(), "report");
       if (*last <= 0) return Usage("--last: must be greater than 0", "report");
       report_.last_ns = *last;
+    }
+    if (!report_views_.empty()) {
+      if (report_views_ != "kernels")
+        return Usage(
+            "--views: only 'kernels' is computed from profile windows (ranges show by "
+            "themselves after `run --nvtx`; the other views need a trace: analyze)",
+            "report");
+      report_.kernels_view = true;
     }
     if (format_ == "csv")
       report_.csv_table = csv_table_;

@@ -43,17 +43,23 @@ struct LaunchConfig {
 };
 // Configurations listed per kernel (the offline view's rows and the live windows' top kernels).
 inline constexpr size_t kMaxLaunchConfigs = 4;
+// Configurations a merge of windows keeps per kernel (a range's report, the store's rollup rows):
+// more than a row lists, so that the merge stays exact while the kernel ran with at most this many
+// over the range (windows whose lists rotate through a few configurations would otherwise drop
+// one, meet it again and count it twice). Reports list the first kMaxLaunchConfigs.
+inline constexpr size_t kMaxMergedLaunchConfigs = 16;
 
 // The order configurations are listed in: more launches first, then more time, then by key (so
 // every writer, offline or live, lists the same ones).
 bool MoreFrequentConfig(const LaunchConfig& a, const LaunchConfig& b);
 
 // Folds the configurations `in` (of which `in_distinct` were seen, `in` listing the most frequent)
-// into `*into` / `*into_distinct`: the same configurations add up, the kMaxLaunchConfigs most
-// frequent stay listed. The distinct count is an upper bound: the configurations listed on
-// either side are joined exactly, the ones neither listed are assumed all different; it is exact
-// when both sides listed every configuration they saw.
+// into `*into` / `*into_distinct`: the same configurations add up, the `keep` most frequent stay
+// listed. The distinct count is an upper bound: the configurations listed on either side are
+// joined exactly, the ones neither listed are assumed all different; it is exact when both sides
+// listed every configuration they saw.
 void MergeLaunchConfigs(const std::vector<LaunchConfig>& in, uint64_t in_distinct,
-                        std::vector<LaunchConfig>* into, uint64_t* into_distinct);
+                        std::vector<LaunchConfig>* into, uint64_t* into_distinct,
+                        size_t keep = kMaxMergedLaunchConfigs);
 
 }  // namespace inferscope::model

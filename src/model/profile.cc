@@ -26,7 +26,7 @@ bool MoreFrequentConfig(const LaunchConfig& a, const LaunchConfig& b) {
 }
 
 void MergeLaunchConfigs(const std::vector<LaunchConfig>& in, uint64_t in_distinct,
-                        std::vector<LaunchConfig>* into, uint64_t* into_distinct) {
+                        std::vector<LaunchConfig>* into, uint64_t* into_distinct, size_t keep) {
   if (in.empty() && in_distinct == 0) return;
   // Configurations seen but not listed, on each side: counted in distinct, never joined.
   const uint64_t unlisted = (*into_distinct > into->size() ? *into_distinct - into->size() : 0) +
@@ -43,7 +43,7 @@ void MergeLaunchConfigs(const std::vector<LaunchConfig>& in, uint64_t in_distinc
   }
   *into_distinct = into->size() + unlisted;
   std::sort(into->begin(), into->end(), MoreFrequentConfig);
-  if (into->size() > kMaxLaunchConfigs) into->resize(kMaxLaunchConfigs);
+  if (into->size() > keep) into->resize(keep);
 }
 
 void RangeTable::Trim(size_t top_k, bool sort) {
