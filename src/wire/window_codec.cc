@@ -116,16 +116,32 @@ void PutDim3(WireWriter& w, uint32_t field, const std::array<int32_t, 3>& v) {
 // A kernel's launch configurations: each field the previous configuration of the row shares is
 // left out (a kernel's registers and static shared memory rarely change, its block seldom), so a
 // configuration after the first costs its grid, count and time: 10-15 bytes.
-void PutConfigs(WireWriter& w, const std::vector<model::LaunchConfig>& configs, uint64_t distinct) {
-  model::LaunchConfig prev;  // grid and block 0, resources -1
+void PutConfigs(WireWriter& w, const std::vector<model::LaunchConfig>& configs, uint64_t distinct,
+                const DurationStats& duration) {
+  // When the listed configurations hold every launch of the row (the usual window: all listed,
+  // exact), the last one's count and time are the row's minus the others': left out. Unsigned
+  // sums: wrapping is defined (the comparison then fails and everything is written).
+  uint64_t count = 0, total_ns = 0;
   for (const model::LaunchConfig& c : configs) {
+    count += c.count;
+    total_ns += static_cast<uint64_t>(c.total_ns);
+  }
+  const bool derive_last = !configs.empty() && configs.back().count > 0 &&
+                           count == duration.count &&
+                           total_ns == static_cast<uint64_t>(duration.total_ns);
+  model::LaunchConfig prev;  // grid and block 0, resources -1
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const model::LaunchConfig& c = configs[i];
+    const bool derived = derive_last && i + 1 == configs.size();
     w.Message(
         fields::kKConfig,
         [&](WireWriter& m) {
           if (c.grid != prev.grid) PutDim3(m, fields::kCfGrid, c.grid);
           if (c.block != prev.block) PutDim3(m, fields::kCfBlock, c.block);
-          m.U(fields::kCfCount, c.count);
-          m.S(fields::kCfTime, c.total_ns);
+          if (!derived) {
+            m.U(fields::kCfCount, c.count);
+            m.S(fields::kCfTime, c.total_ns);
+          }
           SDefault(m, fields::kCfRegisters, c.registers_per_thread, prev.registers_per_thread);
           SDefault(m, fields::kCfStaticShared, c.static_shared_bytes, prev.static_shared_bytes);
           SDefault(m, fields::kCfDynamicShared, c.dynamic_shared_bytes, prev.dynamic_shared_bytes);
@@ -163,7 +179,7 @@ void PutKernel(WireWriter& w, uint32_t field, const KernelStats& k, bool always)
           });
         }
         UDefault(m, fields::kKDistinct, k.distinct_names, 1);
-        PutConfigs(m, k.configs, k.distinct_configs);
+        PutConfigs(m, k.configs, k.distinct_configs, k.duration);
       },
       always);
 }

@@ -289,6 +289,63 @@ TEST(WindowCodecTest, LaunchConfigsRoundTripAndOldWindowsHaveNone) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->processes[0].devices[0].top_kernels[0], row);
 
+  // Configurations that hold every launch of the row (a window's usual case): the last one's
+  // count and time are left out and come back as the row's minus the others'.
+  row.duration = {};
+  for (int64_t d : {10, 20, 30}) row.duration.Add(d);
+  row.configs[0].count = 2;
+  row.configs[0].total_ns = 40;
+  row.configs[1].count = 1;
+  row.configs[1].total_ns = 20;
+  const size_t held = Encode(one).size();
+  auto derived = DecodeWindow(Encode(one));
+  ASSERT_TRUE(derived.ok()) << derived.status().message();
+  EXPECT_EQ(derived->processes[0].devices[0].top_kernels[0], row);
+  row.configs[1].total_ns = 21;  // no longer adds up: written whole
+  EXPECT_GT(Encode(one).size(), held);
+  auto whole = DecodeWindow(Encode(one));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->processes[0].devices[0].top_kernels[0], row);
+  // A count left out that would be 0 or less: corrupt (the others' reach the row's).
+  {
+    std::string duration;
+    WireWriter dw(&duration);
+    dw.U(1, 2);  // count
+    std::string first_config;
+    WireWriter fw(&first_config);
+    fw.U(3, 2);  // count: all of the row's
+    std::string kernel;
+    WireWriter kw(&kernel);
+    kw.Str(1, "k");
+    kw.Tag(4, WireType::kBytes);
+    kw.Varint(duration.size());
+    kernel += duration;
+    kw.Tag(7, WireType::kBytes);
+    kw.Varint(first_config.size());
+    kernel += first_config;
+    kw.Tag(7, WireType::kBytes);
+    kw.Varint(0);  // a second configuration without a count
+    std::string device;
+    WireWriter dv(&device);
+    dv.Tag(12, WireType::kBytes);
+    dv.Varint(kernel.size());
+    device += kernel;
+    std::string process;
+    WireWriter pw(&process);
+    pw.U(1, 7);
+    pw.Tag(5, WireType::kBytes);
+    pw.Varint(device.size());
+    process += device;
+    std::string bytes;
+    WireWriter bw(&bytes);
+    bw.Varint(kWindowFormatMajor);
+    bw.Varint(kWindowFormatMinor);
+    bw.Tag(3, WireType::kBytes);
+    bw.Varint(process.size());
+    bytes += process;
+    EXPECT_EQ(DecodeWindow(bytes).status().code(), base::StatusCode::kDataLoss);
+  }
+
   // A 1.4 window (written before the configurations existed): the same bytes with the version
   // of then decode to rows without configurations.
   model::ProfileWindow old = FullWindow(3, 2);

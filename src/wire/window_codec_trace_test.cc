@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -148,12 +149,14 @@ struct SectionBytes {
 std::pair<SectionBytes, size_t> SectionGrowth(
     const char* label, bool aggregate_ranges,
     const std::function<bool(model::ProfileWindow*)>& strip, double per_trace_limit_pct,
-    bool launch_configs = false) {
+    bool launch_configs = false, const std::vector<std::string>& extra = {}) {
   std::printf("%-66s %6s %7s %9s %9s %7s\n", "trace", "window", label, "B with", "B without",
               "growth");
   SectionBytes all;
   size_t traces = 0;
-  for (const std::string& path : AllTraces()) {
+  std::vector<std::string> paths = AllTraces();
+  paths.insert(paths.end(), extra.begin(), extra.end());
+  for (const std::string& path : paths) {
     for (const int64_t window_ns : {int64_t{10'000'000'000}, int64_t{1'000'000'000}}) {
       SectionBytes one;
       for (const model::ProfileWindow& w :
@@ -174,7 +177,9 @@ std::pair<SectionBytes, size_t> SectionGrowth(
       all.with += one.with;
       all.without += one.without;
       all.windows += one.windows;
-      const std::string name = path.substr(inferscope::testing::SharedTracesDir().size() + 1);
+      const std::string& shared = inferscope::testing::SharedTracesDir();
+      const std::string name =
+          path.starts_with(shared) ? path.substr(shared.size() + 1) : "(extra) " + path;
       std::printf("%-66s %5llds %7zu %9zu %9zu %6.1f%%\n", name.c_str(),
                   static_cast<long long>(window_ns / 1'000'000'000), one.windows, one.with,
                   one.without, one.growth_pct());
@@ -246,8 +251,18 @@ TEST(WindowCodecTraceTest, LaunchConfigGrowth) {
         }
     return had;
   };
-  const auto [all, traces] = SectionGrowth("w/config", /*aggregate_ranges=*/false, strip_configs,
-                                           /*per_trace_limit_pct=*/30.0, /*launch_configs=*/true);
+  // $INFERSCOPE_GROWTH_TRACES: a directory of more traces to measure (the generated scenario
+  // traces: tools/make_scenario_traces.py --out DIR), counted in the total too.
+  std::vector<std::string> extra;
+  if (const char* dir = std::getenv("INFERSCOPE_GROWTH_TRACES"); dir != nullptr && *dir != 0) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().string().ends_with(".json.gz"))
+        extra.push_back(e.path().string());
+    std::sort(extra.begin(), extra.end());
+  }
+  const auto [all, traces] =
+      SectionGrowth("w/config", /*aggregate_ranges=*/false, strip_configs,
+                    /*per_trace_limit_pct=*/30.0, /*launch_configs=*/true, extra);
   ASSERT_GT(traces, 0u) << "no trace gave a window with kernels";
   EXPECT_LE(all.growth_pct(), 12.0);
 }

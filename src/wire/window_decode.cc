@@ -284,8 +284,22 @@ class Decoder {
           return m.ok();
       }
     });
-    if (ok && !distinct_configs) k->distinct_configs = k->configs.size();  // all were listed
-    return ok;
+    if (!ok) return false;
+    if (!distinct_configs) k->distinct_configs = k->configs.size();  // all were listed
+    // A last configuration without a count holds the launches and time the others do not
+    // (unsigned arithmetic: a corrupt payload wraps, defined, and is caught by the check).
+    if (!k->configs.empty() && k->configs.back().count == 0) {
+      uint64_t count = 0, total_ns = 0;
+      for (size_t i = 0; i + 1 < k->configs.size(); ++i) {
+        count += k->configs[i].count;
+        total_ns += static_cast<uint64_t>(k->configs[i].total_ns);
+      }
+      if (count >= k->duration.count) return Fail("launch config (count beyond the kernel's)");
+      k->configs.back().count = k->duration.count - count;
+      k->configs.back().total_ns =
+          static_cast<int64_t>(static_cast<uint64_t>(k->duration.total_ns) - total_ns);
+    }
+    return true;
   }
 
   // A packed list of zigzag varints into `out` (resized to `size`, at most the list's length).
