@@ -249,17 +249,14 @@ class Aggregator::Impl {
 
   // The event as it waits in the queue: a kernel's graph_id becomes kFromGraphBit | its resources
   // id when launch configurations are on (see kFromGraphBit).
-  model::KernelEvent Queued(const model::KernelEvent& e) const {
-    if (!options_.launch_configs) return e;
-    model::KernelEvent q = e;
-    q.graph_id = (e.graph_id != 0 ? kFromGraphBit : 0) |
-                 (e.name < resources_of_name_.size() ? resources_of_name_[e.name] : 0);
-    return q;
+  // Patched in place, after the copy into the queue (no second copy of the event).
+  void MarkQueued(model::KernelEvent* e) const {
+    if (!options_.launch_configs) return;
+    e->graph_id = (e->graph_id != 0 ? kFromGraphBit : 0) |
+                  (e->name < resources_of_name_.size() ? resources_of_name_[e->name] : 0);
   }
   template <typename E>
-  static const E& Queued(const E& e) {
-    return e;
-  }
+  static void MarkQueued(E*) {}
   bool FromGraph(const model::KernelEvent& e) const {
     return options_.launch_configs ? (e.graph_id & kFromGraphBit) != 0 : e.graph_id != 0;
   }
@@ -322,7 +319,9 @@ class Aggregator::Impl {
       }
       // Arrived after its time was processed: fold it in now (approximately) and say so.
       CountQuality(e.pid, DataQuality::kLateRecord);
-      ProcessEvent(e.start_ns, AnyEvent(Queued(e)));
+      AnyEvent late(e);
+      MarkQueued(&std::get<E>(late));
+      ProcessEvent(e.start_ns, late);
       return;
     }
     const SortKey key{e.start_ns, kEventOrder<E>, 0};
@@ -330,7 +329,7 @@ class Aggregator::Impl {
     last_key_ = key;
     Pending& slot = pending_.AppendSlot();  // filled in place: no temporary event copy
     slot.start_ns = e.start_ns;
-    slot.event.template emplace<E>(Queued(e));
+    MarkQueued(&slot.event.template emplace<E>(e));
     if (e.start_ns > max_start_ns_) max_start_ns_ = e.start_ns;
     if (options_.lateness_ns >= 0 && ++since_drain_ >= kDrainBatch) {
       since_drain_ = 0;

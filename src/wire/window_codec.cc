@@ -77,11 +77,14 @@ void PutCategoryValues(WireWriter& w, uint32_t field,
 }
 
 void PutPhases(WireWriter& w, const model::PhaseSplit& s) {
-  if (s.empty()) return;  // windows without steps or work outside them carry no phase data
+  // Windows without steps or work outside them carry no phase data. Tested against the default
+  // (not empty(), which looks at steps and operations only) so that every decoded window
+  // re-encodes to itself (window_codec_fuzzer); the Aggregator's are the same either way.
+  if (s == model::PhaseSplit{}) return;
   w.Message(fields::kPhases, [&](WireWriter& m) {
     for (size_t i = 0; i < s.phases.size(); ++i) {
       const model::PhaseStats& p = s.phases[i];
-      if (p.steps == 0) continue;
+      if (p == model::PhaseStats{}) continue;
       PutIndexed(m, fields::kPhase, i, [&](WireWriter& e) {
         e.U(fields::kPhSteps, p.steps);
         e.S(fields::kPhStepTime, p.step_ns);
@@ -119,16 +122,21 @@ void PutDim3(WireWriter& w, uint32_t field, const std::array<int32_t, 3>& v) {
 void PutConfigs(WireWriter& w, const std::vector<model::LaunchConfig>& configs, uint64_t distinct,
                 const DurationStats& duration) {
   // When the listed configurations hold every launch of the row (the usual window: all listed,
-  // exact), the last one's count and time are the row's minus the others': left out. Unsigned
-  // sums: wrapping is defined (the comparison then fails and everything is written).
-  uint64_t count = 0, total_ns = 0;
-  for (const model::LaunchConfig& c : configs) {
-    count += c.count;
-    total_ns += static_cast<uint64_t>(c.total_ns);
+  // exact), the last one's count and time are the row's minus the others': left out. The test is
+  // the decoder's computation itself (unsigned, wrapping: defined), so what is left out always
+  // reads back as it was.
+  bool derive_last = false;
+  if (!configs.empty()) {
+    uint64_t others = 0, others_ns = 0;
+    for (size_t i = 0; i + 1 < configs.size(); ++i) {
+      others += configs[i].count;
+      others_ns += static_cast<uint64_t>(configs[i].total_ns);
+    }
+    const model::LaunchConfig& last = configs.back();
+    derive_last = others < duration.count && duration.count - others == last.count &&
+                  static_cast<uint64_t>(duration.total_ns) - others_ns ==
+                      static_cast<uint64_t>(last.total_ns);
   }
-  const bool derive_last = !configs.empty() && configs.back().count > 0 &&
-                           count == duration.count &&
-                           total_ns == static_cast<uint64_t>(duration.total_ns);
   model::LaunchConfig prev;  // grid and block 0, resources -1
   for (size_t i = 0; i < configs.size(); ++i) {
     const model::LaunchConfig& c = configs[i];
@@ -267,8 +275,11 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
             });
         });
         m.Message(fields::kSteps, [&](WireWriter& st) {
-          if (d.steps.plain.count) PutDuration(st, fields::kStepPlain, d.steps.plain);
-          if (d.steps.prefill.count) PutDuration(st, fields::kStepPrefill, d.steps.prefill);
+          // Written unless default (not: unless count is 0), so that every decoded window
+          // re-encodes to itself (window_codec_fuzzer).
+          if (d.steps.plain != DurationStats{}) PutDuration(st, fields::kStepPlain, d.steps.plain);
+          if (d.steps.prefill != DurationStats{})
+            PutDuration(st, fields::kStepPrefill, d.steps.prefill);
         });
         PutPhases(m, d.phases);
         m.Message(fields::kLaunch, [&](WireWriter& l) {

@@ -232,6 +232,7 @@ def main():
         if isinstance(got, str):
             return fail("%s windows: %s" % (window, got))
         live, text, table, windows = got
+        print("generated trace, %s windows: %d stored" % (window, windows))
         if window == "100ms" and windows < 10:
             problems.append("the 100 ms replay stored %d windows; want >= 10" % windows)
         rows = list(live_rows(live).values())
