@@ -896,7 +896,9 @@ class Aggregator::Impl {
     KernelAccum& k = d.kernels[slot - 1];
     k.duration.Add(dur);
     k.histogram.Add(dur);
-    if (options_.launch_configs)
+    // A grid of 0 is no launch CUPTI recorded: the graph attribution's estimate of a graph
+    // launch's kernels (src/inject/graph_attribution.h) has no configuration to count.
+    if (options_.launch_configs && e.grid[0] != 0)
       k.AddConfig(ConfigKey{{e.grid[0], e.grid[1], e.grid[2]},
                             {e.block[0], e.block[1], e.block[2]},
                             e.graph_id & ~kFromGraphBit},

@@ -122,16 +122,23 @@ TEST_F(LaunchConfigTest, TopRowsOnlyAndGraphKernelsStillCounted) {
     g.graph_id = 0xffffffffu;  // every bit set: the graph flag must survive the queue
     s->OnKernel(g);
     s->OnKernel(Kernel(kNorm, 3'000, 3'010, 1));
+    // A graph launch's estimated kernel (no CUPTI record: grid 0) counts no configuration.
+    model::KernelEvent estimated = Kernel(kGemm, 4'000, 4'100, 0);
+    estimated.graph_id = 9;
+    s->OnKernel(estimated);
   };
   const model::ProfileWindow w = Whole(feed, options);
   const model::DeviceProfile& d = w.processes.at(0).devices.at(0);
   ASSERT_EQ(d.top_kernels.size(), 1u);
-  EXPECT_EQ(d.top_kernels[0].configs.size(), 1u);
+  ASSERT_EQ(d.top_kernels[0].configs.size(), 1u);
+  EXPECT_EQ(d.top_kernels[0].configs[0].count, 1u);
+  EXPECT_EQ(d.top_kernels[0].distinct_configs, 1u);
+  EXPECT_EQ(d.top_kernels[0].duration.count, 2u);
   EXPECT_TRUE(d.tail.configs.empty());  // the tail row lists none
   EXPECT_EQ(d.tail.distinct_configs, 0u);
-  EXPECT_EQ(d.launch.kernels_from_graphs, 1u);
+  EXPECT_EQ(d.launch.kernels_from_graphs, 2u);
   EXPECT_EQ(Whole(feed, AggregatorOptions{}).processes[0].devices[0].launch.kernels_from_graphs,
-            1u);
+            2u);
 }
 
 TEST_F(LaunchConfigTest, BoundedSlotsKeepTheFrequentConfigurations) {
