@@ -397,6 +397,11 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
         return Usage("--pid, --rank and --device are for a host's store, not --source", "report");
       if (report_.format == report::ReportFormat::kMarkdown || !report_.csv_table.empty())
         return Usage("--source: --format is text or json", "report");
+      if (report_.kernels_view)
+        return Usage(
+            "--views is for a host's store, not --source (the fleet keeps no launch "
+            "configurations)",
+            "report");
       fleet_.last_ns = report_.last_ns;
       fleet_.from = report_.from;
       fleet_.to = report_.to;
