@@ -213,6 +213,7 @@ base::StatusOr<RangeProfile> QueryRangeProfile(SqliteStore& store, const RangeQu
 
   analyze::AnalysisOptions options;
   options.top = query.top;
+  options.window_kernels_view = query.kernels_view;
   options.bin_ns = 0;
   for (const auto& [id, w] : merged)
     for (const model::ProcessProfile& p : w.processes)

@@ -32,6 +32,9 @@ struct RangeQuery {
   std::optional<uint32_t> device;  // keep only this device of every process
   int64_t now_ns = 0;              // what "now" was: an open-ended range is reported up to it
   int top = 15;                    // top kernels per rank
+  // Also the kernels view (analyze::AnalysisOptions::window_kernels_view; `report --views
+  // kernels`): the top kernels with their launch configurations as a table.
+  bool kernels_view = false;
   // Diagnosis thresholds (ParseThresholds; --diagnosis-thresholds); defaults when unset.
   analyze::DiagnosisThresholds thresholds;
   // GPU prices (--gpu-hourly-cost, --gpu-prices); no cost section without one.

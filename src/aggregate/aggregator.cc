@@ -62,6 +62,13 @@ struct Pending {
   AnyEvent event;
 };
 
+// With launch configurations on, a kernel waits in the queue with its resources (the
+// Impl::InternResources id current for its name when it ARRIVED: a KernelResourcesEvent describes
+// the kernels delivered after it, not those processed after it). The id travels in graph_id, of
+// which the Aggregator needs only "launched by a graph" (the top bit): a field in Pending would
+// make every queued event 8 bytes larger (80 -> 88), ~10% of the Aggregator's time.
+constexpr uint32_t kFromGraphBit = 0x80000000u;
+
 struct SortKey {
   int64_t start_ns;
   uint32_t type;
@@ -213,6 +220,47 @@ class Aggregator::Impl {
       Process(info.pid).device_uuids[info.device] = std::string(names_->Get(info.uuid));
   }
 
+  // ---- Launch configurations (AggregatorOptions::launch_configs) ----
+
+  // The resources a source announced for a kernel name apply to its kernels delivered from now on.
+  void OnKernelResources(const model::KernelResourcesEvent& e) {
+    if (!options_.launch_configs || e.name == model::kNoName) return;
+    if (e.name >= resources_of_name_.size())
+      resources_of_name_.resize(static_cast<size_t>(e.name) + 1, 0);
+    resources_of_name_[e.name] = InternResources(e.resources);
+  }
+
+  // A small id per distinct set of resources (0: not recorded). Sources announce them only on a
+  // change (a few per kernel name), so a map lookup here costs nothing per kernel. Bounded: past
+  // kMaxResourceSets distinct sets (a corrupt or adversarial stream), new ones read as not
+  // recorded.
+  uint32_t InternResources(const model::KernelResources& r) {
+    if (r == model::KernelResources{}) return 0;
+    const std::array<int32_t, 4> key = {r.registers_per_thread, r.static_shared_bytes,
+                                        r.dynamic_shared_bytes, r.shared_bytes};
+    auto it = resource_ids_.find(key);
+    if (it != resource_ids_.end()) return it->second;
+    if (resource_sets_.size() >= kMaxResourceSets) return 0;
+    const auto id = static_cast<uint32_t>(resource_sets_.size());
+    resource_sets_.push_back(r);
+    resource_ids_.emplace(key, id);
+    return id;
+  }
+
+  // The event as it waits in the queue: a kernel's graph_id becomes kFromGraphBit | its resources
+  // id when launch configurations are on (see kFromGraphBit).
+  // Patched in place, after the copy into the queue (no second copy of the event).
+  void MarkQueued(model::KernelEvent* e) const {
+    if (!options_.launch_configs) return;
+    e->graph_id = (e->graph_id != 0 ? kFromGraphBit : 0) |
+                  (e->name < resources_of_name_.size() ? resources_of_name_[e->name] : 0);
+  }
+  template <typename E>
+  static void MarkQueued(E*) {}
+  bool FromGraph(const model::KernelEvent& e) const {
+    return options_.launch_configs ? (e.graph_id & kFromGraphBit) != 0 : e.graph_id != 0;
+  }
+
   void CountQuality(uint32_t pid, DataQuality counter, uint64_t n = 1) {
     Process(pid).data_quality[static_cast<size_t>(counter)] += n;
   }
@@ -271,7 +319,9 @@ class Aggregator::Impl {
       }
       // Arrived after its time was processed: fold it in now (approximately) and say so.
       CountQuality(e.pid, DataQuality::kLateRecord);
-      ProcessEvent(e.start_ns, AnyEvent(e));
+      AnyEvent late(e);
+      MarkQueued(&std::get<E>(late));
+      ProcessEvent(e.start_ns, late);
       return;
     }
     const SortKey key{e.start_ns, kEventOrder<E>, 0};
@@ -279,7 +329,7 @@ class Aggregator::Impl {
     last_key_ = key;
     Pending& slot = pending_.AppendSlot();  // filled in place: no temporary event copy
     slot.start_ns = e.start_ns;
-    slot.event.template emplace<E>(e);
+    MarkQueued(&slot.event.template emplace<E>(e));
     if (e.start_ns > max_start_ns_) max_start_ns_ = e.start_ns;
     if (options_.lateness_ns >= 0 && ++since_drain_ >= kDrainBatch) {
       since_drain_ = 0;
@@ -833,21 +883,26 @@ class Aggregator::Impl {
     uint32_t& slot = d.slot_of_name[e.name];
     if (slot == 0) {
       const model::Classification& c = classifier_.Classify(e.name);
-      d.kernels.push_back(
-          KernelAccum{e.name,
-                      c.category,
-                      model::IsComputeKernel(c.category, c.subcategory),
-                      c.subcategory,
-                      {},
-                      {},
-                      static_cast<uint8_t>(c.subcategory == "attention.prefill"  ? 1
-                                           : c.subcategory == "attention.decode" ? 2
-                                                                                 : 0)});
+      KernelAccum& k = d.kernels.emplace_back();
+      k.name = e.name;
+      k.category = c.category;
+      k.compute = model::IsComputeKernel(c.category, c.subcategory);
+      k.subcategory = c.subcategory;
+      k.attention_kind = static_cast<uint8_t>(c.subcategory == "attention.prefill"  ? 1
+                                              : c.subcategory == "attention.decode" ? 2
+                                                                                    : 0);
       slot = static_cast<uint32_t>(d.kernels.size());
     }
     KernelAccum& k = d.kernels[slot - 1];
     k.duration.Add(dur);
     k.histogram.Add(dur);
+    // A grid of 0 is no launch CUPTI recorded: the graph attribution's estimate of a graph
+    // launch's kernels (src/inject/graph_attribution.h) has no configuration to count.
+    if (options_.launch_configs && e.grid[0] != 0)
+      k.AddConfig(ConfigKey{{e.grid[0], e.grid[1], e.grid[2]},
+                            {e.block[0], e.block[1], e.block[2]},
+                            e.graph_id & ~kFromGraphBit},
+                  dur);
     const auto cat = static_cast<size_t>(k.category);
     d.ForEachBin(e.start_ns, e.end_ns,
                  [&d, cat](size_t bin, int64_t ns) { d.timeline.category_ns[bin][cat] += ns; });
@@ -859,7 +914,8 @@ class Aggregator::Impl {
     if (is_comm || is_compute) d.compute_or_communication.Add(e.start_ns, e.end_ns);
 
     if (dur < options_.short_kernel_threshold_ns) ++d.launch.short_kernels;
-    if (e.graph_id != 0) ++d.launch.kernels_from_graphs;
+    const bool from_graph = FromGraph(e);
+    if (from_graph) ++d.launch.kernels_from_graphs;
     LaunchSlot* launch = MutableLaunch(p, e.correlation_id);
     if (launch && launch->kind != ApiKind::kKernelLaunch && launch->kind != ApiKind::kGraphLaunch)
       launch = nullptr;  // e.g. a copy implemented as a kernel: not a launch to measure
@@ -870,7 +926,7 @@ class Aggregator::Impl {
         d.launch.cpu_launch.Add(launch->end_ns - launch->start_ns);
         if (launch->kind == ApiKind::kGraphLaunch) ++d.launch.graph_launches;
       }
-      if (launch->kind == ApiKind::kGraphLaunch && e.graph_id == 0) ++d.launch.kernels_from_graphs;
+      if (launch->kind == ApiKind::kGraphLaunch && !from_graph) ++d.launch.kernels_from_graphs;
     } else if (e.correlation_id != 0 && p.has_launch_calls) {
       ++p.data_quality[static_cast<size_t>(DataQuality::kUnmatchedCorrelation)];
     }
@@ -1109,7 +1165,7 @@ class Aggregator::Impl {
         auto name_it = p.device_names.find(id);
         profile.devices.push_back(BuildDeviceProfile(
             &d, name_it != p.device_names.end() ? name_it->second : std::string(), *names_,
-            options_, p.has_sync_records));
+            options_, p.has_sync_records, resource_sets_));
         if (auto uuid_it = p.device_uuids.find(id); uuid_it != p.device_uuids.end())
           profile.devices.back().device_uuid = uuid_it->second;
         d.ResetWindow(end_ns, options_.bin_ns);
@@ -1159,7 +1215,13 @@ class Aggregator::Impl {
 
   ChunkedQueue<Pending> pending_;
   std::deque<model::NvtxEvent> ranges_pending_;  // by start (ties: arrival)
-  std::vector<int8_t> is_step_;                  // by NameId: a step range name? -1 not known yet
+  // Launch configurations: the resource sets seen (id 0: not recorded), the current one per kernel
+  // name (by NameId) and the one of the event being processed.
+  static constexpr size_t kMaxResourceSets = 1 << 16;  // ids fit beside kFromGraphBit
+  std::vector<model::KernelResources> resource_sets_ = std::vector<model::KernelResources>(1);
+  std::map<std::array<int32_t, 4>, uint32_t> resource_ids_;
+  std::vector<uint32_t> resources_of_name_;
+  std::vector<int8_t> is_step_;  // by NameId: a step range name? -1 not known yet
   size_t since_drain_ = 0;
   int64_t unbuffered_end_ns_ = 0;  // latest end among events not buffered (see NeedsProcessing)
   bool sorted_ = true;
@@ -1188,6 +1250,9 @@ void Aggregator::OnMemset(const model::MemsetEvent& e) { impl_->Enqueue(e); }
 void Aggregator::OnSync(const model::SyncEvent& e) { impl_->Enqueue(e); }
 void Aggregator::OnApiCall(const model::ApiCallEvent& e) { impl_->Enqueue(e); }
 void Aggregator::OnNvtx(const model::NvtxEvent& e) { impl_->Enqueue(e); }
+void Aggregator::OnKernelResources(const model::KernelResourcesEvent& e) {
+  impl_->OnKernelResources(e);
+}
 void Aggregator::OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) {
   impl_->CountQuality(pid, counter, count);
 }

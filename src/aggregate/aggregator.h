@@ -55,6 +55,10 @@ struct AggregatorOptions {
   // Live: on with the NVTX ranges (`run --nvtx`); offline: with the steps view.
   bool step_ranges = false;
   std::vector<std::string> step_prefixes = model::DefaultStepPrefixes();
+  // Launch configurations per kernel (KernelStats::configs of the top rows): grid and block of
+  // each kernel with the resources its source announced (OnKernelResources). Live: on (the
+  // injection library); offline off (`analyze --views kernels` counts them exactly).
+  bool launch_configs = false;
   // A step range is counted (settled) at the first window close at least this long after its end
   // (or when the trace or the process ends): work its calls launched that starts later than this
   // after the range ended is outside. A serving step's work runs within milliseconds of its range.
@@ -85,6 +89,8 @@ class Aggregator final : public model::EventSink {
   void OnSync(const model::SyncEvent& event) override;
   void OnApiCall(const model::ApiCallEvent& event) override;
   void OnNvtx(const model::NvtxEvent& event) override;
+  // The resources of the kernels of a name delivered after it (launch_configs only).
+  void OnKernelResources(const model::KernelResourcesEvent& event) override;
   void OnDataQuality(uint32_t pid, model::DataQuality counter, uint64_t count) override;
 
   // Live mode: the source's clock has reached `now_ns`. Events that can no longer be overtaken

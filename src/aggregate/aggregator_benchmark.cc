@@ -24,12 +24,30 @@ void BM_AggregateKernels(benchmark::State& state) {
     ids.push_back(names.Intern(std::string(stems[i % 4]) + std::to_string(i)));
   // 100k kernels/s per GPU (the sizing target for LLM serving) into one long-lived Aggregator with
   // 10 s windows and the default 2 s lateness horizon: the steady state of the live drain thread.
+  // Second argument 1: launch configurations on (as the injection library runs it): each name
+  // runs with three grids, changing every 64 of its launches (as the batch size changes between
+  // steps), and has its resources announced once, four names with a new dynamic shared-memory size
+  // every 1,024 launches (as the decoder announces a change). 2: the grid changes every launch
+  // of a name (no launch repeats its kernel's previous configuration: the worst case).
   const int64_t n = state.range(0);
+  const int64_t mode = state.range(1);
+  const bool configs = mode != 0;
+  const int64_t grid_every = mode == 2 ? 64 : 64 * 64;
   std::vector<model::KernelEvent> events(static_cast<size_t>(n));
   AggregatorOptions options;
   options.window_ns = 10'000'000'000;
+  options.launch_configs = configs;
   uint64_t windows = 0;
   Aggregator aggregator(options, &names, &classifier, [&](model::ProfileWindow&&) { ++windows; });
+  auto announce = [&](model::NameId name, int32_t dynamic_shared) {
+    model::KernelResourcesEvent r;
+    r.pid = 1;
+    r.name = name;
+    r.resources = {128, 1024, dynamic_shared, 1024 + dynamic_shared};
+    aggregator.OnKernelResources(r);
+  };
+  if (configs)
+    for (model::NameId id : ids) announce(id, 0);
   int64_t t = 1'000'000;
   uint32_t correlation = 1;
   for (auto _ : state) {
@@ -42,16 +60,27 @@ void BM_AggregateKernels(benchmark::State& state) {
       k.end_ns = t + 3'000 + (i % 13) * 1'000;
       k.name = ids[static_cast<size_t>(i % 64)];
       k.correlation_id = correlation++;
+      k.grid[0] = 108 * static_cast<int32_t>(1 + (i / grid_every) % 3);
+      k.grid[1] = k.grid[2] = 1;
+      k.block[0] = 128;
+      k.block[1] = k.block[2] = 1;
       t += 10'000;
     }
     state.ResumeTiming();
-    for (const auto& k : events) aggregator.OnKernel(k);
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (configs && i % 1024 == 0) announce(ids[(i / 1024) % 4], static_cast<int32_t>(i % 8192));
+      aggregator.OnKernel(events[i]);
+    }
   }
   aggregator.Finish();
   benchmark::DoNotOptimize(windows);
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_AggregateKernels)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AggregateKernels)
+    ->Args({1 << 18, 0})
+    ->Args({1 << 18, 1})
+    ->Args({1 << 18, 2})
+    ->Unit(benchmark::kMillisecond);
 
 // The same kernels, each after its launch call on one host thread (what eager serving delivers:
 // one runtime API record per kernel). Exercises the per-call bookkeeping of the causal idle split.

@@ -96,6 +96,33 @@ void DeviceState::SettleStep(int64_t window_start_ns, int64_t window_end_ns, boo
   EndStep(gpu_end_ns);
 }
 
+void KernelAccum::FlushConfigRun() {
+  if (run_count == 0) return;
+  const uint64_t count = run_count;
+  run_count = 0;
+  for (ConfigSlot& slot : configs) {
+    if (slot.key == run_key) {
+      slot.count += count;
+      slot.total_ns += run_total_ns;
+      return;
+    }
+  }
+  ++distinct_configs;
+  if (configs.size() < kConfigSlots) {
+    if (configs.empty()) configs.reserve(4);
+    configs.push_back(ConfigSlot{run_key, count, run_total_ns});
+    return;
+  }
+  // Space-Saving: the least-launched slot (the first of equals) becomes this configuration.
+  size_t least = 0;
+  for (size_t i = 1; i < configs.size(); ++i)
+    if (configs[i].count < configs[least].count) least = i;
+  ConfigSlot& slot = configs[least];
+  slot.key = run_key;
+  slot.count += count;
+  slot.total_ns += run_total_ns;
+}
+
 void DeviceState::ResetWindow(int64_t window_start_ns, int64_t bin_ns) {
   has_gpu_activity = false;
   first_start_ns = 0;

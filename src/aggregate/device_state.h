@@ -92,6 +92,31 @@ struct SyncAccum {
   void Merge(const SyncAccum& other);
 };
 
+// A launch configuration as the Aggregator keys it: grid, block and the interned resources
+// (Aggregator::Impl::InternResources; 0 = not recorded).
+struct ConfigKey {
+  std::array<int32_t, 3> grid{};
+  std::array<int32_t, 3> block{};
+  uint32_t resources = 0;
+  bool operator==(const ConfigKey&) const = default;
+};
+
+// One configuration of a kernel in the window with its launches and their time.
+struct ConfigSlot {
+  ConfigKey key;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+};
+
+// Configurations kept per kernel name and device in a window: exact counts up to this many
+// distinct ones (1-3 for most kernels; GEMMs whose grid follows the batch size reach a few dozen
+// over a long window). Past it the table runs Space-Saving (Metwally et al. 2005): a new
+// configuration takes the least-launched slot and inherits its count and time, so a configuration
+// launched more than 1/kConfigSlots of the time is never lost and the listed counts are upper
+// bounds. A fixed small array scanned from the last hit: most launches repeat the configuration
+// of the kernel's previous launch, one 28-byte compare.
+inline constexpr size_t kConfigSlots = 16;
+
 // Statistics of one kernel name on one device.
 struct KernelAccum {
   model::NameId name = model::kNoName;
@@ -99,10 +124,35 @@ struct KernelAccum {
   bool compute = true;  // model::IsComputeKernel(category, subcategory), once per name
   std::string_view subcategory;
   model::DurationStats duration;
+  // Launch configurations (AggregatorOptions::launch_configs). Launches of a kernel mostly repeat
+  // its previous configuration: they add up in the current run, beside `duration` (no other cache
+  // line touched), and a run goes to the slots when the configuration changes (or at the window's
+  // end, FlushConfigRun).
+  ConfigKey run_key;
+  uint64_t run_count = 0;
+  int64_t run_total_ns = 0;
   model::LogHistogram histogram;
   // Subcategory attention.prefill / attention.decode: the step's phase (model::Phase); bit 1
   // prefill, bit 2 decode.
   uint8_t attention_kind = 0;
+  // The configurations seen (exact until the slots overflow; then each new one counts, so an
+  // evicted configuration seen again counts twice: an upper bound) and their slots.
+  uint64_t distinct_configs = 0;
+  std::vector<ConfigSlot> configs;
+
+  void AddConfig(const ConfigKey& key, int64_t duration_ns) {
+    if (run_count != 0 && key == run_key) {
+      ++run_count;
+      run_total_ns += duration_ns;
+      return;
+    }
+    FlushConfigRun();
+    run_key = key;
+    run_count = 1;
+    run_total_ns = duration_ns;
+  }
+  // Moves the current run into the slots.
+  void FlushConfigRun();
 };
 
 // The last operation seen on a stream: enough to measure the next idle gap and to know what a sync

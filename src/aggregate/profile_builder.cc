@@ -35,6 +35,29 @@ model::SyncStats BuildSync(const SyncAccum& accum, const model::NameTable& names
   return out;
 }
 
+// The kernel's most frequent configurations, in the order every writer lists them.
+void FillConfigs(const KernelAccum& k, const std::vector<model::KernelResources>& resource_sets,
+                 model::KernelStats* row) {
+  row->distinct_configs = k.distinct_configs;
+  row->configs.reserve(k.configs.size());
+  for (const ConfigSlot& slot : k.configs) {
+    model::LaunchConfig& c = row->configs.emplace_back();
+    c.grid = slot.key.grid;
+    c.block = slot.key.block;
+    c.count = slot.count;
+    c.total_ns = slot.total_ns;
+    const model::KernelResources& r = slot.key.resources < resource_sets.size()
+                                          ? resource_sets[slot.key.resources]
+                                          : resource_sets.front();
+    c.registers_per_thread = r.registers_per_thread;
+    c.static_shared_bytes = r.static_shared_bytes;
+    c.dynamic_shared_bytes = r.dynamic_shared_bytes;
+    c.shared_bytes = r.shared_bytes;
+  }
+  std::sort(row->configs.begin(), row->configs.end(), model::MoreFrequentConfig);
+  if (row->configs.size() > model::kMaxLaunchConfigs) row->configs.resize(model::kMaxLaunchConfigs);
+}
+
 void AddTo(model::CategoryStats* stats, uint64_t count, int64_t time_ns) {
   stats->count += count;
   stats->time_ns += time_ns;
@@ -44,7 +67,8 @@ void AddTo(model::CategoryStats* stats, uint64_t count, int64_t time_ns) {
 
 model::DeviceProfile BuildDeviceProfile(DeviceState* state, const std::string& device_name,
                                         const model::NameTable& names,
-                                        const AggregatorOptions& options, bool use_sync_records) {
+                                        const AggregatorOptions& options, bool use_sync_records,
+                                        const std::vector<model::KernelResources>& resource_sets) {
   DeviceState& d = *state;
   model::DeviceProfile out;
   out.device = d.device;
@@ -88,7 +112,10 @@ model::DeviceProfile BuildDeviceProfile(DeviceState* state, const std::string& d
   // Top-K by total time (ties: more calls first, then name for determinism); the rest is one row.
   std::vector<const KernelAccum*> order;
   order.reserve(d.kernels.size());
-  for (const KernelAccum& k : d.kernels) order.push_back(&k);
+  for (KernelAccum& k : d.kernels) {
+    k.FlushConfigRun();
+    order.push_back(&k);
+  }
   std::sort(order.begin(), order.end(), [&names](const KernelAccum* a, const KernelAccum* b) {
     if (a->duration.total_ns != b->duration.total_ns)
       return a->duration.total_ns > b->duration.total_ns;
@@ -107,6 +134,7 @@ model::DeviceProfile BuildDeviceProfile(DeviceState* state, const std::string& d
       row.subcategory = std::string(k.subcategory);
       row.duration = k.duration;
       row.histogram = k.histogram;
+      if (!k.configs.empty()) FillConfigs(k, resource_sets, &row);
       out.top_kernels.push_back(std::move(row));
     } else {
       out.tail.duration.Merge(k.duration);

@@ -34,6 +34,11 @@ KernelRow MakeKernelRow(const model::KernelStats& k, int64_t kernel_time_ns, boo
   row.max_ns = k.duration.max_ns;
   row.median_ns = k.histogram.QuantileLowerBoundNs(0.5);
   row.pct = Pct(static_cast<double>(row.total_ns), static_cast<double>(kernel_time_ns));
+  // A merge of windows keeps more configurations than a row lists (kMaxMergedLaunchConfigs).
+  row.launch_configs.assign(k.configs.begin(),
+                            k.configs.begin() + static_cast<ptrdiff_t>(std::min(
+                                                    k.configs.size(), model::kMaxLaunchConfigs)));
+  row.distinct_launch_configs = k.distinct_configs;
   return row;
 }
 
@@ -319,6 +324,45 @@ model::TraceViews RangeViewsOf(const model::ProfileWindow& window) {
   return views;
 }
 
+// The kernels view of a window (AnalysisOptions::window_kernels_view) added to `views`: one row per
+// top kernel with its launch configurations, the tail as the "other" row.
+void AddKernelViews(const model::ProfileWindow& window, model::TraceViews* views) {
+  views->selection.kernels = true;
+  views->from_windows = true;
+  auto summary = [](const model::DurationStats& d) {
+    model::DurationSummary s;
+    s.count = d.count;
+    s.total_ns = d.total_ns;
+    s.mean_ns = d.mean_ns();
+    s.min_ns = d.min_or_zero_ns();
+    s.max_ns = d.max_ns;
+    return s;
+  };
+  for (const model::ProcessProfile& p : window.processes) {
+    if (p.devices.empty()) continue;
+    auto it = std::find_if(views->processes.begin(), views->processes.end(),
+                           [&p](const model::ProcessViews& v) { return v.pid == p.pid; });
+    model::ProcessViews& v = it != views->processes.end() ? *it : views->processes.emplace_back();
+    v.pid = p.pid;
+    for (const model::DeviceProfile& d : p.devices) {
+      model::DeviceViews& dv = v.devices.emplace_back();
+      dv.device = d.device;
+      for (const model::KernelStats& k : d.top_kernels) {
+        model::KernelStatRow& row = dv.kernels.emplace_back();
+        row.name = k.name;
+        row.category = k.category;
+        row.duration = summary(k.duration);
+        row.configs.assign(k.configs.begin(),
+                           k.configs.begin() + static_cast<ptrdiff_t>(std::min(
+                                                   k.configs.size(), model::kMaxLaunchConfigs)));
+        row.distinct_configs = k.distinct_configs;
+      }
+      dv.kernel_tail.duration = summary(d.tail.duration);
+      dv.kernel_tail_names = d.tail.duration.count ? d.tail.distinct_names : 0;
+    }
+  }
+}
+
 Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions& options,
                  const HostSignals& host, const DiagnosisThresholds& thresholds) {
   Analysis result;
@@ -329,8 +373,15 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
       result.views.resize(inputs.size());
       result.views[i] = *inputs[i].views;
     } else if (inputs[i].window != nullptr) {
-      // Live windows with NVTX range tables (`run --nvtx`): the ranges view of the same shape.
+      // Live windows with NVTX range tables (`run --nvtx`): the ranges view of the same shape;
+      // on request the kernels view too.
       model::TraceViews live = RangeViewsOf(*inputs[i].window);
+      if (options.window_kernels_view) {
+        AddKernelViews(*inputs[i].window, &live);
+        bool ranges = false;  // the ranges view only where the windows had range tables
+        for (const model::ProcessViews& p : live.processes) ranges = ranges || p.nvtx_ranges > 0;
+        live.selection.ranges = ranges;
+      }
       if (live.processes.empty()) continue;
       result.views.resize(inputs.size());
       result.views[i] = std::move(live);
@@ -433,6 +484,8 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
       m.min_ns = std::min(m.min_ns, k.min_ns);
       m.max_ns = std::max(m.max_ns, k.max_ns);
       m.median_ns = std::max(m.median_ns, k.median_ns);
+      model::MergeLaunchConfigs(k.launch_configs, k.distinct_launch_configs, &m.launch_configs,
+                                &m.distinct_launch_configs, model::kMaxLaunchConfigs);
     }
   }
   s.temporal.Finalize();

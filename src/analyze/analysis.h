@@ -28,6 +28,10 @@ struct AnalysisOptions {
   // `analyze --from/--to` as the report header says it (aggregate::DescribeSlice); "" for the
   // whole trace (echoed in reports).
   std::string slice;
+  // Windows (not traces): also the kernels view from their top kernels (`report --views
+  // kernels`): count, total, mean, min and max per kernel (no order statistics) and the launch
+  // configurations the windows carried (format 1.5).
+  bool window_kernels_view = false;
 };
 
 // One analyzed input file and the window its events were folded into.
@@ -69,6 +73,10 @@ struct KernelRow {
   int64_t total_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0;
   int64_t median_ns = 0;  // lower edge of the log2 histogram bucket holding the median (within 2x)
   double pct = 0;         // of total kernel time
+  // Live windows' launch configurations (model::KernelStats::configs); empty for traces (their
+  // exact ones are in the kernels view) and windows of an injection library before format 1.5.
+  std::vector<model::LaunchConfig> launch_configs;
+  uint64_t distinct_launch_configs = 0;
 };
 
 // The kernels beyond the top list, as one row.

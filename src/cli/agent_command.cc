@@ -242,6 +242,13 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->capture_default_str()
       ->type_name("NAME")
       ->check(OneOf(report::CsvTableNames()));
+  report_cmd_
+      ->add_option("--views", report_views_,
+                   "Also show these views computed from the windows: kernels (per kernel:\n"
+                   "count, total, mean, min, max and the launch configurations: grid,\n"
+                   "block, registers per thread, shared memory). The ranges view shows\n"
+                   "by itself for windows recorded with `run --nvtx`")
+      ->type_name("LIST");
   report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
       ->type_name("N")
@@ -373,6 +380,14 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       if (*last <= 0) return Usage("--last: must be greater than 0", "report");
       report_.last_ns = *last;
     }
+    if (!report_views_.empty()) {
+      if (report_views_ != "kernels")
+        return Usage(
+            "--views: only 'kernels' is computed from profile windows (ranges show by "
+            "themselves after `run --nvtx`; the other views need a trace: analyze)",
+            "report");
+      report_.kernels_view = true;
+    }
     if (format_ == "csv")
       report_.csv_table = csv_table_;
     else if (!report::ParseReportFormat(format_, &report_.format))
@@ -382,6 +397,11 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
         return Usage("--pid, --rank and --device are for a host's store, not --source", "report");
       if (report_.format == report::ReportFormat::kMarkdown || !report_.csv_table.empty())
         return Usage("--source: --format is text or json", "report");
+      if (report_.kernels_view)
+        return Usage(
+            "--views is for a host's store, not --source (the fleet keeps no launch "
+            "configurations)",
+            "report");
       fleet_.last_ns = report_.last_ns;
       fleet_.from = report_.from;
       fleet_.to = report_.to;

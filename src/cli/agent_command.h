@@ -49,6 +49,7 @@ class AgentAndReportCommands {
   std::string sink_, sink_credentials_, sink_spool_ = "256MiB", sink_retention_;
   std::vector<std::string> labels_;
   std::string report_state_dir_, last_, format_ = "text", csv_table_ = "kernels";
+  std::string report_views_;  // report --views
   std::optional<uint32_t> pid_, device_;
   std::optional<int32_t> rank_;
   ReportOptions report_;

@@ -151,6 +151,10 @@ TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
        "--format: unknown value 'html' (one of text, markdown, md, json, csv)",
        "inferscope analyze"},
       {"report --pid x", "--pid: 'x' is not a whole number", "inferscope report"},
+      {"report --views ops",
+       "--views: only 'kernels' is computed from profile windows (ranges show by themselves "
+       "after `run --nvtx`; the other views need a trace: analyze)",
+       "inferscope report"},
       {"status --bogus", "unknown flag --bogus", "inferscope status"},
       {"agent --http-port 99999", "--http-port: must be between -1 and 65535, got 99999",
        "inferscope agent"},

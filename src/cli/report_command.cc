@@ -77,6 +77,9 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   query.rank = options.rank;
   query.device = options.device;
   query.top = options.top;
+  // The kernels view's tables print from the windows when asked for, as analyze prints them.
+  query.kernels_view = options.kernels_view || options.csv_table == "kernel_stats" ||
+                       options.csv_table == "launch_configs";
   if (!options.thresholds_path.empty()) {
     auto thresholds = analyze::LoadThresholdsFile(options.thresholds_path);
     if (!thresholds.ok()) return Fail(err, thresholds.status());

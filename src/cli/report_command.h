@@ -25,6 +25,7 @@ struct ReportOptions {
   report::ReportFormat format = report::ReportFormat::kText;
   std::string csv_table;  // --format csv: the table printed (report::CsvTableNames); else empty
   int top = 15;
+  bool kernels_view = false;             // --views kernels
   std::string thresholds_path;           // --diagnosis-thresholds
   std::optional<double> gpu_hourly_usd;  // --gpu-hourly-cost
   std::string gpu_prices_path;           // --gpu-prices

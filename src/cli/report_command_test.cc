@@ -112,6 +112,37 @@ TEST_F(ReportCommandTest, RendersMergedWindowsOfTheRange) {
   EXPECT_NE(out.str().find("ranks: 1"), std::string::npos) << out.str();
 }
 
+// Launch configurations (window format 1.5): per top kernel in the JSON; the text shows them on
+// request (--views kernels), and the CSV table prints from the windows.
+TEST_F(ReportCommandTest, LaunchConfigsInJsonAndOnRequestInText) {
+  const int64_t now = 1'800'000'000 * kSec;
+  Populate(now - 120 * kSec, 2);
+  ReportOptions options;
+  options.state_dir = dir_;
+  options.now_unix_ns = now;
+  options.format = report::ReportFormat::kJson;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("\"launch_configs\": ["), std::string::npos);
+  EXPECT_NE(out.str().find("\"distinct_launch_configs\": "), std::string::npos);
+  options.format = report::ReportFormat::kText;
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_EQ(out.str().find("Launch configurations"), std::string::npos);
+  options.kernels_view = true;
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("Launch configurations"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("108x2x1"), std::string::npos);  // FullWindow's first configuration
+  options.kernels_view = false;
+  options.csv_table = "launch_configs";
+  out.str("");
+  ASSERT_EQ(RunReport(options, out, err), 0) << err.str();
+  EXPECT_EQ(out.str().rfind("rank,name,grid,block,", 0), 0u) << out.str();
+  EXPECT_NE(out.str().find(",108x2x1,128x1x1,168,50176,1024,49152,"), std::string::npos)
+      << out.str();
+}
+
 // A window stamped slightly after "now" (a GPU or host clock ahead of this one, or a replay whose
 // timestamps run ahead) still belongs to --last: the range is open-ended unless --to is given.
 TEST_F(ReportCommandTest, LastIncludesWindowsStampedAfterNow) {

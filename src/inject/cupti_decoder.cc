@@ -222,6 +222,20 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
       e.block[0] = r->blockX;
       e.block[1] = r->blockY;
       e.block[2] = r->blockZ;
+      model::KernelResourcesEvent resources;
+      resources.pid = pid_;
+      resources.name = e.name;
+      resources.resources.registers_per_thread =
+          model::KernelResourceValue(r->registersPerThread, model::kMaxRegistersPerThread);
+      resources.resources.static_shared_bytes = model::KernelResourceValue(r->staticSharedMemory);
+      resources.resources.dynamic_shared_bytes = model::KernelResourceValue(r->dynamicSharedMemory);
+      if (resources.resources.static_shared_bytes >= 0 &&
+          resources.resources.dynamic_shared_bytes >= 0)
+        resources.resources.shared_bytes =
+            model::KernelResourceValue(int64_t{resources.resources.static_shared_bytes} +
+                                       resources.resources.dynamic_shared_bytes);
+      // Before the kernel it describes (the Aggregator takes a kernel's resources as it arrives).
+      if (resources_.Changed(e.name, resources.resources)) sink->OnKernelResources(resources);
       if (e.graph_id != 0 && graphs_ != nullptr) graphs_->OnNodeKernel(e);
       sink->OnKernel(e);
       Tee(e);

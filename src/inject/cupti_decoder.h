@@ -92,6 +92,9 @@ class CuptiDecoder {
   uint32_t buffer_serial_ = 0;  // Decode calls so far (slots verified in an older one re-check)
   // The last kernel record's context: contexts change rarely, so the map is touched only then.
   uint32_t last_context_ = UINT32_MAX;
+  // The resources last sent per kernel name: the Aggregator hears of a kernel's registers and
+  // shared memory (its launch configurations) only when they change, not with every record.
+  model::KernelResourcesInterner resources_;
 
   std::unordered_map<uint64_t, model::ApiCallEvent> api_templates_;  // (kind << 32 | cbid)
   std::unordered_map<uint32_t, uint32_t> context_device_;  // CONTEXT records, then kernels

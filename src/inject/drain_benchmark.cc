@@ -5,7 +5,9 @@
 // Aggregator (10 s windows, 1 s lateness), as Session::Complete does, then zero the buffer as the
 // pool does before handing it back. Target: at most 50 ns per
 // kernel record, on both record layouts (CUDA 13's Kernel10 and CUDA 12's Kernel9: the fake
-// walks the layout of the CUPTI version it is told to be).
+// walks the layout of the CUPTI version it is told to be). Argument 1: launch configurations on, as
+// Session runs the Aggregator (registers and shared memory per name, the decoder announcing a
+// change; the grid follows a batch size that changes every 64 launches of a name); 0: off.
 
 #include <benchmark/benchmark.h>
 #include <cupti.h>
@@ -44,6 +46,7 @@ void BM_DrainKernelRecords(benchmark::State& state) {
   aggregate::AggregatorOptions options;
   options.window_ns = 10'000'000'000;
   options.lateness_ns = 1'000'000'000;
+  options.launch_configs = state.range(0) != 0;
   uint64_t windows = 0;
   aggregate::Aggregator aggregator(options, &table, &classifier,
                                    [&](model::ProfileWindow&&) { ++windows; });
@@ -63,8 +66,12 @@ void BM_DrainKernelRecords(benchmark::State& state) {
       k.streamId = static_cast<uint32_t>(7 + i % 4);
       k.correlationId = correlation++;
       k.name = names[i % names.size()].c_str();
-      k.gridX = k.gridY = k.gridZ = 1;
+      k.gridX = static_cast<int32_t>(1 + (i / (64 * 64)) % 3);
+      k.gridY = k.gridZ = 1;
       k.blockX = 128;
+      k.registersPerThread = 96;
+      k.staticSharedMemory = 1024;
+      k.dynamicSharedMemory = (i % 64) < 4 ? 49152 : 0;
       k.blockY = k.blockZ = 1;
       std::memcpy(base + i * record_bytes, &k, sizeof(k));
       t += 10'000;
@@ -83,9 +90,13 @@ void BM_DrainKernelRecords(benchmark::State& state) {
 }
 BENCHMARK(BM_DrainKernelRecords<CUpti_ActivityKernel10, 130001, CuptiLayout::kCuda13_0>)
     ->Name("BM_DrainKernelRecords/cuda13")
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DrainKernelRecords<CUpti_ActivityKernel9, 22, CuptiLayout::kCuda12_0>)
     ->Name("BM_DrainKernelRecords/cuda12")
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

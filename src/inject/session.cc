@@ -160,6 +160,8 @@ Session::Session(const Config& config, const CuptiBinding& binding, WindowCallba
   // With the NVTX ranges the engine's step ranges define the steps (and their phases), as
   // `analyze --views steps` counts them offline.
   options.step_ranges = config.nvtx;
+  // Grid, block, registers and shared memory per top kernel (the decoder announces resources).
+  options.launch_configs = true;
   aggregator_ = std::make_unique<aggregate::Aggregator>(
       options, &names_, &classifier_, [this](model::ProfileWindow&& w) {
         // The profiler's own CPU since the previous window is charged to this one.

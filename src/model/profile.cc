@@ -19,6 +19,33 @@ int64_t LogHistogram::QuantileLowerBoundNs(double q) const {
   return int64_t{1} << (kBuckets - 1);
 }
 
+bool MoreFrequentConfig(const LaunchConfig& a, const LaunchConfig& b) {
+  if (a.count != b.count) return a.count > b.count;
+  if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+  return a.key() < b.key();
+}
+
+void MergeLaunchConfigs(const std::vector<LaunchConfig>& in, uint64_t in_distinct,
+                        std::vector<LaunchConfig>* into, uint64_t* into_distinct, size_t keep) {
+  if (in.empty() && in_distinct == 0) return;
+  // Configurations seen but not listed, on each side: counted in distinct, never joined.
+  const uint64_t unlisted = (*into_distinct > into->size() ? *into_distinct - into->size() : 0) +
+                            (in_distinct > in.size() ? in_distinct - in.size() : 0);
+  for (const LaunchConfig& c : in) {  // a handful on each side: a scan is cheapest
+    auto it = std::find_if(into->begin(), into->end(),
+                           [&c](const LaunchConfig& x) { return x.key() == c.key(); });
+    if (it == into->end()) {
+      into->push_back(c);
+    } else {
+      it->count += c.count;
+      it->total_ns += c.total_ns;
+    }
+  }
+  *into_distinct = into->size() + unlisted;
+  std::sort(into->begin(), into->end(), MoreFrequentConfig);
+  if (into->size() > keep) into->resize(keep);
+}
+
 void RangeTable::Trim(size_t top_k, bool sort) {
   if (sort) {
     std::sort(rows.begin(), rows.end(), [](const RangeStats& a, const RangeStats& b) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/model/events.h"
+#include "src/model/launch_config.h"
 #include "src/model/taxonomy.h"
 
 namespace inferscope::model {
@@ -71,6 +72,14 @@ struct KernelStats {
   DurationStats duration;
   LogHistogram histogram;
   uint64_t distinct_names = 1;  // > 1 only for the long-tail row
+  // Live windows only (AggregatorOptions::launch_configs; empty in the tail row and offline): the
+  // most frequent launch configurations (MoreFrequentConfig order; at most kMaxLaunchConfigs in a
+  // window, kMaxMergedLaunchConfigs in a merge of windows) and how many were seen. Within a window
+  // counts are exact and distinct_configs too while the kernel ran with at most kConfigSlots
+  // configurations (src/aggregate/device_state.h); past that, and after a merge of windows,
+  // distinct_configs is an upper bound.
+  std::vector<LaunchConfig> configs;
+  uint64_t distinct_configs = 0;
 
   bool operator==(const KernelStats&) const = default;
 };

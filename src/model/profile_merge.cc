@@ -30,6 +30,13 @@ void AddStats(KernelStats* into, const KernelStats& in) {
   into->histogram.Merge(in.histogram);
 }
 
+// The same kernel in two windows: its statistics and its launch configurations (the tail row
+// takes statistics only; configurations are listed for the top rows).
+void AddRow(KernelStats* into, const KernelStats& in) {
+  AddStats(into, in);
+  MergeLaunchConfigs(in.configs, in.distinct_configs, &into->configs, &into->distinct_configs);
+}
+
 // A device that saw no GPU activity in a window has first_start = last_end = 0 (the Aggregator
 // rejects zero timestamps, so 0 never marks real activity).
 bool HasSpan(const DeviceProfile& d) { return d.first_start_ns != 0 || d.last_end_ns != 0; }
@@ -52,7 +59,7 @@ void MergeTopKernels(const DeviceProfile& in, DeviceProfile* into, int top_k) {
       if (it == rows.end())
         rows.push_back(k);
       else
-        AddStats(&*it, k);
+        AddRow(&*it, k);
     }
   } else {
     // Views of the rows' names (no copies); the reserve above keeps them valid while new rows
@@ -65,7 +72,7 @@ void MergeTopKernels(const DeviceProfile& in, DeviceProfile* into, int top_k) {
       if (inserted)
         rows.push_back(k);
       else
-        AddStats(&rows[it->second], k);
+        AddRow(&rows[it->second], k);
     }
   }
   // The tail: an empty default row (distinct_names 1, no name) takes the other's identity.

@@ -19,6 +19,12 @@
 // - Top kernels merge by name (stats add), then the top K by total time stay (ties: more calls,
 //   then name) and the rest fold into the tail. The tail's distinct_names adds up: a name in the
 //   tail of two windows is counted twice, so it is an upper bound.
+// - A top kernel's launch configurations merge by configuration (count and time add; the
+//   kMaxMergedLaunchConfigs most frequent stay listed, MoreFrequentConfig order). distinct_configs
+//   is an upper bound (MergeLaunchConfigs: the listed ones join exactly, the unlisted are assumed
+//   all different), exact when every window listed all its configurations, over the windows in
+//   which the kernel was a top row (a window where it was in the tail adds its time, not its
+//   configs).
 // - Sync "waited on" lists merge by kernel name (count and wait add), are re-sorted heaviest first
 //   and re-capped; a target a window had already cut off is lost (its wait is still in `wait`).
 // - Timelines are laid on one grid: the first timeline's bin width and origin (extended backwards

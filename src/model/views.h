@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "src/model/launch_config.h"
 #include "src/model/taxonomy.h"
 
 namespace inferscope::model {
@@ -47,23 +48,6 @@ struct DurationSummary {
   bool operator==(const DurationSummary&) const = default;
 };
 
-// One launch configuration of a kernel and how often it ran with it: grid, block and the
-// resources (registers per thread, static and dynamic shared memory; -1 where the source did not
-// record them: Kineto records the shared-memory sum only). Launches that differ in any of these
-// (the same grid and block with another dynamic shared-memory size) are different configurations.
-struct LaunchConfig {
-  std::array<int32_t, 3> grid{};
-  std::array<int32_t, 3> block{};
-  uint64_t count = 0;
-  int64_t total_ns = 0;
-  int32_t registers_per_thread = -1;
-  int32_t static_shared_bytes = -1;
-  int32_t dynamic_shared_bytes = -1;
-  int32_t shared_bytes = -1;  // static + dynamic
-
-  bool operator==(const LaunchConfig&) const = default;
-};
-
 // One row of the kernel statistics table (one kernel name on one device).
 struct KernelStatRow {
   std::string name;  // as recorded
@@ -74,7 +58,6 @@ struct KernelStatRow {
 
   bool operator==(const KernelStatRow&) const = default;
 };
-inline constexpr size_t kMaxLaunchConfigs = 4;
 
 // One stream of one device: its own span, busy (union of its kernels, copies and memsets), idle
 // (span - busy) and the part of busy during which another stream of the device was busy too.

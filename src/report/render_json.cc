@@ -62,6 +62,9 @@ void WriteKernels(JsonWriter& w, const std::vector<analyze::KernelRow>& rows) {
     w.Key("max_ns").Int(k.max_ns);
     w.Key("median_ns").Int(k.median_ns);
     w.Key("pct").Double(k.pct);
+    // Live windows only (traces: the kernels view); absent when the windows carried none.
+    if (!k.launch_configs.empty())
+      WriteLaunchConfigs(w, k.launch_configs, k.distinct_launch_configs);
     w.EndObject();
   }
   w.EndArray();

@@ -253,6 +253,71 @@ TEST(JsonReportTest, ForwardPhases) {
   EXPECT_EQ(simdjson::dom::array(doc["summary"]["phases"]["list"]).size(), 0u);
 }
 
+// Launch configurations of live windows (format 1.5): per top kernel in the JSON, in the kernels
+// view's shape (one writer); the text only on request (the kernels view from the windows).
+TEST(JsonReportTest, LiveLaunchConfigs) {
+  model::ProfileWindow w = MakeWindow(42, 0, 600, 450);
+  model::KernelStats& k = w.processes[0].devices[0].top_kernels[0];
+  model::LaunchConfig& c = k.configs.emplace_back();
+  c.grid = {132, 2, 1};
+  c.block = {128, 1, 1};
+  c.count = k.duration.count;
+  c.total_ns = k.duration.total_ns;
+  c.registers_per_thread = 168;
+  c.static_shared_bytes = 0;
+  c.dynamic_shared_bytes = 49152;
+  c.shared_bytes = 49152;
+  k.distinct_configs = 3;
+  const analyze::Analysis a = analyze::Analyze({{"live", "inferscope_store", &w}}, {});
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(RenderJson(a)).get(doc), simdjson::SUCCESS);
+  for (const char* where : {"ranks", "summary"}) {
+    const simdjson::dom::element row = std::string_view(where) == "ranks"
+                                           ? doc["ranks"].at(0)["top_kernels"].at(0)
+                                           : doc["summary"]["top_kernels"].at(0);
+    EXPECT_EQ(std::string_view(row["name"]), k.name) << where;
+    EXPECT_EQ(uint64_t(row["distinct_launch_configs"]), 3u) << where;
+    const simdjson::dom::element config = row["launch_configs"].at(0);
+    EXPECT_EQ(int64_t(config["grid"].at(0)), 132) << where;
+    EXPECT_EQ(int64_t(config["grid"].at(1)), 2) << where;
+    EXPECT_EQ(int64_t(config["block"].at(0)), 128) << where;
+    EXPECT_EQ(int64_t(config["registers_per_thread"]), 168) << where;
+    EXPECT_EQ(int64_t(config["static_shared_bytes"]), 0) << where;
+    EXPECT_EQ(int64_t(config["dynamic_shared_bytes"]), 49152) << where;
+    EXPECT_EQ(int64_t(config["shared_bytes"]), 49152) << where;
+    EXPECT_EQ(uint64_t(config["count"]), k.duration.count) << where;
+  }
+  // A row without configurations (a window of an older library) has no keys; no views section.
+  simdjson::dom::element second = doc["ranks"].at(0)["top_kernels"].at(1);
+  EXPECT_EQ(second["launch_configs"].error(), simdjson::NO_SUCH_FIELD);
+  EXPECT_TRUE(doc["views"].is_null());
+  const std::string plain = RenderText(a);
+  EXPECT_EQ(plain.find("Launch configurations"), std::string::npos);
+
+  // On request: the kernels view from the windows, text, JSON and CSV.
+  analyze::AnalysisOptions options;
+  options.window_kernels_view = true;
+  const analyze::Analysis v = analyze::Analyze({{"live", "inferscope_store", &w}}, options);
+  const std::string text = RenderText(v);
+  const size_t at = text.find("Launch configurations");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("132x2x1", at), std::string::npos) << text.substr(at);
+  EXPECT_EQ(text.find("NVTX / annotation ranges"), std::string::npos);
+  ASSERT_EQ(parser.parse(RenderJson(v)).get(doc), simdjson::SUCCESS);
+  const simdjson::dom::element input = doc["views"]["inputs"].at(0);
+  EXPECT_TRUE(bool(input["from_windows"]));
+  const simdjson::dom::element stat =
+      input["processes"].at(0)["devices"].at(0)["kernel_stats"].at(0);
+  EXPECT_EQ(uint64_t(stat["distinct_launch_configs"]), 3u);
+  EXPECT_EQ(int64_t(stat["launch_configs"].at(0)["grid"].at(0)), 132);
+  EXPECT_TRUE(stat["duration"]["median_ns"].is_null());
+  EXPECT_EQ(uint64_t(stat["duration"]["count"]), k.duration.count);
+  std::string csv;
+  ASSERT_TRUE(RenderCsv(v, "launch_configs", &csv));
+  EXPECT_NE(csv.find(",132x2x1,128x1x1,168,49152,0,49152,"), std::string::npos) << csv;
+}
+
 // Live windows with NVTX range tables (`run --nvtx`): the ranges view of the report, in the shape
 // `analyze --views ranges` writes, without the order statistics windows do not keep.
 TEST(JsonReportTest, LiveRangeTables) {

@@ -94,10 +94,16 @@ ViewTable KernelStats(const Analysis& a) {
   ForEachProcess(a, [&](size_t input, const model::ProcessViews& p) {
     for (const model::DeviceViews& d : p.devices) {
       const std::string rank = RankOf(a, input, p.pid, &d.device);
+      const bool exact = !a.views[input].from_windows;  // live windows: no order statistics
       auto add = [&](ViewCell name, const model::DurationSummary& s, std::string category) {
         std::vector<ViewCell> row = {Text(rank), std::move(name), Count(s.count), Ns(s.total_ns)};
-        AddDurationCells(s, &row);
-        row.push_back(Ns(s.p99_ns));
+        if (exact) {
+          AddDurationCells(s, &row);
+          row.push_back(Ns(s.p99_ns));
+        } else {
+          row.insert(row.end(),
+                     {Ns(s.mean_ns), {"", "-"}, Ns(s.min_ns), Ns(s.max_ns), {"", "-"}, {"", "-"}});
+        }
         row.push_back(Text(std::move(category)));
         t.rows.push_back(std::move(row));
       };
@@ -646,38 +652,15 @@ void WriteProcess(JsonWriter& w, const Analysis& a, size_t input, const model::P
         w.Key("display_name").String(model::DisplayKernelName(k.name));
         w.Key("category").String(model::CategoryName(k.category));
         w.Key("duration");
-        WriteDuration(w, k.duration);
-        w.Key("distinct_launch_configs").UInt(k.distinct_configs);
-        w.Key("launch_configs").BeginArray();
-        for (const model::LaunchConfig& c : k.configs) {
-          w.BeginObject();
-          w.Key("grid");
-          WriteDim3(w, c.grid);
-          w.Key("block");
-          WriteDim3(w, c.block);
-          // null where the source did not record it
-          auto resource = [&w](const char* key, int32_t v) {
-            if (v < 0)
-              w.Key(key).Null();
-            else
-              w.Key(key).Int(v);
-          };
-          resource("registers_per_thread", c.registers_per_thread);
-          resource("static_shared_bytes", c.static_shared_bytes);
-          resource("dynamic_shared_bytes", c.dynamic_shared_bytes);
-          resource("shared_bytes", c.shared_bytes);
-          w.Key("count").UInt(c.count);
-          w.Key("total_ns").Int(c.total_ns);
-          w.EndObject();
-        }
-        w.EndArray();
+        WriteDuration(w, k.duration, !a.views[input].from_windows);
+        WriteLaunchConfigs(w, k.configs, k.distinct_configs);
         w.EndObject();
       }
       w.EndArray();
       w.Key("kernel_stats_other").BeginObject();
       w.Key("distinct_names").UInt(d.kernel_tail_names);
       w.Key("duration");
-      WriteDuration(w, d.kernel_tail.duration);
+      WriteDuration(w, d.kernel_tail.duration, !a.views[input].from_windows);
       w.EndObject();
     }
     if (sel.streams) {
@@ -949,6 +932,34 @@ Section GroupRangesSection(const std::string& key_header, const std::vector<Grou
     AddRangeRows(g.key, g.rows, g.tail, g.tail_names, /*exact=*/false, &t);
   AddHostRangeNotes(/*live=*/true, &t);
   return SectionOf(t);
+}
+
+void WriteLaunchConfigs(JsonWriter& w, const std::vector<model::LaunchConfig>& configs,
+                        uint64_t distinct) {
+  w.Key("distinct_launch_configs").UInt(distinct);
+  w.Key("launch_configs").BeginArray();
+  for (const model::LaunchConfig& c : configs) {
+    w.BeginObject();
+    w.Key("grid");
+    WriteDim3(w, c.grid);
+    w.Key("block");
+    WriteDim3(w, c.block);
+    // null where the source did not record it
+    auto resource = [&w](const char* key, int32_t v) {
+      if (v < 0)
+        w.Key(key).Null();
+      else
+        w.Key(key).Int(v);
+    };
+    resource("registers_per_thread", c.registers_per_thread);
+    resource("static_shared_bytes", c.static_shared_bytes);
+    resource("dynamic_shared_bytes", c.dynamic_shared_bytes);
+    resource("shared_bytes", c.shared_bytes);
+    w.Key("count").UInt(c.count);
+    w.Key("total_ns").Int(c.total_ns);
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 }  // namespace inferscope::report

@@ -43,6 +43,11 @@ bool BuildTable(const analyze::Analysis& a, const std::string& key, ViewTable* t
 // The "views" key's value of the JSON report (docs/report-schema.md).
 void WriteViewsJson(base::JsonWriter& w, const analyze::Analysis& a);
 
+// The launch configurations of one kernel row: its "distinct_launch_configs" and
+// "launch_configs" keys (the kernels view's rows, and the live windows' top kernels).
+void WriteLaunchConfigs(base::JsonWriter& w, const std::vector<model::LaunchConfig>& configs,
+                        uint64_t distinct);
+
 // Sections for the text and markdown report.
 void AppendViewSections(const analyze::Analysis& a, Document* doc);
 

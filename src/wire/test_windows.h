@@ -88,6 +88,41 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
         d.top_kernels.push_back(
             kernel("_ZN5flash44flash_fwd_splitkv_kernelILi" + std::to_string(k) + "EEvNS_6ParamsE",
                    static_cast<model::Category>(k % model::kCategoryCount)));
+        if (k == 0) {  // launch configurations (1.5): every field, changes between them, a -1
+          model::KernelStats& row = d.top_kernels.back();
+          model::LaunchConfig c;
+          c.grid = {108, 2, 1};
+          c.block = {128, 1, 1};
+          c.count = static_cast<uint64_t>(next());
+          c.total_ns = next();
+          c.registers_per_thread = 168;
+          c.static_shared_bytes = 1024;
+          c.dynamic_shared_bytes = 49152;
+          c.shared_bytes = 50176;
+          row.configs.push_back(c);
+          c.grid = {216, 2, 1};  // same block and resources
+          c.count = 3;
+          c.total_ns = 40;
+          row.configs.push_back(c);
+          c.block = {256, 1, 1};
+          c.dynamic_shared_bytes = 0;
+          c.shared_bytes = 1024;
+          c.registers_per_thread = -1;  // back to "not recorded"
+          c.count = 1;
+          c.total_ns = -5;
+          row.configs.push_back(c);
+          c.static_shared_bytes = c.dynamic_shared_bytes = -1;
+          c.shared_bytes = 4096;  // the sum alone (as Kineto records it)
+          c.grid = {-1, 0, 2147483647};
+          row.configs.push_back(c);
+          row.distinct_configs = 9;
+        } else if (k == 1) {
+          model::LaunchConfig& c = d.top_kernels.back().configs.emplace_back();
+          c.grid = {1, 1, 1};
+          c.block = {32, 1, 1};
+          c.count = 1;
+          d.top_kernels.back().distinct_configs = 1;
+        }
       }
       d.tail = kernel("other", model::Category::kOther);
       d.tail.distinct_names = 0;
@@ -204,6 +239,9 @@ inline std::string FirstDifference(const model::ProfileWindow& a, const model::P
         INFERSCOPE_CMP(kp + "name", x.top_kernels[k].name, y.top_kernels[k].name);
         INFERSCOPE_CMP(kp + "duration", x.top_kernels[k].duration, y.top_kernels[k].duration);
         INFERSCOPE_CMP(kp + "histogram", x.top_kernels[k].histogram, y.top_kernels[k].histogram);
+        INFERSCOPE_CMP(kp + "configs", x.top_kernels[k].configs, y.top_kernels[k].configs);
+        INFERSCOPE_CMP(kp + "distinct_configs", x.top_kernels[k].distinct_configs,
+                       y.top_kernels[k].distinct_configs);
         INFERSCOPE_CMP(kp + "(other)", x.top_kernels[k], y.top_kernels[k]);
       }
       INFERSCOPE_CMP(dp + "tail", x.tail, y.tail);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "src/wire/window_fields.h"
 #include "src/wire/wire_buffer.h"
@@ -76,11 +77,14 @@ void PutCategoryValues(WireWriter& w, uint32_t field,
 }
 
 void PutPhases(WireWriter& w, const model::PhaseSplit& s) {
-  if (s.empty()) return;  // windows without steps or work outside them carry no phase data
+  // Windows without steps or work outside them carry no phase data. Tested against the default
+  // (not empty(), which looks at steps and operations only) so that every decoded window
+  // re-encodes to itself (window_codec_fuzzer); the Aggregator's are the same either way.
+  if (s == model::PhaseSplit{}) return;
   w.Message(fields::kPhases, [&](WireWriter& m) {
     for (size_t i = 0; i < s.phases.size(); ++i) {
       const model::PhaseStats& p = s.phases[i];
-      if (p.steps == 0) continue;
+      if (p == model::PhaseStats{}) continue;
       PutIndexed(m, fields::kPhase, i, [&](WireWriter& e) {
         e.U(fields::kPhSteps, p.steps);
         e.S(fields::kPhStepTime, p.step_ns);
@@ -92,6 +96,71 @@ void PutPhases(WireWriter& w, const model::PhaseSplit& s) {
     m.U(fields::kPhaseOutsideOps, s.outside_ops);
     PutCategoryValues(m, fields::kPhaseOutside, s.outside_ns);
   });
+}
+
+// The shared-memory sum a reader assumes when the field is absent.
+int32_t DerivedShared(int32_t static_shared, int32_t dynamic_shared) {
+  return static_shared >= 0 && dynamic_shared >= 0
+             ? model::KernelResourceValue(int64_t{static_shared} + dynamic_shared)
+             : -1;
+}
+
+// Grid or block: x, y, z packed as unsigned 32-bit varints (CUDA's dimensions are positive; a
+// corrupt negative one still round-trips, in 5 bytes).
+void PutDim3(WireWriter& w, uint32_t field, const std::array<int32_t, 3>& v) {
+  std::string body;
+  WireWriter inner(&body);
+  for (int32_t x : v) inner.Varint(static_cast<uint32_t>(x));
+  w.Tag(field, WireType::kBytes);
+  w.Varint(body.size());
+  w.out()->append(body);
+}
+
+// A kernel's launch configurations: each field the previous configuration of the row shares is
+// left out (a kernel's registers and static shared memory rarely change, its block seldom), so a
+// configuration after the first costs its grid, count and time: 10-15 bytes.
+void PutConfigs(WireWriter& w, const std::vector<model::LaunchConfig>& configs, uint64_t distinct,
+                const DurationStats& duration) {
+  // When the listed configurations hold every launch of the row (the usual window: all listed,
+  // exact), the last one's count and time are the row's minus the others': left out. The test is
+  // the decoder's computation itself (unsigned, wrapping: defined), so what is left out always
+  // reads back as it was.
+  bool derive_last = false;
+  if (!configs.empty()) {
+    uint64_t others = 0, others_ns = 0;
+    for (size_t i = 0; i + 1 < configs.size(); ++i) {
+      others += configs[i].count;
+      others_ns += static_cast<uint64_t>(configs[i].total_ns);
+    }
+    const model::LaunchConfig& last = configs.back();
+    derive_last = others < duration.count && duration.count - others == last.count &&
+                  static_cast<uint64_t>(duration.total_ns) - others_ns ==
+                      static_cast<uint64_t>(last.total_ns);
+  }
+  model::LaunchConfig prev;  // grid and block 0, resources -1
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const model::LaunchConfig& c = configs[i];
+    const bool derived = derive_last && i + 1 == configs.size();
+    w.Message(
+        fields::kKConfig,
+        [&](WireWriter& m) {
+          if (c.grid != prev.grid) PutDim3(m, fields::kCfGrid, c.grid);
+          if (c.block != prev.block) PutDim3(m, fields::kCfBlock, c.block);
+          if (!derived) {
+            m.U(fields::kCfCount, c.count);
+            m.S(fields::kCfTime, c.total_ns);
+          }
+          SDefault(m, fields::kCfRegisters, c.registers_per_thread, prev.registers_per_thread);
+          SDefault(m, fields::kCfStaticShared, c.static_shared_bytes, prev.static_shared_bytes);
+          SDefault(m, fields::kCfDynamicShared, c.dynamic_shared_bytes, prev.dynamic_shared_bytes);
+          SDefault(m, fields::kCfShared, c.shared_bytes,
+                   DerivedShared(c.static_shared_bytes, c.dynamic_shared_bytes));
+        },
+        /*always=*/true);
+    prev = c;
+  }
+  // Absent: every configuration seen is listed (the usual case).
+  UDefault(w, fields::kKDistinctConfigs, distinct, configs.size());
 }
 
 void PutKernel(WireWriter& w, uint32_t field, const KernelStats& k, bool always) {
@@ -118,6 +187,7 @@ void PutKernel(WireWriter& w, uint32_t field, const KernelStats& k, bool always)
           });
         }
         UDefault(m, fields::kKDistinct, k.distinct_names, 1);
+        PutConfigs(m, k.configs, k.distinct_configs, k.duration);
       },
       always);
 }
@@ -205,8 +275,11 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
             });
         });
         m.Message(fields::kSteps, [&](WireWriter& st) {
-          if (d.steps.plain.count) PutDuration(st, fields::kStepPlain, d.steps.plain);
-          if (d.steps.prefill.count) PutDuration(st, fields::kStepPrefill, d.steps.prefill);
+          // Written unless default (not: unless count is 0), so that every decoded window
+          // re-encodes to itself (window_codec_fuzzer).
+          if (d.steps.plain != DurationStats{}) PutDuration(st, fields::kStepPlain, d.steps.plain);
+          if (d.steps.prefill != DurationStats{})
+            PutDuration(st, fields::kStepPrefill, d.steps.prefill);
         });
         PutPhases(m, d.phases);
         m.Message(fields::kLaunch, [&](WireWriter& l) {

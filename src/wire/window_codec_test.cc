@@ -5,6 +5,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "src/wire/test_windows.h"
 #include "src/wire/wire_buffer.h"
@@ -241,6 +242,167 @@ TEST(WindowCodecTest, RangesFromANewerWriterAndWindowsWithout) {
   ww.Varint(bad_process.size());
   wrong += bad_process;
   EXPECT_EQ(DecodeWindow(wrong).status().code(), base::StatusCode::kDataLoss);
+}
+
+// The launch configurations of the top kernels (1.5, kernel fields 7 and 8).
+TEST(WindowCodecTest, LaunchConfigsRoundTripAndOldWindowsHaveNone) {
+  const model::ProfileWindow w = FullWindow(3, 2);
+  const model::KernelStats& k = w.processes[0].devices[0].top_kernels[0];
+  ASSERT_EQ(k.configs.size(), 4u);
+  auto decoded = DecodeWindow(Encode(w));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const model::KernelStats& r = decoded->processes[0].devices[0].top_kernels[0];
+  EXPECT_EQ(r.configs, k.configs);
+  EXPECT_EQ(r.distinct_configs, 9u);
+  EXPECT_EQ(decoded->processes[0].devices[0].top_kernels[1].distinct_configs, 1u);
+  EXPECT_TRUE(decoded->processes[0].devices[0].top_kernels[2].configs.empty());
+  EXPECT_EQ(decoded->processes[0].devices[0].top_kernels[2].distinct_configs, 0u);
+
+  // A configuration repeating the previous one's block and resources costs its grid, count and
+  // time only; the distinct count is left out when every configuration is listed.
+  model::ProfileWindow one = FullWindow(1, 2);
+  for (model::ProcessProfile& p : one.processes)
+    for (model::DeviceProfile& d : p.devices)
+      for (model::KernelStats& x : d.top_kernels) x.configs.clear(), x.distinct_configs = 0;
+  const size_t none = Encode(one).size();
+  model::KernelStats& row = one.processes[0].devices[0].top_kernels[0];
+  model::LaunchConfig c;
+  c.grid = {1024, 1, 1};
+  c.block = {128, 1, 1};
+  c.count = 100;
+  c.total_ns = 1'000'000;
+  c.registers_per_thread = 64;
+  c.static_shared_bytes = 0;
+  c.dynamic_shared_bytes = 16384;
+  c.shared_bytes = 16384;
+  row.configs = {c};
+  row.distinct_configs = 1;
+  const size_t first = Encode(one).size() - none;
+  c.grid = {2048, 1, 1};
+  c.count = 50;
+  row.configs.push_back(c);
+  row.distinct_configs = 2;
+  const size_t second = Encode(one).size() - none - first;
+  EXPECT_LE(first, 30u);
+  EXPECT_LE(second, 14u);
+  auto again = DecodeWindow(Encode(one));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->processes[0].devices[0].top_kernels[0], row);
+
+  // Configurations that hold every launch of the row (a window's usual case): the last one's
+  // count and time are left out and come back as the row's minus the others'.
+  row.duration = {};
+  for (int64_t d : {10, 20, 30}) row.duration.Add(d);
+  row.configs[0].count = 2;
+  row.configs[0].total_ns = 40;
+  row.configs[1].count = 1;
+  row.configs[1].total_ns = 20;
+  const size_t held = Encode(one).size();
+  auto derived = DecodeWindow(Encode(one));
+  ASSERT_TRUE(derived.ok()) << derived.status().message();
+  EXPECT_EQ(derived->processes[0].devices[0].top_kernels[0], row);
+  row.configs[1].total_ns = 21;  // no longer adds up: written whole
+  EXPECT_GT(Encode(one).size(), held);
+  auto whole = DecodeWindow(Encode(one));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->processes[0].devices[0].top_kernels[0], row);
+  // A count left out that would be 0 or less: corrupt (the others' reach the row's).
+  {
+    std::string duration;
+    WireWriter dw(&duration);
+    dw.U(1, 2);  // count
+    std::string first_config;
+    WireWriter fw(&first_config);
+    fw.U(3, 2);  // count: all of the row's
+    std::string kernel;
+    WireWriter kw(&kernel);
+    kw.Str(1, "k");
+    kw.Tag(4, WireType::kBytes);
+    kw.Varint(duration.size());
+    kernel += duration;
+    kw.Tag(7, WireType::kBytes);
+    kw.Varint(first_config.size());
+    kernel += first_config;
+    kw.Tag(7, WireType::kBytes);
+    kw.Varint(0);  // a second configuration without a count
+    std::string device;
+    WireWriter dv(&device);
+    dv.Tag(12, WireType::kBytes);
+    dv.Varint(kernel.size());
+    device += kernel;
+    std::string process;
+    WireWriter pw(&process);
+    pw.U(1, 7);
+    pw.Tag(5, WireType::kBytes);
+    pw.Varint(device.size());
+    process += device;
+    std::string bytes;
+    WireWriter bw(&bytes);
+    bw.Varint(kWindowFormatMajor);
+    bw.Varint(kWindowFormatMinor);
+    bw.Tag(3, WireType::kBytes);
+    bw.Varint(process.size());
+    bytes += process;
+    EXPECT_EQ(DecodeWindow(bytes).status().code(), base::StatusCode::kDataLoss);
+  }
+
+  // A 1.4 window (written before the configurations existed): the same bytes with the version
+  // of then decode to rows without configurations.
+  model::ProfileWindow old = FullWindow(3, 2);
+  for (model::ProcessProfile& p : old.processes)
+    for (model::DeviceProfile& d : p.devices)
+      for (model::KernelStats& x : d.top_kernels) x.configs.clear(), x.distinct_configs = 0;
+  std::string old_bytes;
+  WireWriter ow(&old_bytes);
+  ow.Varint(1);
+  ow.Varint(4);
+  const std::string body = Encode(old);
+  WireReader header(body);
+  header.Varint();
+  header.Varint();
+  old_bytes += body.substr(body.size() - header.remaining());
+  auto read = DecodeWindow(old_bytes);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(FirstDifference(old, *read), "");
+  EXPECT_TRUE(read->processes[0].devices[0].top_kernels[0].configs.empty());
+
+  // A grid that is not three values, or one out of int32, is corruption.
+  for (const std::vector<int64_t>& grid :
+       std::vector<std::vector<int64_t>>{{1, 1}, {1, 1, 1, 1}, {int64_t{1} << 40, 1, 1}}) {
+    std::string packed;
+    WireWriter pk(&packed);
+    for (int64_t v : grid) pk.Varint(static_cast<uint64_t>(v));
+    std::string config;
+    WireWriter cw(&config);
+    cw.Tag(1, WireType::kBytes);
+    cw.Varint(packed.size());
+    config += packed;
+    std::string kernel;
+    WireWriter kw(&kernel);
+    kw.Str(1, "k");
+    kw.Tag(7, WireType::kBytes);
+    kw.Varint(config.size());
+    kernel += config;
+    std::string device;
+    WireWriter dw(&device);
+    dw.Tag(12, WireType::kBytes);
+    dw.Varint(kernel.size());
+    device += kernel;
+    std::string process;
+    WireWriter pw(&process);
+    pw.U(1, 7);
+    pw.Tag(5, WireType::kBytes);
+    pw.Varint(device.size());
+    process += device;
+    std::string bytes;
+    WireWriter bw(&bytes);
+    bw.Varint(kWindowFormatMajor);
+    bw.Varint(kWindowFormatMinor);
+    bw.Tag(3, WireType::kBytes);
+    bw.Varint(process.size());
+    bytes += process;
+    EXPECT_EQ(DecodeWindow(bytes).status().code(), base::StatusCode::kDataLoss) << grid.size();
+  }
 }
 
 TEST(WindowCodecTest, EveryTruncationFailsCleanly) {

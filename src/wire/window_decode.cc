@@ -194,9 +194,72 @@ class Decoder {
     return true;
   }
 
-  bool Kernel(std::string_view body, KernelStats* k) {
-    return Fields(body, "kernel stats", [&](WireReader& m, uint32_t field, WireType t) {
+  // Three packed unsigned 32-bit values (grid or block).
+  static bool Dim3(WireReader& r, WireType type, std::array<int32_t, 3>* out) {
+    std::string_view packed;
+    if (!Msg(r, type, &packed)) return false;
+    WireReader p(packed);
+    for (int32_t& v : *out) {
+      const uint64_t x = p.Varint();
+      if (!p.ok() || x > UINT32_MAX) return false;
+      v = static_cast<int32_t>(static_cast<uint32_t>(x));
+    }
+    return p.done();
+  }
+
+  // One launch configuration; `prev` holds the previous one of the row (the values of the fields
+  // left out).
+  bool Config(std::string_view body, const model::LaunchConfig& prev, model::LaunchConfig* c) {
+    *c = prev;
+    c->count = 0;
+    c->total_ns = 0;
+    bool shared = false;
+    const bool ok = Fields(body, "launch config", [&](WireReader& m, uint32_t field, WireType t) {
       switch (field) {
+        case fields::kCfGrid:
+          return Dim3(m, t, &c->grid);
+        case fields::kCfBlock:
+          return Dim3(m, t, &c->block);
+        case fields::kCfCount:
+          return U(m, t, &c->count);
+        case fields::kCfTime:
+          return S(m, t, &c->total_ns);
+        case fields::kCfRegisters:
+          return S32(m, t, &c->registers_per_thread);
+        case fields::kCfStaticShared:
+          return S32(m, t, &c->static_shared_bytes);
+        case fields::kCfDynamicShared:
+          return S32(m, t, &c->dynamic_shared_bytes);
+        case fields::kCfShared:
+          shared = true;
+          return S32(m, t, &c->shared_bytes);
+        default:
+          m.Skip(t);
+          return m.ok();
+      }
+    });
+    if (ok && !shared)
+      c->shared_bytes = c->static_shared_bytes >= 0 && c->dynamic_shared_bytes >= 0
+                            ? model::KernelResourceValue(int64_t{c->static_shared_bytes} +
+                                                         c->dynamic_shared_bytes)
+                            : -1;
+    return ok;
+  }
+
+  bool Kernel(std::string_view body, KernelStats* k) {
+    bool distinct_configs = false;
+    const bool ok = Fields(body, "kernel stats", [&](WireReader& m, uint32_t field, WireType t) {
+      switch (field) {
+        case fields::kKConfig: {
+          std::string_view inner;
+          if (!Msg(m, t, &inner) || !Charge(sizeof(model::LaunchConfig))) return false;
+          const model::LaunchConfig prev =
+              k->configs.empty() ? model::LaunchConfig{} : k->configs.back();
+          return Config(inner, prev, &k->configs.emplace_back());
+        }
+        case fields::kKDistinctConfigs:
+          distinct_configs = true;
+          return U(m, t, &k->distinct_configs);
         case fields::kKName:
           return Str(m, t, &k->name);
         case fields::kKCategory: {
@@ -221,6 +284,22 @@ class Decoder {
           return m.ok();
       }
     });
+    if (!ok) return false;
+    if (!distinct_configs) k->distinct_configs = k->configs.size();  // all were listed
+    // A last configuration without a count holds the launches and time the others do not
+    // (unsigned arithmetic: a corrupt payload wraps, defined, and is caught by the check).
+    if (!k->configs.empty() && k->configs.back().count == 0) {
+      uint64_t count = 0, total_ns = 0;
+      for (size_t i = 0; i + 1 < k->configs.size(); ++i) {
+        count += k->configs[i].count;
+        total_ns += static_cast<uint64_t>(k->configs[i].total_ns);
+      }
+      if (count >= k->duration.count) return Fail("launch config (count beyond the kernel's)");
+      k->configs.back().count = k->duration.count - count;
+      k->configs.back().total_ns =
+          static_cast<int64_t>(static_cast<uint64_t>(k->duration.total_ns) - total_ns);
+    }
+    return true;
   }
 
   // A packed list of zigzag varints into `out` (resized to `size`, at most the list's length).

@@ -32,7 +32,14 @@ constexpr uint32_t kStatName = 1, kStatCount = 2, kStatTime = 3;
 constexpr uint32_t kDurCount = 1, kDurTotal = 2, kDurMin = 3, kDurMax = 4;
 // KernelStats
 constexpr uint32_t kKName = 1, kKCategory = 2, kKSubcategory = 3, kKDuration = 4, kKHistogram = 5,
-                   kKDistinct = 6;
+                   kKDistinct = 6, kKConfig = 7, kKDistinctConfigs = 8;
+// LaunchConfig (KernelStats kKConfig, since 1.5): grid and block packed (x, y, z as uint32), then
+// count and time; grid, block and the resources are omitted when equal to the previous
+// configuration's in the row (the first: grid and block 0, resources -1), shared memory when it is
+// static + dynamic (or -1 when either is -1); the last one's count and time when the listed
+// configurations hold every launch of the row (then they are the row's minus the others')
+constexpr uint32_t kCfGrid = 1, kCfBlock = 2, kCfCount = 3, kCfTime = 4, kCfRegisters = 5,
+                   kCfStaticShared = 6, kCfDynamicShared = 7, kCfShared = 8;
 // LogHistogram
 constexpr uint32_t kHistFirst = 1, kHistCounts = 2;
 // Timeline

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "src/agent/store/rollups.h"
 #include "src/aggregate/aggregator.h"
 #include "src/import/trace_importer.h"
 #include "src/wire/test_frames.h"
@@ -285,6 +286,70 @@ TEST(SqliteStoreTest, CorruptPayloadIsSkippedAndCounted) {
   EXPECT_EQ(all->windows.size(), 1u);
   EXPECT_EQ(all->corrupt_windows, 1u);
   EXPECT_FALSE(SqliteStore::DecompressPayload("").ok());
+}
+
+// Launch configurations (window format 1.5) are part of the stored payload: no schema change.
+// They come back from a window row and merged in a rollup row; a row written before 1.5 (the
+// same payload with the old version and no configurations) still reads, without them.
+TEST(SqliteStoreTest, LaunchConfigsRoundTripAndOlderRowsReadWithout) {
+  TempDir dir;
+  auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);
+  ASSERT_TRUE(store.ok());
+  SqliteStore& s = **store;
+  auto id = s.UpsertProcess(MakeHello(5, 0), 0);
+  ASSERT_TRUE(id.ok());
+  const model::ProfileWindow a = MakeWindow(5, 0, 0);
+  const model::ProfileWindow b = MakeWindow(5, 0, 10 * kSec);
+  const model::KernelStats& row = a.processes[0].devices[0].top_kernels[0];
+  ASSERT_EQ(row.configs.size(), 4u);
+  ASSERT_TRUE(s.AppendWindow(Pending(*id, a, 1)).ok());
+  ASSERT_TRUE(s.AppendWindow(Pending(*id, b, 2)).ok());
+  // A 1.4 payload: the configurations dropped and the version of then.
+  model::ProfileWindow old = MakeWindow(5, 0, 20 * kSec);
+  for (model::DeviceProfile& d : old.processes[0].devices)
+    for (model::KernelStats& k : d.top_kernels) {
+      k.configs.clear();
+      k.distinct_configs = 0;
+    }
+  PendingWindow old_row = Pending(*id, old, 3);
+  ASSERT_EQ(old_row.encoded.substr(0, 2), std::string("\x01\x05", 2));
+  old_row.encoded[1] = 4;
+  ASSERT_TRUE(s.AppendWindow(old_row).ok());
+  // A window in the next 10-minute bucket closes the first.
+  ASSERT_TRUE(s.AppendWindow(Pending(*id, MakeWindow(5, 0, 700 * kSec), 4)).ok());
+
+  auto all = s.QueryWindows({});
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->windows.size(), 4u);
+  EXPECT_EQ(all->corrupt_windows, 0u);
+  EXPECT_EQ(all->windows[0].window.processes[0].devices[0].top_kernels[0].configs, row.configs);
+  EXPECT_EQ(all->windows[0].window.processes[0].devices[0].top_kernels[0].distinct_configs, 9u);
+  EXPECT_EQ(wire::testing::FirstDifference(old, all->windows[2].window), "");
+  EXPECT_TRUE(all->windows[2].window.processes[0].devices[0].top_kernels[0].configs.empty());
+
+  // The 10-minute rollup of the first bucket: the three windows merged, configurations joined
+  // (each listed twice with configurations: counts double; distinct an upper bound, 9 + 9 - 4
+  // listed on both sides).
+  std::vector<model::ProfileWindow> rows;
+  ScanStats stats;
+  WindowQuery q;
+  q.from_ns = 0;
+  q.to_ns = 600 * kSec;
+  ASSERT_TRUE(
+      s.ScanRollups(
+           kRollupTierNs[0], q,
+           [&](int64_t, uint64_t, model::ProfileWindow& w) { rows.push_back(std::move(w)); },
+           &stats)
+          .ok());
+  ASSERT_EQ(rows.size(), 1u);
+  const model::KernelStats* merged = nullptr;
+  for (const model::KernelStats& k : rows[0].processes[0].devices[0].top_kernels)
+    if (k.name == row.name) merged = &k;
+  ASSERT_NE(merged, nullptr);
+  ASSERT_EQ(merged->configs.size(), 4u);
+  EXPECT_EQ(merged->configs[0].count, 2 * row.configs[0].count);
+  EXPECT_EQ(merged->configs[0].total_ns, 2 * row.configs[0].total_ns);
+  EXPECT_EQ(merged->distinct_configs, 9u + 9u - 4u);
 }
 
 // Stored bytes per window on the real traces' 10 s windows (the steady-state case of the live

@@ -333,7 +333,18 @@ ReplayCounts ReplayProcess(const ProcessTrace& t, const model::NameTable& names,
       r.streamId = k.stream;
       r.gridX = k.grid[0], r.gridY = k.grid[1], r.gridZ = k.grid[2];
       r.blockX = k.block[0], r.blockY = k.block[1], r.blockZ = k.block[2];
-      r.registersPerThread = 32;
+      // The trace's registers and shared memory where it recorded them (32 registers and none
+      // where not). Kineto records only the shared-memory sum: it goes in as dynamic.
+      const model::KernelResources res =
+          index < t.kernel_resources.size() ? t.kernel_resources[index] : model::KernelResources{};
+      r.registersPerThread =
+          static_cast<uint16_t>(res.registers_per_thread >= 0 ? res.registers_per_thread : 32);
+      if (res.static_shared_bytes >= 0 || res.dynamic_shared_bytes >= 0) {
+        r.staticSharedMemory = std::max(res.static_shared_bytes, 0);
+        r.dynamicSharedMemory = std::max(res.dynamic_shared_bytes, 0);
+      } else if (res.shared_bytes >= 0) {
+        r.dynamicSharedMemory = res.shared_bytes;
+      }
       r.correlationId = corr(k.correlation_id);
       r.gridId = static_cast<int64_t>(counts.kernels + 1);
       r.name = names.Get(k.name).data();  // NameTable strings are NUL-terminated and stable

@@ -18,6 +18,9 @@ namespace inferscope::fakes {
 struct ProcessTrace {
   model::ProcessInfo info;
   std::vector<model::KernelEvent> kernels;
+  // Per kernel (same index), the registers and shared memory the trace recorded for it (the
+  // importer's KernelResourcesEvents, in delivery order): replayed in the CUPTI record.
+  std::vector<model::KernelResources> kernel_resources;
   std::vector<model::MemcpyEvent> memcpys;
   std::vector<model::MemsetEvent> memsets;
   std::vector<model::SyncEvent> syncs;
@@ -32,7 +35,17 @@ class CollectingSink : public model::EventSink {
 
   void OnProcess(const model::ProcessInfo& p) override { processes_[p.pid].info = p; }
   void OnDevice(const model::DeviceInfo&) override {}
-  void OnKernel(const model::KernelEvent& e) override { At(e.pid).kernels.push_back(e); }
+  void OnKernel(const model::KernelEvent& e) override {
+    ProcessTrace& p = At(e.pid);
+    p.kernels.push_back(e);
+    p.kernel_resources.push_back(e.name < resources_.size() ? resources_[e.name]
+                                                            : model::KernelResources{});
+  }
+  void OnKernelResources(const model::KernelResourcesEvent& e) override {
+    if (e.name == model::kNoName) return;
+    if (e.name >= resources_.size()) resources_.resize(static_cast<size_t>(e.name) + 1);
+    resources_[e.name] = e.resources;
+  }
   void OnMemcpy(const model::MemcpyEvent& e) override { At(e.pid).memcpys.push_back(e); }
   void OnMemset(const model::MemsetEvent& e) override { At(e.pid).memsets.push_back(e); }
   void OnSync(const model::SyncEvent& e) override { At(e.pid).syncs.push_back(e); }
@@ -47,6 +60,7 @@ class CollectingSink : public model::EventSink {
     return p;
   }
   std::map<uint32_t, ProcessTrace> processes_;
+  std::vector<model::KernelResources> resources_;  // by NameId: the last delivered
 };
 
 // A plausible CUPTI callback id for an API name: the runtime (cupti_runtime_cbid.h) or driver

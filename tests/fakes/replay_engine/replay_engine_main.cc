@@ -197,7 +197,9 @@ int Main(int argc, char** argv) {
   std::vector<CollectingSink> sinks(traces.size());
   std::vector<Rank> ranks;
   for (size_t i = 0; i < traces.size(); ++i) {
-    auto stats = import::ImportTrace(traces[i], &names, &sinks[i]);
+    import::ImportOptions import_options;
+    import_options.kernel_resources = true;  // registers and shared memory into the records
+    auto stats = import::ImportTrace(traces[i], &names, &sinks[i], import_options);
     if (!stats.ok()) {
       std::fprintf(stderr, "replay_engine: %s\n", stats.status().message().c_str());
       return 2;
