@@ -144,6 +144,8 @@ fuzz_one() {
   local f=$1 corpus log rc=0
   corpus=$(mktemp -d)
   log=$(mktemp)
+  # Seeds, where a test writes them (see below): the fuzzer starts from them, not from nothing.
+  if [[ -d "$FUZZ_SEEDS/${f##*/}" ]]; then cp "$FUZZ_SEEDS/${f##*/}"/* "$corpus"/; fi
   "build/fuzz/$f" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=16384 -timeout=10 \
     -rss_limit_mb=4096 "$corpus" >"$log" 2>&1 || rc=$?
   if [[ $rc == 0 ]]; then
@@ -155,8 +157,16 @@ fuzz_one() {
   rm -rf "$corpus" "$log"
   return $rc
 }
+# window_codec_fuzzer from full windows (every field, the current format): written by the ci
+# build's wire_tests, which also checks that they round-trip.
+FUZZ_SEEDS=$(mktemp -d)
+export FUZZ_SEEDS
+mkdir -p "$FUZZ_SEEDS/window_codec_fuzzer"
+INFERSCOPE_FUZZ_SEEDS="$FUZZ_SEEDS/window_codec_fuzzer" build/ci/src/wire/wire_tests \
+  --gtest_filter='WindowCodecTest.FuzzSeedsRoundTrip' >/dev/null
 export -f fuzz_one
 printf '%s\n' "${FUZZERS[@]}" | xargs -P "$JOBS" -I{} bash -c 'fuzz_one "$@"' _ {}
+rm -rf "$FUZZ_SEEDS"
 
 echo "== benchmark smoke runs =="
 for b in build/ci/src/aggregate/aggregator_benchmark \
