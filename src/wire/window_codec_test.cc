@@ -24,6 +24,30 @@ std::string Encode(const model::ProfileWindow& w) {
   return out;
 }
 
+// A window of this format holding one process (pid 7) with one device whose one top-kernel row
+// is the encoded message `kernel`: for hand-built kernel fields.
+std::string WindowOfKernel(const std::string& kernel) {
+  std::string device;
+  WireWriter dw(&device);
+  dw.Tag(12, WireType::kBytes);
+  dw.Varint(kernel.size());
+  device += kernel;
+  std::string process;
+  WireWriter pw(&process);
+  pw.U(1, 7);
+  pw.Tag(5, WireType::kBytes);
+  pw.Varint(device.size());
+  process += device;
+  std::string bytes;
+  WireWriter bw(&bytes);
+  bw.Varint(kWindowFormatMajor);
+  bw.Varint(kWindowFormatMinor);
+  bw.Tag(3, WireType::kBytes);
+  bw.Varint(process.size());
+  bytes += process;
+  return bytes;
+}
+
 TEST(WindowCodecTest, RoundTripsEveryField) {
   const model::ProfileWindow w = FullWindow();
   const std::string bytes = Encode(w);
@@ -351,25 +375,7 @@ TEST(WindowCodecTest, LaunchConfigsRoundTripAndOldWindowsHaveNone) {
     kernel += first_config;
     kw.Tag(7, WireType::kBytes);
     kw.Varint(0);  // a second configuration without a count
-    std::string device;
-    WireWriter dv(&device);
-    dv.Tag(12, WireType::kBytes);
-    dv.Varint(kernel.size());
-    device += kernel;
-    std::string process;
-    WireWriter pw(&process);
-    pw.U(1, 7);
-    pw.Tag(5, WireType::kBytes);
-    pw.Varint(device.size());
-    process += device;
-    std::string bytes;
-    WireWriter bw(&bytes);
-    bw.Varint(kWindowFormatMajor);
-    bw.Varint(kWindowFormatMinor);
-    bw.Tag(3, WireType::kBytes);
-    bw.Varint(process.size());
-    bytes += process;
-    EXPECT_EQ(DecodeWindow(bytes).status().code(), base::StatusCode::kDataLoss);
+    EXPECT_EQ(DecodeWindow(WindowOfKernel(kernel)).status().code(), base::StatusCode::kDataLoss);
   }
 
   // A 1.4 window (written before the configurations existed): the same bytes with the version
@@ -409,25 +415,8 @@ TEST(WindowCodecTest, LaunchConfigsRoundTripAndOldWindowsHaveNone) {
     kw.Tag(7, WireType::kBytes);
     kw.Varint(config.size());
     kernel += config;
-    std::string device;
-    WireWriter dw(&device);
-    dw.Tag(12, WireType::kBytes);
-    dw.Varint(kernel.size());
-    device += kernel;
-    std::string process;
-    WireWriter pw(&process);
-    pw.U(1, 7);
-    pw.Tag(5, WireType::kBytes);
-    pw.Varint(device.size());
-    process += device;
-    std::string bytes;
-    WireWriter bw(&bytes);
-    bw.Varint(kWindowFormatMajor);
-    bw.Varint(kWindowFormatMinor);
-    bw.Tag(3, WireType::kBytes);
-    bw.Varint(process.size());
-    bytes += process;
-    EXPECT_EQ(DecodeWindow(bytes).status().code(), base::StatusCode::kDataLoss) << grid.size();
+    EXPECT_EQ(DecodeWindow(WindowOfKernel(kernel)).status().code(), base::StatusCode::kDataLoss)
+        << grid.size();
   }
 }
 
