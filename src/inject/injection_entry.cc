@@ -38,6 +38,8 @@ constexpr int64_t kExitDeliveryNs = 100'000'000;
 constexpr int64_t kOffReportNs = 5'000'000'000;
 
 std::atomic<WindowSender*> g_sender{nullptr};
+// The process whose off report is still in flight (0: none). A fork's child has no such thread.
+std::atomic<pid_t> g_off_report_pending{0};
 LogLevel g_log_level = LogLevel::kError;
 
 const char* GetEnv(const char* name) { return std::getenv(name); }
@@ -76,24 +78,41 @@ void OnForkChild() noexcept {
   g_sender.store(nullptr);  // its socket belongs to the parent
 }
 
+// At exit with profiling off: a short-lived process would otherwise exit before its report
+// thread reached the agent, and `status` would never show it. Held at most as long as the last
+// delivery of a profiled process (an absent agent ends the report at once; a dead one costs the
+// bound).
+void WaitForOffReport() noexcept {
+  const int64_t deadline = RealtimeNs() + kExitDeliveryNs;
+  while (g_off_report_pending.load() == ::getpid() && RealtimeNs() < deadline) {
+    const timespec ms{0, 1'000'000};
+    nanosleep(&ms, nullptr);
+  }
+}
+
 // Profiling is off: tell the agent why (hello + goodbye) from a short-lived thread with every
 // signal blocked, so that `inferscope status` shows the reason; never from the thread that called
-// InitializeInjection (it is inside cuInit). The thread owns the sender and frees it when done; if
-// the process exits first, the heap object simply goes with it.
+// InitializeInjection (it is inside cuInit). The thread owns the sender and frees it when done; the
+// process's exit waits for it up to kExitDeliveryNs (WaitForOffReport), past that the heap object
+// simply goes with the process.
 void ReportOffToAgent(const Config& config, const ProfilingStatus& status) {
   auto* sender = new WindowSender(config, static_cast<uint32_t>(::getpid()), RealtimeNs(), status);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   try {
+    g_off_report_pending.store(::getpid());
     std::thread([sender] {
       try {
         sender->Finish(kOffReportNs);
       } catch (...) {
       }
       delete sender;
+      g_off_report_pending.store(0);
     }).detach();
+    std::atexit(&WaitForOffReport);
   } catch (...) {
+    g_off_report_pending.store(0);
     delete sender;  // no thread: nobody will send
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
