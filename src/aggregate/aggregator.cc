@@ -1215,8 +1215,8 @@ class Aggregator::Impl {
 
   ChunkedQueue<Pending> pending_;
   std::deque<model::NvtxEvent> ranges_pending_;  // by start (ties: arrival)
-  // Launch configurations: the resource sets seen (id 0: not recorded), the current one per kernel
-  // name (by NameId) and the one of the event being processed.
+  // Launch configurations: the resource sets seen (id 0: not recorded) and the current one per
+  // kernel name (by NameId).
   static constexpr size_t kMaxResourceSets = 1 << 16;  // ids fit beside kFromGraphBit
   std::vector<model::KernelResources> resource_sets_ = std::vector<model::KernelResources>(1);
   std::map<std::array<int32_t, 4>, uint32_t> resource_ids_;

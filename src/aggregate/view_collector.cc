@@ -709,10 +709,9 @@ void ViewCollector::Impl::FinishKernels() {
         c.total_ns = stat.second;
         row.configs.push_back(c);
       }
-      std::stable_sort(row.configs.begin(), row.configs.end(),
-                       [](const model::LaunchConfig& a, const model::LaunchConfig& b) {
-                         return a.count != b.count ? a.count > b.count : a.total_ns > b.total_ns;
-                       });
+      // The live windows' order (count, time, then the configuration itself): the map already
+      // iterated in key order, so this is the order the stable sort by count and time gave.
+      std::sort(row.configs.begin(), row.configs.end(), model::MoreFrequentConfig);
       if (row.configs.size() > model::kMaxLaunchConfigs)
         row.configs.resize(model::kMaxLaunchConfigs);
       rows.push_back(std::move(row));
