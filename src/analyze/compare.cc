@@ -300,10 +300,6 @@ std::pair<double, double> BootstrapMeanDifference(const std::vector<double>& a,
   return {at(alpha / 2), at(1 - alpha / 2)};
 }
 
-namespace {
-
-// The NVTX range table of the comparison (Comparison::ranges): every name of either side, the
-// largest GPU-time changes listed, the rest and both sides' own tails in one other row.
 void CompareRanges(const ProfileFigures& a, const ProfileFigures& b, const CompareOptions& options,
                    Comparison* out) {
   if (!a.has_ranges || !b.has_ranges) {
@@ -370,8 +366,6 @@ void CompareRanges(const ProfileFigures& a, const ProfileFigures& b, const Compa
         base::FormatSeconds(static_cast<double>(a.span_ns) / 1e9),
         base::FormatSeconds(static_cast<double>(b.span_ns) / 1e9)));
 }
-
-}  // namespace
 
 Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candidate,
                    const CompareOptions& options) {

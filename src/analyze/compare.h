@@ -140,6 +140,16 @@ struct Comparison {
   bool regression = false;          // any change is a regression
 };
 
+// The NVTX range table of the comparison alone (Compare calls it): when both sides carry range
+// tables, sets `ranges_compared`, every name of either side ("changed", "new", "gone"), the top
+// `options.top_ranges` by |GPU time change| in `ranges`, the rest and both sides' own tails in
+// `ranges_other`; appends its caveats to `notes` (a range only one side recorded; a one-sided
+// name that may hide in the other side's tail; sides of different GPU time). Public so that a
+// surface with only the figures' ranges (the MCP `compare` tool, from two report JSONs) gives
+// the same table as `diff`.
+void CompareRanges(const ProfileFigures& baseline, const ProfileFigures& candidate,
+                   const CompareOptions& options, Comparison* out);
+
 // Compares the two sides. Deterministic for the same inputs and options.
 Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candidate,
                    const CompareOptions& options);

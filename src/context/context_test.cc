@@ -260,6 +260,53 @@ TEST(ContextTest, TelemetrySections) {
   EXPECT_EQ(RenderContext(*other, {}).text.find("running_requests"), std::string::npos);
 }
 
+// The views' host range tables (docs/report-schema.md, `views`), per process: rows and the
+// other row; a process without ranges is skipped, and a host filter keeps its ranks' pids.
+TEST(ContextTest, RangeTablesPerProcess) {
+  std::string json = Report(2);
+  auto table = [](int pid, int instances, const char* rows) {
+    return fmt::format(
+        R"({{"pid":{},"devices":[],"ranges":{{"instances":{},"list":[{}],)"
+        R"("other":{{"distinct_names":2,"count":3,"total_ns":30,"gpu":{{"ops":4,"time_ns":40}}}},)"
+        R"("late":0,"gpu_annotations":{{"instances":0,"list":[],"other":{{}}}}}}}})",
+        pid, instances, rows);
+  };
+  const std::string forward =
+      R"({"name":"forward","duration":{"count":5,"total_ns":500},"gpu":{"ops":7,"time_ns":700}})";
+  json.pop_back();  // the closing brace
+  json += R"(,"views":{"selected":["ranges"],"inputs":[{"input":0,"from_windows":true,)"
+          R"("processes":[)" +
+          table(100, 8, forward.c_str()) + "," + table(101, 3, "") + "," + table(102, 0, "") +
+          "]}]}}";
+  auto view = ParseReport(json, "", "");
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  ASSERT_EQ(view->range_tables.size(), 2u);  // pid 102 saw no ranges
+  const RangeTableView& t = view->range_tables[0];
+  EXPECT_EQ(t.pid, 100);
+  EXPECT_EQ(t.instances, 8);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].name, "forward");
+  EXPECT_EQ(t.rows[0].count, 5);
+  EXPECT_EQ(t.rows[0].host_ns, 500);
+  EXPECT_EQ(t.rows[0].gpu_ops, 7);
+  EXPECT_EQ(t.rows[0].gpu_time_ns, 700);
+  EXPECT_EQ(t.other.count, 3);
+  EXPECT_EQ(t.other.host_ns, 30);
+  EXPECT_EQ(t.other.gpu_ops, 4);
+  EXPECT_EQ(t.other.gpu_time_ns, 40);
+  EXPECT_EQ(t.other_names, 2);
+  EXPECT_TRUE(view->range_tables[1].rows.empty());
+  // node-b holds rank 1, pid 101.
+  auto one = ParseReport(json, "node-b", "");
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->range_tables.size(), 1u);
+  EXPECT_EQ(one->range_tables[0].pid, 101);
+  // A report without views has none.
+  auto plain = ParseReport(Report(2), "", "");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->range_tables.empty());
+}
+
 TEST(ContextTest, AlignedTableAlignsColumns) {
   EXPECT_EQ(AlignedTable({{"a", "1"}, {"bbb", "22"}}, {false, true}), "a     1\nbbb  22\n");
 }

@@ -248,6 +248,45 @@ void ParseTelemetry(dom::element doc, ReportView* view) {
   }
 }
 
+// The host range tables of `views` (the GPU annotations' tables are spans of the same ranges).
+// `pids` non-empty: only those processes (the host filter; views carry pids, not hosts).
+void ParseRangeTables(dom::element doc, const std::set<int64_t>& pids, ReportView* view) {
+  dom::array inputs;
+  if (doc["views"]["inputs"].get(inputs) != simdjson::SUCCESS) return;
+  auto row = [](dom::element duration, dom::element gpu, std::string name) {
+    return RangeTableView::Row{std::move(name), Int(duration, "count"), Int(duration, "total_ns"),
+                               Int(gpu, "ops"), Int(gpu, "time_ns")};
+  };
+  for (dom::element input : inputs) {
+    dom::array processes;
+    if (input["processes"].get(processes) != simdjson::SUCCESS) continue;
+    for (dom::element p : processes) {
+      dom::element ranges;
+      if (p["ranges"].get(ranges) != simdjson::SUCCESS || !ranges.is_object()) continue;
+      RangeTableView t;
+      t.pid = Int(p, "pid");
+      t.instances = Int(ranges, "instances");
+      if (t.instances == 0 || (!pids.empty() && !pids.count(t.pid))) continue;
+      dom::array list;
+      if (ranges["list"].get(list) == simdjson::SUCCESS)
+        for (dom::element r : list) {
+          dom::element duration, gpu;
+          if (r["duration"].get(duration) != simdjson::SUCCESS ||
+              r["gpu"].get(gpu) != simdjson::SUCCESS)
+            continue;
+          t.rows.push_back(row(duration, gpu, Str(r, "name")));
+        }
+      dom::element other, gpu;
+      if (ranges["other"].get(other) == simdjson::SUCCESS &&
+          other["gpu"].get(gpu) == simdjson::SUCCESS) {
+        t.other = row(other, gpu, "");
+        t.other_names = Int(other, "distinct_names");
+      }
+      view->range_tables.push_back(std::move(t));
+    }
+  }
+}
+
 }  // namespace
 
 std::string FormatNs(int64_t ns) { return base::FormatDuration(ns); }
@@ -369,6 +408,10 @@ base::StatusOr<ReportView> ParseReport(std::string_view json, const std::string&
       view.findings.push_back(std::move(v));
     }
   }
+  std::set<int64_t> pids;
+  if (!host.empty())
+    for (const RankView& r : view.ranks) pids.insert(r.pid);
+  ParseRangeTables(doc, pids, &view);
   ParseTelemetry(doc, &view);
   if (!engine.empty() && view.has_engine && view.engine != engine) {
     view.has_engine = false;

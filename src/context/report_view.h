@@ -71,6 +71,20 @@ struct StageView {
   double p50_ms = 0, p90_ms = 0, p99_ms = 0;
 };
 
+// One process's NVTX / annotation range table (the report's `views.inputs[].processes[].ranges`,
+// host ranges only: docs/report-schema.md, "views"): the listed names and the `other` row.
+struct RangeTableView {
+  struct Row {
+    std::string name;  // "" for the other row
+    int64_t count = 0, host_ns = 0, gpu_ops = 0, gpu_time_ns = 0;
+  };
+  int64_t pid = 0;
+  int64_t instances = 0;  // ranges seen (all names)
+  std::vector<Row> rows;  // by total host time, the report's top
+  Row other;              // every other name as one row
+  int64_t other_names = 0;
+};
+
 struct ReportView {
   std::string from_utc, to_utc;  // empty for traces
   bool open_ended = false;
@@ -91,6 +105,9 @@ struct ReportView {
   std::vector<StageView> request_stages;
   std::vector<std::pair<std::string, int64_t>> request_models;
   std::vector<std::pair<std::string, int64_t>> span_drops;  // non-zero dropped_*/rejected counters
+  // The processes' range tables that saw ranges (`run --nvtx` windows, trace views); empty when
+  // the report has none. With a host filter, only processes of a kept rank (views name no host).
+  std::vector<RangeTableView> range_tables;
 
   // Sums over the kept ranks.
   int64_t span_ns() const;  // longest rank span

@@ -4,6 +4,7 @@
 // the range parser. The SDK client test (tests/mcp, ctest mcp_sdk_client) drives the same server
 // over real transports.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -12,11 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "src/agent/store/sqlite_store.h"
+#include "src/agent/store/test_rollup_windows.h"
 #include "src/context/context.h"
 #include "src/mcp/data_source.h"
 #include "src/mcp/http_route.h"
 #include "src/mcp/server.h"
 #include "src/mcp/tools.h"
+#include "src/wire/test_frames.h"
+#include "tests/temp_dir.h"
 #include "tests/test_traces.h"
 
 namespace inferscope::mcp {
@@ -214,6 +219,219 @@ TEST(McpToolsTest, EveryToolWithinBudgetOnTheLargestSharedTrace) {
   if (largest.empty()) GTEST_SKIP() << "no trace file in the shared traces";
   SCOPED_TRACE(largest);
   CheckEveryTool({largest});
+}
+
+// A store whose windows carry NVTX range tables (`run --nvtx`), in four hours: -4h long names,
+// -3h without ranges, -2h the baseline and -1h the candidate, five 10 s windows each
+// (agent::testing's rollup windows, one process).
+class McpCompareRangesTest : public ::testing::Test {
+ protected:
+  static constexpr int64_t kSec = agent::testing::kSec;
+  static constexpr int64_t kHour = 3600 * kSec;
+  static constexpr int64_t kMs = 1'000'000;
+  static constexpr int64_t kNow = 1'800'000'000 * kSec;
+
+  static model::RangeStats Row(const std::string& name, int64_t count, int64_t host_each_ns,
+                               int64_t gpu_ns) {
+    model::RangeStats r;
+    r.name = name;
+    for (int64_t i = 0; i < count; ++i) r.duration.Add(host_each_ns);
+    r.gpu_ops = static_cast<uint64_t>(count) * 2;
+    r.gpu_time_ns = gpu_ns;
+    return r;
+  }
+
+  void SetUp() override {
+    auto store = agent::SqliteStore::Open(dir_.path(), agent::SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto id = (*store)->UpsertProcess(wire::testing::MakeHello(100, 0), kNow - 4 * kHour);
+    ASSERT_TRUE(id.ok());
+    // Per window. Baseline: forward (2 x 1.5 ms, 1 ms of GPU), sample (gone in the candidate),
+    // and a tail. Candidate: forward with 3 ms of GPU and twelve new names r00..r11 with
+    // 0.1..1.2 ms of GPU: 14 names, so the top 10 by |GPU change| and four in `other`.
+    model::RangeTable a, b;
+    a.rows = {Row("forward", 2, 1'500'000, 1 * kMs), Row("sample", 1, 1 * kMs, 450'000)};
+    a.tail.duration.Add(100'000);
+    a.tail.gpu_ops = 1;
+    a.tail.gpu_time_ns = 10'000;
+    a.tail_names = 1;
+    b.rows = {Row("forward", 2, 1'500'000, 3 * kMs)};
+    for (int i = 0; i < 12; ++i)
+      b.rows.push_back(Row(fmt::format("r{:02}", i), 1, 1 * kMs, (i + 1) * 100'000));
+    // -4h: twelve names of 1,500 bytes, too long for ten rows in the result budget.
+    model::RangeTable c;
+    for (int i = 0; i < 12; ++i)
+      c.rows.push_back(
+          Row(std::string(1500, 'x') + fmt::format("{:02}", i), 1, 1 * kMs, (i + 1) * 100'000));
+    int index = 0;
+    for (const auto& [start, table] :
+         {std::pair{kNow - 4 * kHour, c}, std::pair{kNow - 3 * kHour, model::RangeTable{}},
+          std::pair{kNow - 2 * kHour, a}, std::pair{kNow - 1 * kHour, b}}) {
+      for (int i = 0; i < 5; ++i) {
+        const int64_t t = start + i * 60 * kSec;
+        model::ProfileWindow w = agent::testing::RollupTestWindow(100, 0, t, index++);
+        w.processes[0].ranges = table;  // the template's own table replaced
+        ASSERT_TRUE((*store)->AppendWindow(agent::testing::PendingOf(*id, w, t + 11 * kSec)).ok());
+      }
+    }
+  }
+
+  // The structured result of compare over the half hours from `a` and `b` ("-2h": -2h..-90m).
+  std::string Compare(int a_hours, int b_hours) {
+    auto source = MakeStoreSource(dir_.path(), kNow);
+    Server server(source.get(), "9.9");
+    auto range = [](int h) {
+      return fmt::format(R"({{"from":"-{}h","to":"-{}m"}})", h, h * 60 - 30);
+    };
+    const std::string reply =
+        Call(server, "compare",
+             R"({"range_a":)" + range(a_hours) + R"(,"range_b":)" + range(b_hours) + "}");
+    simdjson::dom::parser parser;
+    simdjson::dom::element structured;
+    EXPECT_EQ(Parse(parser, reply)["result"]["structuredContent"].get(structured),
+              simdjson::SUCCESS)
+        << reply.substr(0, 500);
+    return simdjson::to_string(structured);
+  }
+
+  inferscope::testing::TempDir dir_;
+};
+
+TEST_F(McpCompareRangesTest, RangeTableLikeDiff) {
+  const std::string json = Compare(2, 1);
+  EXPECT_LE(json.size(), kToolBudgetBytes);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = Parse(parser, json), ranges;
+  ASSERT_EQ(doc["ranges"].get(ranges), simdjson::SUCCESS) << json;
+  simdjson::dom::array rows;
+  ASSERT_EQ(ranges["rows"].get(rows), simdjson::SUCCESS) << json;
+  ASSERT_EQ(rows.size(), 10u) << json;  // the top 10 of 14 names
+  std::vector<std::string> names, statuses;
+  for (simdjson::dom::element r : rows) {
+    std::string_view name, status;
+    ASSERT_EQ(r["range"].get(name), simdjson::SUCCESS);
+    ASSERT_EQ(r["status"].get(status), simdjson::SUCCESS);
+    names.emplace_back(name);
+    statuses.emplace_back(status);
+  }
+  // By |GPU time change|: forward +10 ms, r11..r04 +6..+2.5 ms, sample -2.25 ms.
+  EXPECT_EQ(names, (std::vector<std::string>{"forward", "r11", "r10", "r09", "r08", "r07", "r06",
+                                             "r05", "r04", "sample"}));
+  EXPECT_EQ(statuses, (std::vector<std::string>{"changed", "new", "new", "new", "new", "new", "new",
+                                                "new", "new", "gone"}));
+  auto integer = [](simdjson::dom::element e, const char* key) {
+    int64_t v = -1;
+    EXPECT_EQ(e[key].get(v), simdjson::SUCCESS) << key;
+    return v;
+  };
+  simdjson::dom::element forward = rows.at(0), sample = rows.at(9), r11 = rows.at(1);
+  EXPECT_EQ(integer(forward, "a_count"), 10);  // 2 a window, 5 windows
+  EXPECT_EQ(integer(forward, "b_count"), 10);
+  EXPECT_EQ(integer(forward, "a_host_ns"), 15 * kMs);
+  EXPECT_EQ(integer(forward, "a_gpu_time_ns"), 5 * kMs);
+  EXPECT_EQ(integer(forward, "b_gpu_time_ns"), 15 * kMs);
+  EXPECT_EQ(integer(forward, "delta_gpu_time_ns"), 10 * kMs);
+  double a_pct = 0, b_pct = 0;
+  ASSERT_EQ(forward["a_gpu_pct"].get(a_pct), simdjson::SUCCESS);
+  ASSERT_EQ(forward["b_gpu_pct"].get(b_pct), simdjson::SUCCESS);
+  EXPECT_GT(a_pct, 0);
+  EXPECT_NEAR(b_pct / a_pct, 3.0, 0.01);  // equal GPU spans (the windows differ by a few ns)
+  EXPECT_EQ(integer(sample, "a_count"), 5);
+  EXPECT_EQ(integer(sample, "b_count"), 0);
+  EXPECT_EQ(integer(sample, "delta_gpu_time_ns"), -2'250'000);
+  EXPECT_EQ(integer(r11, "a_count"), 0);
+  EXPECT_EQ(integer(r11, "b_gpu_time_ns"), 6 * kMs);
+  // r03..r00 (2 + 1.5 + 1 + 0.5 ms, 20 instances) and the baseline's tail in `other`.
+  simdjson::dom::element other;
+  ASSERT_EQ(ranges["other"].get(other), simdjson::SUCCESS);
+  EXPECT_EQ(integer(other, "names"), 4);
+  bool tails = false;
+  ASSERT_EQ(other["tails"].get(tails), simdjson::SUCCESS);
+  EXPECT_TRUE(tails);
+  EXPECT_EQ(integer(other, "a_count"), 5);
+  EXPECT_EQ(integer(other, "a_gpu_time_ns"), 50'000);
+  EXPECT_EQ(integer(other, "b_count"), 20);
+  EXPECT_EQ(integer(other, "b_gpu_time_ns"), 5 * kMs);
+  EXPECT_EQ(integer(other, "delta_gpu_time_ns"), 5 * kMs - 50'000);
+  // The baseline has a tail, so a new name may have run there too: the note says so.
+  EXPECT_NE(json.find("may have run on the other side too"), std::string::npos) << json;
+  bool truncated = true;
+  ASSERT_EQ(doc["truncated"].get(truncated), simdjson::SUCCESS);
+  EXPECT_FALSE(truncated);
+
+  // The other way round the same table, mirrored: sample is new, forward's change negative.
+  const std::string back = Compare(1, 2);
+  simdjson::dom::parser parser2;
+  simdjson::dom::element rev = Parse(parser2, back);
+  ASSERT_EQ(rev["ranges"]["rows"].get(rows), simdjson::SUCCESS) << back;
+  EXPECT_EQ(integer(rows.at(0), "delta_gpu_time_ns"), -10 * kMs);
+  std::string_view status;
+  ASSERT_EQ(rows.at(9)["status"].get(status), simdjson::SUCCESS);
+  EXPECT_EQ(status, "new");
+}
+
+TEST_F(McpCompareRangesTest, OneSidedAndNoRanges) {
+  // Neither side recorded ranges: no `ranges` key at all.
+  const std::string none = Compare(3, 3);
+  EXPECT_EQ(none.find("\"ranges\""), std::string::npos) << none;
+  EXPECT_NE(none.find("\"kernels\""), std::string::npos) << none;
+  // Only the candidate did: one note, no rows.
+  const std::string one = Compare(3, 2);
+  simdjson::dom::parser parser;
+  simdjson::dom::element ranges;
+  ASSERT_EQ(Parse(parser, one)["ranges"].get(ranges), simdjson::SUCCESS) << one;
+  simdjson::dom::element rows;
+  EXPECT_NE(ranges["rows"].get(rows), simdjson::SUCCESS) << one;
+  simdjson::dom::array notes;
+  ASSERT_EQ(ranges["notes"].get(notes), simdjson::SUCCESS) << one;
+  ASSERT_EQ(notes.size(), 1u) << one;
+  std::string_view note;
+  ASSERT_EQ(notes.at(0).get(note), simdjson::SUCCESS);
+  EXPECT_NE(note.find("only the candidate recorded them"), std::string::npos) << note;
+}
+
+// Range names so long that ten rows overflow the result budget: kernels go first, then range
+// rows, which join `other` (the totals stay whole) and the hint says so.
+TEST_F(McpCompareRangesTest, LongRangeNamesStayWithinTheBudget) {
+  const std::string json = Compare(2, 4);
+  EXPECT_LE(json.size(), kToolBudgetBytes);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = Parse(parser, json);
+  simdjson::dom::array kernels, rows;
+  ASSERT_EQ(doc["kernels"].get(kernels), simdjson::SUCCESS);
+  EXPECT_EQ(kernels.size(), 0u);
+  ASSERT_EQ(doc["ranges"]["rows"].get(rows), simdjson::SUCCESS) << json.substr(0, 2000);
+  EXPECT_GT(rows.size(), 0u);
+  EXPECT_LT(rows.size(), 10u);
+  int64_t a_count = 0, b_count = 0, b_gpu = 0, names = 0;
+  for (simdjson::dom::element r : rows) {
+    int64_t v = 0;
+    ASSERT_EQ(r["a_count"].get(v), simdjson::SUCCESS);
+    a_count += v;
+    ASSERT_EQ(r["b_count"].get(v), simdjson::SUCCESS);
+    b_count += v;
+    ASSERT_EQ(r["b_gpu_time_ns"].get(v), simdjson::SUCCESS);
+    b_gpu += v;
+  }
+  simdjson::dom::element other = doc["ranges"]["other"];
+  int64_t v = 0;
+  ASSERT_EQ(other["a_count"].get(v), simdjson::SUCCESS);
+  a_count += v;
+  ASSERT_EQ(other["b_count"].get(v), simdjson::SUCCESS);
+  b_count += v;
+  ASSERT_EQ(other["b_gpu_time_ns"].get(v), simdjson::SUCCESS);
+  b_gpu += v;
+  ASSERT_EQ(other["names"].get(names), simdjson::SUCCESS);
+  EXPECT_EQ(static_cast<size_t>(names), 14 - rows.size());
+  EXPECT_EQ(a_count, 20);              // forward 10, sample 5, the tail 5
+  EXPECT_EQ(b_count, 60);              // 12 names, once a window
+  EXPECT_EQ(b_gpu, 5 * 78 * 100'000);  // 5 windows x (1 + ... + 12) x 0.1 ms
+  bool truncated = false;
+  ASSERT_EQ(doc["truncated"].get(truncated), simdjson::SUCCESS);
+  EXPECT_TRUE(truncated);
+  std::string_view hint;
+  ASSERT_EQ(doc["hint"].get(hint), simdjson::SUCCESS);
+  EXPECT_NE(hint.find("NVTX range rows cut into ranges.other"), std::string::npos) << hint;
 }
 
 TEST(McpHttpTest, OnlyLoopbackOrigins) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "src/analyze/compare.h"
 #include "src/base/duration.h"
 #include "src/base/json_writer.h"
 #include "src/context/context.h"
@@ -383,6 +384,79 @@ ToolResult GetFindings(DataSource* source, const Args& a) {
   return Success(FitRows(view->findings.size(), render, &kept));
 }
 
+// The NVTX range figures of a side from its report's range tables (summed over processes by
+// name, as `diff` sums a saved report's), and the GPU-seconds their shares are of.
+//
+// The table itself is analyze::CompareRanges, the code `inferscope diff` and /api/v1/compare
+// use, so all three agree. Not agent::LoadRangeSide: it reads a SqliteStore directly, and this
+// tool's sources (a store, or an agent over HTTP) have only the report JSON in common.
+analyze::ProfileFigures RangeFigures(const ReportView& v) {
+  analyze::ProfileFigures f;
+  f.span_ns = v.Total(&context::RankView::span_ns);  // summed over ranks, as the report's summary
+  auto range = [](const context::RangeTableView::Row& r) {
+    return analyze::ProfileFigures::Range{static_cast<uint64_t>(r.count), r.host_ns,
+                                          static_cast<uint64_t>(r.gpu_ops), r.gpu_time_ns};
+  };
+  for (const context::RangeTableView& t : v.range_tables) {
+    f.has_ranges = true;
+    for (const context::RangeTableView::Row& r : t.rows) f.ranges[r.name].Add(range(r));
+    f.range_tail.Add(range(t.other));
+  }
+  return f;
+}
+
+// One side of a range row: instances, host and GPU time, and the GPU time's share of the side's.
+void RangeSideFields(base::JsonWriter* w, const char* side, const analyze::ProfileFigures::Range& r,
+                     double gpu_pct) {
+  w->Key(fmt::format("{}_count", side)).UInt(r.count);
+  w->Key(fmt::format("{}_host_ns", side)).Int(r.host_ns);
+  w->Key(fmt::format("{}_gpu_time_ns", side)).Int(r.gpu_time_ns);
+  w->Key(fmt::format("{}_gpu_pct", side)).Double(gpu_pct);
+}
+
+void RangeChangeFields(base::JsonWriter* w, const analyze::RangeChange& r) {
+  RangeSideFields(w, "a", r.baseline, r.baseline_gpu_pct);
+  RangeSideFields(w, "b", r.candidate, r.candidate_gpu_pct);
+  w->Key("delta_gpu_time_ns").Int(r.gpu_delta_ns());
+}
+
+// `ranges`: absent when neither side recorded NVTX ranges (nothing to say, no noise); only
+// `notes` when one side did; else the rows (the first `k` of the comparison's; rows cut for the
+// budget join `other`, so its totals stay right), `other` and the notes.
+void WriteRanges(base::JsonWriter* w, const analyze::Comparison& c, size_t k) {
+  if (!c.ranges_compared && c.notes.empty()) return;
+  w->Key("ranges").BeginObject();
+  if (c.ranges_compared) {
+    w->Key("rows").BeginArray();
+    for (size_t i = 0; i < k; ++i) {
+      const analyze::RangeChange& r = c.ranges[i];
+      w->BeginObject();
+      w->Key("range").String(r.name);
+      w->Key("status").String(r.status);
+      RangeChangeFields(w, r);
+      w->EndObject();
+    }
+    w->EndArray();
+    analyze::RangeChange other = c.ranges_other;
+    uint64_t names = c.ranges_other_names;
+    for (size_t i = k; i < c.ranges.size(); ++i, ++names) {
+      other.baseline.Add(c.ranges[i].baseline);
+      other.candidate.Add(c.ranges[i].candidate);
+      other.baseline_gpu_pct += c.ranges[i].baseline_gpu_pct;
+      other.candidate_gpu_pct += c.ranges[i].candidate_gpu_pct;
+    }
+    w->Key("other").BeginObject();
+    w->Key("names").UInt(names);
+    w->Key("tails").Bool(c.ranges_other_tails);
+    RangeChangeFields(w, other);
+    w->EndObject();
+  }
+  w->Key("notes").BeginArray();
+  for (const std::string& n : c.notes) w->String(n);
+  w->EndArray();
+  w->EndObject();
+}
+
 ToolResult Compare(DataSource* source, const Args& a) {
   if (!source->HasTimeRanges())
     return Error(
@@ -442,8 +516,12 @@ ToolResult Compare(DataSource* source, const Args& a) {
     w->EndArray();
     w->EndObject();
   };
+  // The NVTX range table as `diff` makes it (a is the baseline); CompareRanges fills only the
+  // ranges and their notes.
+  analyze::Comparison ranges;
+  analyze::CompareRanges(RangeFigures(*va), RangeFigures(*vb), analyze::CompareOptions(), &ranges);
   const size_t n_kernels = std::min<size_t>(ks.size(), 15);
-  size_t kept = 0;
+  size_t kept = 0, kept_ranges = ranges.ranges.size();
   auto render = [&](size_t k) {
     base::JsonWriter w;
     w.BeginObject();
@@ -470,16 +548,36 @@ ToolResult Compare(DataSource* source, const Args& a) {
       w.EndObject();
     }
     w.EndArray();
-    const bool cut = k < ks.size();
-    CutFields(&w, cut,
-              cut ? fmt::format("{} smaller kernel changes cut: get_breakdown group_by=kernel on "
-                                "each range lists them",
-                                ks.size() - k)
-                  : "");
+    WriteRanges(&w, ranges, kept_ranges);
+    const bool cut = k < ks.size(), ranges_cut = kept_ranges < ranges.ranges.size();
+    std::string hint;
+    if (cut)
+      hint = fmt::format(
+          "{} smaller kernel changes cut: get_breakdown group_by=kernel on each range lists them",
+          ks.size() - k);
+    if (ranges_cut)
+      hint += fmt::format(
+          "{}{} NVTX range rows cut into ranges.other to fit the result budget: "
+          "narrow with filters (pid, rank)",
+          hint.empty() ? "" : "; ", ranges.ranges.size() - kept_ranges);
+    CutFields(&w, cut || ranges_cut, hint);
     w.EndObject();
     return MinifyJson(w.str());
   };
-  return Success(FitRows(n_kernels, render, &kept));
+  // Kernels are cut first; range rows (at most CompareOptions::top_ranges, 10) only when even
+  // no kernel rows leave them room (very long range names).
+  std::string out = FitRows(n_kernels, render, &kept);
+  if (kept == 0 && out.size() > kToolBudgetBytes) {
+    size_t fitted = 0;
+    out = FitRows(
+        ranges.ranges.size(),
+        [&](size_t r) {
+          kept_ranges = r;
+          return render(0);
+        },
+        &fitted);
+  }
+  return Success(out);
 }
 
 ToolResult GetTimeseries(DataSource* source, const Args& a) {
