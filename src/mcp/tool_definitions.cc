@@ -47,11 +47,11 @@ constexpr std::string_view kDefinitions =
     R"("outputSchema":{"type":"object","properties":{"findings":{"type":"array","items":{"type":"object","required":["id","severity","score","summary"]}},)" CUT_PROPS
     R"(},"required":["findings","truncated"]}},)"
 
-    R"({"name":"compare","description":"What changed from range_a (baseline) to range_b: busy share, category and kernel shares, findings. For regressions.",)"
+    R"({"name":"compare","description":"What changed from range_a (baseline) to range_b: busy share, category and kernel shares, findings; with NVTX ranges (run --nvtx), ranges: the top 10 range names by GPU time change, other, notes. For regressions.",)"
     R"("inputSchema":{"type":"object","properties":{"range_a":{"$ref":"#/$defs/r"},"range_b":{"$ref":"#/$defs/r"},)" FILTERS_SCHEMA
     R"(},"additionalProperties":false,)"
     R"("$defs":{"r":{"type":"object","properties":{"last":{"type":"string"},"from":{"type":"string"},"to":{"type":"string"}},"additionalProperties":false}}},)"
-    R"("outputSchema":{"type":"object","properties":{"a":{"type":"object"},"b":{"type":"object"},"categories":{"type":"array"},"kernels":{"type":"array"},)" CUT_PROPS
+    R"("outputSchema":{"type":"object","properties":{"a":{"type":"object"},"b":{"type":"object"},"categories":{"type":"array"},"kernels":{"type":"array"},"ranges":{"type":"object"},)" CUT_PROPS
     R"(},"required":["a","b","categories","kernels","truncated"]}},)"
 
     R"({"name":"get_timeseries","description":"One metric over the range in steps: busy_pct, idle_pct or <category>_pct (e.g. attention_pct). Points are [seconds from start, value].",)"
