@@ -2,11 +2,13 @@
 #include "src/agent/clickhouse/fleet_profile.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "src/agent/clickhouse/schema.h"
 #include "src/model/events.h"
@@ -108,6 +110,40 @@ base::StatusOr<std::vector<std::vector<std::string>>> Run(const ClickHouseClient
 bool MissingTable(const base::Status& status, const char* table) {
   return !status.ok() && status.message().find("Code: 60,") != std::string::npos &&
          status.message().find(table) != std::string::npos;
+}
+
+// A column of a newer schema than the table has: the caller reads nothing from it. 18.16 says
+// Code 47 (unknown identifier) where a plain expression names it and Code 10 ("Not found column
+// ... in block") where ARRAY JOIN does.
+bool MissingColumn(const base::Status& status, const char* column) {
+  if (status.ok() || status.message().find(column) == std::string::npos) return false;
+  return status.message().find("Code: 47,") != std::string::npos ||
+         status.message().find("Code: 10,") != std::string::npos;
+}
+
+// A launch configuration's key as TabSeparated writes an Array(Int32): "[1,2,...]" with the ten
+// fields of model::LaunchConfig::key().
+bool ParseConfigKey(const std::string& s, model::LaunchConfig* c) {
+  if (s.size() < 2 || s.front() != '[' || s.back() != ']') return false;
+  std::array<int32_t, 10> key{};
+  size_t at = 1;
+  for (size_t f = 0; f < key.size(); ++f) {
+    const char* end = s.data() + s.size() - 1;
+    const auto r = std::from_chars(s.data() + at, end, key[f]);
+    if (r.ec != std::errc()) return false;
+    at = static_cast<size_t>(r.ptr - s.data());
+    const char want = f + 1 < key.size() ? ',' : ']';
+    if (s[at] != want) return false;
+    ++at;
+  }
+  if (at != s.size()) return false;
+  c->grid = {key[0], key[1], key[2]};
+  c->block = {key[3], key[4], key[5]};
+  c->registers_per_thread = key[6];
+  c->static_shared_bytes = key[7];
+  c->dynamic_shared_bytes = key[8];
+  c->shared_bytes = key[9];
+  return true;
 }
 
 base::Status BadNumber(const ClickHouseClient& client) {
@@ -229,6 +265,18 @@ std::string FleetProfileSql(const std::string& database, const FleetProfileQuery
              "max(max_ns), sum(gpu_ops), sum(gpu_time_ns), sum(tail_names), sum(late)" +
              From(database, kRangesTable, q) + group + ", is_tail, name" + order +
              ", is_tail, name FORMAT TabSeparated";
+    case FleetFact::kLaunchConfigs:
+      // Every named kernel's configurations (the caller keeps the kept kernels'); a few per
+      // kernel, so at most names x configurations rows per device and slice travel.
+      return head + ", kernel, c_key, sum(c_n), sum(c_t)" +
+             From(database, kKernelsTable, q,
+                  " ARRAY JOIN config_key AS c_key, config_count AS c_n, config_ns AS c_t") +
+             " AND is_tail = 0" + group + ", kernel, c_key FORMAT TabSeparated";
+    case FleetFact::kUnlistedConfigs:
+      return head + ", kernel, sum(distinct_configs - length(config_count))" +
+             From(database, kKernelsTable, q) +
+             " AND is_tail = 0 AND distinct_configs > length(config_count)" + group +
+             ", kernel FORMAT TabSeparated";
     case FleetFact::kWindowCount:
       return "SELECT uniqExact(host, pid, process_start_ns, window_start_ns)" +
              From(database, kWindowsTable, q) + " FORMAT TabSeparated";
@@ -354,6 +402,46 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
     s->top_ns += k.duration.total_ns;
     ++s->top_names;
     s->profile.top_kernels.push_back(std::move(k));
+  }
+
+  // The kept kernels' launch configurations (schema 5), folded as the store's window merge
+  // folds them (model::MergeLaunchConfigs).
+  auto config_rows =
+      Run(client, FleetProfileSql(db, q, FleetFact::kLaunchConfigs), kKeyColumns + 4);
+  if (MissingColumn(config_rows.status(), "config_")) {
+    out.no_launch_configs = true;
+  } else {
+    ASSIGN_OR_RETURN(rows, std::move(config_rows));
+    // Per device and kernel: the configurations (distinct, summed) and those seen but unlisted.
+    std::map<std::pair<DeviceSums*, std::string>,
+             std::pair<std::vector<model::LaunchConfig>, uint64_t>>
+        configs;
+    for (const auto& row : rows) {
+      DeviceSums* s = device_of(row);
+      if (!s) continue;
+      model::LaunchConfig c;
+      if (!ParseConfigKey(row[7], &c) || !ParseNumber(row[8], &c.count) ||
+          !ParseNumber(row[9], &c.total_ns))
+        return BadNumber(client);
+      configs[{s, row[6]}].first.push_back(c);
+    }
+    ASSIGN_OR_RETURN(
+        rows, Run(client, FleetProfileSql(db, q, FleetFact::kUnlistedConfigs), kKeyColumns + 2));
+    for (const auto& row : rows) {
+      DeviceSums* s = device_of(row);
+      if (!s) continue;
+      uint64_t unlisted = 0;
+      if (!ParseNumber(row[7], &unlisted)) return BadNumber(client);
+      configs[{s, row[6]}].second += unlisted;
+    }
+    for (auto& [key, s] : devices)
+      for (model::KernelStats& k : s.profile.top_kernels) {
+        auto it = configs.find({&s, k.name});
+        if (it == configs.end()) continue;
+        const auto& [listed, unlisted] = it->second;
+        model::MergeLaunchConfigs(listed, listed.size() + unlisted, &k.configs,
+                                  &k.distinct_configs);
+      }
   }
 
   ASSIGN_OR_RETURN(rows,

@@ -54,7 +54,12 @@ enum class FleetFact {
   kWindowCount,
   kPhases,
   kPhaseCategories,
-  kRanges
+  kRanges,
+  // Schema 5: the top kernel rows' launch configurations (the rows' parallel arrays, ARRAY
+  // JOINed), summed per kernel and configuration; and per kernel the configurations its windows
+  // saw but did not list (distinct_configs beyond the listed ones).
+  kLaunchConfigs,
+  kUnlistedConfigs
 };
 
 struct FleetProfile {
@@ -74,6 +79,9 @@ struct FleetProfile {
   // has no forward-phase split or no NVTX range tables.
   bool no_phases_table = false;
   bool no_ranges_table = false;
+  // The kernels table has no launch-configuration columns (a database no agent of schema 5 has
+  // migrated yet): the top kernels have no configurations.
+  bool no_launch_configs = false;
 };
 
 // The SQL of one fact's query (public for tests).
@@ -88,6 +96,13 @@ base::StatusOr<std::vector<int64_t>> QueryWindowStarts(const ClickHouseClient& c
                                                        size_t limit);
 
 // Runs the queries and folds their rows. A selection without rows gives slices of no windows.
+// A kept kernel's launch configurations are its rows' configurations summed per configuration
+// (ClickHouse sums them) and folded with model::MergeLaunchConfigs, the store's window merge: the
+// kMaxMergedLaunchConfigs most frequent listed (MoreFrequentConfig order), distinct_configs the
+// configurations listed in any window plus those its windows saw but did not list. That is the
+// store's merge whenever it is exact (at most kMaxMergedLaunchConfigs configurations over the
+// range, every window listing all it saw); past that the fleet's counts stay exact where the
+// store's rotating lists may lose launches of a configuration they dropped and met again.
 // NVTX range tables (per process) are summed by name and cut to the top_k heaviest by host time
 // with model::RangeTable::Trim, the rest in the tail: the store's merge while no process has more
 // than top_k names in the range.
