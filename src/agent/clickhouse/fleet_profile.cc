@@ -567,6 +567,28 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
   return out;
 }
 
+base::StatusOr<analyze::Analysis> QueryFleetKernels(const ClickHouseClient& client,
+                                                    const FleetQuery& selection, int top_k,
+                                                    bool* no_launch_configs) {
+  FleetProfileQuery q;
+  q.selection = selection;
+  q.top_k = std::max(1, top_k);
+  q.collapse_devices = true;
+  ASSIGN_OR_RETURN(FleetProfile fleet, QueryFleetProfile(client, q));
+  if (no_launch_configs) *no_launch_configs = fleet.no_launch_configs;
+  analyze::AnalysisOptions options;
+  options.top = q.top_k;
+  options.window_kernels_view = true;
+  std::vector<analyze::AnalysisInput> inputs;
+  const std::string source = client.target().ToUrl();
+  for (const model::ProfileWindow& w : fleet.slices.at(0))
+    inputs.push_back({source, "clickhouse", &w});
+  analyze::Analysis analysis = analyze::Analyze(inputs, options);
+  // The windows are this function's: the analysis keeps their rows and views, not them.
+  for (analyze::AnalysisInput& in : analysis.inputs) in.window = nullptr;
+  return analysis;
+}
+
 base::StatusOr<ClickHouseTarget> ResolveFleetSource(const std::string& url,
                                                     const std::string& credentials_path) {
   auto target = ParseClickHouseUrl(url);

@@ -16,6 +16,7 @@
 
 #include "src/agent/clickhouse/clickhouse_client.h"
 #include "src/agent/clickhouse/fleet_query.h"
+#include "src/analyze/analysis.h"
 #include "src/base/status.h"
 #include "src/model/profile.h"
 
@@ -108,6 +109,16 @@ base::StatusOr<std::vector<int64_t>> QueryWindowStarts(const ClickHouseClient& c
 // than top_k names in the range.
 base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
                                                const FleetProfileQuery& query);
+
+// `report --source ... --views kernels`: the kernels view of the selection's GPUs taken as one
+// (QueryFleetProfile with collapse_devices over windows overlapping [from, to)): the `top_k`
+// heaviest kernels with their statistics and launch configurations summed over the selection's
+// windows and hosts, the rest as the "other" row; the analysis of that one synthetic GPU with
+// AnalysisOptions::window_kernels_view. `*no_launch_configs` (may be null): the database has no
+// configuration columns yet (schema 4), so the rows list none.
+base::StatusOr<analyze::Analysis> QueryFleetKernels(const ClickHouseClient& client,
+                                                    const FleetQuery& selection, int top_k,
+                                                    bool* no_launch_configs);
 
 // The target named by `url` with the credentials of `credentials_path` (may be empty); the
 // messages name the argument ("--source: ...", "--source-credentials: ...").
