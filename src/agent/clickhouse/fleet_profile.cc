@@ -121,9 +121,19 @@ bool MissingColumn(const base::Status& status, const char* column) {
          status.message().find("Code: 10,") != std::string::npos;
 }
 
-// A launch configuration's key as TabSeparated writes an Array(Int32): "[1,2,...]" with the ten
-// fields of model::LaunchConfig::key().
-bool ParseConfigKey(const std::string& s, model::LaunchConfig* c) {
+base::Status BadNumber(const ClickHouseClient& client) {
+  return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
+}
+
+int SyncTypeIndex(const std::string& name) {
+  for (size_t t = 0; t < static_cast<size_t>(model::SyncType::kCount); ++t)
+    if (name == model::kSyncTypeNames[t]) return static_cast<int>(t);
+  return -1;
+}
+
+}  // namespace
+
+bool ParseLaunchConfigKey(const std::string& s, model::LaunchConfig* c) {
   if (s.size() < 2 || s.front() != '[' || s.back() != ']') return false;
   std::array<int32_t, 10> key{};
   size_t at = 1;
@@ -145,18 +155,6 @@ bool ParseConfigKey(const std::string& s, model::LaunchConfig* c) {
   c->shared_bytes = key[9];
   return true;
 }
-
-base::Status BadNumber(const ClickHouseClient& client) {
-  return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
-}
-
-int SyncTypeIndex(const std::string& name) {
-  for (size_t t = 0; t < static_cast<size_t>(model::SyncType::kCount); ++t)
-    if (name == model::kSyncTypeNames[t]) return static_cast<int>(t);
-  return -1;
-}
-
-}  // namespace
 
 std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& q,
                             FleetFact fact) {
@@ -420,7 +418,7 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
       DeviceSums* s = device_of(row);
       if (!s) continue;
       model::LaunchConfig c;
-      if (!ParseConfigKey(row[7], &c) || !ParseNumber(row[8], &c.count) ||
+      if (!ParseLaunchConfigKey(row[7], &c) || !ParseNumber(row[8], &c.count) ||
           !ParseNumber(row[9], &c.total_ns))
         return BadNumber(client);
       configs[{s, row[6]}].first.push_back(c);

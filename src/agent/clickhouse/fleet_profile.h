@@ -85,6 +85,11 @@ struct FleetProfile {
   bool no_launch_configs = false;
 };
 
+// A launch configuration's key as TabSeparated writes a config_key element (Array(Int32)):
+// "[gx,gy,gz,bx,by,bz,regs,static,dynamic,shared]", model::LaunchConfig::key()'s ten fields, into
+// `*c` (count and time untouched). False on anything else.
+bool ParseLaunchConfigKey(const std::string& text, model::LaunchConfig* c);
+
 // The SQL of one fact's query (public for tests).
 std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& query,
                             FleetFact fact);

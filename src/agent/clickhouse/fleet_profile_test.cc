@@ -119,6 +119,25 @@ TEST(FleetProfileSql, ResolveSourceNamesTheArgument) {
 
 // The grouped answers' rows fold into the model the way PhaseSplit::Merge and RangeTable::Merge
 // sum windows; unknown phases and categories are skipped, bad numbers refused.
+TEST(FleetRows, LaunchConfigKeys) {
+  model::LaunchConfig c;
+  ASSERT_TRUE(ParseLaunchConfigKey("[132,2,1,256,1,1,168,0,98304,98304]", &c));
+  EXPECT_EQ(c.grid, (std::array<int32_t, 3>{132, 2, 1}));
+  EXPECT_EQ(c.block, (std::array<int32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(c.registers_per_thread, 168);
+  EXPECT_EQ(c.static_shared_bytes, 0);
+  EXPECT_EQ(c.dynamic_shared_bytes, 98304);
+  EXPECT_EQ(c.shared_bytes, 98304);
+  ASSERT_TRUE(ParseLaunchConfigKey("[64,1,1,128,1,1,-1,-1,-1,16384]", &c));
+  EXPECT_EQ(c.registers_per_thread, -1);
+  EXPECT_EQ(c.shared_bytes, 16384);
+  for (const char* bad :
+       {"", "[]", "[1,2,3]", "[1,2,3,4,5,6,7,8,9,10,11]", "[1,2,3,4,5,6,7,8,9,10",
+        "1,2,3,4,5,6,7,8,9,10]", "[1,2,3,4,5,6,7,8,9,x]", "[1,2,3,4,5,6,7,8,9,10]x",
+        "[1,2,3,4,5,6,7,8,9,99999999999]", "[1, 2,3,4,5,6,7,8,9,10]"})
+    EXPECT_FALSE(ParseLaunchConfigKey(bad, &c)) << bad;
+}
+
 TEST(FleetRows, FoldPhaseAndRangeRows) {
   model::PhaseSplit split;
   EXPECT_EQ(FoldPhaseRow({"k", "decode", "3", "300", "200", "40"}, 1, &split), RowFold::kFolded);
