@@ -20,6 +20,8 @@ namespace {
 // The columns a device is keyed by in every fact table, after the slice.
 constexpr const char* kDeviceKey = "host, pid, process_start_ns, rank, device";
 constexpr size_t kKeyColumns = 6;  // slice + the device key
+// The longest kernel name list the configuration queries send (quoted names).
+constexpr size_t kMaxKernelListBytes = 128 * 1024;
 
 template <typename T>
 bool ParseNumber(const std::string& s, T* out) {
@@ -53,6 +55,15 @@ std::string From(const std::string& database, const char* table, const FleetProf
                  const std::string& array_join = "") {
   return " FROM " + database + "." + table + (q.selection.exact ? " FINAL" : "") + array_join +
          " WHERE " + Where(q);
+}
+
+// " AND kernel IN (...)" for config_kernels (empty: no condition).
+std::string KernelNamesSql(const FleetProfileQuery& q) {
+  if (q.config_kernels.empty()) return "";
+  std::string in = " AND kernel IN (";
+  for (size_t i = 0; i < q.config_kernels.size(); ++i)
+    in += (i ? ", " : "") + SqlQuote(q.config_kernels[i]);
+  return in + ")";
 }
 
 // A device of a process, and the slice, as the rows name them.
@@ -264,17 +275,17 @@ std::string FleetProfileSql(const std::string& database, const FleetProfileQuery
              From(database, kRangesTable, q) + group + ", is_tail, name" + order +
              ", is_tail, name FORMAT TabSeparated";
     case FleetFact::kLaunchConfigs:
-      // Every named kernel's configurations (the caller keeps the kept kernels'); a few per
-      // kernel, so at most names x configurations rows per device and slice travel.
+      // The named kernels' configurations (config_kernels: the kept ones); a few per kernel, so
+      // at most kept names x configurations rows per device and slice travel.
       return head + ", kernel, c_key, sum(c_n), sum(c_t)" +
              From(database, kKernelsTable, q,
                   " ARRAY JOIN config_key AS c_key, config_count AS c_n, config_ns AS c_t") +
-             " AND is_tail = 0" + group + ", kernel, c_key FORMAT TabSeparated";
+             " AND is_tail = 0" + KernelNamesSql(q) + group + ", kernel, c_key FORMAT TabSeparated";
     case FleetFact::kUnlistedConfigs:
       return head + ", kernel, sum(distinct_configs - length(config_count))" +
              From(database, kKernelsTable, q) +
-             " AND is_tail = 0 AND distinct_configs > length(config_count)" + group +
-             ", kernel FORMAT TabSeparated";
+             " AND is_tail = 0 AND distinct_configs > length(config_count)" + KernelNamesSql(q) +
+             group + ", kernel FORMAT TabSeparated";
     case FleetFact::kWindowCount:
       return "SELECT uniqExact(host, pid, process_start_ns, window_start_ns)" +
              From(database, kWindowsTable, q) + " FORMAT TabSeparated";
@@ -404,8 +415,22 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
 
   // The kept kernels' launch configurations (schema 5), folded as the store's window merge
   // folds them (model::MergeLaunchConfigs).
-  auto config_rows =
-      Run(client, FleetProfileSql(db, q, FleetFact::kLaunchConfigs), kKeyColumns + 4);
+  // Only the kept names' rows travel, unless the list would make the query text long (18.16's
+  // max_query_size is 256 KiB): then every name's, and the others are dropped here.
+  FleetProfileQuery cq = q;
+  {
+    std::set<std::string> kept;
+    size_t bytes = 0;
+    for (const auto& [key, s] : devices)
+      for (const model::KernelStats& k : s.profile.top_kernels)
+        if (kept.insert(k.name).second) bytes += k.name.size() + 4;
+    if (bytes <= kMaxKernelListBytes) cq.config_kernels.assign(kept.begin(), kept.end());
+  }
+  const bool read_configs = q.launch_configs && !devices.empty();
+  auto config_rows = read_configs ? Run(client, FleetProfileSql(db, cq, FleetFact::kLaunchConfigs),
+                                        kKeyColumns + 4)
+                                  : base::StatusOr<std::vector<std::vector<std::string>>>(
+                                        std::vector<std::vector<std::string>>{});
   if (MissingColumn(config_rows.status(), "config_")) {
     out.no_launch_configs = true;
   } else {
@@ -423,8 +448,11 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
         return BadNumber(client);
       configs[{s, row[6]}].first.push_back(c);
     }
-    ASSIGN_OR_RETURN(
-        rows, Run(client, FleetProfileSql(db, q, FleetFact::kUnlistedConfigs), kKeyColumns + 2));
+    rows.clear();
+    if (read_configs) {
+      ASSIGN_OR_RETURN(
+          rows, Run(client, FleetProfileSql(db, cq, FleetFact::kUnlistedConfigs), kKeyColumns + 2));
+    }
     for (const auto& row : rows) {
       DeviceSums* s = device_of(row);
       if (!s) continue;

@@ -41,6 +41,13 @@ struct FleetProfileQuery {
   // The kernels kept are the heaviest top_k over the whole selection, which equals the local
   // per-rank lists' merge while no GPU has more than top_k names in a slice.
   bool collapse_devices = false;
+  // Read the kept kernels' launch configurations (two more queries over the kernels table). diff
+  // turns it off: its figures do not use them.
+  bool launch_configs = true;
+  // kLaunchConfigs and kUnlistedConfigs: only rows of these kernel names (empty: every name).
+  // QueryFleetProfile sets it to the kept kernels' names, so the configurations of names that
+  // fell into the tails do not travel.
+  std::vector<std::string> config_kernels;
 };
 
 // The fact tables a profile is read from, one query each.

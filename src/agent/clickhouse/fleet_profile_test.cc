@@ -42,7 +42,8 @@ TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
   q.rank = 1;
   for (FleetFact f :
        {FleetFact::kDevices, FleetFact::kCategories, FleetFact::kKernels, FleetFact::kKernelTotals,
-        FleetFact::kSyncs, FleetFact::kPhases, FleetFact::kPhaseCategories}) {
+        FleetFact::kSyncs, FleetFact::kPhases, FleetFact::kPhaseCategories,
+        FleetFact::kLaunchConfigs, FleetFact::kUnlistedConfigs}) {
     const std::string sql = FleetProfileSql("db", q, f);
     SCOPED_TRACE(sql);
     EXPECT_NE(sql.find("GROUP BY slice, host, pid, process_start_ns, rank, device"),
@@ -66,6 +67,25 @@ TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
             std::string::npos);
   EXPECT_NE(FleetProfileSql("db", q, FleetFact::kCategories).find("FROM db.inferscope_window_"),
             std::string::npos);
+  // The configurations: the kernel rows' arrays ARRAY JOINed and summed per configuration, only
+  // for the kept names when the caller lists them.
+  const std::string configs = FleetProfileSql("db", q, FleetFact::kLaunchConfigs);
+  EXPECT_NE(configs.find("ARRAY JOIN config_key AS c_key, config_count AS c_n, config_ns AS c_t"),
+            std::string::npos)
+      << configs;
+  EXPECT_NE(configs.find("GROUP BY slice, host, pid, process_start_ns, rank, device, kernel, "
+                         "c_key"),
+            std::string::npos)
+      << configs;
+  EXPECT_EQ(configs.find("kernel IN"), std::string::npos);
+  q.config_kernels = {"gemm", "it's"};
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kLaunchConfigs)
+                .find("AND is_tail = 0 AND kernel IN ('gemm', 'it\\'s')"),
+            std::string::npos);
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kUnlistedConfigs)
+                .find("distinct_configs > length(config_count) AND kernel IN ('gemm', 'it\\'s')"),
+            std::string::npos);
+  q.config_kernels.clear();
   // Collapsed: one row per slice (and category, kernel, sync type); the key columns are
   // constants, never aliases that would shadow the columns the WHERE clause filters.
   q.collapse_devices = true;
