@@ -247,7 +247,8 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
                    "Also show these views computed from the windows: kernels (per kernel:\n"
                    "count, total, mean, min, max and the launch configurations: grid,\n"
                    "block, registers per thread, shared memory). The ranges view shows\n"
-                   "by itself for windows recorded with `run --nvtx`")
+                   "by itself for windows recorded with `run --nvtx`. With --source: the\n"
+                   "20 heaviest kernels of the selection's GPUs summed as one")
       ->type_name("LIST");
   report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
@@ -397,11 +398,7 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
         return Usage("--pid, --rank and --device are for a host's store, not --source", "report");
       if (report_.format == report::ReportFormat::kMarkdown || !report_.csv_table.empty())
         return Usage("--source: --format is text or json", "report");
-      if (report_.kernels_view)
-        return Usage(
-            "--views is for a host's store, not --source (the fleet keeps no launch "
-            "configurations)",
-            "report");
+      fleet_.kernels_view = report_.kernels_view;
       fleet_.last_ns = report_.last_ns;
       fleet_.from = report_.from;
       fleet_.to = report_.to;

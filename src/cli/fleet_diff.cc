@@ -41,6 +41,7 @@ base::StatusOr<analyze::ComparisonSide> LoadFleetSide(const ch::ClickHouseClient
   ch::FleetProfileQuery q;
   q.selection = spec.selection;
   q.top_k = agent::kDiffTopK;
+  q.launch_configs = false;  // diff compares no launch configurations
   ASSIGN_OR_RETURN(ch::FleetProfile whole, ch::QueryFleetProfile(client, q));
   if (whole.windows == 0)
     return base::NotFoundError(spec.flag + ": no windows of " + FleetSideLabel(spec.selection) +

@@ -1,6 +1,9 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/cli/fleet_report.h"
 
+#include <optional>
+
+#include "src/agent/clickhouse/fleet_profile.h"
 #include "src/agent/clickhouse/fleet_query.h"
 #include "src/base/time_point.h"
 #include "src/cli/exit_codes.h"
@@ -63,8 +66,23 @@ int RunFleetReport(const FleetReportOptions& o, std::ostream& out, std::ostream&
         << " for this range and these filters; widen it with --last or --from/--to\n";
     return kExitNotFound;
   }
-  out << (o.json ? ch::RenderFleetJson(*view, q, target->ToUrl())
-                 : ch::RenderFleetText(*view, q, target->ToUrl()));
+  std::optional<analyze::Analysis> kernels;
+  if (o.kernels_view) {
+    bool no_configs = false;
+    auto k = ch::QueryFleetKernels(client, q, o.kernels_top, &no_configs);
+    if (!k.ok()) {
+      err << "inferscope: error: " << k.status().message() << "\n";
+      return kExitError;
+    }
+    if (no_configs)
+      err << "inferscope: note: " << target->ToUrl()
+          << " has no launch configurations yet (schema 4: start an agent of this version with "
+             "--sink on it to migrate); the kernels view lists none\n";
+    kernels = std::move(*k);
+  }
+  const analyze::Analysis* k = kernels ? &*kernels : nullptr;
+  out << (o.json ? ch::RenderFleetJson(*view, q, target->ToUrl(), k)
+                 : ch::RenderFleetText(*view, q, target->ToUrl(), k));
   return kExitOk;
 }
 

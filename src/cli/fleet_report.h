@@ -21,7 +21,11 @@ struct FleetReportOptions {
   std::string group_by = "host", rank_by = "idle";
   int top = 10;
   bool json = false;
-  bool exact = false;       // --exact: FINAL (collapse not-yet-merged retried rows)
+  bool exact = false;  // --exact: FINAL (collapse not-yet-merged retried rows)
+  // --views kernels: also the kernels view (statistics and launch configurations) of the
+  // selection's GPUs taken as one, `kernels_top` kernels (agent/clickhouse/fleet_profile.h).
+  bool kernels_view = false;
+  int kernels_top = 20;
   int64_t now_unix_ns = 0;  // 0: the clock
 };
 

@@ -18,7 +18,8 @@ equal the windows rows of its SQLite store; no key twice (plain count = FINAL co
 keys before any OPTIMIZE, and after OPTIMIZE ... FINAL too); no row dropped (status
 `dropped_rows` 0, spool drained); `inferscope report --source ... --group-by host --format json`
 gives each host the kernel count, busy time and forward phases (`phases`, schema 4's phases table)
-of `inferscope report --state-dir` of that host;
+of `inferscope report --state-dir` of that host, and `report --source ... --host H --views kernels`
+the launch configurations of `report --views kernels` on H's store (schema 5);
 `inferscope diff --source ... --host H` over two ranges equals `inferscope diff --state-dir` of
 H's store (every change, note and verdict), and a host-a/host-b label diff compares; `inferscope
 context --source ... --host H` has the store's category, kernel, rank, idle and forward-phase
@@ -283,8 +284,55 @@ def check(ch, agents, inferscope):
         else:
             print("%s: forward phases equal (%s)" % (a.host, ", ".join(
                 "%s %d steps" % (p["phase"], p["steps"]) for p in g["phases"]["list"])))
+    problems += check_launch_configs(ch, agents, inferscope)
     problems += check_diff(ch, agents, inferscope)
     problems += check_context(ch, agents, inferscope)
+    return problems
+
+
+def kernel_stats(report):
+    """The kernels view's rows of a report with --views kernels, by kernel name, over every
+    input, process and device (a host's replay is one process on one GPU)."""
+    rows, devices = {}, 0
+    for i in report["views"]["inputs"]:
+        for p in i["processes"]:
+            for d in p["devices"]:
+                devices += 1
+                for k in d.get("kernel_stats", []):
+                    rows[k["name"]] = k
+    return rows, devices
+
+
+def check_launch_configs(ch, agents, inferscope):
+    """Schema 5: `report --source ... --host H --views kernels` lists each kernel's launch
+    configurations as `report --views kernels` on H's store does (the same merge of the same
+    windows: configurations, launches, time, order and distinct count)."""
+    problems = []
+    for a in agents:
+        local = run_json([inferscope, "report", "--state-dir", a.state, "--last", "24h",
+                          "--views", "kernels", "--format", "json"])
+        fleet = run_json([inferscope, "report", "--source", ch.url, "--host", a.host, "--last",
+                          "24h", "--exact", "--views", "kernels", "--format", "json"])
+        lk, ldevices = kernel_stats(local)
+        fk, _ = kernel_stats(fleet)
+        if ldevices != 1:
+            print("%s: %d GPUs in the store's kernels view; configurations not compared" %
+                  (a.host, ldevices))
+            continue
+        shared = [n for n in lk if n in fk]
+        with_configs = [n for n in shared if lk[n]["launch_configs"]]
+        if not with_configs:
+            problems.append("%s: no kernel with launch configurations in both views (store %d, "
+                            "fleet %d kernels)" % (a.host, len(lk), len(fk)))
+        for n in shared:
+            keys = ("distinct_launch_configs", "launch_configs")
+            if tuple(lk[n][k] for k in keys) != tuple(fk[n][k] for k in keys):
+                problems.append("%s: %s: fleet configurations %s, the store's %s" % (
+                    a.host, n[:60], json.dumps(fk[n]["launch_configs"]),
+                    json.dumps(lk[n]["launch_configs"])))
+                break
+        print("%s: launch configurations of %d kernels equal to the store's" % (
+            a.host, len(with_configs)))
     return problems
 
 

@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The ClickHouse-side parsers on arbitrary bytes: the credentials file, URLs, labels, error lines
-// and TabSeparated answers (also folded as phase and range rows of the fleet reads), and the
+// and TabSeparated answers (also folded as phase and range rows of the fleet reads, and read as
+// launch configuration keys, which must re-encode to the same text), and the
 // sink's split of (spooled) JSONEachRow bodies into inserts. None may crash; a parsed
 // TabSeparated answer has rows of one width; every insert row starts with its batch id.
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "src/agent/clickhouse/clickhouse_config.h"
+#include "src/agent/clickhouse/fleet_profile.h"
 #include "src/agent/clickhouse/fleet_query.h"
 #include "src/agent/clickhouse/row_encoder.h"
 
@@ -29,6 +31,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Labels labels;
   (void)ParseLabel(text, &labels);
   (void)ClickHouseErrorLine(text);
+  inferscope::model::LaunchConfig config;
+  if (ParseLaunchConfigKey(std::string(text), &config)) {
+    // A key that parses is ten plain integers: written back the way ClickHouse writes it, it
+    // parses to the same configuration.
+    std::string again = "[";
+    for (int32_t v : config.key()) again += (again.size() > 1 ? "," : "") + std::to_string(v);
+    inferscope::model::LaunchConfig back;
+    if (!ParseLaunchConfigKey(again + "]", &back) || back.key() != config.key()) std::abort();
+  }
   auto rows = ParseTabSeparated(text);
   if (rows.ok()) {
     inferscope::model::PhaseSplit split;

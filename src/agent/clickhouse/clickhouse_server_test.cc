@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "src/agent/clickhouse/clickhouse_sink.h"
+#include "src/agent/clickhouse/fleet_profile.h"
 #include "src/agent/clickhouse/fleet_query.h"
 #include "src/agent/clickhouse/row_encoder.h"
 #include "src/agent/clickhouse/schema.h"
@@ -598,6 +599,12 @@ TEST_F(ClickHouseServerTest, MigratesVersionOneTables) {
   EXPECT_EQ(Scalar("SELECT count() FROM system.tables WHERE database = '" + database_ +
                    "' AND name IN ('" + kPhasesTable + "', '" + kRangesTable + "')"),
             2);
+  // Version 5: the kernel rows' launch configurations; the old rows read none.
+  EXPECT_EQ(Scalar("SELECT count() FROM system.columns WHERE database = '" + database_ +
+                   "' AND table = '" + kKernelsTable +
+                   "' AND name IN ('config_key', 'config_count', 'config_ns', "
+                   "'distinct_configs')"),
+            4);
   // The new agent writes into the migrated tables.
   auto sink = MakeSink("node-m");
   wire::Hello hello;
@@ -606,6 +613,107 @@ TEST_F(ClickHouseServerTest, MigratesVersionOneTables) {
   ASSERT_TRUE(sink->Flush().ok()) << sink->stats().last_error;
   EXPECT_EQ(Scalar("SELECT countIf(batch_id != 0) FROM " + Table(kWindowsTable)), 1);
   EXPECT_EQ(Scalar("SELECT countIf(batch_id != 0) FROM " + Table(kPhasesTable)), 3);
+}
+
+// `report --source ... --views kernels`: two hosts' agents ship the same kernels with launch
+// configurations through the sink; the fleet's kernels view sums each kernel's configurations
+// over the windows and hosts (model::MergeLaunchConfigs, as the store's range merge), and the
+// text and JSON show them.
+TEST_F(ClickHouseServerTest, FleetKernelsViewMergesLaunchConfigsAcrossHosts) {
+  auto config = [](int32_t grid_x, int32_t regs, int32_t dynamic_smem, uint64_t count, int64_t ns) {
+    model::LaunchConfig c;
+    c.grid = {grid_x, 1, 1};
+    c.block = {256, 1, 1};
+    c.registers_per_thread = regs;
+    c.static_shared_bytes = 1024;
+    c.dynamic_shared_bytes = dynamic_smem;
+    c.shared_bytes = 1024 + dynamic_smem;
+    c.count = count;
+    c.total_ns = ns;
+    return c;
+  };
+  // Host a: gemm_0 with X (grid 132) and Y (grid 66) in window 0, X alone in window 3.
+  // Host b: gemm_0 with X and Z (grid 264, another dynamic shared memory) in window 0, and one
+  // configuration seen but not listed.
+  const model::LaunchConfig x = config(132, 128, 65536, 0, 0);
+  const model::LaunchConfig y = config(66, 128, 65536, 0, 0);
+  const model::LaunchConfig z = config(264, 96, 32768, 0, 0);
+  auto with = [](model::LaunchConfig c, uint64_t n, int64_t ns) {
+    c.count = n;
+    c.total_ns = ns;
+    return c;
+  };
+  auto shipped = [&](int64_t index, std::vector<model::LaunchConfig> configs, uint64_t distinct) {
+    model::ProfileWindow w = MakeWindow(index, 13, 1, 100);
+    model::KernelStats& k = w.processes[0].devices[0].top_kernels.at(0);
+    EXPECT_EQ(k.name, "gemm_" + std::to_string(index % 3));
+    std::sort(configs.begin(), configs.end(), model::MoreFrequentConfig);
+    k.configs = std::move(configs);
+    k.distinct_configs = distinct;
+    return w;
+  };
+  ShipWindows("node-a", 13,
+              {shipped(0, {with(x, 40, 4'000'000), with(y, 10, 500'000)}, 2),
+               shipped(3, {with(x, 25, 2'500'000)}, 1)});
+  if (HasFatalFailure()) return;
+  ShipWindows("node-b", 13, {shipped(0, {with(x, 30, 3'100'000), with(z, 60, 1'200'000)}, 3)});
+  if (HasFatalFailure()) return;
+
+  FleetQuery q = DayQuery();
+  bool no_configs = true;
+  auto kernels =
+      QueryFleetKernels(ClickHouseClient(server_->Target(database_)), q, 20, &no_configs);
+  ASSERT_TRUE(kernels.ok()) << kernels.status().message();
+  EXPECT_FALSE(no_configs);
+  // One synthetic GPU: gemm_0 (windows 0 and 3 of both hosts), its configurations X 40+25+30,
+  // Z 60, Y 10; distinct: three listed and one unlisted.
+  ASSERT_EQ(kernels->views.size(), 1u);
+  ASSERT_EQ(kernels->views[0].processes.size(), 1u);
+  ASSERT_EQ(kernels->views[0].processes[0].devices.size(), 1u);
+  const auto& rows = kernels->views[0].processes[0].devices[0].kernels;
+  const auto gemm0 = std::find_if(rows.begin(), rows.end(),
+                                  [](const model::KernelStatRow& r) { return r.name == "gemm_0"; });
+  ASSERT_NE(gemm0, rows.end());
+  EXPECT_EQ(gemm0->configs,
+            (std::vector<model::LaunchConfig>{with(x, 95, 9'600'000), with(z, 60, 1'200'000),
+                                              with(y, 10, 500'000)}));
+  EXPECT_EQ(gemm0->distinct_configs, 4u);
+  for (const model::KernelStatRow& r : rows) {
+    if (r.name != "gemm_0") {
+      EXPECT_TRUE(r.configs.empty()) << r.name;  // shipped none
+    }
+  }
+
+  auto view = View(q);
+  ASSERT_TRUE(view.ok()) << view.status().message();
+  const std::string json = RenderFleetJson(*view, q, "clickhouse://x", &*kernels);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
+  simdjson::dom::array stats;
+  ASSERT_EQ(
+      doc["views"]["inputs"].at(0)["processes"].at(0)["devices"].at(0)["kernel_stats"].get(stats),
+      simdjson::SUCCESS)
+      << json;
+  bool found = false;
+  for (simdjson::dom::element k : stats) {
+    if (std::string_view(k["name"].get_string().value()) != "gemm_0") continue;
+    found = true;
+    EXPECT_EQ(k["distinct_launch_configs"].get_uint64().value(), 4u);
+    simdjson::dom::element first = k["launch_configs"].at(0);
+    EXPECT_EQ(first["grid"].at(0).get_int64().value(), 132);
+    EXPECT_EQ(first["registers_per_thread"].get_int64().value(), 128);
+    EXPECT_EQ(first["dynamic_shared_bytes"].get_int64().value(), 65536);
+    EXPECT_EQ(first["count"].get_uint64().value(), 95u);
+    EXPECT_EQ(first["total_ns"].get_int64().value(), 9'600'000);
+    EXPECT_EQ(k["launch_configs"].at(1)["grid"].at(0).get_int64().value(), 264);
+  }
+  EXPECT_TRUE(found) << json;
+  const std::string text = RenderFleetText(*view, q, "clickhouse://x", &*kernels);
+  EXPECT_NE(text.find("Launch configurations"), std::string::npos) << text;
+  EXPECT_NE(text.find("132x1x1"), std::string::npos) << text;
+  EXPECT_EQ(RenderFleetText(*view, q, "clickhouse://x").find("Launch configurations"),
+            std::string::npos);
 }
 
 // A database an agent of schema 3 created (no phases table): the fleet view answers without

@@ -12,8 +12,13 @@
 // --phases: every window also carries a forward-phase split (prefill, decode and the outside
 // row: schema 4's phases table), to measure what the phases add to the sink's inserts.
 //
+// --row-bytes: no server; prints the JSONEachRow bytes of one realistic device window (15 top
+// kernels + tail, 6 categories, 3 sync types) per table, without and with launch configurations
+// on its top kernels (schema 5: 1 to 4 per kernel, 2.5 on average), and the encoding time.
+//
 // Usage: fleet_benchmark [--gpus 1000] [--hours 24] [--window 10] [--runs 5] [--cpu-seconds 60]
 //                        [--all-tables] [--phases] [--url clickhouse://HOST:PORT/DB [--query-only]]
+//        fleet_benchmark --row-bytes
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -93,6 +98,64 @@ model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int kernels, int64_t 
   return w;
 }
 
+// Gives each top kernel of `w` 1 to 4 launch configurations (kernel k: k % 4 + 1) with values
+// of real sizes (grids in the hundreds to thousands, shared memory in tens of KB, launches and
+// times of a 10 s window).
+void AddLaunchConfigs(model::ProfileWindow* w) {
+  for (model::DeviceProfile& d : w->processes[0].devices)
+    for (size_t k = 0; k < d.top_kernels.size(); ++k) {
+      model::KernelStats& s = d.top_kernels[k];
+      const int n = static_cast<int>(k % 4) + 1;
+      for (int j = 0; j < n; ++j) {
+        model::LaunchConfig& c = s.configs.emplace_back();
+        c.grid = {132 * (j + 1) + static_cast<int32_t>(k), 8, 1};
+        c.block = {128 * (j % 2 + 1), 1, 1};
+        c.registers_per_thread = 168 - 8 * j;
+        c.static_shared_bytes = 0;
+        c.dynamic_shared_bytes = 98'304 - 8'192 * j;
+        c.shared_bytes = c.dynamic_shared_bytes;
+        c.count = static_cast<uint64_t>(12'000 / (j + 1) + k);
+        c.total_ns = 350'000'000 / (j + 1) + static_cast<int64_t>(k);
+      }
+      s.distinct_configs = static_cast<uint64_t>(n);
+    }
+}
+
+// --row-bytes: the rows of one device window, per table, without and with configurations.
+int RowBytes() {
+  const int64_t window_ns = 10'000'000'000;
+  const int64_t start_ns = 1'764'201'600'000'000'000;
+  ch::FleetIdentity id;
+  id.labels = {{"host", "node-17"}, {"model", "llama-70b"}, {"engine", "vllm"}};
+  inferscope::wire::Hello hello;
+  hello.pid = 1017;
+  model::ProfileWindow plain = GpuWindow(1017, 1, 15, start_ns, window_ns, 150, false);
+  model::ProfileWindow with = plain;
+  AddLaunchConfigs(&with);
+  size_t totals[2] = {};
+  for (int v = 0; v < 2; ++v) {
+    const model::ProfileWindow& w = v ? with : plain;
+    constexpr int kReps = 20'000;
+    ch::RowBatch batch;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kReps; ++i) {
+      batch.Clear();
+      ch::EncodeWindow(id, hello, w, &batch);
+    }
+    const double us = Seconds(Clock::now() - t0) * 1e6 / kReps;
+    totals[v] = batch.total_bytes();
+    std::printf(
+        "%s launch configurations: %zu bytes a device window (%s %zu, kernels %zu B in "
+        "%llu rows), encoding %.2f us\n",
+        v ? "with" : "without", batch.total_bytes(), ch::kWindowsTable,
+        batch.body[ch::RowBatch::kWindows].size(), batch.body[ch::RowBatch::kKernels].size(),
+        static_cast<unsigned long long>(batch.rows[ch::RowBatch::kKernels]), us);
+  }
+  std::printf("launch configurations add %.1f%% to a device window's rows\n",
+              100.0 * static_cast<double>(totals[1] - totals[0]) / static_cast<double>(totals[0]));
+  return 0;
+}
+
 struct Flags {
   int gpus = 1000;
   double hours = 24;
@@ -136,6 +199,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--row-bytes") == 0) return RowBytes();
   Flags f;
   if (!ParseFlags(argc, argv, &f)) return 2;
   ch::testing::TestClickHouseServer server;

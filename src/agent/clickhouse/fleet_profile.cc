@@ -2,11 +2,13 @@
 #include "src/agent/clickhouse/fleet_profile.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "src/agent/clickhouse/schema.h"
 #include "src/model/events.h"
@@ -18,6 +20,8 @@ namespace {
 // The columns a device is keyed by in every fact table, after the slice.
 constexpr const char* kDeviceKey = "host, pid, process_start_ns, rank, device";
 constexpr size_t kKeyColumns = 6;  // slice + the device key
+// The longest kernel name list the configuration queries send (quoted names).
+constexpr size_t kMaxKernelListBytes = 128 * 1024;
 
 template <typename T>
 bool ParseNumber(const std::string& s, T* out) {
@@ -51,6 +55,15 @@ std::string From(const std::string& database, const char* table, const FleetProf
                  const std::string& array_join = "") {
   return " FROM " + database + "." + table + (q.selection.exact ? " FINAL" : "") + array_join +
          " WHERE " + Where(q);
+}
+
+// " AND kernel IN (...)" for config_kernels (empty: no condition).
+std::string KernelNamesSql(const FleetProfileQuery& q) {
+  if (q.config_kernels.empty()) return "";
+  std::string in = " AND kernel IN (";
+  for (size_t i = 0; i < q.config_kernels.size(); ++i)
+    in += (i ? ", " : "") + SqlQuote(q.config_kernels[i]);
+  return in + ")";
 }
 
 // A device of a process, and the slice, as the rows name them.
@@ -110,6 +123,15 @@ bool MissingTable(const base::Status& status, const char* table) {
          status.message().find(table) != std::string::npos;
 }
 
+// A column of a newer schema than the table has: the caller reads nothing from it. 18.16 says
+// Code 47 (unknown identifier) where a plain expression names it and Code 10 ("Not found column
+// ... in block") where ARRAY JOIN does.
+bool MissingColumn(const base::Status& status, const char* column) {
+  if (status.ok() || status.message().find(column) == std::string::npos) return false;
+  return status.message().find("Code: 47,") != std::string::npos ||
+         status.message().find("Code: 10,") != std::string::npos;
+}
+
 base::Status BadNumber(const ClickHouseClient& client) {
   return base::DataLossError(client.target().ToUrl() + ": unexpected number in answer");
 }
@@ -121,6 +143,29 @@ int SyncTypeIndex(const std::string& name) {
 }
 
 }  // namespace
+
+bool ParseLaunchConfigKey(const std::string& s, model::LaunchConfig* c) {
+  if (s.size() < 2 || s.front() != '[' || s.back() != ']') return false;
+  std::array<int32_t, 10> key{};
+  size_t at = 1;
+  for (size_t f = 0; f < key.size(); ++f) {
+    const char* end = s.data() + s.size() - 1;
+    const auto r = std::from_chars(s.data() + at, end, key[f]);
+    if (r.ec != std::errc()) return false;
+    at = static_cast<size_t>(r.ptr - s.data());
+    const char want = f + 1 < key.size() ? ',' : ']';
+    if (s[at] != want) return false;
+    ++at;
+  }
+  if (at != s.size()) return false;
+  c->grid = {key[0], key[1], key[2]};
+  c->block = {key[3], key[4], key[5]};
+  c->registers_per_thread = key[6];
+  c->static_shared_bytes = key[7];
+  c->dynamic_shared_bytes = key[8];
+  c->shared_bytes = key[9];
+  return true;
+}
 
 std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& q,
                             FleetFact fact) {
@@ -229,6 +274,18 @@ std::string FleetProfileSql(const std::string& database, const FleetProfileQuery
              "max(max_ns), sum(gpu_ops), sum(gpu_time_ns), sum(tail_names), sum(late)" +
              From(database, kRangesTable, q) + group + ", is_tail, name" + order +
              ", is_tail, name FORMAT TabSeparated";
+    case FleetFact::kLaunchConfigs:
+      // The named kernels' configurations (config_kernels: the kept ones); a few per kernel, so
+      // at most kept names x configurations rows per device and slice travel.
+      return head + ", kernel, c_key, sum(c_n), sum(c_t)" +
+             From(database, kKernelsTable, q,
+                  " ARRAY JOIN config_key AS c_key, config_count AS c_n, config_ns AS c_t") +
+             " AND is_tail = 0" + KernelNamesSql(q) + group + ", kernel, c_key FORMAT TabSeparated";
+    case FleetFact::kUnlistedConfigs:
+      return head + ", kernel, sum(distinct_configs - length(config_count))" +
+             From(database, kKernelsTable, q) +
+             " AND is_tail = 0 AND distinct_configs > length(config_count)" + KernelNamesSql(q) +
+             group + ", kernel FORMAT TabSeparated";
     case FleetFact::kWindowCount:
       return "SELECT uniqExact(host, pid, process_start_ns, window_start_ns)" +
              From(database, kWindowsTable, q) + " FORMAT TabSeparated";
@@ -356,6 +413,63 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
     s->profile.top_kernels.push_back(std::move(k));
   }
 
+  // The kept kernels' launch configurations (schema 5), folded as the store's window merge
+  // folds them (model::MergeLaunchConfigs).
+  // Only the kept names' rows travel, unless the list would make the query text long (18.16's
+  // max_query_size is 256 KiB): then every name's, and the others are dropped here.
+  FleetProfileQuery cq = q;
+  {
+    std::set<std::string> kept;
+    size_t bytes = 0;
+    for (const auto& [key, s] : devices)
+      for (const model::KernelStats& k : s.profile.top_kernels)
+        if (kept.insert(k.name).second) bytes += k.name.size() + 4;
+    if (bytes <= kMaxKernelListBytes) cq.config_kernels.assign(kept.begin(), kept.end());
+  }
+  const bool read_configs = q.launch_configs && !devices.empty();
+  auto config_rows = read_configs ? Run(client, FleetProfileSql(db, cq, FleetFact::kLaunchConfigs),
+                                        kKeyColumns + 4)
+                                  : base::StatusOr<std::vector<std::vector<std::string>>>(
+                                        std::vector<std::vector<std::string>>{});
+  if (MissingColumn(config_rows.status(), "config_")) {
+    out.no_launch_configs = true;
+  } else {
+    ASSIGN_OR_RETURN(rows, std::move(config_rows));
+    // Per device and kernel: the configurations (distinct, summed) and those seen but unlisted.
+    std::map<std::pair<DeviceSums*, std::string>,
+             std::pair<std::vector<model::LaunchConfig>, uint64_t>>
+        configs;
+    for (const auto& row : rows) {
+      DeviceSums* s = device_of(row);
+      if (!s) continue;
+      model::LaunchConfig c;
+      if (!ParseLaunchConfigKey(row[7], &c) || !ParseNumber(row[8], &c.count) ||
+          !ParseNumber(row[9], &c.total_ns))
+        return BadNumber(client);
+      configs[{s, row[6]}].first.push_back(c);
+    }
+    rows.clear();
+    if (read_configs) {
+      ASSIGN_OR_RETURN(
+          rows, Run(client, FleetProfileSql(db, cq, FleetFact::kUnlistedConfigs), kKeyColumns + 2));
+    }
+    for (const auto& row : rows) {
+      DeviceSums* s = device_of(row);
+      if (!s) continue;
+      uint64_t unlisted = 0;
+      if (!ParseNumber(row[7], &unlisted)) return BadNumber(client);
+      configs[{s, row[6]}].second += unlisted;
+    }
+    for (auto& [key, s] : devices)
+      for (model::KernelStats& k : s.profile.top_kernels) {
+        auto it = configs.find({&s, k.name});
+        if (it == configs.end()) continue;
+        const auto& [listed, unlisted] = it->second;
+        model::MergeLaunchConfigs(listed, listed.size() + unlisted, &k.configs,
+                                  &k.distinct_configs);
+      }
+  }
+
   ASSIGN_OR_RETURN(rows,
                    Run(client, FleetProfileSql(db, q, FleetFact::kKernelTotals), kKeyColumns + 7));
   for (const auto& row : rows) {
@@ -477,6 +591,28 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
   out.devices = gpus.size();
   out.hosts.assign(hosts.begin(), hosts.end());
   return out;
+}
+
+base::StatusOr<analyze::Analysis> QueryFleetKernels(const ClickHouseClient& client,
+                                                    const FleetQuery& selection, int top_k,
+                                                    bool* no_launch_configs) {
+  FleetProfileQuery q;
+  q.selection = selection;
+  q.top_k = std::max(1, top_k);
+  q.collapse_devices = true;
+  ASSIGN_OR_RETURN(FleetProfile fleet, QueryFleetProfile(client, q));
+  if (no_launch_configs) *no_launch_configs = fleet.no_launch_configs;
+  analyze::AnalysisOptions options;
+  options.top = q.top_k;
+  options.window_kernels_view = true;
+  std::vector<analyze::AnalysisInput> inputs;
+  const std::string source = client.target().ToUrl();
+  for (const model::ProfileWindow& w : fleet.slices.at(0))
+    inputs.push_back({source, "clickhouse", &w});
+  analyze::Analysis analysis = analyze::Analyze(inputs, options);
+  // The windows are this function's: the analysis keeps their rows and views, not them.
+  for (analyze::AnalysisInput& in : analysis.inputs) in.window = nullptr;
+  return analysis;
 }
 
 base::StatusOr<ClickHouseTarget> ResolveFleetSource(const std::string& url,

@@ -16,6 +16,7 @@
 
 #include "src/agent/clickhouse/clickhouse_client.h"
 #include "src/agent/clickhouse/fleet_query.h"
+#include "src/analyze/analysis.h"
 #include "src/base/status.h"
 #include "src/model/profile.h"
 
@@ -40,6 +41,13 @@ struct FleetProfileQuery {
   // The kernels kept are the heaviest top_k over the whole selection, which equals the local
   // per-rank lists' merge while no GPU has more than top_k names in a slice.
   bool collapse_devices = false;
+  // Read the kept kernels' launch configurations (two more queries over the kernels table). diff
+  // turns it off: its figures do not use them.
+  bool launch_configs = true;
+  // kLaunchConfigs and kUnlistedConfigs: only rows of these kernel names (empty: every name).
+  // QueryFleetProfile sets it to the kept kernels' names, so the configurations of names that
+  // fell into the tails do not travel.
+  std::vector<std::string> config_kernels;
 };
 
 // The fact tables a profile is read from, one query each.
@@ -54,7 +62,12 @@ enum class FleetFact {
   kWindowCount,
   kPhases,
   kPhaseCategories,
-  kRanges
+  kRanges,
+  // Schema 5: the top kernel rows' launch configurations (the rows' parallel arrays, ARRAY
+  // JOINed), summed per kernel and configuration; and per kernel the configurations its windows
+  // saw but did not list (distinct_configs beyond the listed ones).
+  kLaunchConfigs,
+  kUnlistedConfigs
 };
 
 struct FleetProfile {
@@ -74,7 +87,15 @@ struct FleetProfile {
   // has no forward-phase split or no NVTX range tables.
   bool no_phases_table = false;
   bool no_ranges_table = false;
+  // The kernels table has no launch-configuration columns (a database no agent of schema 5 has
+  // migrated yet): the top kernels have no configurations.
+  bool no_launch_configs = false;
 };
+
+// A launch configuration's key as TabSeparated writes a config_key element (Array(Int32)):
+// "[gx,gy,gz,bx,by,bz,regs,static,dynamic,shared]", model::LaunchConfig::key()'s ten fields, into
+// `*c` (count and time untouched). False on anything else.
+bool ParseLaunchConfigKey(const std::string& text, model::LaunchConfig* c);
 
 // The SQL of one fact's query (public for tests).
 std::string FleetProfileSql(const std::string& database, const FleetProfileQuery& query,
@@ -88,11 +109,28 @@ base::StatusOr<std::vector<int64_t>> QueryWindowStarts(const ClickHouseClient& c
                                                        size_t limit);
 
 // Runs the queries and folds their rows. A selection without rows gives slices of no windows.
+// A kept kernel's launch configurations are its rows' configurations summed per configuration
+// (ClickHouse sums them) and folded with model::MergeLaunchConfigs, the store's window merge: the
+// kMaxMergedLaunchConfigs most frequent listed (MoreFrequentConfig order), distinct_configs the
+// configurations listed in any window plus those its windows saw but did not list. That is the
+// store's merge whenever it is exact (at most kMaxMergedLaunchConfigs configurations over the
+// range, every window listing all it saw); past that the fleet's counts stay exact where the
+// store's rotating lists may lose launches of a configuration they dropped and met again.
 // NVTX range tables (per process) are summed by name and cut to the top_k heaviest by host time
 // with model::RangeTable::Trim, the rest in the tail: the store's merge while no process has more
 // than top_k names in the range.
 base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
                                                const FleetProfileQuery& query);
+
+// `report --source ... --views kernels`: the kernels view of the selection's GPUs taken as one
+// (QueryFleetProfile with collapse_devices over windows overlapping [from, to)): the `top_k`
+// heaviest kernels with their statistics and launch configurations summed over the selection's
+// windows and hosts, the rest as the "other" row; the analysis of that one synthetic GPU with
+// AnalysisOptions::window_kernels_view. `*no_launch_configs` (may be null): the database has no
+// configuration columns yet (schema 4), so the rows list none.
+base::StatusOr<analyze::Analysis> QueryFleetKernels(const ClickHouseClient& client,
+                                                    const FleetQuery& selection, int top_k,
+                                                    bool* no_launch_configs);
 
 // The target named by `url` with the credentials of `credentials_path` (may be empty); the
 // messages name the argument ("--source: ...", "--source-credentials: ...").

@@ -11,8 +11,13 @@
 // Starts its own clickhouse-server (test_clickhouse_server.h) unless --url names one that already
 // holds the data (--query-only).
 //
+// --launch-configs: every top kernel row also carries 1 to 4 launch configurations (schema 5;
+// kernel name n: n % 4 + 1, one of them changing with the window), to time the two configuration
+// queries the profile reads add.
+//
 // Usage: fleet_profile_benchmark [--gpus 1000] [--hours 1] [--window 10] [--runs 3]
-//                                [--url clickhouse://HOST:PORT/DB [--query-only]]
+//                                [--launch-configs] [--url clickhouse://HOST:PORT/DB
+//                                [--query-only]]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -44,7 +49,8 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int64_t index, int64_t window_ns) {
+model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int64_t index, int64_t window_ns,
+                               bool launch_configs) {
   model::ProfileWindow w;
   w.start_ns = kBase + index * window_ns;
   w.end_ns = w.start_ns + window_ns;
@@ -70,6 +76,18 @@ model::ProfileWindow GpuWindow(uint32_t pid, int32_t rank, int64_t index, int64_
     s.subcategory = "dense";
     s.duration.Add(100'000 + name * 1000);
     s.duration.Add(90'000);
+    for (int j = 0; launch_configs && j <= name % 4; ++j) {
+      model::LaunchConfig& c = s.configs.emplace_back();
+      c.grid = {132 * (j + 1) + (j == 0 ? static_cast<int32_t>(index % 3) : 0), 8, 1};
+      c.block = {128, 1, 1};
+      c.registers_per_thread = 168 - 8 * j;
+      c.static_shared_bytes = 0;
+      c.dynamic_shared_bytes = 98'304 - 8'192 * j;
+      c.shared_bytes = c.dynamic_shared_bytes;
+      c.count = static_cast<uint64_t>(2 - (j > 0));
+      c.total_ns = 90'000 + j;
+      s.distinct_configs = s.configs.size();
+    }
     d.categories[static_cast<size_t>(s.category)].count += 2;
     d.categories[static_cast<size_t>(s.category)].time_ns += s.duration.total_ns;
     d.kernel_count += 2;
@@ -98,6 +116,7 @@ struct Flags {
   int64_t window_s = 10;
   int runs = 3;
   bool query_only = false;
+  bool launch_configs = false;
   std::string url;
 };
 
@@ -107,6 +126,10 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
     if (a == "--query-only") {
       f->query_only = true;
+      continue;
+    }
+    if (a == "--launch-configs") {
+      f->launch_configs = true;
       continue;
     }
     if (!v) return false;
@@ -181,7 +204,8 @@ int main(int argc, char** argv) {
       hello.pid = static_cast<uint32_t>(1000 + gpu);
       hello.process_start_unix_ns = 7;
       for (int64_t i = 0; i < windows; ++i) {
-        ch::EncodeWindow(identity, hello, GpuWindow(hello.pid, gpu % 8, i, window_ns), &batch);
+        ch::EncodeWindow(identity, hello,
+                         GpuWindow(hello.pid, gpu % 8, i, window_ns, f.launch_configs), &batch);
         if (batch.total_bytes() > (64u << 20)) {
           rows += batch.total_rows();
           if (!Send(client, &batch)) return 1;
@@ -205,6 +229,7 @@ int main(int argc, char** argv) {
     q.top_k = 20;
     q.slice_starts.clear();
     q.collapse_devices = false;
+    q.launch_configs = true;  // the context reads them; diff does not (cli/fleet_diff.cc)
     auto profile = ch::QueryFleetProfile(client, q);
     if (!profile.ok()) {
       std::fprintf(stderr, "context profile: %s\n", profile.status().message().c_str());
@@ -223,6 +248,7 @@ int main(int argc, char** argv) {
 
     t0 = Clock::now();
     q.top_k = 50;
+    q.launch_configs = false;
     auto whole = ch::QueryFleetProfile(client, q);
     auto starts = ch::QueryWindowStarts(client, q, 100'000);
     if (!whole.ok() || !starts.ok()) {
@@ -269,7 +295,9 @@ int main(int argc, char** argv) {
                               std::pair{ch::FleetFact::kWindowCount, "window count"},
                               std::pair{ch::FleetFact::kPhases, "phases"},
                               std::pair{ch::FleetFact::kPhaseCategories, "phase categories"},
-                              std::pair{ch::FleetFact::kRanges, "ranges"}}) {
+                              std::pair{ch::FleetFact::kRanges, "ranges"},
+                              std::pair{ch::FleetFact::kLaunchConfigs, "launch configs"},
+                              std::pair{ch::FleetFact::kUnlistedConfigs, "unlisted configs"}}) {
       const auto t0 = Clock::now();
       auto body = client.Execute(ch::FleetProfileSql(target.database, q, fact));
       char part[96];

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 
@@ -40,7 +42,8 @@ TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
   q.rank = 1;
   for (FleetFact f :
        {FleetFact::kDevices, FleetFact::kCategories, FleetFact::kKernels, FleetFact::kKernelTotals,
-        FleetFact::kSyncs, FleetFact::kPhases, FleetFact::kPhaseCategories}) {
+        FleetFact::kSyncs, FleetFact::kPhases, FleetFact::kPhaseCategories,
+        FleetFact::kLaunchConfigs, FleetFact::kUnlistedConfigs}) {
     const std::string sql = FleetProfileSql("db", q, f);
     SCOPED_TRACE(sql);
     EXPECT_NE(sql.find("GROUP BY slice, host, pid, process_start_ns, rank, device"),
@@ -64,6 +67,25 @@ TEST(FleetProfileSql, GroupsPerDeviceAndNeverPerWindow) {
             std::string::npos);
   EXPECT_NE(FleetProfileSql("db", q, FleetFact::kCategories).find("FROM db.inferscope_window_"),
             std::string::npos);
+  // The configurations: the kernel rows' arrays ARRAY JOINed and summed per configuration, only
+  // for the kept names when the caller lists them.
+  const std::string configs = FleetProfileSql("db", q, FleetFact::kLaunchConfigs);
+  EXPECT_NE(configs.find("ARRAY JOIN config_key AS c_key, config_count AS c_n, config_ns AS c_t"),
+            std::string::npos)
+      << configs;
+  EXPECT_NE(configs.find("GROUP BY slice, host, pid, process_start_ns, rank, device, kernel, "
+                         "c_key"),
+            std::string::npos)
+      << configs;
+  EXPECT_EQ(configs.find("kernel IN"), std::string::npos);
+  q.config_kernels = {"gemm", "it's"};
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kLaunchConfigs)
+                .find("AND is_tail = 0 AND kernel IN ('gemm', 'it\\'s')"),
+            std::string::npos);
+  EXPECT_NE(FleetProfileSql("db", q, FleetFact::kUnlistedConfigs)
+                .find("distinct_configs > length(config_count) AND kernel IN ('gemm', 'it\\'s')"),
+            std::string::npos);
+  q.config_kernels.clear();
   // Collapsed: one row per slice (and category, kernel, sync type); the key columns are
   // constants, never aliases that would shadow the columns the WHERE clause filters.
   q.collapse_devices = true;
@@ -117,6 +139,25 @@ TEST(FleetProfileSql, ResolveSourceNamesTheArgument) {
 
 // The grouped answers' rows fold into the model the way PhaseSplit::Merge and RangeTable::Merge
 // sum windows; unknown phases and categories are skipped, bad numbers refused.
+TEST(FleetRows, LaunchConfigKeys) {
+  model::LaunchConfig c;
+  ASSERT_TRUE(ParseLaunchConfigKey("[132,2,1,256,1,1,168,0,98304,98304]", &c));
+  EXPECT_EQ(c.grid, (std::array<int32_t, 3>{132, 2, 1}));
+  EXPECT_EQ(c.block, (std::array<int32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(c.registers_per_thread, 168);
+  EXPECT_EQ(c.static_shared_bytes, 0);
+  EXPECT_EQ(c.dynamic_shared_bytes, 98304);
+  EXPECT_EQ(c.shared_bytes, 98304);
+  ASSERT_TRUE(ParseLaunchConfigKey("[64,1,1,128,1,1,-1,-1,-1,16384]", &c));
+  EXPECT_EQ(c.registers_per_thread, -1);
+  EXPECT_EQ(c.shared_bytes, 16384);
+  for (const char* bad :
+       {"", "[]", "[1,2,3]", "[1,2,3,4,5,6,7,8,9,10,11]", "[1,2,3,4,5,6,7,8,9,10",
+        "1,2,3,4,5,6,7,8,9,10]", "[1,2,3,4,5,6,7,8,9,x]", "[1,2,3,4,5,6,7,8,9,10]x",
+        "[1,2,3,4,5,6,7,8,9,99999999999]", "[1, 2,3,4,5,6,7,8,9,10]"})
+    EXPECT_FALSE(ParseLaunchConfigKey(bad, &c)) << bad;
+}
+
 TEST(FleetRows, FoldPhaseAndRangeRows) {
   model::PhaseSplit split;
   EXPECT_EQ(FoldPhaseRow({"k", "decode", "3", "300", "200", "40"}, 1, &split), RowFold::kFolded);
@@ -184,6 +225,24 @@ model::ProfileWindow MakeWindow(int i, uint32_t pid, int32_t rank, const std::st
       ks.category = k % 2 ? model::Category::kMatmul : model::Category::kAttention;
       ks.subcategory = k % 2 ? "dense" : "decode";
       for (int n = 0; n <= k; ++n) ks.duration.Add(scale * (600'000'000 - 90'000'000 * k + n));
+      // Launch configurations (schema 5): window i lists up to three of a pool of five per
+      // kernel, rotating, so a configuration drops out of one window's list and comes back in
+      // a later one; in odd windows one more was seen than listed. Five over the range: the
+      // store's merge is exact, so the fleet's must equal it.
+      for (int j = 0; j < std::min(k, 3); ++j) {
+        const int id = (i + j) % 5;
+        model::LaunchConfig& c = ks.configs.emplace_back();
+        c.grid = {32 * (id + 1), 1 + k, 1};
+        c.block = {128, 1, 1};
+        c.registers_per_thread = 32 + 8 * id;
+        c.static_shared_bytes = id == 4 ? -1 : 1024 * id;
+        c.dynamic_shared_bytes = id == 4 ? -1 : 4096;
+        c.shared_bytes = id == 4 ? 8192 : c.static_shared_bytes + 4096;
+        c.count = static_cast<uint64_t>(10 * (j + 1) + i + dev);
+        c.total_ns = scale * (1'000'000 * (id + 1) + i);
+      }
+      std::sort(ks.configs.begin(), ks.configs.end(), model::MoreFrequentConfig);
+      ks.distinct_configs = ks.configs.size() + (ks.configs.empty() ? 0 : i % 2);
       d.categories[static_cast<size_t>(ks.category)].count += ks.duration.count;
       d.categories[static_cast<size_t>(ks.category)].time_ns += ks.duration.total_ns;
       d.kernel_count += ks.duration.count;
@@ -335,6 +394,11 @@ void ExpectSameDevice(const model::DeviceProfile& fleet, const model::DeviceProf
     EXPECT_EQ(fleet.top_kernels[k].duration.total_ns, local.top_kernels[k].duration.total_ns);
     EXPECT_EQ(fleet.top_kernels[k].duration.min_ns, local.top_kernels[k].duration.min_ns);
     EXPECT_EQ(fleet.top_kernels[k].duration.max_ns, local.top_kernels[k].duration.max_ns);
+    // Launch configurations: the same list (configuration, launches, time, order) and count.
+    EXPECT_EQ(fleet.top_kernels[k].configs, local.top_kernels[k].configs)
+        << fleet.top_kernels[k].name;
+    EXPECT_EQ(fleet.top_kernels[k].distinct_configs, local.top_kernels[k].distinct_configs)
+        << fleet.top_kernels[k].name;
   }
   EXPECT_EQ(fleet.tail.duration.count, local.tail.duration.count);
   EXPECT_EQ(fleet.tail.duration.total_ns, local.tail.duration.total_ns);
@@ -426,6 +490,36 @@ TEST_F(FleetProfileServerTest, EqualsTheLocalMergeWholeAndPerSlice) {
   EXPECT_EQ(Figures(fw).phases.size(), model::kPhaseCount);  // the phases did arrive
   EXPECT_FALSE(fleet->no_phases_table);
   EXPECT_FALSE(fleet->no_ranges_table);
+  EXPECT_FALSE(fleet->no_launch_configs);
+  {
+    // The configurations did arrive, summed over the six windows: kernel_2 (kept, two listed a
+    // window) ran all five configurations of its pool; its most frequent is the one windows
+    // 0..5 list first or second most often. Worked out from MakeWindow by hand for node-b/21's
+    // device 0: configuration id c is listed as j = 0 in window c and j = 1 in window c - 1
+    // (mod 5), with 10 * (j + 1) + i launches.
+    const model::DeviceProfile* d = nullptr;
+    for (const auto& w : fleet->slices[0])
+      if (w.processes.at(0).pid == 21) d = &w.processes[0].devices.at(0);
+    ASSERT_NE(d, nullptr);
+    const auto it = std::find_if(d->top_kernels.begin(), d->top_kernels.end(),
+                                 [](const model::KernelStats& k) { return k.name == "kernel_2"; });
+    ASSERT_NE(it, d->top_kernels.end());
+    ASSERT_EQ(it->configs.size(), 5u);
+    EXPECT_EQ(it->distinct_configs, 5u + 3u);  // five listed, one unlisted in windows 1, 3, 5
+    uint64_t launches = 0;
+    for (const model::LaunchConfig& c : it->configs) launches += c.count;
+    // Windows 0..5 list j = 0 and j = 1: 10 + i and 20 + i launches.
+    EXPECT_EQ(launches, 6u * 30u + 2u * (0 + 1 + 2 + 3 + 4 + 5));
+    // Configuration 0: j = 0 in windows 0 and 5 (10, 15), j = 1 in window 4 (24): 49 launches.
+    const auto c0 = std::find_if(it->configs.begin(), it->configs.end(),
+                                 [](const model::LaunchConfig& c) { return c.grid[0] == 32; });
+    ASSERT_NE(c0, it->configs.end());
+    EXPECT_EQ(c0->count, 49u);
+    EXPECT_EQ(c0->grid, (std::array<int32_t, 3>{32, 3, 1}));
+    EXPECT_EQ(c0->registers_per_thread, 32);
+    EXPECT_EQ(c0->total_ns, 2 * (3 * 1'000'000 + 0 + 5 + 4));
+    EXPECT_TRUE(std::is_sorted(it->configs.begin(), it->configs.end(), model::MoreFrequentConfig));
+  }
 
   // Slices: the window starts, two per slice, as diff cuts a range.
   auto starts = QueryWindowStarts(*client_, q, 100);
@@ -565,6 +659,76 @@ TEST_F(FleetProfileServerTest, ADatabaseWithoutThePhasesTableHasNoPhases) {
   ASSERT_EQ(profile->slices.at(0).size(), 1u);
   for (const model::DeviceProfile& d : profile->slices[0][0].processes.at(0).devices)
     EXPECT_TRUE(d.phases.empty());
+  EXPECT_TRUE(profile->no_launch_configs);
+}
+
+// A database of schema 4 (agents before the launch-configuration columns): the profile reads
+// its kernels without configurations, no error; once an agent of schema 5 has migrated it, the
+// same rows read empty configurations and the new rows' configurations arrive.
+TEST_F(FleetProfileServerTest, ADatabaseOfSchemaFourHasNoLaunchConfigs) {
+  ClickHouseTarget t = client_->target();
+  t.database = "p_schema4";
+  const ClickHouseClient old(t);
+  for (const Migration& m : Migrations())
+    for (const std::string& statement : m.statements)
+      if (m.version <= 4) {
+        ASSERT_TRUE(old.Execute(WithDatabase(statement, t.database)).ok());
+      }
+  ASSERT_TRUE(old.Execute("INSERT INTO p_schema4.inferscope_schema VALUES (4, 0)").ok());
+  // What an agent of schema 4 shipped: the same window without configurations.
+  model::ProfileWindow w = MakeWindow(0, 42, 0, "node-4", 1);
+  for (model::DeviceProfile& d : w.processes[0].devices)
+    for (model::KernelStats& k : d.top_kernels) {
+      k.configs.clear();
+      k.distinct_configs = 0;
+    }
+  FleetIdentity identity;
+  identity.labels = {{"host", "node-4"}};
+  wire::Hello hello;
+  hello.pid = 42;
+  RowBatch batch;
+  EncodeWindow(identity, hello, w, &batch);
+  ASSERT_EQ(batch.body[RowBatch::kKernels].find("config_"), std::string::npos);
+  ASSERT_TRUE(old.InsertJsonEachRow(kKernelsTable, batch.body[RowBatch::kKernels]).ok());
+  ASSERT_TRUE(old.InsertJsonEachRow(kWindowsTable, batch.body[RowBatch::kWindows]).ok());
+  auto profile = QueryFleetProfile(old, Selection());
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_TRUE(profile->no_launch_configs);
+  ASSERT_EQ(profile->slices.at(0).size(), 1u);
+  for (const model::DeviceProfile& d : profile->slices[0][0].processes.at(0).devices) {
+    EXPECT_EQ(d.top_kernels.size(), static_cast<size_t>(kTopK));
+    for (const model::KernelStats& k : d.top_kernels) {
+      EXPECT_TRUE(k.configs.empty()) << k.name;
+      EXPECT_EQ(k.distinct_configs, 0u) << k.name;
+    }
+  }
+  // An agent of schema 5 migrates the database and ships window 1 with its configurations.
+  auto found = old.EnsureSchema();
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  EXPECT_EQ(*found, 4);
+  const model::ProfileWindow w1 = MakeWindow(1, 42, 0, "node-4", 1);
+  RowBatch batch1;
+  EncodeWindow(identity, hello, w1, &batch1);
+  ASSERT_TRUE(old.InsertJsonEachRow(kKernelsTable, batch1.body[RowBatch::kKernels]).ok());
+  ASSERT_TRUE(old.InsertJsonEachRow(kWindowsTable, batch1.body[RowBatch::kWindows]).ok());
+  auto migrated = QueryFleetProfile(old, Selection());
+  ASSERT_TRUE(migrated.ok()) << migrated.status().message();
+  EXPECT_FALSE(migrated->no_launch_configs);
+  // The old window's rows add nothing: the configurations are window 1's, as the local merge of
+  // the two windows (window 0 without configurations) makes them.
+  const model::ProfileWindow local = LocalMerge({w, w1});
+  const auto& devices = migrated->slices.at(0).at(0).processes.at(0).devices;
+  ASSERT_EQ(devices.size(), 2u);
+  for (size_t d = 0; d < 2; ++d) {
+    const auto& fleet_kernels = devices[d].top_kernels;
+    const auto& local_kernels = local.processes[0].devices[d].top_kernels;
+    ASSERT_EQ(fleet_kernels.size(), local_kernels.size());
+    for (size_t k = 0; k < fleet_kernels.size(); ++k) {
+      EXPECT_EQ(fleet_kernels[k].configs, local_kernels[k].configs) << fleet_kernels[k].name;
+      EXPECT_EQ(fleet_kernels[k].distinct_configs, local_kernels[k].distinct_configs);
+      EXPECT_FALSE(fleet_kernels[k].configs.empty()) << fleet_kernels[k].name;
+    }
+  }
 }
 
 TEST_F(FleetProfileServerTest, TablesOfAnOlderAgentSayWhatToAdd) {

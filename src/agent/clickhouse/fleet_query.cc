@@ -15,6 +15,7 @@
 #include "src/report/document.h"
 #include "src/report/phases_json.h"
 #include "src/report/ranges_json.h"
+#include "src/report/views.h"
 
 namespace inferscope::agent::clickhouse {
 namespace {
@@ -394,7 +395,8 @@ base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const Fleet
   return view;
 }
 
-std::string RenderFleetText(const FleetView& view, const FleetQuery& q, const std::string& url) {
+std::string RenderFleetText(const FleetView& view, const FleetQuery& q, const std::string& url,
+                            const analyze::Analysis* kernels) {
   std::string out = "Fleet " + url + ": " + std::to_string(view.total.gpus) + " GPUs, " +
                     std::to_string(view.groups.size()) + " " + GroupByName(q.group_by) +
                     (view.groups.size() == 1 ? "" : "s") + ", " +
@@ -456,10 +458,21 @@ std::string RenderFleetText(const FleetView& view, const FleetQuery& q, const st
     out += "\n" + report::RenderSectionText(
                       report::GroupRangesSection(GroupByName(q.group_by), groups), kTextWidth);
   }
+  if (kernels) {
+    // The store report's kernels view, of the selection's GPUs taken as one.
+    out +=
+        "\nKernels of the selection's GPUs summed as one (--views kernels; launch "
+        "configurations merged across windows and hosts):\n";
+    report::Document doc;
+    report::AppendViewSections(*kernels, &doc);
+    for (const report::Section& section : doc.sections)
+      out += "\n" + report::RenderSectionText(section, kTextWidth);
+  }
   return out;
 }
 
-std::string RenderFleetJson(const FleetView& view, const FleetQuery& q, const std::string& url) {
+std::string RenderFleetJson(const FleetView& view, const FleetQuery& q, const std::string& url,
+                            const analyze::Analysis* kernels) {
   base::JsonWriter w;
   auto group = [&](const FleetGroup& g) {
     w.BeginObject();
@@ -519,6 +532,10 @@ std::string RenderFleetJson(const FleetView& view, const FleetQuery& q, const st
     w.EndObject();
   }
   w.EndArray();
+  if (kernels) {
+    w.Key("views");
+    report::WriteViewsJson(w, *kernels);
+  }
   w.EndObject();
   return w.str() + "\n";
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/agent/clickhouse/clickhouse_client.h"
+#include "src/analyze/analysis.h"
 #include "src/base/status.h"
 #include "src/model/profile.h"
 
@@ -95,8 +96,13 @@ std::string FleetRangesSql(const std::string& database, const FleetQuery& query)
 base::StatusOr<FleetView> QueryFleet(const ClickHouseClient& client, const FleetQuery& query);
 
 // Renders the view as text (worst `query.top` groups and the outliers) or JSON (everything).
-std::string RenderFleetText(const FleetView& view, const FleetQuery& query, const std::string& url);
-std::string RenderFleetJson(const FleetView& view, const FleetQuery& query, const std::string& url);
+// `kernels` (`report --source ... --views kernels`, QueryFleetKernels in fleet_profile.h): also
+// its kernels view, the text's kernel statistics and launch configuration sections and the
+// JSON's "views" key (docs/report-schema.md's `views`).
+std::string RenderFleetText(const FleetView& view, const FleetQuery& query, const std::string& url,
+                            const analyze::Analysis* kernels = nullptr);
+std::string RenderFleetJson(const FleetView& view, const FleetQuery& query, const std::string& url,
+                            const analyze::Analysis* kernels = nullptr);
 
 // Folding one answer row of the schema-4 tables' grouped reads into the model, shared by the fleet
 // view and the profile reads (fleet_profile.h); the row's fields start at `at`.

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <vector>
 
 #include "src/agent/clickhouse/schema.h"
 #include "src/agent/scrape/engine_window.h"
@@ -85,6 +86,44 @@ class Row {
       AppendNumber(v, out_);
     }
     out_->append("]");
+    return *this;
+  }
+  // Schema 5's launch configurations of a top kernel row: `config_key` (each configuration's
+  // model::LaunchConfig::key(), ten numbers), `config_count`, `config_ns` (parallel arrays, in the
+  // row's MoreFrequentConfig order) and `distinct_configs`. Left out when the kernel has none
+  // (tail rows, windows recorded without configurations): the columns' defaults are the same
+  // empty arrays and 0, and the row stays as short as before.
+  Row& LaunchConfigs(const std::vector<model::LaunchConfig>& configs, uint64_t distinct) {
+    if (configs.empty() && distinct == 0) return *this;
+    Key("config_key");
+    out_->push_back('[');
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (i) out_->push_back(',');
+      out_->push_back('[');
+      const auto key = configs[i].key();
+      for (size_t f = 0; f < key.size(); ++f) {
+        if (f) out_->push_back(',');
+        AppendNumber(key[f], out_);
+      }
+      out_->push_back(']');
+    }
+    out_->append("]");
+    Key("config_count");
+    out_->push_back('[');
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (i) out_->push_back(',');
+      AppendNumber(configs[i].count, out_);
+    }
+    out_->append("]");
+    Key("config_ns");
+    out_->push_back('[');
+    for (size_t i = 0; i < configs.size(); ++i) {
+      if (i) out_->push_back(',');
+      AppendNumber(configs[i].total_ns, out_);
+    }
+    out_->append("]");
+    Key("distinct_configs");
+    AppendNumber(distinct, out_);
     return *this;
   }
   Row& Labels(const clickhouse::Labels& labels) {
@@ -310,6 +349,7 @@ void EncodeWindow(const FleetIdentity& identity, const wire::Hello& process,
             .Int("min_ns", k.duration.min_or_zero_ns())
             .Int("max_ns", k.duration.max_ns)
             .UInt("distinct_names", tail ? k.distinct_names : 1);
+        if (!tail) r.LaunchConfigs(k.configs, k.distinct_configs);
         ++out->rows[RowBatch::kKernels];
       };
       for (const model::KernelStats& k : d.top_kernels) kernel_row(k, false);

@@ -101,6 +101,48 @@ TEST(RowEncoder, RowsPerTableAndValues) {
   EXPECT_EQ(again.body, b.body);
 }
 
+// Schema 5: a top kernel row carries its launch configurations as parallel arrays (each
+// configuration's ten-field key, launches, time) and distinct_configs; the tail row and a kernel
+// without configurations leave the columns out (their defaults: empty arrays, 0).
+TEST(RowEncoder, LaunchConfigArrays) {
+  model::ProfileWindow w = TwoDeviceWindow();
+  model::KernelStats& gemm = w.processes[0].devices[1].top_kernels[0];
+  model::LaunchConfig a;
+  a.grid = {132, 2, 1};
+  a.block = {256, 1, 1};
+  a.registers_per_thread = 168;
+  a.static_shared_bytes = 0;
+  a.dynamic_shared_bytes = 98304;
+  a.shared_bytes = 98304;
+  a.count = 900;
+  a.total_ns = 4'500'000;
+  model::LaunchConfig b;  // Kineto-like: the shared-memory sum only
+  b.grid = {64, 1, 1};
+  b.block = {128, 1, 1};
+  b.shared_bytes = 16384;
+  b.count = 100;
+  b.total_ns = 200'000;
+  gemm.configs = {a, b};
+  gemm.distinct_configs = 3;
+  RowBatch batch;
+  EncodeWindow(FleetIdentity{}, wire::Hello{}, w, &batch);
+  const std::vector<std::string> rows = BodyLines(batch.body[RowBatch::kKernels]);
+  ASSERT_EQ(rows.size(), 4u);  // device 0: gemm, tail; device 1: gemm, tail
+  EXPECT_EQ(rows[0].find("config_"), std::string::npos) << rows[0];  // no configurations
+  EXPECT_EQ(rows[1].find("config_"), std::string::npos) << rows[1];  // the tail
+  EXPECT_EQ(rows[3].find("config_"), std::string::npos) << rows[3];
+  EXPECT_NE(rows[2].find("\"config_key\":[[132,2,1,256,1,1,168,0,98304,98304],"
+                         "[64,1,1,128,1,1,-1,-1,-1,16384]],\"config_count\":[900,100],"
+                         "\"config_ns\":[4500000,200000],\"distinct_configs\":3}"),
+            std::string::npos)
+      << rows[2];
+  simdjson::dom::parser parser;
+  simdjson::dom::element row;
+  ASSERT_EQ(parser.parse(rows[2]).get(row), simdjson::SUCCESS) << rows[2];
+  EXPECT_EQ(row["config_key"].at(1).at(9).get_int64().value(), 16384);
+  EXPECT_EQ(row["config_count"].at(0).get_uint64().value(), 900u);
+}
+
 // The forward-phase split: a row per phase with steps (in kPhaseNames order), one `outside` row
 // for the steps not whole, the category times as parallel arrays of the categories with time.
 TEST(RowEncoder, PhaseRows) {

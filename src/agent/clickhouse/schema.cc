@@ -115,6 +115,22 @@ const std::vector<Migration>& Migrations() {
                      "late UInt64, batch_id UInt64",
                      ", is_tail, name"),
        }},
+      // The launch configurations of each top kernel row (model::KernelStats::configs, live
+      // windows of format 1.5): three parallel arrays, a configuration's key (the ten fields of
+      // model::LaunchConfig::key(): grid x y z, block x y z, registers per thread, static,
+      // dynamic and total shared memory; -1 where not recorded), its launches and its time, and
+      // how many configurations the window saw. Arrays on the kernel row, not a table of their
+      // own: a row per configuration would repeat the key and dimension columns (the sink's
+      // insert cost, docs/benchmarks.md). Rows of older agents, and the tail rows, read empty
+      // arrays and 0. The reads ARRAY JOIN them and sum per configuration (fleet_profile.cc).
+      {5,
+       {
+           "ALTER TABLE {db}.inferscope_window_kernels ADD COLUMN config_key Array(Array(Int32))",
+           "ALTER TABLE {db}.inferscope_window_kernels ADD COLUMN config_count Array(UInt64)",
+           "ALTER TABLE {db}.inferscope_window_kernels ADD COLUMN config_ns Array(Int64)",
+           "ALTER TABLE {db}.inferscope_window_kernels ADD COLUMN distinct_configs UInt64 "
+           "DEFAULT 0",
+       }},
   };
   return kMigrations;
 }
