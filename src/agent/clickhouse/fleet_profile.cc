@@ -415,59 +415,53 @@ base::StatusOr<FleetProfile> QueryFleetProfile(const ClickHouseClient& client,
 
   // The kept kernels' launch configurations (schema 5), folded as the store's window merge
   // folds them (model::MergeLaunchConfigs).
-  // Only the kept names' rows travel, unless the list would make the query text long (18.16's
-  // max_query_size is 256 KiB): then every name's, and the others are dropped here.
-  FleetProfileQuery cq = q;
-  {
+  if (q.launch_configs && !devices.empty()) {
+    // Only the kept names' rows travel, unless the list would make the query text long (18.16's
+    // max_query_size is 256 KiB): then every name's, and the others are dropped here.
+    FleetProfileQuery cq = q;
     std::set<std::string> kept;
     size_t bytes = 0;
     for (const auto& [key, s] : devices)
       for (const model::KernelStats& k : s.profile.top_kernels)
         if (kept.insert(k.name).second) bytes += k.name.size() + 4;
     if (bytes <= kMaxKernelListBytes) cq.config_kernels.assign(kept.begin(), kept.end());
-  }
-  const bool read_configs = q.launch_configs && !devices.empty();
-  auto config_rows = read_configs ? Run(client, FleetProfileSql(db, cq, FleetFact::kLaunchConfigs),
-                                        kKeyColumns + 4)
-                                  : base::StatusOr<std::vector<std::vector<std::string>>>(
-                                        std::vector<std::vector<std::string>>{});
-  if (MissingColumn(config_rows.status(), "config_")) {
-    out.no_launch_configs = true;
-  } else {
-    ASSIGN_OR_RETURN(rows, std::move(config_rows));
-    // Per device and kernel: the configurations (distinct, summed) and those seen but unlisted.
-    std::map<std::pair<DeviceSums*, std::string>,
-             std::pair<std::vector<model::LaunchConfig>, uint64_t>>
-        configs;
-    for (const auto& row : rows) {
-      DeviceSums* s = device_of(row);
-      if (!s) continue;
-      model::LaunchConfig c;
-      if (!ParseLaunchConfigKey(row[7], &c) || !ParseNumber(row[8], &c.count) ||
-          !ParseNumber(row[9], &c.total_ns))
-        return BadNumber(client);
-      configs[{s, row[6]}].first.push_back(c);
-    }
-    rows.clear();
-    if (read_configs) {
+    auto config_rows =
+        Run(client, FleetProfileSql(db, cq, FleetFact::kLaunchConfigs), kKeyColumns + 4);
+    if (MissingColumn(config_rows.status(), "config_")) {
+      out.no_launch_configs = true;
+    } else {
+      ASSIGN_OR_RETURN(rows, std::move(config_rows));
+      // Per device and kernel: the configurations (distinct, summed) and those seen but unlisted.
+      std::map<std::pair<DeviceSums*, std::string>,
+               std::pair<std::vector<model::LaunchConfig>, uint64_t>>
+          configs;
+      for (const auto& row : rows) {
+        DeviceSums* s = device_of(row);
+        if (!s) continue;
+        model::LaunchConfig c;
+        if (!ParseLaunchConfigKey(row[7], &c) || !ParseNumber(row[8], &c.count) ||
+            !ParseNumber(row[9], &c.total_ns))
+          return BadNumber(client);
+        configs[{s, row[6]}].first.push_back(c);
+      }
       ASSIGN_OR_RETURN(
           rows, Run(client, FleetProfileSql(db, cq, FleetFact::kUnlistedConfigs), kKeyColumns + 2));
-    }
-    for (const auto& row : rows) {
-      DeviceSums* s = device_of(row);
-      if (!s) continue;
-      uint64_t unlisted = 0;
-      if (!ParseNumber(row[7], &unlisted)) return BadNumber(client);
-      configs[{s, row[6]}].second += unlisted;
-    }
-    for (auto& [key, s] : devices)
-      for (model::KernelStats& k : s.profile.top_kernels) {
-        auto it = configs.find({&s, k.name});
-        if (it == configs.end()) continue;
-        const auto& [listed, unlisted] = it->second;
-        model::MergeLaunchConfigs(listed, listed.size() + unlisted, &k.configs,
-                                  &k.distinct_configs);
+      for (const auto& row : rows) {
+        DeviceSums* s = device_of(row);
+        if (!s) continue;
+        uint64_t unlisted = 0;
+        if (!ParseNumber(row[7], &unlisted)) return BadNumber(client);
+        configs[{s, row[6]}].second += unlisted;
       }
+      for (auto& [key, s] : devices)
+        for (model::KernelStats& k : s.profile.top_kernels) {
+          auto it = configs.find({&s, k.name});
+          if (it == configs.end()) continue;
+          const auto& [listed, unlisted] = it->second;
+          model::MergeLaunchConfigs(listed, listed.size() + unlisted, &k.configs,
+                                    &k.distinct_configs);
+        }
+    }
   }
 
   ASSIGN_OR_RETURN(rows,

@@ -95,56 +95,38 @@ class Row {
   // empty arrays and 0, and the row stays as short as before.
   Row& LaunchConfigs(const std::vector<model::LaunchConfig>& configs, uint64_t distinct) {
     if (configs.empty() && distinct == 0) return *this;
+    auto number = [this](auto v) { AppendNumber(v, out_); };
     Key("config_key");
-    out_->push_back('[');
-    for (size_t i = 0; i < configs.size(); ++i) {
-      if (i) out_->push_back(',');
-      out_->push_back('[');
-      const auto key = configs[i].key();
-      for (size_t f = 0; f < key.size(); ++f) {
-        if (f) out_->push_back(',');
-        AppendNumber(key[f], out_);
-      }
-      out_->push_back(']');
-    }
-    out_->append("]");
+    Array(configs, [&](const model::LaunchConfig& c) { Array(c.key(), number); });
     Key("config_count");
-    out_->push_back('[');
-    for (size_t i = 0; i < configs.size(); ++i) {
-      if (i) out_->push_back(',');
-      AppendNumber(configs[i].count, out_);
-    }
-    out_->append("]");
+    Array(configs, [&](const model::LaunchConfig& c) { number(c.count); });
     Key("config_ns");
-    out_->push_back('[');
-    for (size_t i = 0; i < configs.size(); ++i) {
-      if (i) out_->push_back(',');
-      AppendNumber(configs[i].total_ns, out_);
-    }
-    out_->append("]");
+    Array(configs, [&](const model::LaunchConfig& c) { number(c.total_ns); });
     Key("distinct_configs");
-    AppendNumber(distinct, out_);
+    number(distinct);
     return *this;
   }
   Row& Labels(const clickhouse::Labels& labels) {
     Key("label_keys");
-    out_->push_back('[');
-    for (size_t i = 0; i < labels.size(); ++i) {
-      if (i) out_->push_back(',');
-      AppendQuoted(labels[i].first, out_);
-    }
-    out_->append("]");
+    Array(labels, [this](const auto& label) { AppendQuoted(label.first, out_); });
     Key("label_values");
-    out_->push_back('[');
-    for (size_t i = 0; i < labels.size(); ++i) {
-      if (i) out_->push_back(',');
-      AppendQuoted(labels[i].second, out_);
-    }
-    out_->append("]");
+    Array(labels, [this](const auto& label) { AppendQuoted(label.second, out_); });
     return *this;
   }
 
  private:
+  // "[e0,e1,...]": `write` appends each item's element.
+  template <typename Items, typename Write>
+  void Array(const Items& items, Write write) {
+    out_->push_back('[');
+    bool first = true;
+    for (const auto& item : items) {
+      if (!first) out_->push_back(',');
+      first = false;
+      write(item);
+    }
+    out_->push_back(']');
+  }
   void Key(const char* key) {
     if (out_->back() != '{') out_->push_back(',');
     out_->push_back('"');
