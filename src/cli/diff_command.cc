@@ -29,6 +29,7 @@
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/cli/fleet_diff.h"
+#include "src/context/report_view.h"
 #include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
 #include "src/pipeline/trace_pipeline.h"
@@ -239,40 +240,13 @@ base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
       t.count += count;
     }
   }
-  // NVTX ranges: the views' host range tables (analyze --views ranges, a store range's report).
-  dom::array inputs;
-  if (doc["views"]["inputs"].get(inputs) == simdjson::SUCCESS) {
-    // A row's host durations ({count, total_ns}) and the GPU work inside ({ops, time_ns}).
-    auto range = [](simdjson::simdjson_result<dom::element> duration,
-                    simdjson::simdjson_result<dom::element> gpu) {
-      ProfileFigures::Range r;
-      Get(duration["count"], &r.count);
-      Get(duration["total_ns"], &r.host_ns);
-      Get(gpu["ops"], &r.gpu_ops);
-      Get(gpu["time_ns"], &r.gpu_time_ns);
-      return r;
-    };
-    for (dom::element input : inputs) {
-      dom::array processes;
-      if (input["processes"].get(processes) != simdjson::SUCCESS) continue;
-      for (dom::element p : processes) {
-        dom::element ranges;
-        uint64_t instances = 0;
-        if (p["ranges"].get(ranges) != simdjson::SUCCESS) continue;
-        Get(ranges["instances"], &instances);
-        if (instances == 0) continue;
-        f.has_ranges = true;
-        dom::array list;
-        if (ranges["list"].get(list) == simdjson::SUCCESS) {
-          for (dom::element r : list) {
-            std::string_view name;
-            Get(r["name"], &name);
-            f.ranges[std::string(name)].Add(range(r["duration"], r["gpu"]));
-          }
-        }
-        f.range_tail.Add(range(ranges["other"], ranges["other"]["gpu"]));
-      }
-    }
+  // NVTX ranges: the views' host range tables (analyze --views ranges, a store range's report),
+  // read as the MCP `compare` tool reads them.
+  dom::element views;
+  if (doc["views"].get(views) == simdjson::SUCCESS) {
+    auto ranges = context::ParseViewRangeTables(simdjson::to_string(views));
+    if (!ranges.ok()) return base::DataLossError(path + ": " + ranges.status().message());
+    context::AddRangeFigures(*ranges, &f);
   }
   dom::array ranks;
   if (doc["ranks"].get(ranks) == simdjson::SUCCESS)

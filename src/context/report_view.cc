@@ -248,11 +248,12 @@ void ParseTelemetry(dom::element doc, ReportView* view) {
   }
 }
 
-// The host range tables of `views` (the GPU annotations' tables are spans of the same ranges).
-// `pids` non-empty: only those processes (the host filter; views carry pids, not hosts).
-void ParseRangeTables(dom::element doc, const std::set<int64_t>& pids, ReportView* view) {
+// The host range tables of a report's `views` object (the GPU annotations' tables are spans of
+// the same ranges). `pids` non-empty: only those processes (the host filter; views carry pids,
+// not hosts).
+void ParseRangeTables(dom::element views, const std::set<int64_t>& pids, ReportView* view) {
   dom::array inputs;
-  if (doc["views"]["inputs"].get(inputs) != simdjson::SUCCESS) return;
+  if (views["inputs"].get(inputs) != simdjson::SUCCESS) return;
   auto row = [](dom::element duration, dom::element gpu, std::string name) {
     return RangeTableView::Row{std::move(name), Int(duration, "count"), Int(duration, "total_ns"),
                                Int(gpu, "ops"), Int(gpu, "time_ns")};
@@ -288,6 +289,28 @@ void ParseRangeTables(dom::element doc, const std::set<int64_t>& pids, ReportVie
 }
 
 }  // namespace
+
+base::StatusOr<std::vector<RangeTableView>> ParseViewRangeTables(std::string_view views_json) {
+  dom::parser parser;
+  dom::element views;
+  if (parser.parse(views_json.data(), views_json.size()).get(views) != simdjson::SUCCESS)
+    return base::DataLossError("report views: not valid JSON");
+  ReportView view;
+  ParseRangeTables(views, {}, &view);
+  return std::move(view.range_tables);
+}
+
+void AddRangeFigures(const std::vector<RangeTableView>& tables, analyze::ProfileFigures* figures) {
+  auto range = [](const RangeTableView::Row& r) {
+    return analyze::ProfileFigures::Range{static_cast<uint64_t>(r.count), r.host_ns,
+                                          static_cast<uint64_t>(r.gpu_ops), r.gpu_time_ns};
+  };
+  for (const RangeTableView& t : tables) {
+    figures->has_ranges = true;
+    for (const RangeTableView::Row& r : t.rows) figures->ranges[r.name].Add(range(r));
+    figures->range_tail.Add(range(t.other));
+  }
+}
 
 std::string FormatNs(int64_t ns) { return base::FormatDuration(ns); }
 
@@ -411,7 +434,8 @@ base::StatusOr<ReportView> ParseReport(std::string_view json, const std::string&
   std::set<int64_t> pids;
   if (!host.empty())
     for (const RankView& r : view.ranks) pids.insert(r.pid);
-  ParseRangeTables(doc, pids, &view);
+  dom::element views;
+  if (doc["views"].get(views) == simdjson::SUCCESS) ParseRangeTables(views, pids, &view);
   ParseTelemetry(doc, &view);
   if (!engine.empty() && view.has_engine && view.engine != engine) {
     view.has_engine = false;

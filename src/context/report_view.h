@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/analyze/compare.h"
 #include "src/base/status.h"
 
 namespace inferscope::context {
@@ -127,6 +128,16 @@ struct ReportView {
 // are when none matches); `engine` non-empty drops an engine section of another engine.
 base::StatusOr<ReportView> ParseReport(std::string_view json, const std::string& host,
                                        const std::string& engine);
+
+// The host range tables of a report's `views` object alone (ParseReport's range_tables, every
+// process), for a reader that parses the rest itself (`diff` of saved reports). kDataLoss when
+// `views_json` does not parse.
+base::StatusOr<std::vector<RangeTableView>> ParseViewRangeTables(std::string_view views_json);
+
+// Sums `tables` into `figures`: rows by name into `ranges`, the other rows into `range_tail`,
+// `has_ranges` set when there is any. How `diff` and the MCP `compare` tool read a report's range
+// tables for analyze::CompareRanges.
+void AddRangeFigures(const std::vector<RangeTableView>& tables, analyze::ProfileFigures* figures);
 
 // base::FormatDuration: "1.23 s", "45.6 ms", "789 us", "12 ns" (the one duration style).
 std::string FormatNs(int64_t ns);

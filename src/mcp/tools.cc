@@ -393,15 +393,7 @@ ToolResult GetFindings(DataSource* source, const Args& a) {
 analyze::ProfileFigures RangeFigures(const ReportView& v) {
   analyze::ProfileFigures f;
   f.span_ns = v.Total(&context::RankView::span_ns);  // summed over ranks, as the report's summary
-  auto range = [](const context::RangeTableView::Row& r) {
-    return analyze::ProfileFigures::Range{static_cast<uint64_t>(r.count), r.host_ns,
-                                          static_cast<uint64_t>(r.gpu_ops), r.gpu_time_ns};
-  };
-  for (const context::RangeTableView& t : v.range_tables) {
-    f.has_ranges = true;
-    for (const context::RangeTableView::Row& r : t.rows) f.ranges[r.name].Add(range(r));
-    f.range_tail.Add(range(t.other));
-  }
+  context::AddRangeFigures(v.range_tables, &f);
   return f;
 }
 
