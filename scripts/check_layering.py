@@ -26,51 +26,32 @@ import shutil
 import sys
 import tempfile
 
-# Layers, lowest first: (name, rank, path prefixes). A file belongs to the layer of its longest
-# matching prefix. A dependency is allowed to a lower rank, or within one layer; layers of equal
-# rank are peers that must not depend on each other.
-LAYERS = [
-    ("base", 0, ["src/base/"]),
-    ("model", 1, ["src/model/"]),
-    ("wire", 2, ["src/wire/"]),
-    ("aggregate", 3, ["src/aggregate/"]),
-    ("import", 3, ["src/import/"]),
-    ("analyze", 4, ["src/analyze/"]),
-    ("inject", 4, ["src/inject/"]),
-    ("report", 5, ["src/report/"]),
-    ("pipeline", 6, ["src/pipeline/"]),
-    # Perfetto trace output (`export`): the TrackEvent writer over the importers' raw events.
-    ("perfetto", 6, ["src/perfetto/"]),
-    # The one interface every kind of host telemetry implements (below its sources).
-    ("agent_collector", 6, ["src/agent/collector/"]),
-    # The one HTTP client (the scraper's fetches, `status`, `run`).
-    ("agent_net", 7, ["src/agent/net/"]),
-    # The agent's parts: the store and the host telemetry sources, and agent.json.
-    ("agent_store", 8, ["src/agent/store/"]),
-    ("agent_nvml", 8, ["src/agent/nvml/"]),
-    ("agent_scrape", 8, ["src/agent/scrape/"]),
-    ("agent_otlp", 8, ["src/agent/otlp/"]),
-    ("agent_endpoints", 8, ["src/agent/agent_endpoints"]),
-    # Store range -> analysis -> report, the per-window telemetry collection, and the registry of
-    # telemetry kinds (src/agent/telemetry_kinds) both iterate.
-    ("agent_query", 9, ["src/agent/range_query", "src/agent/range_series", "src/agent/range_compare", "src/agent/telemetry"]),
-    # The fleet: the ClickHouse sink (a WindowSink, src/agent/store/window_sink.h) and its reads.
-    ("agent_clickhouse", 9, ["src/agent/clickhouse/"]),
-    ("agent_http", 10, ["src/agent/http/"]),
-    # The dashboard's embedded files, served on the HTTP listener (/ui/).
-    ("agent_ui", 11, ["src/agent/ui/"]),
-    # The agent-facing surfaces: the bounded context text and the MCP server (the agent hosts
-    # its /mcp route, so both sit below the agent).
-    ("context", 11, ["src/context/"]),
-    ("mcp", 12, ["src/mcp/"]),
-    ("agent", 13, ["src/agent/"]),  # agent.cc, and anything new in src/agent
-    ("cli", 14, ["src/cli/"]),
-]
+# The layers, lowest first, in one line: a folder under src/ (or bench/) is a layer; `<` separates
+# ranks, `,` separates peers of one rank. A file belongs to the layer of its longest matching
+# folder. A dependency may go to a lower rank or stay within its own layer; peers must not depend
+# on each other. docs/architecture.md draws the same order.
+LAYER_ORDER = (
+    "base < model < wire < aggregate, import < analyze, inject < report"
+    " < pipeline, perfetto, net, telemetry"
+    " < store, telemetry/nvml, telemetry/scrape, telemetry/otlp < telemetry/registry"
+    " < query, fleet/sink < fleet/query, server < server/ui, context < mcp < agentd < cli < bench")
+
+
+def parse_layers(order):
+    layers = []
+    for rank, peers in enumerate(order.split("<")):
+        for folder in peers.split(","):
+            folder = folder.strip()
+            prefix = ("bench/" if folder == "bench" else "src/" + folder + "/")
+            layers.append((folder, rank, [prefix]))
+    return layers
+
+
+LAYERS = parse_layers(LAYER_ORDER)
 
 # Folders that hold more than one library, and why (AGENTS.md says the same).
 SPLIT_FOLDERS = {
-    "src/agent": "agent.json, the range query, telemetry and the agent itself are four layers",
-    "src/agent/otlp": "a loopback test server beside the receiver",
+    "src/telemetry/otlp": "a loopback test server beside the receiver",
     "src/import": "the pipelined sink both importers share, below the format dispatch",
     "src/inject": "the CUPTI-independent core (testable without CUDA) and the CUPTI parts",
     "src/cli": "one library per command family, so `analyze` links no agent code",
@@ -91,8 +72,12 @@ OFFLINE_TARGETS = [
     "analyze_benchmark",
 ]
 # cli_voice (CLI_SHARED: wording and output checks, CLI11 and fmt only) is no agent code.
+# The live side's folders (the agent, its parts and its clients' HTTP code).
+LIVE_FOLDERS = ("net", "telemetry", "store", "query", "fleet", "server", "agentd")
+LIVE_INCLUDE_PREFIXES = tuple("src/%s/" % f for f in LIVE_FOLDERS)
 AGENT_LINK_FORBIDDEN = re.compile(
-    r"^inferscope_agent|^inferscope_httplib$|^inferscope_cli_(?!analyze$|voice$)")
+    r"^inferscope_(%s)(_|$)|^inferscope_httplib$|^inferscope_cli_(?!analyze$|voice$)"
+    % "|".join(LIVE_FOLDERS))
 
 TEST_FILE = re.compile(
     r"(_test\.cc|_benchmark\.cc|_fuzzer\.cc|/test_[a-z_]+\.h|_test_server\.(h|cc))$")
@@ -126,7 +111,7 @@ class Target:
 
 def read_targets(root):
     targets = {}
-    for dirpath, _, filenames in os.walk(os.path.join(root, "src")):
+    for dirpath, _, filenames in walk(root):
         if "CMakeLists.txt" not in filenames:
             continue
         folder = os.path.relpath(dirpath, root)
@@ -156,8 +141,13 @@ def read_targets(root):
     return targets
 
 
+def walk(root):
+    for top in ("src", "bench"):
+        yield from os.walk(os.path.join(root, top))
+
+
 def source_files(root):
-    for dirpath, _, filenames in os.walk(os.path.join(root, "src")):
+    for dirpath, _, filenames in walk(root):
         for f in filenames:
             if f.endswith((".h", ".cc")):
                 yield os.path.relpath(os.path.join(dirpath, f), root)
@@ -229,8 +219,11 @@ def check(root):
                 if to is not None and not allowed(layer, to):
                     errors.append(f"{path} ({layer[0]}) includes {inc} ({to[0]}): an upward "
                                   f"dependency")
-        parts = path.split("/")  # src/<top>/[<sub>/]file
-        top, sub = parts[1], (parts[2] if len(parts) > 3 else None)
+        parts = path.split("/")  # src/<top>/[<sub>/]file, or bench/file
+        if parts[0] == "bench":
+            top, sub = "bench", None
+        else:
+            top, sub = parts[1], (parts[2] if len(parts) > 3 else None)
         for ns in NAMESPACE.findall(open(os.path.join(root, path)).read()):
             names = ns.split("::")[1:]
             if not names or names[0] != top:
@@ -263,7 +256,7 @@ def check(root):
                 continue
             files.add(f)
             for inc in includes_of(root, f):
-                if inc.startswith("src/agent/"):
+                if inc.startswith(LIVE_INCLUDE_PREFIXES):
                     errors.append(f"{name} (offline): {f} includes {inc}")
                 else:
                     queue.append(inc)
@@ -275,17 +268,18 @@ def self_test():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tmp = tempfile.mkdtemp()
     try:
-        shutil.copytree(os.path.join(root, "src"), os.path.join(tmp, "src"))
+        for top in ("src", "bench"):
+            shutil.copytree(os.path.join(root, top), os.path.join(tmp, top))
         with open(os.path.join(tmp, "src/analyze/analysis.cc"), "a") as f:
-            f.write('\n#include "src/agent/range_query.h"\n')
+            f.write('\n#include "src/query/range_query.h"\n')
         with open(os.path.join(tmp, "src/pipeline/CMakeLists.txt"), "a") as f:
-            f.write("\ntarget_link_libraries(inferscope_pipeline PUBLIC inferscope_agent_store)\n")
+            f.write("\ntarget_link_libraries(inferscope_pipeline PUBLIC inferscope_store)\n")
         with open(os.path.join(tmp, "src/cli/CMakeLists.txt"), "a") as f:
             f.write("\ntarget_link_libraries(inferscope_cli_diff PUBLIC inferscope_cli_analyze)\n")
         errors = check(tmp)
-        want = ["src/analyze/analysis.cc (analyze) includes src/agent/range_query.h",
-                "inferscope_pipeline (pipeline) links inferscope_agent_store",
-                "inferscope_cli_analyze (offline) links inferscope_agent_store",
+        want = ["src/analyze/analysis.cc (analyze) includes src/query/range_query.h",
+                "inferscope_pipeline (pipeline) links inferscope_store",
+                "inferscope_cli_analyze (offline) links inferscope_store",
                 "inferscope_cli_diff links inferscope_cli_analyze"]
         missing = [w for w in want if not any(w in e for e in errors)]
         if missing:

@@ -94,8 +94,8 @@ echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, 
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j"$JOBS" --target import_tests kineto_importer_test nsys_importer_test \
   inject_tests inject_session_test cupti_binding_test fake_cupti_test inferscope inferscope_inject \
-  replay_engine agent_tests capture_tests \
-  agent_http_tests agent_metrics_exporter_tests agent_otlp_tests agent_nvml_tests agent_scrape_tests \
+  replay_engine agentd_tests capture_tests \
+  server_tests metrics_exporter_tests telemetry_otlp_tests telemetry_nvml_tests telemetry_scrape_tests \
   fake_nvml
 ctest --test-dir build/tsan --output-on-failure -j"$JOBS" \
   -R 'PipelinedSink|KinetoImporter|SplitScan|BufferPool|AgentClient|FakeCupti|AgentTest|HttpServerTest|ApiRoutesTest|SpanCollectorTest|OtlpTestServerTest|GpuSamplerTest|EngineMetricsCollectorTest|SessionTest|GraphAttribution|CaptureManagerTest|EventCaptureTest|MetricsExporterTest'
@@ -131,10 +131,10 @@ FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/kineto/host_range_s
          src/import/nsys/nsys_importer_fuzzer
          src/model/taxonomy_fuzzer src/wire/window_codec_fuzzer src/wire/framing_fuzzer
          src/wire/capture_codec_fuzzer
-         src/agent/otlp/otlp_decode_fuzzer src/agent/scrape/prometheus_text_fuzzer
-         src/agent/nvml/gpu_metrics_window_fuzzer src/cli/status_parse_fuzzer
+         src/telemetry/otlp/otlp_decode_fuzzer src/telemetry/scrape/prometheus_text_fuzzer
+         src/telemetry/nvml/gpu_metrics_window_fuzzer src/cli/status_parse_fuzzer
          src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer
-         src/agent/clickhouse/clickhouse_parse_fuzzer)
+         src/fleet/sink/clickhouse_parse_fuzzer)
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target "${FUZZERS[@]##*/}"
 # Each fuzzer is one process on one core: $JOBS run at once. A fuzzer's output is printed whole
@@ -174,9 +174,9 @@ for b in build/ci/src/aggregate/aggregator_benchmark \
          build/ci/src/import/nsys/nsys_importer_benchmark \
          build/ci/src/cli/analyze_benchmark \
          build/ci/src/inject/drain_benchmark \
-         build/ci/src/agent/otlp/otlp_decode_benchmark \
-         build/ci/src/agent/scrape/prometheus_text_benchmark \
-         build/ci/src/agent/http/metrics_exporter_benchmark \
+         build/ci/src/telemetry/otlp/otlp_decode_benchmark \
+         build/ci/src/telemetry/scrape/prometheus_text_benchmark \
+         build/ci/src/server/metrics_exporter_benchmark \
          build/ci/src/perfetto/export_benchmark; do
   "$b" --benchmark_min_time=0.01 \
     --benchmark_filter='^BM_(Aggregate|ImportKineto|NsysReal|Analyze|Drain|Decode|Parse|Scrape|OnWindow|Render|KernelSlice|ExportTrace)' \
@@ -185,12 +185,12 @@ done
 # Range queries over a small store filled through the write path (rollups on); full-size figures
 # in docs/benchmarks.md.
 sqb_dir=$(mktemp -d)
-build/ci/src/agent/store_query_benchmark --gpus 2 --days 1 --dir "$sqb_dir/store" \
+build/ci/bench/store_query_benchmark --gpus 2 --days 1 --dir "$sqb_dir/store" \
   --ranges 5m,1h,24h
 rm -rf "$sqb_dir"
 # The fleet benchmark on 16 GPUs x 1 h into its own clickhouse-server (skips without one; full-size
 # figures in docs/benchmarks.md).
-build/ci/src/agent/clickhouse/fleet_benchmark --gpus 16 --hours 1 --runs 1 --cpu-seconds 0
+build/ci/bench/fleet_benchmark --gpus 16 --hours 1 --runs 1 --cpu-seconds 0
 # context/diff --source over the same kind of fleet (every fact table), 16 GPUs x 1 h.
-build/ci/src/agent/clickhouse/fleet_profile_benchmark --gpus 16 --hours 1 --runs 1
+build/ci/bench/fleet_profile_benchmark --gpus 16 --hours 1 --runs 1
 echo "scripts/test.sh --full: all stages passed"

@@ -11,18 +11,18 @@
 #include <cstring>
 #include <iostream>
 
-#include "src/agent/clickhouse/clickhouse_sink.h"
-#include "src/agent/range_query.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
+#include "src/fleet/sink/clickhouse_sink.h"
+#include "src/query/range_query.h"
 #include "src/report/report.h"
 
 namespace inferscope::cli {
 namespace {
 
-std::atomic<agent::Agent*> g_agent{nullptr};
+std::atomic<agentd::Agent*> g_agent{nullptr};
 std::atomic<bool> g_stop_requested{false};
 
 // Async-signal-safe: Agent::Stop is one write(2) to an eventfd. A signal that arrives while the
@@ -30,7 +30,7 @@ std::atomic<bool> g_stop_requested{false};
 // remembered and acted on once it has started.
 void OnStopSignal(int) {
   g_stop_requested.store(true);
-  if (agent::Agent* a = g_agent.load()) a->Stop();
+  if (agentd::Agent* a = g_agent.load()) a->Stop();
 }
 
 const char* Getenv(const char* name) { return std::getenv(name); }
@@ -253,7 +253,7 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
   report_cmd_->add_option("--top", report_.top, "Kernels listed per rank; the rest form one row")
       ->capture_default_str()
       ->type_name("N")
-      ->check(IntIn(1, agent::kMaxTop));
+      ->check(IntIn(1, query::kMaxTop));
   CLI::Option* source = AddFleetSourceOptions(
       report_cmd_, "Report on the fleet in ClickHouse instead of this host's store",
       {&fleet_.source, &fleet_.credentials_path, &fleet_.exact});
@@ -282,7 +282,7 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
 
 std::optional<int> AgentAndReportCommands::RunIfParsed() {
   if (agent_cmd_->parsed()) {
-    agent::AgentOptions options;
+    agentd::AgentOptions options;
     options.state_dir = state_dir_.empty() ? base::DefaultStateDir(&Getenv) : state_dir_;
     auto retention = base::ParseDuration(retention_, base::DurationUnits::kWithLongUnits);
     if (!retention.ok()) return Usage("--retention: " + retention.status().message(), "agent");
@@ -291,7 +291,7 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     if (!max_store.ok()) return Usage("--max-store: " + max_store.status().message(), "agent");
     options.max_store_bytes = *max_store;
     if (!rollup_retention_.empty()) {
-      auto tiers = agent::ParseRollupRetention(rollup_retention_);
+      auto tiers = store::ParseRollupRetention(rollup_retention_);
       if (!tiers.ok()) return Usage("--rollup-retention: " + tiers.status().message(), "agent");
       options.rollup_retention = *tiers;
     }
@@ -335,21 +335,21 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
         (!sink_credentials_.empty() || !labels_.empty() || !sink_retention_.empty()))
       return Usage("--sink-credentials, --sink-retention and --label need --sink", "agent");
     if (!sink_.empty()) {
-      agent::clickhouse::ClickHouseSinkOptions sink;
-      auto target = agent::clickhouse::ParseClickHouseUrl(sink_);
+      fleet::ClickHouseSinkOptions sink;
+      auto target = fleet::ParseClickHouseUrl(sink_);
       if (!target.ok()) return Usage("--sink: " + target.status().message(), "agent");
       // A CA file that cannot be read would only show as failed inserts later: say it now.
       if (!target->ca_file.empty() && ::access(target->ca_file.c_str(), R_OK) != 0)
         return Usage("--sink: ca_file " + target->ca_file + ": " + std::strerror(errno), "agent");
       sink.target = *target;
       if (!sink_credentials_.empty()) {
-        auto creds = agent::clickhouse::ReadCredentialsFile(sink_credentials_);
+        auto creds = fleet::ReadCredentialsFile(sink_credentials_);
         if (!creds.ok()) return Usage("--sink-credentials: " + creds.status().message(), "agent");
         sink.target.user = creds->user;
         sink.target.password = creds->password;
       }
       for (const std::string& label : labels_) {
-        const base::Status s = agent::clickhouse::ParseLabel(label, &sink.identity.labels);
+        const base::Status s = fleet::ParseLabel(label, &sink.identity.labels);
         if (!s.ok()) return Usage("--label: " + s.message(), "agent");
       }
       auto spool = ParseBytes(sink_spool_);
@@ -363,11 +363,11 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
       }
       options.make_sink =
           [sink](
-              const std::string& state_dir) -> base::StatusOr<std::unique_ptr<agent::WindowSink>> {
-        agent::clickhouse::ClickHouseSinkOptions o = sink;
+              const std::string& state_dir) -> base::StatusOr<std::unique_ptr<store::WindowSink>> {
+        fleet::ClickHouseSinkOptions o = sink;
         o.state_dir = state_dir;
-        ASSIGN_OR_RETURN(auto s, agent::clickhouse::ClickHouseSink::Start(std::move(o)));
-        return std::unique_ptr<agent::WindowSink>(std::move(s));
+        ASSIGN_OR_RETURN(auto s, fleet::ClickHouseSink::Start(std::move(o)));
+        return std::unique_ptr<store::WindowSink>(std::move(s));
       };
     }
     return RunAgent(options);
@@ -414,8 +414,8 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
   return std::nullopt;
 }
 
-int RunAgent(const agent::AgentOptions& options) {
-  agent::Agent agent(options);
+int RunAgent(const agentd::AgentOptions& options) {
+  agentd::Agent agent(options);
   // The handlers go in before Start: from the moment the socket exists, SIGTERM must mean a
   // clean stop, not the default death (which loses the windows still queued).
   g_stop_requested.store(false);
@@ -444,7 +444,7 @@ int RunAgent(const agent::AgentOptions& options) {
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGINT, &old_int, nullptr);
   g_agent.store(nullptr);
-  const agent::AgentStats stats = agent.stats();
+  const agentd::AgentStats stats = agent.stats();
   std::cerr << "inferscope agent: stopped; " << stats.sessions << " sessions, "
             << stats.windows_stored << " windows stored\n";
   if (!status.ok()) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/agent.h"
+#include "src/agentd/agent.h"
 #include "src/cli/fleet_report.h"
 #include "src/cli/report_command.h"
 
@@ -24,7 +24,7 @@ inline constexpr int kExitAgentAlreadyRunning = 6;
 // Starts the agent, stops it cleanly on SIGTERM/SIGINT (everything already received is stored),
 // and returns the exit code: 0 after a clean stop, 6 when another agent holds the state dir,
 // 1 on other errors (the reason on stderr).
-int RunAgent(const agent::AgentOptions& options);
+int RunAgent(const agentd::AgentOptions& options);
 
 // Registers the `agent` and `report` subcommands on the binary's CLI11 app (kept out of main.cc so
 // the two commands and their flags live in one place), and runs whichever was parsed.
@@ -40,7 +40,7 @@ class AgentAndReportCommands {
   std::string state_dir_, retention_ = "7d", max_store_ = "1GiB", exit_when_idle_;
   std::string rollup_retention_;
   bool verbose_ = false;
-  int http_port_ = agent::AgentOptions::kDefaultHttpPort;
+  int http_port_ = agentd::AgentOptions::kDefaultHttpPort;
   bool no_nvml_ = false, no_scrape_ = false, no_otlp_ = false;
   std::string window_ = "10s", gpu_sample_interval_ = "1s", scrape_interval_ = "5s",
               span_grace_ = "10s";

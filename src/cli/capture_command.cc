@@ -9,13 +9,13 @@
 #include <fstream>
 #include <iostream>
 
-#include "src/agent/agent_endpoints.h"
-#include "src/agent/net/http_client.h"
 #include "src/base/duration.h"
 #include "src/base/human_format.h"
 #include "src/base/state_dir.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
+#include "src/net/agent_endpoints.h"
+#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 namespace {
@@ -53,7 +53,7 @@ void SleepMs(int ms) {
   nanosleep(&ts, nullptr);
 }
 
-std::string ErrorOf(const agent::net::FetchResult& r) {
+std::string ErrorOf(const net::FetchResult& r) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   std::string_view message;
@@ -85,7 +85,7 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
     return fail("--max-size: want a size of at least 1MB, e.g. 256MB", kExitUsage);
   if (options.output_path.empty()) return fail("-o FILE is required", kExitUsage);
 
-  auto endpoints = agent::ReadAgentEndpoints(options.state_dir);
+  auto endpoints = net::ReadAgentEndpoints(options.state_dir);
   if (!endpoints.ok())
     return fail("no agent is running for " + options.state_dir +
                     " (start one with 'inferscope agent' or 'inferscope run')",
@@ -96,10 +96,10 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
   if (options.pid) query += "&pid=" + std::to_string(*options.pid);
   if (options.rank) query += "&rank=" + std::to_string(*options.rank);
   if (options.graph_nodes) query += "&graph_nodes=1";
-  auto target = agent::net::ParseHttpUrl(endpoints->api + query, "agent API URL");
+  auto target = net::ParseHttpUrl(endpoints->api + query, "agent API URL");
   if (!target.ok()) return fail(target.status().message(), kExitError);
-  agent::net::FetchOptions fetch;
-  auto started = agent::net::HttpPost(*target, fetch);
+  net::FetchOptions fetch;
+  auto started = net::HttpPost(*target, fetch);
   if (!started.ok()) return fail("agent API: " + started.status().message(), kExitError);
   if (started->status != 202) return fail("capture refused: " + ErrorOf(*started), kExitError);
 
@@ -115,14 +115,14 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
 
   // Wait: the lead second, the span, the processes' settle time and the agent's writing.
   auto status_target =
-      agent::net::ParseHttpUrl(endpoints->api + "/capture?id=" + std::to_string(id), "URL");
+      net::ParseHttpUrl(endpoints->api + "/capture?id=" + std::to_string(id), "URL");
   if (!status_target.ok()) return fail(status_target.status().message(), kExitError);
   const int64_t deadline_ms = *duration / 1'000'000 + 60'000;
   std::string state;
   std::string body;
   for (int64_t waited = 0; waited < deadline_ms; waited += 200) {
     SleepMs(200);
-    auto r = agent::net::HttpGet(*status_target, fetch);
+    auto r = net::HttpGet(*status_target, fetch);
     if (!r.ok()) return fail("agent API: " + r.status().message(), kExitError);
     if (r->status != 200)
       return fail("capture " + std::to_string(id) + ": " + ErrorOf(*r), kExitError);
@@ -177,13 +177,13 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
     return fail("capture " + std::to_string(id) + " failed: " + std::string(error), kExitError);
   }
 
-  auto download = agent::net::ParseHttpUrl(
-      endpoints->api + "/capture/download?id=" + std::to_string(id), "URL");
+  auto download =
+      net::ParseHttpUrl(endpoints->api + "/capture/download?id=" + std::to_string(id), "URL");
   if (!download.ok()) return fail(download.status().message(), kExitError);
-  agent::net::FetchOptions big = fetch;
+  net::FetchOptions big = fetch;
   big.read_timeout_ms = 60'000;
   big.max_body_bytes = size_t{4} << 30;
-  auto trace = agent::net::HttpGet(*download, big);
+  auto trace = net::HttpGet(*download, big);
   if (!trace.ok()) return fail("agent API: " + trace.status().message(), kExitError);
   if (trace->status != 200) return fail("download: " + ErrorOf(*trace), kExitError);
   std::ofstream out(options.output_path, std::ios::binary | std::ios::trunc);

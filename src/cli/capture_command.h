@@ -4,7 +4,7 @@
 // `inferscope capture [--pid P | --rank R | --all] --duration 2s -o FILE`: asks the running agent
 // (POST /api/v1/capture) to record every kernel, copy, sync and CUDA call of its profiled
 // processes for a few seconds, waits for it and downloads the trace. The work is the agent's
-// (src/agent/capture.h); this is flags, messages and exit codes.
+// (src/agentd/capture.h); this is flags, messages and exit codes.
 
 #include <cstdint>
 #include <optional>

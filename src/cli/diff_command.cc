@@ -16,12 +16,6 @@
 #include <tuple>
 #include <utility>
 
-#include "src/agent/clickhouse/fleet_profile.h"
-#include "src/agent/otlp/span_window.h"
-#include "src/agent/range_compare.h"
-#include "src/agent/range_query.h"
-#include "src/agent/scrape/engine_window.h"
-#include "src/agent/store/sqlite_store.h"
 #include "src/analyze/analysis.h"
 #include "src/base/human_format.h"
 #include "src/base/state_dir.h"
@@ -30,9 +24,15 @@
 #include "src/cli/exit_codes.h"
 #include "src/cli/fleet_diff.h"
 #include "src/context/report_view.h"
+#include "src/fleet/query/fleet_profile.h"
 #include "src/model/profile_merge.h"
 #include "src/model/taxonomy.h"
 #include "src/pipeline/trace_pipeline.h"
+#include "src/query/range_compare.h"
+#include "src/query/range_query.h"
+#include "src/store/sqlite_store.h"
+#include "src/telemetry/otlp/span_window.h"
+#include "src/telemetry/scrape/engine_window.h"
 
 namespace inferscope::cli {
 namespace {
@@ -41,9 +41,9 @@ namespace dom = simdjson::dom;
 using analyze::ComparisonSide;
 using analyze::ProfileFigures;
 
-using agent::AddEngineFigures;
-using agent::AddSpanFigures;
-using agent::kDiffTopK;
+using query::AddEngineFigures;
+using query::AddSpanFigures;
+using query::kDiffTopK;
 
 std::string Duration(int64_t ns) { return base::FormatDuration(ns); }
 
@@ -90,7 +90,7 @@ class SliceCollector {
 };
 
 ProfileFigures Figures(const std::vector<const model::ProfileWindow*>& windows, int64_t bin_ns) {
-  return agent::SliceFigures(windows, bin_ns);
+  return query::SliceFigures(windows, bin_ns);
 }
 
 base::StatusOr<ComparisonSide> LoadTraces(const std::vector<std::string>& files,
@@ -252,17 +252,17 @@ base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
   if (doc["ranks"].get(ranks) == simdjson::SUCCESS)
     for (dom::element r : ranks) ReadTimedMap(r["sync_waits"], "total_ns", &f.syncs);
   // The telemetry kinds' sections, under the keys the report wrote them with.
-  const std::string& engine_key = agent::scrape::EngineMetricsKind().report_key();
+  const std::string& engine_key = telemetry::scrape::EngineMetricsKind().report_key();
   dom::object engine;
   if (doc[engine_key].get(engine) == simdjson::SUCCESS) {
-    auto e = agent::scrape::EngineMetricsWindow::FromJson(simdjson::to_string(engine));
+    auto e = telemetry::scrape::EngineMetricsWindow::FromJson(simdjson::to_string(engine));
     if (!e.ok()) return base::DataLossError(path + ": " + engine_key + ": " + e.status().message());
     AddEngineFigures(*e, &f);
   }
-  const std::string& spans_key = agent::otlp::SpanKind().report_key();
+  const std::string& spans_key = telemetry::otlp::SpanKind().report_key();
   dom::object requests;
   if (doc[spans_key].get(requests) == simdjson::SUCCESS) {
-    auto s = agent::otlp::SpanWindow::FromJson(simdjson::to_string(requests));
+    auto s = telemetry::otlp::SpanWindow::FromJson(simdjson::to_string(requests));
     if (!s.ok()) return base::DataLossError(path + ": " + spans_key + ": " + s.status().message());
     AddSpanFigures(*s, &f);
   }
@@ -293,11 +293,11 @@ base::StatusOr<ComparisonSide> LoadRange(const std::string& flag, const std::str
   ASSIGN_OR_RETURN(auto bounds, ParseRangeFlag(flag, range, options));
   const auto [from, to] = bounds;
   ASSIGN_OR_RETURN(
-      auto store, agent::SqliteStore::Open(options.state_dir, agent::SqliteStore::Mode::kReadOnly));
-  agent::RangeQuery query;
+      auto store, store::SqliteStore::Open(options.state_dir, store::SqliteStore::Mode::kReadOnly));
+  query::RangeQuery query;
   query.from_ns = from;
   query.to_ns = to;
-  auto side = agent::LoadRangeSide(*store, query, options.max_slices, "store:" + options.state_dir);
+  auto side = query::LoadRangeSide(*store, query, options.max_slices, "store:" + options.state_dir);
   if (!side.ok() && side.status().code() == base::StatusCode::kNotFound)
     return base::NotFoundError(flag + ": " + side.status().message());
   return side;
@@ -362,11 +362,11 @@ base::StatusOr<std::pair<FleetSideSpec, FleetSideSpec>> FleetSides(DiffOptions o
   std::tie(b.selection.from_ns, b.selection.to_ns) = br;
   std::tie(c.selection.from_ns, c.selection.to_ns) = cr;
   for (const std::string& label : o.labels) {
-    const base::Status s = agent::clickhouse::ParseLabel(label, &c.selection.labels);
+    const base::Status s = fleet::ParseLabel(label, &c.selection.labels);
     if (!s.ok()) return base::InvalidArgumentError("--label: " + s.message());
   }
   for (const std::string& label : o.baseline_labels) {
-    const base::Status s = agent::clickhouse::ParseLabel(label, &b.selection.labels);
+    const base::Status s = fleet::ParseLabel(label, &b.selection.labels);
     if (!s.ok()) return base::InvalidArgumentError("--baseline-label: " + s.message());
   }
   c.selection.hosts = o.hosts;
@@ -391,9 +391,8 @@ base::StatusOr<std::pair<FleetSideSpec, FleetSideSpec>> FleetSides(DiffOptions o
 
 base::StatusOr<std::pair<ComparisonSide, ComparisonSide>> LoadFleetSides(const DiffOptions& o) {
   ASSIGN_OR_RETURN(auto specs, FleetSides(o));
-  ASSIGN_OR_RETURN(auto target,
-                   agent::clickhouse::ResolveFleetSource(o.source, o.source_credentials));
-  const agent::clickhouse::ClickHouseClient client(target, 60'000);
+  ASSIGN_OR_RETURN(auto target, fleet::ResolveFleetSource(o.source, o.source_credentials));
+  const fleet::ClickHouseClient client(target, 60'000);
   auto wrap = [&](base::Status s) {
     if (s.message().find("Code: 81,") != std::string::npos ||
         s.message().find("Code: 60,") != std::string::npos)

@@ -10,9 +10,9 @@
 #include <random>
 #include <sstream>
 
-#include "src/agent/store/sqlite_store.h"
 #include "src/cli/analyze_command.h"
 #include "src/model/taxonomy.h"
+#include "src/store/sqlite_store.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
 #include "tests/test_traces.h"
@@ -293,7 +293,7 @@ TEST_F(DiffTest, FleetSidesMustDifferAndNameTheirFlags) {
 TEST_F(DiffTest, StoreRangesUseStoredWindowsAsSlices) {
   constexpr int64_t kSec = 1'000'000'000;
   const int64_t now = 1'800'000'000 * kSec;
-  auto store = agent::SqliteStore::Open(dir_.string(), agent::SqliteStore::Mode::kReadWrite);
+  auto store = store::SqliteStore::Open(dir_.string(), store::SqliteStore::Mode::kReadWrite);
   ASSERT_TRUE(store.ok()) << store.status().message();
   wire::Hello hello;
   hello.pid = 100;
@@ -322,7 +322,7 @@ TEST_F(DiffTest, StoreRangesUseStoredWindowsAsSlices) {
           d.timeline.origin_ns += base_ns;
         }
       }
-      agent::PendingWindow pending;
+      store::PendingWindow pending;
       pending.process_id = *id;
       pending.start_ns = w.start_ns;
       pending.end_ns = w.end_ns;
@@ -357,11 +357,11 @@ TEST_F(DiffTest, StoreRangesUseStoredWindowsAsSlices) {
 }
 
 // Store ranges whose windows carry NVTX range tables (`run --nvtx`): the diff lists them from the
-// range side (agent::LoadRangeSide) as from traces.
+// range side (query::LoadRangeSide) as from traces.
 TEST_F(DiffTest, StoreRangesCompareTheirRangeTables) {
   constexpr int64_t kSec = 1'000'000'000;
   const int64_t now = 1'800'000'000 * kSec;
-  auto store = agent::SqliteStore::Open(dir_.string(), agent::SqliteStore::Mode::kReadWrite);
+  auto store = store::SqliteStore::Open(dir_.string(), store::SqliteStore::Mode::kReadWrite);
   ASSERT_TRUE(store.ok()) << store.status().message();
   wire::Hello hello;
   hello.pid = 100;
@@ -398,7 +398,7 @@ TEST_F(DiffTest, StoreRangesCompareTheirRangeTables) {
           r.gpu_time_ns = gpu;
         }
       }
-      agent::PendingWindow pending;
+      store::PendingWindow pending;
       pending.process_id = *id;
       pending.start_ns = w.start_ns;
       pending.end_ns = w.end_ns;

@@ -5,13 +5,13 @@
 
 #include <algorithm>
 
-#include "src/agent/clickhouse/fleet_profile.h"
-#include "src/agent/range_compare.h"
 #include "src/base/time_point.h"
+#include "src/fleet/query/fleet_profile.h"
+#include "src/query/range_compare.h"
 
 namespace inferscope::cli {
 
-namespace ch = agent::clickhouse;
+namespace ch = fleet;
 
 namespace {
 
@@ -40,7 +40,7 @@ base::StatusOr<analyze::ComparisonSide> LoadFleetSide(const ch::ClickHouseClient
                                                       size_t max_slices) {
   ch::FleetProfileQuery q;
   q.selection = spec.selection;
-  q.top_k = agent::kDiffTopK;
+  q.top_k = query::kDiffTopK;
   q.launch_configs = false;  // diff compares no launch configurations
   ASSIGN_OR_RETURN(ch::FleetProfile whole, ch::QueryFleetProfile(client, q));
   if (whole.windows == 0)
@@ -48,9 +48,9 @@ base::StatusOr<analyze::ComparisonSide> LoadFleetSide(const ch::ClickHouseClient
                                " in " + client.target().ToUrl());
   analyze::ComparisonSide side;
   side.label = FleetSideLabel(spec.selection);
-  side.whole = agent::SliceFigures(Pointers(whole.slices.at(0)), kSliceBinNs);
+  side.whole = query::SliceFigures(Pointers(whole.slices.at(0)), kSliceBinNs);
 
-  // Slices as the store cuts a range (agent::LoadRangeSide): the windows of every process that
+  // Slices as the store cuts a range (query::LoadRangeSide): the windows of every process that
   // start together form one; past max_slices, neighbouring starts share one.
   ASSIGN_OR_RETURN(std::vector<int64_t> starts,
                    ch::QueryWindowStarts(client, q, kMaxFleetWindowStarts));
@@ -82,7 +82,7 @@ base::StatusOr<analyze::ComparisonSide> LoadFleetSide(const ch::ClickHouseClient
   q.collapse_devices = true;
   ASSIGN_OR_RETURN(ch::FleetProfile sliced, ch::QueryFleetProfile(client, q));
   for (const std::vector<model::ProfileWindow>& slice : sliced.slices)
-    if (!slice.empty()) side.slices.push_back(agent::SliceFigures(Pointers(slice), kSliceBinNs));
+    if (!slice.empty()) side.slices.push_back(query::SliceFigures(Pointers(slice), kSliceBinNs));
   return side;
 }
 

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/clickhouse/fleet_query.h"
 #include "src/analyze/compare.h"
 #include "src/base/status.h"
+#include "src/fleet/query/fleet_query.h"
 
 namespace inferscope::cli {
 
 struct FleetSideSpec {
-  std::string flag;                         // "--baseline-range": how errors name the side
-  agent::clickhouse::FleetQuery selection;  // from/to, hosts, labels, exact
+  std::string flag;             // "--baseline-range": how errors name the side
+  fleet::FleetQuery selection;  // from/to, hosts, labels, exact
 };
 
 // The most distinct window starts read to cut slices exactly as the store does; beyond it the
@@ -30,11 +30,10 @@ struct FleetSideSpec {
 inline constexpr size_t kMaxFleetWindowStarts = 100'000;
 
 // NotFound naming the flag when the selection holds no windows.
-base::StatusOr<analyze::ComparisonSide> LoadFleetSide(
-    const agent::clickhouse::ClickHouseClient& client, const FleetSideSpec& spec,
-    size_t max_slices);
+base::StatusOr<analyze::ComparisonSide> LoadFleetSide(const fleet::ClickHouseClient& client,
+                                                      const FleetSideSpec& spec, size_t max_slices);
 
 // The side's label: "fleet host-a, replica=r1 2026-11-27 10:00:00 .. 10:30:00".
-std::string FleetSideLabel(const agent::clickhouse::FleetQuery& selection);
+std::string FleetSideLabel(const fleet::FleetQuery& selection);
 
 }  // namespace inferscope::cli

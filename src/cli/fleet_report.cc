@@ -3,14 +3,14 @@
 
 #include <optional>
 
-#include "src/agent/clickhouse/fleet_profile.h"
-#include "src/agent/clickhouse/fleet_query.h"
 #include "src/base/time_point.h"
 #include "src/cli/exit_codes.h"
+#include "src/fleet/query/fleet_profile.h"
+#include "src/fleet/query/fleet_query.h"
 
 namespace inferscope::cli {
 
-namespace ch = agent::clickhouse;
+namespace ch = fleet;
 
 int RunFleetReport(const FleetReportOptions& o, std::ostream& out, std::ostream& err) {
   auto usage = [&](const std::string& message) {

@@ -5,15 +5,15 @@
 
 #include <algorithm>
 
-#include "src/agent/clickhouse/fleet_profile.h"
-#include "src/agent/range_query.h"
 #include "src/analyze/analysis.h"
 #include "src/base/time_point.h"
+#include "src/fleet/query/fleet_profile.h"
 #include "src/model/profile_merge.h"
+#include "src/query/range_query.h"
 
 namespace inferscope::cli {
 
-namespace ch = agent::clickhouse;
+namespace ch = fleet;
 
 namespace {
 
@@ -62,7 +62,7 @@ base::StatusOr<std::string> FleetSource::ProfileJson(const mcp::ProfileRequest& 
   q.device = request.filters.device;
   // As the store source: at most the report's default top kernels per rank, merged with the
   // aggregator's top-K (model::MergeOptions) per device.
-  const int top = std::min(request.top, agent::RangeQuery().top);
+  const int top = std::min(request.top, query::RangeQuery().top);
   q.top_k = std::max(top, model::MergeOptions().top_k);
   last_ = q.selection;
   const ch::ClickHouseClient client(target_, 60'000);
@@ -78,7 +78,7 @@ base::StatusOr<std::string> FleetSource::ProfileJson(const mcp::ProfileRequest& 
     return base::NotFoundError(
         "no windows matched the range and filters; widen the range or drop a --host/--label");
 
-  agent::RangeProfile profile;
+  query::RangeProfile profile;
   profile.source = Describe();
   profile.from_ns = range.from_ns;
   profile.open_ended = range.open_ended;
@@ -86,16 +86,16 @@ base::StatusOr<std::string> FleetSource::ProfileJson(const mcp::ProfileRequest& 
   profile.windows = fleet->windows;
   profile.rows_read = fleet->rows;
   profile.processes = fleet->processes;
-  profile.timeline_bin_ns = agent::RangeBinNs(profile.to_ns - profile.from_ns);
+  profile.timeline_bin_ns = query::RangeBinNs(profile.to_ns - profile.from_ns);
   analyze::AnalysisOptions options;
   options.top = top;
   std::vector<analyze::AnalysisInput> inputs;
   for (const model::ProfileWindow& w : fleet->slices.at(0))
     inputs.push_back({profile.source, "clickhouse", &w});
   profile.analysis = analyze::Analyze(inputs, options);
-  if (!agent::HasGpuActivity(profile))
+  if (!query::HasGpuActivity(profile))
     return base::NotFoundError("no GPU activity matched the range and filters");
-  return agent::RenderRangeReport(profile, report::ReportFormat::kJson);
+  return query::RenderRangeReport(profile, report::ReportFormat::kJson);
 }
 
 base::StatusOr<std::vector<context::ExtraSection>> FleetSource::ContextSections() const {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/clickhouse/fleet_query.h"
 #include "src/base/status.h"
 #include "src/context/context.h"
+#include "src/fleet/query/fleet_query.h"
 #include "src/mcp/data_source.h"
 
 namespace inferscope::cli {
@@ -47,9 +47,9 @@ class FleetSource : public mcp::DataSource {
   FleetSource() = default;
 
   FleetSourceOptions options_;
-  agent::clickhouse::ClickHouseTarget target_;
-  agent::clickhouse::FleetQuery base_;  // labels, group, metric, exact
-  agent::clickhouse::FleetQuery last_;  // base_ with the last request's range and host
+  fleet::ClickHouseTarget target_;
+  fleet::FleetQuery base_;  // labels, group, metric, exact
+  fleet::FleetQuery last_;  // base_ with the last request's range and host
 };
 
 }  // namespace inferscope::cli

@@ -9,15 +9,15 @@
 #include <limits>
 #include <new>
 
-#include "src/agent/range_query.h"
-#include "src/agent/store/sqlite_store.h"
 #include "src/base/duration.h"
 #include "src/base/file.h"
 #include "src/base/time_point.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
+#include "src/query/range_query.h"
 #include "src/report/format.h"
 #include "src/report/report.h"
+#include "src/store/sqlite_store.h"
 
 namespace inferscope::cli {
 namespace {
@@ -54,11 +54,11 @@ int64_t AgentWindowNs(const std::string& state_dir) {
 
 // Processes that said hello in the range, have not said goodbye and never sent a window (a window
 // moves last_seen past the hello's first_seen): their first window is still being collected.
-size_t WaitingProcesses(agent::SqliteStore& store, const agent::RangeQuery& query) {
+size_t WaitingProcesses(store::SqliteStore& store, const query::RangeQuery& query) {
   auto processes = store.ListProcesses(query.Windows(), /*include_idle=*/true);
   if (!processes.ok()) return 0;
   size_t n = 0;
-  for (const agent::ProcessInfo& p : *processes)
+  for (const store::ProcessInfo& p : *processes)
     n += p.windows == 0 && p.process.ended_ns == 0 &&
          p.process.last_seen_ns == p.process.first_seen_ns;
   return n;
@@ -71,7 +71,7 @@ int Fail(std::ostream& err, const base::Status& status) {
 
 int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   const int64_t now_ns = options.now_unix_ns ? options.now_unix_ns : base::UnixNowNs();
-  agent::RangeQuery query;
+  query::RangeQuery query;
   query.now_ns = now_ns;
   query.pid = options.pid;
   query.rank = options.rank;
@@ -114,9 +114,9 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
       return Fail(err, base::InvalidArgumentError("--to must be after --from"));
   }
 
-  auto store = agent::SqliteStore::Open(options.state_dir, agent::SqliteStore::Mode::kReadOnly);
+  auto store = store::SqliteStore::Open(options.state_dir, store::SqliteStore::Mode::kReadOnly);
   if (!store.ok()) return Fail(err, store.status());
-  auto result = agent::QueryRangeProfile(**store, query, "store:" + options.state_dir);
+  auto result = query::QueryRangeProfile(**store, query, "store:" + options.state_dir);
   if (!result.ok()) return Fail(err, result.status());
   if (result->corrupt_windows > 0)
     err << "inferscope: note: skipped " << result->corrupt_windows
@@ -139,7 +139,7 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
              "CUDA_INJECTION64_PATH set, while 'inferscope agent' runs\n";
     }
   };
-  const std::string filters = agent::FilterText(query);
+  const std::string filters = query::FilterText(query);
   // Before the first window: processes connected (their hello is stored) but nothing to report
   // yet. Say so, and when to look again, rather than "the store is empty".
   const size_t waiting =
@@ -161,10 +161,10 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   }
   // No verdict without evidence: a filter that matched nothing, or windows without a kernel, copy
   // or memset, would otherwise read as "healthy".
-  if (agent::NoGpuActivityMatched(query, *result)) {
+  if (query::NoGpuActivityMatched(query, *result)) {
     err << "inferscope: no GPU activity matched" << (filters.empty() ? "" : " " + filters) << " "
         << range << " in " << (*store)->path() << "\n";
-    auto holds = agent::DescribeRange(**store, query);
+    auto holds = query::DescribeRange(**store, query);
     if (!holds.ok()) return Fail(err, holds.status());
     if (holds->empty()) {
       explain_store();
@@ -188,7 +188,7 @@ int Run(const ReportOptions& options, std::ostream& out, std::ostream& err) {
     out << csv;
     return FlushOutput(out, err) ? kExitOk : kExitError;
   }
-  out << agent::RenderRangeReport(*result, options.format);
+  out << query::RenderRangeReport(*result, options.format);
   return FlushOutput(out, err) ? kExitOk : kExitError;
 }
 

@@ -12,12 +12,12 @@
 #include <sstream>
 #include <string>
 
-#include "src/agent/nvml/gpu_metrics_window.h"
-#include "src/agent/scrape/engine_window.h"
-#include "src/agent/store/sqlite_store.h"
 #include "src/base/json_writer.h"
 #include "src/base/time_point.h"
 #include "src/cli/agent_command.h"
+#include "src/store/sqlite_store.h"
+#include "src/telemetry/nvml/gpu_metrics_window.h"
+#include "src/telemetry/scrape/engine_window.h"
 #include "src/wire/test_windows.h"
 #include "src/wire/window_codec.h"
 #include "tests/temp_dir.h"
@@ -32,7 +32,7 @@ class ReportCommandTest : public ::testing::Test {
  protected:
   // Two processes (ranks 0 and 1), `n` consecutive 10 s windows each from `start_ns`.
   void Populate(int64_t start_ns, int n) {
-    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    auto store = store::SqliteStore::Open(dir_, store::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok()) << store.status().message();
     for (int rank = 0; rank < 2; ++rank) {
       wire::Hello hello;
@@ -52,7 +52,7 @@ class ReportCommandTest : public ::testing::Test {
           d.last_end_ns += shift;
           d.timeline.origin_ns += shift;
         }
-        agent::PendingWindow p;
+        store::PendingWindow p;
         p.process_id = *id;
         p.start_ns = w.start_ns;
         p.end_ns = w.end_ns;
@@ -66,13 +66,13 @@ class ReportCommandTest : public ::testing::Test {
   // `uuids`: the NVML UUID of each index (default "GPU-<index>", which no profile device has).
   void AddGpuMetrics(int64_t start_ns, double hw_slowdown_share = 0,
                      std::vector<std::string> uuids = {}) {
-    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    auto store = store::SqliteStore::Open(dir_, store::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok());
-    agent::GpuMetricsWindow g;
+    telemetry::GpuMetricsWindow g;
     g.start_unix_ns = start_ns;
     g.end_unix_ns = start_ns + 10 * kSec;
     for (int32_t i = 0; i < 4; ++i) {
-      agent::GpuDeviceWindow& d = g.devices.emplace_back();
+      telemetry::GpuDeviceWindow& d = g.devices.emplace_back();
       d.index = i;
       d.uuid = uuids.empty() ? "GPU-" + std::to_string(i) : uuids[static_cast<size_t>(i)];
       d.name = "NVIDIA H100 80GB HBM3";
@@ -223,7 +223,7 @@ TEST_F(ReportCommandTest, NoGpuActivityMatchedIsExit3AndSaysWhatTheRangeHolds) {
 // Windows whose processes never touched a GPU hold no evidence either: no verdict.
 TEST_F(ReportCommandTest, WindowsWithoutGpuActivityGiveNoVerdict) {
   const int64_t now = 1'800'000'000 * kSec;
-  auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+  auto store = store::SqliteStore::Open(dir_, store::SqliteStore::Mode::kReadWrite);
   ASSERT_TRUE(store.ok());
   wire::Hello hello;
   hello.pid = 300;
@@ -235,7 +235,7 @@ TEST_F(ReportCommandTest, WindowsWithoutGpuActivityGiveNoVerdict) {
   w.start_ns = now - 60 * kSec;
   w.end_ns = now - 50 * kSec;
   w.processes.emplace_back().pid = 300;  // connected, loading the model: no GPU yet
-  agent::PendingWindow p{*id, w.start_ns, w.end_ns, w.end_ns, ""};
+  store::PendingWindow p{*id, w.start_ns, w.end_ns, w.end_ns, ""};
   wire::EncodeWindow(w, &p.encoded);
   ASSERT_TRUE((*store)->AppendWindow(p).ok());
   store->reset();
@@ -388,7 +388,7 @@ TEST_F(ReportCommandTest, SaysWhatItCovers) {
 TEST_F(ReportCommandTest, BeforeTheFirstWindowSaysItIsWaiting) {
   const int64_t now = 1'800'000'000 * kSec;
   {
-    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    auto store = store::SqliteStore::Open(dir_, store::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok());
     for (uint32_t pid : {500u, 501u}) {
       wire::Hello hello;
@@ -453,17 +453,17 @@ TEST_F(ReportCommandTest, TelemetryDiagnosisAndCostOfTheRange) {
   const int64_t now = 1'800'000'000 * kSec;
   Populate(now - 120 * kSec, 6);
   {
-    auto store = agent::SqliteStore::Open(dir_, agent::SqliteStore::Mode::kReadWrite);
+    auto store = store::SqliteStore::Open(dir_, store::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok());
     // An engine window: 100 requests and 5000 generated tokens over 10 s, queue 1 s of 2 s e2e.
-    agent::scrape::EngineMetricsWindow e;
+    telemetry::scrape::EngineMetricsWindow e;
     e.start_unix_ns = now - 120 * kSec;
     e.end_unix_ns = now - 110 * kSec;
     e.engine = "vllm";
     e.scrapes = 10;
     e.covered_ns = 10 * kSec;
-    using agent::scrape::CounterSignal;
-    using agent::scrape::Stage;
+    using telemetry::scrape::CounterSignal;
+    using telemetry::scrape::Stage;
     for (CounterSignal c : {CounterSignal::kRequestsFinished, CounterSignal::kGenerationTokens}) {
       e.counters_present |= 1u << static_cast<int>(c);
       e.counters[static_cast<size_t>(c)] = c == CounterSignal::kRequestsFinished ? 100 : 5000;
@@ -476,7 +476,7 @@ TEST_F(ReportCommandTest, TelemetryDiagnosisAndCostOfTheRange) {
     }
     base::JsonWriter w;
     e.WriteJson(w);
-    agent::TelemetryRecord r{"engine", e.start_unix_ns, e.end_unix_ns, now, w.str()};
+    store::TelemetryRecord r{"engine", e.start_unix_ns, e.end_unix_ns, now, w.str()};
     ASSERT_TRUE((*store)->AppendTelemetry(r).ok());
   }
   ReportOptions options;
@@ -546,12 +546,12 @@ TEST_F(ReportCommandTest, HardwareSlowdownIsAThrottlingFinding) {
 // searching its message.
 TEST(RunAgentTest, AnotherAgentOnTheStateDirIsExit6) {
   inferscope::testing::TempDir dir;
-  agent::AgentOptions options;
+  agentd::AgentOptions options;
   options.state_dir = dir.path();
   options.http_port = -1;
   options.telemetry_enabled = false;
   options.log = [](std::string_view) {};
-  agent::Agent first(options);
+  agentd::Agent first(options);
   ASSERT_TRUE(first.Start().ok());
   EXPECT_EQ(RunAgent(options), kExitAgentAlreadyRunning);
   first.Stop();

@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "src/agent/agent_endpoints.h"
-#include "src/agent/net/http_client.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"
+#include "src/net/agent_endpoints.h"
+#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 
@@ -115,15 +115,15 @@ void StartAgent(const std::string& self_exe, const RunOptions& options, const Ru
 // An agent already runs (started by another `run`, or a service): ask it to stay while this
 // command lives. Best effort: an agent without the HTTP API simply idles out on its own terms.
 void WatchWithRunningAgent(const RunPlan& plan) {
-  auto endpoints = agent::ReadAgentEndpoints(plan.state_dir);
+  auto endpoints = net::ReadAgentEndpoints(plan.state_dir);
   if (!endpoints.ok()) return;
-  auto target = agent::net::ParseHttpUrl(
-      endpoints->api + "/watch?pid=" + std::to_string(::getpid()), "agent API URL");
+  auto target = net::ParseHttpUrl(endpoints->api + "/watch?pid=" + std::to_string(::getpid()),
+                                  "agent API URL");
   if (!target.ok()) return;
-  agent::net::FetchOptions options;
+  net::FetchOptions options;
   options.connect_timeout_ms = 300;
   options.read_timeout_ms = 1000;
-  (void)agent::net::HttpPost(*target, options);
+  (void)net::HttpPost(*target, options);
 }
 
 }  // namespace
@@ -263,7 +263,7 @@ int RunRun(const RunOptions& options, std::ostream& err) {
 
   std::vector<std::string> command = options.command;
   if (options.enable_otel) {
-    auto endpoints = agent::ReadAgentEndpoints(plan->state_dir);
+    auto endpoints = net::ReadAgentEndpoints(plan->state_dir);
     if (!endpoints.ok() || endpoints->otlp_http.empty()) {
       err << "inferscope: warning: --enable-otel: no agent endpoints in " << plan->state_dir
           << " (is the agent running with its HTTP API?); request spans will not be collected\n";

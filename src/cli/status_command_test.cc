@@ -21,10 +21,10 @@
 #include <string>
 #include <thread>
 
-#include "src/agent/agent.h"
-#include "src/agent/store/sqlite_store.h"
+#include "src/agentd/agent.h"
 #include "src/base/time_point.h"
 #include "src/cli/exit_codes.h"
+#include "src/store/sqlite_store.h"
 #include "src/wire/framing.h"
 #include "src/wire/test_frames.h"
 #include "src/wire/test_windows.h"
@@ -156,8 +156,8 @@ void SendOneWindow(const std::string& socket_path) {
   ::close(fd);
 }
 
-agent::AgentOptions QuietAgent(const std::string& dir, int http_port) {
-  agent::AgentOptions o;
+agentd::AgentOptions QuietAgent(const std::string& dir, int http_port) {
+  agentd::AgentOptions o;
   o.state_dir = dir;
   o.http_port = http_port;
   o.log = [](std::string_view) {};
@@ -166,7 +166,7 @@ agent::AgentOptions QuietAgent(const std::string& dir, int http_port) {
 
 TEST(StatusCommandTest, RunningAgentBothFormats) {
   TempDir dir;
-  agent::Agent agent(QuietAgent(dir.path(), 0));
+  agentd::Agent agent(QuietAgent(dir.path(), 0));
   ASSERT_TRUE(agent.Start().ok());
   SendOneWindow(agent.socket_path());
   ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_stored == 1; }));
@@ -276,7 +276,7 @@ TEST(StatusCommandTest, NotRunningStillShowsTheStore) {
   TempDir dir;
   const int64_t now = base::UnixNowNs();
   {
-    auto store = agent::SqliteStore::Open(dir.path(), agent::SqliteStore::Mode::kReadWrite);
+    auto store = store::SqliteStore::Open(dir.path(), store::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok()) << store.status().message();
     wire::Hello hello;
     hello.pid = 777;
@@ -343,7 +343,7 @@ TEST(StatusCommandTest, LivePidWithSilentApiIsNotRunning) {
 
 TEST(StatusCommandTest, AgentWithoutHttpIsFoundThroughItsSocket) {
   TempDir dir;
-  agent::Agent agent(QuietAgent(dir.path(), -1));
+  agentd::Agent agent(QuietAgent(dir.path(), -1));
   ASSERT_TRUE(agent.Start().ok());
   const Result json = Status(dir.path(), true);
   EXPECT_EQ(json.code, kExitOk) << json.out;

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <utility>
 
-#include "src/agent/net/http_client.h"
 #include "src/base/time_point.h"
+#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 namespace {
@@ -50,12 +50,11 @@ std::optional<int64_t> ProbeSocket(const std::string& path) {
 // GET `url` + `suffix` with the timeout; the body of a 200 answer.
 base::StatusOr<std::string> HttpGet(const std::string& url, const std::string& suffix,
                                     int timeout_ms) {
-  ASSIGN_OR_RETURN(agent::net::HttpTarget target,
-                   agent::net::ParseHttpUrl(url + suffix, "agent API URL"));
-  agent::net::FetchOptions options;
+  ASSIGN_OR_RETURN(net::HttpTarget target, net::ParseHttpUrl(url + suffix, "agent API URL"));
+  net::FetchOptions options;
   options.connect_timeout_ms = options.read_timeout_ms = timeout_ms;
   options.accept = "application/json";
-  ASSIGN_OR_RETURN(agent::net::FetchResult result, agent::net::HttpGet(target, options));
+  ASSIGN_OR_RETURN(net::FetchResult result, net::HttpGet(target, options));
   if (result.status != 200)
     return base::UnavailableError("GET " + url + suffix + ": HTTP " +
                                   std::to_string(result.status));
@@ -66,8 +65,8 @@ base::StatusOr<std::string> HttpGet(const std::string& url, const std::string& s
 }
 
 void ReadStore(const StatusOptions& options, int64_t now_ns, bool list_processes, Gathered* g) {
-  g->store_path = options.state_dir + "/" + agent::SqliteStore::kFileName;
-  auto store = agent::SqliteStore::Open(options.state_dir, agent::SqliteStore::Mode::kReadOnly);
+  g->store_path = options.state_dir + "/" + store::SqliteStore::kFileName;
+  auto store = store::SqliteStore::Open(options.state_dir, store::SqliteStore::Mode::kReadOnly);
   if (!store.ok()) {
     if (store.status().code() != base::StatusCode::kNotFound)
       g->notes.push_back(store.status().message());
@@ -80,7 +79,7 @@ void ReadStore(const StatusOptions& options, int64_t now_ns, bool list_processes
   }
   g->store = *summary;
   if (!list_processes) return;
-  agent::WindowQuery query;
+  store::WindowQuery query;
   query.from_ns = now_ns - kRecentNs;
   auto processes = (*store)->ListProcesses(query, /*include_idle=*/true);
   if (!processes.ok()) {
@@ -88,8 +87,8 @@ void ReadStore(const StatusOptions& options, int64_t now_ns, bool list_processes
     return;
   }
   g->processes_from_store = true;
-  for (const agent::ProcessInfo& info : *processes) {
-    const agent::StoredProcess& p = info.process;
+  for (const store::ProcessInfo& info : *processes) {
+    const store::StoredProcess& p = info.process;
     StatusProcess row;
     row.hostname = p.hello.hostname;
     row.pid = p.hello.pid;
@@ -111,7 +110,7 @@ Gathered Gather(const StatusOptions& options, int64_t now_ns) {
   Gathered g;
   g.state_dir = options.state_dir;
   g.socket_path = options.state_dir + "/agent.sock";
-  auto endpoints = agent::ReadAgentEndpoints(options.state_dir);
+  auto endpoints = net::ReadAgentEndpoints(options.state_dir);
   if (!endpoints.ok() && endpoints.status().code() != base::StatusCode::kNotFound)
     g.notes.push_back(endpoints.status().message() + " (ignored)");
   if (endpoints.ok() && !endpoints->socket.empty()) g.socket_path = endpoints->socket;
@@ -120,7 +119,7 @@ Gathered Gather(const StatusOptions& options, int64_t now_ns) {
   g.socket_answers = socket_peer.has_value();
 
   if (endpoints.ok()) {
-    const std::string file = options.state_dir + "/" + agent::kAgentEndpointsFile;
+    const std::string file = options.state_dir + "/" + net::kAgentEndpointsFile;
     if (!PidAlive(endpoints->pid)) {
       g.notes.push_back(fmt::format(
           "{} names pid {}, which has exited: a stale file from an agent that did not stop "

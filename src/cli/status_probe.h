@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/agent_endpoints.h"
-#include "src/agent/store/sqlite_store.h"
 #include "src/cli/status_parse.h"
+#include "src/net/agent_endpoints.h"
+#include "src/store/sqlite_store.h"
 
 namespace inferscope::cli {
 
@@ -28,12 +28,12 @@ struct Gathered {
   std::string state_dir;
   bool running = false;
   std::optional<int64_t> pid;
-  std::optional<agent::AgentEndpoints> endpoints;  // agent.json, when it names a live agent
+  std::optional<net::AgentEndpoints> endpoints;  // agent.json, when it names a live agent
   std::string socket_path;
   bool socket_answers = false;
   std::optional<AgentStatusResponse> agent;  // GET /api/v1/status answered
   std::string store_path;
-  std::optional<agent::StoreSummary> store;
+  std::optional<store::StoreSummary> store;
   bool processes_from_store = false;
   std::vector<StatusProcess> processes;
   std::vector<StatusDevice> devices;

@@ -18,10 +18,6 @@
 #include <map>
 #include <memory>
 
-#include "src/agent/agent_endpoints.h"
-#include "src/agent/otlp/span_window.h"
-#include "src/agent/scrape/engine_window.h"
-#include "src/agent/store/sqlite_store.h"
 #include "src/base/duration.h"
 #include "src/base/file.h"
 #include "src/base/human_format.h"
@@ -30,7 +26,11 @@
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/model/taxonomy.h"
+#include "src/net/agent_endpoints.h"
 #include "src/report/format.h"
+#include "src/store/sqlite_store.h"
+#include "src/telemetry/otlp/span_window.h"
+#include "src/telemetry/scrape/engine_window.h"
 
 namespace inferscope::cli {
 namespace {
@@ -95,7 +95,7 @@ std::string Clip(std::string line, size_t width) {
 
 }  // namespace
 
-TopFrame BuildTopFrame(const agent::RangeProfile& profile, int top) {
+TopFrame BuildTopFrame(const query::RangeProfile& profile, int top) {
   TopFrame f;
   f.from_ns = profile.from_ns;
   f.to_ns = profile.to_ns;
@@ -129,15 +129,15 @@ TopFrame BuildTopFrame(const agent::RangeProfile& profile, int top) {
     f.kernels.push_back(
         {k.display_name.empty() ? k.name : k.display_name, k.count, k.total_ns, k.pct});
   }
-  f.requests_per_s = agent::HostSignalsOf(profile).requests_per_s;
+  f.requests_per_s = query::HostSignalsOf(profile).requests_per_s;
   // Latency percentiles: the request spans' when the agent has them (exact per request), else the
   // engine's histograms.
-  if (const auto* spans = profile.telemetry.Get<agent::otlp::SpanWindow>();
+  if (const auto* spans = profile.telemetry.Get<telemetry::otlp::SpanWindow>();
       spans && spans->requests > 0) {
     f.latency_source = "spans";
-    for (auto [stage, name] : {std::pair{agent::otlp::Stage::kE2e, "e2e"},
-                               std::pair{agent::otlp::Stage::kTtft, "ttft"}}) {
-      const agent::otlp::LatencyHistogram& h = spans->stage(stage);
+    for (auto [stage, name] : {std::pair{telemetry::otlp::Stage::kE2e, "e2e"},
+                               std::pair{telemetry::otlp::Stage::kTtft, "ttft"}}) {
+      const telemetry::otlp::LatencyHistogram& h = spans->stage(stage);
       if (h.count() == 0) continue;
       f.latencies.push_back(
           {name, {h.PercentileNs(0.5), h.PercentileNs(0.9), h.PercentileNs(0.99)}});
@@ -145,9 +145,9 @@ TopFrame BuildTopFrame(const agent::RangeProfile& profile, int top) {
     if (!f.requests_per_s && profile.to_ns > profile.from_ns)
       f.requests_per_s = static_cast<double>(spans->requests) /
                          (static_cast<double>(profile.to_ns - profile.from_ns) / kSec);
-  } else if (const auto* engine = profile.telemetry.Get<agent::scrape::EngineMetricsWindow>()) {
-    for (auto [stage, name] : {std::pair{agent::scrape::Stage::kE2e, "e2e"},
-                               std::pair{agent::scrape::Stage::kTtft, "ttft"}}) {
+  } else if (const auto* engine = profile.telemetry.Get<telemetry::scrape::EngineMetricsWindow>()) {
+    for (auto [stage, name] : {std::pair{telemetry::scrape::Stage::kE2e, "e2e"},
+                               std::pair{telemetry::scrape::Stage::kTtft, "ttft"}}) {
       if (!engine->has_stage(stage)) continue;
       const auto& h = engine->stage(stage);
       const auto p50 = h.Quantile(0.5), p90 = h.Quantile(0.9), p99 = h.Quantile(0.99);
@@ -336,7 +336,7 @@ bool WaitOrQuit(int64_t ns, bool read_keys) {
 
 int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
   // No agent, no live view: say how to start one (the store alone is `report`'s business).
-  auto endpoints = agent::ReadAgentEndpoints(options.state_dir);
+  auto endpoints = net::ReadAgentEndpoints(options.state_dir);
   if (!endpoints.ok()) {
     err << "inferscope: error: no agent runs for " << options.state_dir
         << (endpoints.status().code() == base::StatusCode::kNotFound
@@ -371,7 +371,7 @@ int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
     }
   } restore{options.tty, out};
 
-  std::unique_ptr<agent::SqliteStore> store;
+  std::unique_ptr<store::SqliteStore> store;
   for (uint64_t frame = 0; options.frames == 0 || frame < options.frames; ++frame) {
     if (frame > 0 && !WaitOrQuit(interval_ns, raw && raw->active())) break;
     g_resized = 0;
@@ -380,11 +380,11 @@ int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
     TopFrame f;
     if (!store) {
       auto opened =
-          agent::SqliteStore::Open(options.state_dir, agent::SqliteStore::Mode::kReadOnly);
+          store::SqliteStore::Open(options.state_dir, store::SqliteStore::Mode::kReadOnly);
       if (opened.ok()) store = std::move(*opened);
     }
     auto summary =
-        store ? store->Summary() : base::StatusOr<agent::StoreSummary>(agent::StoreSummary{});
+        store ? store->Summary() : base::StatusOr<store::StoreSummary>(store::StoreSummary{});
     if (!summary.ok()) {
       err << "inferscope: error: " << summary.status().message() << "\n";
       return ExitCodeFor(summary.status());
@@ -400,7 +400,7 @@ int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
     } else {
       // The last interval of stored data, in whole seconds (the API's from/to take seconds), so a
       // frame names a range anyone can ask `report` or the API for.
-      agent::RangeQuery query;
+      query::RangeQuery query;
       query.to_ns = (summary->last_end_ns + kSec - 1) / kSec * kSec;
       query.from_ns = query.to_ns - std::max<int64_t>(kSec, (interval_ns + kSec - 1) / kSec * kSec);
       query.now_ns = options.now_unix_ns ? options.now_unix_ns : base::UnixNowNs();
@@ -408,7 +408,7 @@ int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
       query.rank = options.rank;
       query.device = options.device;
       query.top = std::max(options.top, 15);
-      auto profile = agent::QueryRangeProfile(*store, query, "store:" + options.state_dir);
+      auto profile = query::QueryRangeProfile(*store, query, "store:" + options.state_dir);
       if (!profile.ok()) {
         err << "inferscope: error: " << profile.status().message() << "\n";
         return ExitCodeFor(profile.status());
@@ -416,7 +416,7 @@ int Run(const TopOptions& options, std::ostream& out, std::ostream& err) {
       f = BuildTopFrame(*profile, options.top);
       f.from_ns = query.from_ns;
       f.to_ns = query.to_ns;
-      f.filters = agent::FilterText(query);
+      f.filters = query::FilterText(query);
       if (!f.filters.empty() && f.gpus.empty())
         f.note = "no GPU activity matched " + f.filters + " in this range";
     }

@@ -3,7 +3,7 @@
 
 // `inferscope top`: a live terminal view of the host agent's store for SSH sessions. Every
 // interval (the agent's window by default) it queries the last interval of stored data through
-// the range pipeline (agent::QueryRangeProfile, as `report` does) and shows per GPU the busy
+// the range pipeline (query::QueryRangeProfile, as `report` does) and shows per GPU the busy
 // share and a category bar, the top kernels, the sync waits, requests/s and latency percentiles.
 // On a TTY it redraws in place (ANSI) and fits the terminal width; otherwise it prints one plain
 // frame per refresh (100 columns), or one with --once (docs/cli.md, "inferscope top").
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/agent/range_query.h"
+#include "src/query/range_query.h"
 
 namespace CLI {
 class App;
@@ -72,7 +72,7 @@ struct TopFrame {
 };
 
 // The frame of `profile` (top `top` kernels over all its GPUs).
-TopFrame BuildTopFrame(const agent::RangeProfile& profile, int top);
+TopFrame BuildTopFrame(const query::RangeProfile& profile, int top);
 
 // The frame as text lines of at most `width` columns (>= 60); nothing is cut but kernel names
 // (in their middle) and the list of category names after each bar.

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/collector/telemetry_kind.h"
-#include "src/agent/otlp/span_window.h"
 #include "src/base/human_format.h"
 #include "src/cli/exit_codes.h"
+#include "src/telemetry/otlp/span_window.h"
+#include "src/telemetry/telemetry_kind.h"
 #include "tests/temp_dir.h"
 
 namespace inferscope::cli {
@@ -115,20 +115,20 @@ TEST(TopLayoutTest, NoteReplacesTheTables) {
 // Requests and latency come from the request spans of the range: requests / range seconds and the
 // span histograms' percentiles (what the API's "requests" holds).
 TEST(TopFrameTest, RequestsAndLatencyFromSpans) {
-  agent::RangeProfile profile;
+  query::RangeProfile profile;
   profile.from_ns = 1'800'000'000 * kSec;
   profile.to_ns = profile.from_ns + 10 * kSec;
-  agent::otlp::SpanWindow spans;
+  telemetry::otlp::SpanWindow spans;
   spans.start_unix_ns = static_cast<uint64_t>(profile.from_ns);
   spans.end_unix_ns = static_cast<uint64_t>(profile.to_ns);
   spans.requests = 25;
   for (int i = 1; i <= 25; ++i) {
-    spans.stages[static_cast<size_t>(agent::otlp::Stage::kE2e)].Add(i * 40'000'000);
-    spans.stages[static_cast<size_t>(agent::otlp::Stage::kTtft)].Add(i * 2'000'000);
+    spans.stages[static_cast<size_t>(telemetry::otlp::Stage::kE2e)].Add(i * 40'000'000);
+    spans.stages[static_cast<size_t>(telemetry::otlp::Stage::kTtft)].Add(i * 2'000'000);
   }
-  const agent::otlp::LatencyHistogram e2e = spans.stage(agent::otlp::Stage::kE2e);
-  profile.telemetry.Merge(std::make_unique<agent::collector::WindowData<agent::otlp::SpanWindow>>(
-      agent::otlp::SpanKind(), spans));
+  const telemetry::otlp::LatencyHistogram e2e = spans.stage(telemetry::otlp::Stage::kE2e);
+  profile.telemetry.Merge(std::make_unique<telemetry::WindowData<telemetry::otlp::SpanWindow>>(
+      telemetry::otlp::SpanKind(), spans));
   const TopFrame f = BuildTopFrame(profile, 5);
   ASSERT_TRUE(f.requests_per_s.has_value());
   EXPECT_DOUBLE_EQ(*f.requests_per_s, 2.5);

@@ -302,7 +302,7 @@ void Gpus(const ReportView& view, Builder* b) {
       b->Section("GPU metrics (NVML)", {"unavailable: " + view.gpu_unavailable}, {}, {});
     return;
   }
-  // The metrics that answer "was the GPU slowed or saturated" (names of src/agent/nvml).
+  // The metrics that answer "was the GPU slowed or saturated" (names of src/telemetry/nvml).
   static const char* kShown[] = {
       "gpu_util_pct",          "mem_util_pct",         "gpm_sm_active_pct",
       "gpm_tensor_active_pct", "gpm_dram_bw_util_pct", "power_w",

@@ -12,7 +12,7 @@
 namespace inferscope::mcp {
 namespace {
 
-constexpr int kAgentTop = 15;  // agent::RangeQuery's default; this file does not link the agent
+constexpr int kAgentTop = 15;  // query::RangeQuery's default; this file does not link the agent
 
 // Splits "http://host:port/path" into the origin cpp-httplib connects to and the path prefix.
 bool SplitUrl(const std::string& url, std::string* origin, std::string* path) {

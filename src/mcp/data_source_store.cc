@@ -1,17 +1,17 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-// Adapter: the store as a DataSource, through agent::QueryRangeProfile (the code path of
+// Adapter: the store as a DataSource, through query::QueryRangeProfile (the code path of
 // `inferscope report` and /api/v1/profile). The one place the MCP tools touch the range query.
 
 #include <algorithm>
 #include <limits>
 #include <string>
 
-#include "src/agent/range_query.h"
-#include "src/agent/store/sqlite_store.h"
 #include "src/base/duration.h"
 #include "src/base/time_point.h"
 #include "src/mcp/data_source.h"
+#include "src/query/range_query.h"
 #include "src/report/report.h"
+#include "src/store/sqlite_store.h"
 
 namespace inferscope::mcp {
 
@@ -83,7 +83,7 @@ class StoreSource : public DataSource {
   base::StatusOr<std::string> ProfileJson(const ProfileRequest& request) override {
     const int64_t now = now_unix_ns_ != 0 ? now_unix_ns_ : base::UnixNowNs();
     ASSIGN_OR_RETURN(ResolvedRange range, ResolveRange(request.range, now));
-    agent::RangeQuery query;
+    query::RangeQuery query;
     query.from_ns = range.from_ns;
     query.to_ns = range.to_ns;
     query.now_ns = now;
@@ -93,17 +93,17 @@ class StoreSource : public DataSource {
     // The rollup tiers hold the default top-K per window: a bigger top would read every raw
     // window of the range (24 h of 8 GPUs: 4 s instead of 0.1 s). The tail is still accounted
     // for (other_kernels), so shares stay right.
-    query.top = std::min(request.top, agent::RangeQuery().top);
-    auto store = agent::SqliteStore::Open(state_dir_, agent::SqliteStore::Mode::kReadOnly);
+    query.top = std::min(request.top, query::RangeQuery().top);
+    auto store = store::SqliteStore::Open(state_dir_, store::SqliteStore::Mode::kReadOnly);
     if (!store.ok()) return store.status();
-    ASSIGN_OR_RETURN(agent::RangeProfile profile,
-                     agent::QueryRangeProfile(**store, query, Describe()));
-    const std::string filters = agent::FilterText(query);
+    ASSIGN_OR_RETURN(query::RangeProfile profile,
+                     query::QueryRangeProfile(**store, query, Describe()));
+    const std::string filters = query::FilterText(query);
     if ((profile.windows == 0 && profile.telemetry_windows == 0) ||
-        agent::NoGpuActivityMatched(query, profile)) {
+        query::NoGpuActivityMatched(query, profile)) {
       std::string message =
           "no data matched" + (filters.empty() ? "" : " " + filters) + " in the range";
-      auto holds = agent::DescribeRange(**store, query);
+      auto holds = query::DescribeRange(**store, query);
       if (holds.ok() && !holds->empty()) {
         message += "; the range holds:";
         for (const std::string& line : *holds) message += " [" + line + "]";
@@ -118,7 +118,7 @@ class StoreSource : public DataSource {
       }
       return base::NotFoundError(message);
     }
-    return agent::RenderRangeReport(profile, report::ReportFormat::kJson);
+    return query::RenderRangeReport(profile, report::ReportFormat::kJson);
   }
 
  private:

@@ -14,8 +14,8 @@
 namespace inferscope::mcp {
 namespace {
 
-agent::HttpResponse JsonRpcError(int status, int code, const std::string& message) {
-  agent::HttpResponse r;
+server::HttpResponse JsonRpcError(int status, int code, const std::string& message) {
+  server::HttpResponse r;
   r.status = status;
   r.body = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":" + std::to_string(code) +
            ",\"message\":" + base::JsonWriter::Quote(message) + "}}";
@@ -68,7 +68,7 @@ bool IsLoopbackOrigin(const std::string& origin) {
   return false;
 }
 
-void AddMcpRoute(agent::HttpServer* server, const std::string& state_dir) {
+void AddMcpRoute(server::HttpServer* server, const std::string& state_dir) {
   struct State {
     std::unique_ptr<DataSource> source;
     std::unique_ptr<Server> server;
@@ -76,13 +76,13 @@ void AddMcpRoute(agent::HttpServer* server, const std::string& state_dir) {
   auto state = std::make_shared<State>();
   state->source = MakeStoreSource(state_dir);
   state->server = std::make_unique<Server>(state->source.get(), report::ToolVersion());
-  server->Post("/mcp", [state, state_dir](const agent::HttpRequest& req) {
+  server->Post("/mcp", [state, state_dir](const server::HttpRequest& req) {
     if (const std::string* origin = req.Header("origin"); origin && !IsLoopbackOrigin(*origin))
       return JsonRpcError(403, -32600, "Forbidden: Origin " + *origin + " is not loopback");
     if (const std::string token = ReadToken(state_dir); !token.empty()) {
       const std::string* auth = req.Header("authorization");
       if (auth == nullptr || !SameToken(*auth, "Bearer " + token)) {
-        agent::HttpResponse r =
+        server::HttpResponse r =
             JsonRpcError(401, -32600,
                          "Unauthorized: send Authorization: Bearer <the content of " + state_dir +
                              "/" + kMcpTokenFile + ">");
@@ -94,7 +94,7 @@ void AddMcpRoute(agent::HttpServer* server, const std::string& state_dir) {
     if (const std::string* v = req.Header("mcp-method")) meta.method = *v;
     if (const std::string* v = req.Header("mcp-name")) meta.name = *v;
     Reply reply = state->server->Handle(req.body, &meta);
-    agent::HttpResponse r;
+    server::HttpResponse r;
     r.status = reply.http_status;
     if (reply.body.empty()) {  // a notification or a client's response: accepted, no body
       r.status = 202;
@@ -104,7 +104,7 @@ void AddMcpRoute(agent::HttpServer* server, const std::string& state_dir) {
     r.body = reply.body;
     return r;
   });
-  server->Get("/mcp", [](const agent::HttpRequest&) {
+  server->Get("/mcp", [](const server::HttpRequest&) {
     return JsonRpcError(405, -32601,
                         "Method Not Allowed: this server sends no stream; POST JSON-RPC requests");
   });

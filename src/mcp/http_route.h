@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "src/agent/http/http_server.h"
+#include "src/server/http_server.h"
 
 namespace inferscope::mcp {
 
@@ -17,7 +17,7 @@ inline constexpr const char* kMcpTokenFile = "mcp.token";
 
 // Registers POST /mcp (and GET /mcp, answered 405: no server-initiated stream) on `server`,
 // serving the store of `state_dir`.
-void AddMcpRoute(agent::HttpServer* server, const std::string& state_dir);
+void AddMcpRoute(server::HttpServer* server, const std::string& state_dir);
 
 // Whether an Origin header value names a loopback origin (http(s)://127.0.0.1, localhost, [::1],
 // any port). An absent Origin (non-browser clients) is allowed by the caller.

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/store/sqlite_store.h"
-#include "src/agent/store/test_rollup_windows.h"
 #include "src/context/context.h"
 #include "src/mcp/data_source.h"
 #include "src/mcp/http_route.h"
 #include "src/mcp/server.h"
 #include "src/mcp/tools.h"
+#include "src/store/sqlite_store.h"
+#include "src/store/test_rollup_windows.h"
 #include "src/wire/test_frames.h"
 #include "tests/temp_dir.h"
 #include "tests/test_traces.h"
@@ -223,10 +223,10 @@ TEST(McpToolsTest, EveryToolWithinBudgetOnTheLargestSharedTrace) {
 
 // A store whose windows carry NVTX range tables (`run --nvtx`), in four hours: -4h long names,
 // -3h without ranges, -2h the baseline and -1h the candidate, five 10 s windows each
-// (agent::testing's rollup windows, one process).
+// (store::testing's rollup windows, one process).
 class McpCompareRangesTest : public ::testing::Test {
  protected:
-  static constexpr int64_t kSec = agent::testing::kSec;
+  static constexpr int64_t kSec = store::testing::kSec;
   static constexpr int64_t kHour = 3600 * kSec;
   static constexpr int64_t kMs = 1'000'000;
   static constexpr int64_t kNow = 1'800'000'000 * kSec;
@@ -242,7 +242,7 @@ class McpCompareRangesTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    auto store = agent::SqliteStore::Open(dir_.path(), agent::SqliteStore::Mode::kReadWrite);
+    auto store = store::SqliteStore::Open(dir_.path(), store::SqliteStore::Mode::kReadWrite);
     ASSERT_TRUE(store.ok()) << store.status().message();
     auto id = (*store)->UpsertProcess(wire::testing::MakeHello(100, 0), kNow - 4 * kHour);
     ASSERT_TRUE(id.ok());
@@ -269,9 +269,9 @@ class McpCompareRangesTest : public ::testing::Test {
           std::pair{kNow - 2 * kHour, a}, std::pair{kNow - 1 * kHour, b}}) {
       for (int i = 0; i < 5; ++i) {
         const int64_t t = start + i * 60 * kSec;
-        model::ProfileWindow w = agent::testing::RollupTestWindow(100, 0, t, index++);
+        model::ProfileWindow w = store::testing::RollupTestWindow(100, 0, t, index++);
         w.processes[0].ranges = table;  // the template's own table replaced
-        ASSERT_TRUE((*store)->AppendWindow(agent::testing::PendingOf(*id, w, t + 11 * kSec)).ok());
+        ASSERT_TRUE((*store)->AppendWindow(store::testing::PendingOf(*id, w, t + 11 * kSec)).ok());
       }
     }
   }

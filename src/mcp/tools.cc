@@ -388,7 +388,7 @@ ToolResult GetFindings(DataSource* source, const Args& a) {
 // name, as `diff` sums a saved report's), and the GPU-seconds their shares are of.
 //
 // The table itself is analyze::CompareRanges, the code `inferscope diff` and /api/v1/compare
-// use, so all three agree. Not agent::LoadRangeSide: it reads a SqliteStore directly, and this
+// use, so all three agree. Not query::LoadRangeSide: it reads a SqliteStore directly, and this
 // tool's sources (a store, or an agent over HTTP) have only the report JSON in common.
 analyze::ProfileFigures RangeFigures(const ReportView& v) {
   analyze::ProfileFigures f;

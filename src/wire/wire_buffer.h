@@ -5,7 +5,7 @@
 // wire type so that a reader can skip a field it does not know. Hand-rolled rather than protobuf:
 // the injection library must not pull a protobuf runtime into every inference process, windows are
 // small, and this is all the encoding we need. It is protobuf's wire format, so the agent's OTLP
-// receiver (src/agent/otlp) walks OTLP messages with the same reader.
+// receiver (src/telemetry/otlp) walks OTLP messages with the same reader.
 
 #include <bit>
 #include <cstdint>

@@ -70,7 +70,7 @@ _zstd = None
 
 
 def inflate_payload(blob):
-    """A stored payload (src/agent/store, docs/agent.md): byte 0 the codec (1 zlib, 2 zstd), bytes
+    """A stored payload (src/store, docs/agent.md): byte 0 the codec (1 zlib, 2 zstd), bytes
     1-4 the inflated size (u32 LE), then the compressed bytes. zstd through the system's libzstd
     (Python's standard library has no zstd before 3.14). Raises ValueError when it is not one."""
     global _zstd

@@ -45,7 +45,7 @@ class Failure(Exception):
 
 def payload_json(blob):
     """A stored payload: a 5-byte header, then compressed (live_common.inflate_payload) or plain
-    JSON (src/agent/store)."""
+    JSON (src/store)."""
     try:
         return json.loads(inflate_payload(blob))
     except ValueError:

@@ -76,7 +76,7 @@ ENGINE_COUNTERS = {
                "preemptions": "sglang:num_retracted_requests_total"},
 }
 # A scrape happens at the first 250 ms poll of the agent's scrape thread at least one interval
-# after the previous one (src/agent/telemetry.cc, engine_metrics_collector.cc), so each interval is
+# after the previous one (src/telemetry/registry/telemetry.cc, engine_metrics_collector.cc), so each interval is
 # in [1 s, 1.25 s + fetch time]. 1.5 s bounds that with room for a loaded 2-core machine.
 MAX_SCRAPE_INTERVAL_S = 1.5
 # The sglang case holds one /metrics answer this long: past the agent's 2 s read timeout

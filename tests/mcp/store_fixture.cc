@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/store/sqlite_store.h"
-#include "src/agent/store/test_window_templates.h"
 #include "src/base/time_point.h"
 #include "src/model/taxonomy.h"
+#include "src/store/sqlite_store.h"
+#include "src/store/test_window_templates.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
@@ -54,9 +54,9 @@ int Main(int argc, char** argv) {
   const bool regression = !baseline.empty() && !candidate.empty();
   // GPU g uses template g; with a regression pair, templates 0/1 are the baseline and the
   // candidate, for both GPUs.
-  agent::testing::TemplateOptions first_only;
+  store::testing::TemplateOptions first_only;
   first_only.first_process_only = true;
-  const std::vector<model::ProcessProfile> templates = agent::testing::WindowTemplates(
+  const std::vector<model::ProcessProfile> templates = store::testing::WindowTemplates(
       regression ? std::vector<std::string>{baseline, candidate}
                  : std::vector<std::string>{example + "rank0.json.gz", example + "rank1.json.gz"},
       first_only);
@@ -64,7 +64,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "the example trace gave no windows\n");
     return 1;
   }
-  auto store = agent::SqliteStore::Open(dir, agent::SqliteStore::Mode::kReadWrite);
+  auto store = store::SqliteStore::Open(dir, store::SqliteStore::Mode::kReadWrite);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().message().c_str());
     return 1;
@@ -102,7 +102,7 @@ int Main(int argc, char** argv) {
       d.first_start_ns += t;
       d.last_end_ns += t;
       d.timeline.origin_ns += t;
-      agent::PendingWindow pending;
+      store::PendingWindow pending;
       pending.process_id = ids[g];
       pending.start_ns = w.start_ns;
       pending.end_ns = w.end_ns;

@@ -1,7 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 
 // A fake libnvidia-ml.so.1: the real NVML symbol names and signatures (as declared in
-// src/agent/nvml/nvml_abi.h), with devices and values defined by FAKE_NVML_SCENARIO
+// src/telemetry/nvml/nvml_abi.h), with devices and values defined by FAKE_NVML_SCENARIO
 // (docs/gpu-metrics.md). Built twice: fake_nvml (a current driver, with GPM and the versioned
 // names) and, with FAKE_NVML_OLD, fake_nvml_old (an old driver: only the unversioned names, no
 // GPM, no clocks-event-reasons name, no nvmlDeviceGetTemperatureV).
@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "src/agent/nvml/nvml_abi.h"
+#include "src/telemetry/nvml/nvml_abi.h"
 #include "tests/fakes/fake_nvml/fake_nvml_scenario.h"
 
-namespace inferscope::agent::nvml_abi {
+namespace inferscope::telemetry::nvml_abi {
 // The fake's definitions of NVML's opaque handle types.
 struct nvmlDevice_st {
   int index;
@@ -35,9 +35,9 @@ struct nvmlGpmSample_st {
 struct nvmlEventSet_st {
   std::vector<int> devices;
 };
-}  // namespace inferscope::agent::nvml_abi
+}  // namespace inferscope::telemetry::nvml_abi
 
-using namespace inferscope::agent::nvml_abi;  // NOLINT(google-build-using-namespace)
+using namespace inferscope::telemetry::nvml_abi;  // NOLINT(google-build-using-namespace)
 
 #define FAKE_NVML_API extern "C" __attribute__((visibility("default")))
 
