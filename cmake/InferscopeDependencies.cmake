@@ -5,6 +5,9 @@ find_package(SQLite3 REQUIRED)    # libsqlite3-dev
 find_package(ZLIB REQUIRED)       # zlib1g-dev
 find_package(CLI11 REQUIRED)      # libcli11-dev
 find_package(fmt REQUIRED)        # libfmt-dev
+find_package(OpenSSL REQUIRED)    # libssl-dev: TLS to ClickHouse, the dashboard cookie digest
+# Boost.Beast and Asio (libboost-dev, header-only): the agent's HTTP listener (docs/agent.md).
+find_package(Boost 1.74 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)  # libzstd-dev: the store's payloads
 if(INFERSCOPE_BUILD_TESTS)
@@ -52,8 +55,8 @@ else()
                  "(scripts/install-deps.sh fetches it); its compile and binding checks are skipped")
 endif()
 
-# cpp-httplib (libcpp-httplib-dev): the agent's loopback HTTP server and the engine metrics
-# scraper. Debian builds it as a shared library (libcpp-httplib.so) with OpenSSL, zlib and brotli
+# cpp-httplib (libcpp-httplib-dev): the one HTTP client (engine metrics scraper, the CLI's calls
+# to the agent, the ClickHouse sink) and the tests' OTLP server. Debian builds it as a shared library (libcpp-httplib.so) with OpenSSL, zlib and brotli
 # support, so its pkg-config flags (those feature macros change class layouts) must be used.
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # libcpp-httplib-dev
 add_library(inferscope_httplib INTERFACE)

@@ -9,6 +9,7 @@ PACKAGES=(
   libsimdjson-dev libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev
   protobuf-compiler                                  # protoc --decode checks `export` (tests/perfetto)
   libcli11-dev libfmt-dev libcpp-httplib-dev
+  libboost-dev                                       # Boost.Beast: the agent's HTTP listener
   libssl-dev openssl                                 # clickhouses:// (cpp-httplib's TLS); openssl
                                                      # makes the TLS test's certificate
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -134,7 +134,7 @@ FUZZERS=(src/import/kineto/kineto_importer_fuzzer src/import/kineto/host_range_s
          src/telemetry/otlp/otlp_decode_fuzzer src/telemetry/scrape/prometheus_text_fuzzer
          src/telemetry/nvml/gpu_metrics_window_fuzzer src/cli/status_parse_fuzzer
          src/analyze/diagnose_thresholds_fuzzer src/analyze/gpu_price_table_fuzzer
-         src/fleet/sink/clickhouse_parse_fuzzer)
+         src/fleet/sink/clickhouse_parse_fuzzer src/server/http_request_fuzzer)
 cmake --preset fuzz >/dev/null
 cmake --build build/fuzz -j"$JOBS" --target "${FUZZERS[@]##*/}"
 # Each fuzzer is one process on one core: $JOBS run at once. A fuzzer's output is printed whole

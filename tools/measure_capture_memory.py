@@ -89,7 +89,10 @@ def main():
         peak_kib = proc_kib(agent.pid, "VmHWM")
         if r.returncode != 0:
             sys.exit("capture failed: %s" % r.stderr)
-        with urllib.request.urlopen(api + "/capture", timeout=10) as resp:
+        with open(os.path.join(state, "agent.token")) as f:
+            token = f.read().strip()
+        req = urllib.request.Request(api + "/capture", headers={"Authorization": "Bearer " + token})
+        with urllib.request.urlopen(req, timeout=10) as resp:
             status = json.loads(resp.read())
         print("capture: %d processes, %g s at %gx real time, max size %s, %.1f s end to end"
               % (args.ranks, args.seconds, args.speed, args.max_size, elapsed))

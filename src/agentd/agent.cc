@@ -24,13 +24,14 @@
 #include <optional>
 #include <vector>
 
+#include "src/server/api_routes.h"
+#include "src/server/ui/ui_routes.h"
+#include "src/base/access_token.h"
 #include "src/base/duration.h"
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
 #include "src/mcp/http_route.h"
-#include "src/server/api_routes.h"
-#include "src/server/ui/ui_routes.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
@@ -75,7 +76,7 @@ struct Agent::WriteItem {
   enum class Kind { kHello, kWindow, kEnd, kTelemetry } kind = Kind::kWindow;
   std::vector<store::TelemetryRecord> telemetry;  // kTelemetry
   uint64_t session_id = 0;
-  wire::Hello hello;            // kHello
+  wire::Hello hello;     // kHello
   store::PendingWindow window;  // kWindow (process_id is resolved by the writer)
   // kWindow: the event loop's decoded copy, handed on so the store does not decode the window
   // again to fold it into the rollup tiers (~8 us of the writer's ~90 us per window). Kept only
@@ -119,14 +120,15 @@ base::Status Agent::Start() {
   if (started_) return base::InternalError("agent already started");
   const std::string& dir = options_.state_dir;
   if (dir.empty()) return base::InvalidArgumentError("agent: no state directory");
-  RETURN_IF_ERROR(base::CreateStateDir(dir));
+  RETURN_IF_ERROR(base::CreateStateDir(dir));  // refuses a directory others could change
 
   // One agent per state dir: the lock lives as long as the process (or this object) holds the fd,
   // so a crashed agent never leaves a stale lock behind.
   const std::string lock_path = dir + "/agent.lock";
-  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (lock_fd_ < 0)
     return base::UnavailableError(lock_path + ": cannot open lock file: " + std::strerror(errno));
+  (void)::fchmod(lock_fd_, 0600);  // an older file may have another mode
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     char pid[32] = {};
@@ -144,6 +146,17 @@ base::Status Agent::Start() {
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
     // The pid is only informational (named in the "already running" message).
+  }
+
+  if (options_.http_port >= 0) {
+    // The one secret of every HTTP route (docs/agent.md, "Access"), before anything listens.
+    auto token = base::EnsureAccessToken(dir);
+    if (!token.ok()) return token.status();
+    if (!options_.metrics_token_file.empty()) {
+      auto metrics = base::AccessTokenFile(options_.metrics_token_file).Current();
+      if (!metrics.ok())
+        return base::InvalidArgumentError("--metrics-token: " + metrics.status().message());
+    }
   }
 
   ASSIGN_OR_RETURN(store_, store::SqliteStore::Open(dir, store::SqliteStore::Mode::kReadWrite));
@@ -234,7 +247,14 @@ base::Status Agent::Wait() {
 
 base::Status Agent::StartHttp() {
   if (options_.http_port < 0) return base::OkStatus();
+  server::AccessOptions access;
+  access.state_dir = options_.state_dir;
+  access.bind_host = options_.http_host;
+  access.metrics_token_file = options_.metrics_token_file;
+  access_ = std::make_unique<server::AccessControl>(std::move(access));
   http_ = std::make_unique<server::HttpServer>();
+  http_->SetGate([this](const server::HttpRequest& req) { return access_->Check(req, req.local_port); });
+  access_->AddLoginRoutes(http_.get());
   server::ApiContext api;
   api.state_dir = options_.state_dir;
   api.snapshot = [this] {
@@ -267,16 +287,15 @@ base::Status Agent::StartHttp() {
     telemetry::otlp::SpanCollector* spans = telemetry_->spans();
     http_->Post("/v1/traces", [spans](const server::HttpRequest& req) {
       const telemetry::otlp::OtlpHttpResult r = spans->HandleTraces(
-          req.content_type, telemetry::otlp::EncodingLeftToDecode(req.content_encoding, req.body),
-          req.body);
+          req.content_type, telemetry::otlp::EncodingLeftToDecode(req.content_encoding, req.body), req.body);
       server::HttpResponse out;
       out.status = r.status;
       out.content_type = r.content_type;
       out.body = r.body;
-      // The OpenTelemetry SDKs export every 5 s on a kept-alive connection, and the server
-      // closes connections idle for 5 s (cpp-httplib's keep-alive timeout): the export and the
-      // close cross, the SDK gets "socket hang up" and drops the batch. One connection per
-      // export (every few seconds, on loopback) cannot race.
+      // The OpenTelemetry SDKs export every 5 s on a kept-alive connection, and the listener
+      // closes a connection that has sent no request for its request deadline: an export and
+      // the close can cross, the SDK gets "socket hang up" and drops the batch. One connection
+      // per export (every few seconds, on loopback) cannot race.
       out.close_connection = true;
       return out;
     });
@@ -316,14 +335,8 @@ base::Status Agent::StartHttp() {
   w.EndObject();
   w.EndObject();
   endpoints_path_ = options_.state_dir + "/agent.json";
-  const std::string tmp = endpoints_path_ + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << w.str() << "\n";
-    if (!f) return base::UnavailableError(tmp + ": cannot write");
-  }
-  if (::rename(tmp.c_str(), endpoints_path_.c_str()) != 0)
-    return base::UnavailableError(endpoints_path_ + ": cannot write: " + std::strerror(errno));
+  // 0600 whatever the umask, replaced atomically (readers never see half a file).
+  RETURN_IF_ERROR(base::WritePrivateFile(endpoints_path_, w.str() + "\n"));
   if (options_.verbose) Log("HTTP API on " + base + "/api/v1");
   return base::OkStatus();
 }
@@ -350,10 +363,8 @@ void Agent::AddCaptureRoutes() {
       return true;
     };
     uint64_t pid = 0, rank = 0;
-    if (!number("pid", &pid) || pid > UINT32_MAX)
-      return server::JsonError(400, "pid: want a process id");
-    if (!number("rank", &rank) || rank > INT32_MAX)
-      return server::JsonError(400, "rank: want a rank");
+    if (!number("pid", &pid) || pid > UINT32_MAX) return server::JsonError(400, "pid: want a process id");
+    if (!number("rank", &rank) || rank > INT32_MAX) return server::JsonError(400, "rank: want a rank");
     if (!number("max_bytes", &spec.max_bytes))
       return server::JsonError(400, "max_bytes: want a byte count");
     if (req.Param("pid")) spec.pid = static_cast<uint32_t>(pid);
@@ -807,8 +818,7 @@ void Agent::WriterLoop() {
         return item.goodbye ? store_->MarkProcessEnded(id, UnixNowNs()) : base::OkStatus();
       }
       case WriteItem::Kind::kTelemetry: {
-        for (const store::TelemetryRecord& r : item.telemetry)
-          RETURN_IF_ERROR(store_->AppendTelemetry(r));
+        for (const store::TelemetryRecord& r : item.telemetry) RETURN_IF_ERROR(store_->AppendTelemetry(r));
         return base::OkStatus();
       }
     }

@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "src/agentd/capture.h"
-#include "src/base/status.h"
+#include "src/server/access.h"
 #include "src/server/http_server.h"
 #include "src/server/metrics_exporter.h"
 #include "src/store/sqlite_store.h"
 #include "src/store/window_sink.h"
 #include "src/telemetry/registry/telemetry.h"
+#include "src/base/status.h"
 
 namespace inferscope::agentd {
 
@@ -47,6 +48,9 @@ struct AgentOptions {
   telemetry::TelemetryOptions telemetry;
   std::string http_host = "127.0.0.1";
   int http_port = kDefaultHttpPort;
+  // Non-empty: /metrics needs this file's token too (`--metrics-token`); every other route always
+  // needs the agent's own (<state dir>/agent.token, docs/agent.md "Access").
+  std::string metrics_token_file;
   static constexpr int kDefaultHttpPort = 9470;
   // Fold stored windows into the rollup tiers (off only to measure what they cost:
   // store_query_benchmark --through-agent --no-rollups).
@@ -140,11 +144,12 @@ class Agent {
   int wake_fd_ = -1;  // eventfd: a capture waits to be sent out
   std::unique_ptr<CaptureManager> captures_;
   std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<server::AccessControl> access_;  // outlives http_, whose threads call it
   std::unique_ptr<server::HttpServer> http_;
   std::unique_ptr<telemetry::Telemetry> telemetry_;
   std::unique_ptr<store::WindowSink> sink_;  // fed by the writer after each commit
-  server::MetricsExporter metrics_;  // thread-safe; fed by the event loop and the telemetry thread
-  std::string endpoints_path_;       // <state dir>/agent.json, removed at exit
+  server::MetricsExporter metrics_;           // thread-safe; fed by the event loop and the telemetry thread
+  std::string endpoints_path_;        // <state dir>/agent.json, removed at exit
   int64_t started_unix_ns_ = 0;
   std::mutex watch_mu_;
   std::vector<int> watched_;             // guarded by watch_mu_

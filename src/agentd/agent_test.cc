@@ -371,6 +371,9 @@ TEST(AgentTest, ServesTheHttpApiAndNamesItsEndpoints) {
   SendAll(fd, HelloFrame(MakeHello(5, 0)) + WindowFrame(w));
   ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_stored == 1; }));
   httplib::Client client("127.0.0.1", agent.http_port());
+  EXPECT_EQ(client.Get("/api/v1/status")->status, 401);  // the token, docs/agent.md "Access"
+  ASSERT_FALSE(endpoints->access_token.empty()) << endpoints->access_token_error;
+  client.set_bearer_token_auth(endpoints->access_token);
   auto r = client.Get("/api/v1/status");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
@@ -388,6 +391,43 @@ TEST(AgentTest, ServesTheHttpApiAndNamesItsEndpoints) {
   ASSERT_TRUE(agent.Wait().ok());
   EXPECT_FALSE(fs::exists(dir.path() + "/agent.json"));
   EXPECT_FALSE(client.Get("/api/v1/status"));
+}
+
+// Issue 33, finding 8: agent.json followed the umask (0666 under umask 000). Every file the agent
+// writes is 0600 and the state dir 0700 whatever the umask; a state dir others can write is
+// refused.
+TEST(AgentTest, EveryFileItWritesIsPrivateWhateverTheUmask) {
+  TempDir dir;
+  LogSink log;
+  const std::string state = dir.path() + "/state";
+  const mode_t old_umask = ::umask(0);
+  Agent agent(Options(state, &log));
+  const base::Status started = agent.Start();
+  ::umask(old_umask);
+  ASSERT_TRUE(started.ok()) << started.message();
+  auto mode = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(state), 0700u);
+  for (const char* name :
+       {"agent.json", "agent.token", "agent.lock", "agent.sock", "inferscope.db"})
+    EXPECT_EQ(mode(state + "/" + name) & 077, 0u) << name << " is open to others";
+  EXPECT_EQ(mode(state + "/agent.json"), 0600u);
+  EXPECT_EQ(mode(state + "/agent.token"), 0600u);
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+
+  const std::string open_dir = dir.path() + "/open";
+  ASSERT_EQ(::mkdir(open_dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(open_dir.c_str(), 0777), 0);
+  Agent refused(Options(open_dir, &log));
+  const base::Status s = refused.Start();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("writable by every user"), std::string::npos) << s.message();
+  EXPECT_FALSE(fs::exists(open_dir + "/agent.sock"));
+  EXPECT_FALSE(fs::exists(open_dir + "/agent.token"));
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/agentd/capture.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -9,6 +13,7 @@
 #include "src/agentd/capture_gpu.h"
 #include "src/base/human_format.h"
 #include "src/base/json_writer.h"
+#include "src/base/state_dir.h"
 #include "src/model/taxonomy.h"
 #include "src/perfetto/trace_export.h"
 
@@ -304,9 +309,17 @@ void CaptureManager::Write(Capture* c, const std::vector<telemetry::GpuSampleSer
     AddCaptureGpus(part.target, gpu_samples, c->start_unix_ns, end_unix_ns, &set);
     return set;
   };
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
+  // Owner-only whatever the umask: a trace names every kernel and call of the user's processes.
+  // The file is made 0600 before the exporter opens it (it truncates an existing file and keeps
+  // its mode); a failure here shows as the exporter's "cannot write".
+  (void)base::CreatePrivateDir(dir_);
   const std::string path = dir_ + "/capture-" + std::to_string(c->id) + "." + c->spec.format;
+  if (const int fd =
+          ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+      fd >= 0) {
+    (void)::fchmod(fd, 0600);
+    ::close(fd);
+  }
   model::KernelClassifier classifier;
   auto stats = perfetto::ExportEventStream(parts.size(), offset_ns, load, path, classifier,
                                            perfetto::ExportOptions{});

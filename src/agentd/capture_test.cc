@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -64,6 +65,9 @@ void WaitDone(CaptureManager& m, uint64_t id) {
 
 TEST(CaptureManagerTest, AlignsEveryRankAndSplitsTheCapAndRefusesASecondCapture) {
   testing::TempDir dir;
+  // Issue 33, finding 8: captures/ was 0755 and the traces 0644 under the usual umask; they are
+  // owner-only whatever the umask.
+  const mode_t old_umask = ::umask(0);
   CaptureManager m(dir.path() + "/captures");
   CaptureSpec spec;
   spec.max_bytes = 64u << 20;
@@ -104,6 +108,12 @@ TEST(CaptureManagerTest, AlignsEveryRankAndSplitsTheCapAndRefusesASecondCapture)
   auto path = m.TracePath(*id);
   ASSERT_TRUE(path.ok());
   EXPECT_GT(std::filesystem::file_size(*path), 50u * 10);
+  ::umask(old_umask);
+  struct stat st {};
+  ASSERT_EQ(::stat(path->c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat((dir.path() + "/captures").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
   EXPECT_TRUE(m.Start(spec).ok());  // the next capture may start
 }
 

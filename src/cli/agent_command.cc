@@ -87,6 +87,9 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       "Logs one line per session start/end on stderr. SIGTERM/SIGINT stop it cleanly: what was\n"
       "received is stored. One agent per state dir. Serves a JSON API on loopback\n"
       "(http://127.0.0.1:9470/api/v1 by default; <state-dir>/agent.json has the bound URLs).\n"
+      "Every route but /metrics needs the access token <state-dir>/agent.token (0600, made at\n"
+      "the first start) as `Authorization: Bearer`; the CLI sends it, `inferscope ui` prints a\n"
+      "sign-in link for the dashboard. The state dir must be yours and not writable by others.\n"
       "Details: docs/agent.md.\n\n"
       "Exit codes: 0 stopped cleanly, 1 error, 2 usage error, 6 another agent is running for the\n"
       "state dir.\n\n"
@@ -126,6 +129,13 @@ AgentAndReportCommands::AgentAndReportCommands(CLI::App* app) {
       ->type_name("PORT")
       ->capture_default_str()
       ->check(IntIn(-1, 65535));
+  agent_cmd_
+      ->add_option("--metrics-token", metrics_token_,
+                   "/metrics needs `Authorization: Bearer <the content of FILE>` (a file of\n"
+                   "yours, mode 600; Prometheus: authorization.credentials_file). Default:\n"
+                   "/metrics is open to local users, as scrapers expect")
+      ->type_name("FILE")
+      ->check(CLI::ExistingFile);
   agent_cmd_
       ->add_option("--window", window_,
                    "Telemetry window (GPU metrics, engine metrics, spans); match the processes'\n"
@@ -304,6 +314,7 @@ std::optional<int> AgentAndReportCommands::RunIfParsed() {
     options.verbose = verbose_;
     options.watch_pids = watch_pids_;
     options.http_port = http_port_;
+    options.metrics_token_file = metrics_token_;
     options.http_port_chosen = agent_cmd_->count("--http-port") > 0;
     struct {
       const char* flag;

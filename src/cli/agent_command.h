@@ -39,6 +39,7 @@ class AgentAndReportCommands {
   CLI::App* report_cmd_ = nullptr;
   std::string state_dir_, retention_ = "7d", max_store_ = "1GiB", exit_when_idle_;
   std::string rollup_retention_;
+  std::string metrics_token_;  // --metrics-token FILE
   bool verbose_ = false;
   int http_port_ = agentd::AgentOptions::kDefaultHttpPort;
   bool no_nvml_ = false, no_scrape_ = false, no_otlp_ = false;

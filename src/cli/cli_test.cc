@@ -654,7 +654,8 @@ TEST_F(CliTest, RunEnableOtelPointsAKnownEngineAtTheAgent) {
   const fs::path vllm = dir_ / "vllm";  // stands in for the engine: shows what it was given
   {
     std::ofstream f(vllm);
-    f << "#!/bin/sh\necho \"$*|$OTEL_EXPORTER_OTLP_TRACES_PROTOCOL\"\n";
+    f << "#!/bin/sh\necho "
+         "\"$*|$OTEL_EXPORTER_OTLP_TRACES_PROTOCOL|$OTEL_EXPORTER_OTLP_TRACES_HEADERS\"\n";
   }
   fs::permissions(vllm, fs::perms::owner_all);
   Result r = Run("run --no-agent --enable-otel --state-dir '" + state.string() + "' -- '" +
@@ -663,15 +664,37 @@ TEST_F(CliTest, RunEnableOtelPointsAKnownEngineAtTheAgent) {
     GTEST_SKIP() << "the injection library is not built here (no CUDA toolkit)";
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "serve my-model --otlp-traces-endpoint http://127.0.0.1:1/v1/traces|http/protobuf\n");
+            "serve my-model --otlp-traces-endpoint http://127.0.0.1:1/v1/traces|http/protobuf|\n");
   EXPECT_NE(r.err.find("vllm request spans go to http://127.0.0.1:1/v1/traces"), std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("the agent will refuse the spans"), std::string::npos) << r.err;
+  // With the agent's token, the exporter sends it (docs/agent.md, "Access").
+  WriteFile(state / "agent.token", "0123abcd\n");
+  fs::permissions(state / "agent.token", fs::perms::owner_read | fs::perms::owner_write);
+  r = Run("run --no-agent --enable-otel --state-dir '" + state.string() + "' -- '" + vllm.string() +
+          "' serve my-model");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "serve my-model --otlp-traces-endpoint http://127.0.0.1:1/v1/traces|http/protobuf|"
+            "authorization=Bearer%200123abcd\n");
   // Without agent endpoints it warns and runs the command unchanged.
   fs::remove(state / "agent.json");
   r = Run("run --no-agent --enable-otel --state-dir '" + state.string() + "' -- '" + vllm.string() +
           "' serve my-model");
-  EXPECT_EQ(r.out, "serve my-model|\n");
+  EXPECT_EQ(r.out, "serve my-model||\n");
   EXPECT_NE(r.err.find("request spans will not be collected"), std::string::npos) << r.err;
+}
+
+// Issue 33, finding 8: a state dir others can write could hold their socket; `run` refuses it
+// before the command runs (the command's kernels would go to whoever controls it).
+TEST_F(CliTest, RunRefusesAStateDirOthersCanWrite) {
+  const fs::path state = dir_ / "open";
+  fs::create_directories(state);
+  fs::permissions(state, fs::perms::all);
+  Result r = Run("run --no-agent --state-dir '" + state.string() + "' -- sh -c 'echo ran'");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("writable by every user"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, RunReportsAMissingCommandLikeAShell) {

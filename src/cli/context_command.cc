@@ -3,9 +3,11 @@
 #include "src/cli/context_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 
+#include "src/net/agent_endpoints.h"
 #include "src/base/state_dir.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
@@ -95,7 +97,10 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->type_name("TRACE...");
   context_->add_option("--state-dir", state_dir_, "The agent's store (default: the state dir)")
       ->type_name("DIR");
-  context_->add_option("--url", url_, "A running agent, e.g. http://127.0.0.1:9470")
+  context_
+      ->add_option("--url", url_,
+                   "A running agent, e.g. http://127.0.0.1:9470 (sends the access token of "
+                   "the default state dir when its agent.json names this URL)")
       ->type_name("URL");
   context_->add_option("--last", last_, "The window up to now (default 15m)")
       ->type_name("DURATION");
@@ -145,7 +150,9 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->type_name("TRACE...");
   mcp_->add_option("--state-dir", mcp_state_dir_, "The agent's store (default: the state dir)")
       ->type_name("DIR");
-  mcp_->add_option("--url", mcp_url_, "A running agent, e.g. http://127.0.0.1:9470")
+  mcp_->add_option("--url", mcp_url_,
+                   "A running agent, e.g. http://127.0.0.1:9470 (sends the access token of "
+                   "the default state dir when its agent.json names this URL)")
       ->type_name("URL");
   // The same fleet flags as context's (one subcommand is parsed: they share fleet_).
   CLI::Option* mcp_source =
@@ -155,6 +162,28 @@ ContextAndMcpCommands::ContextAndMcpCommands(CLI::App* app) {
       ->type_name("KEY=VALUE")
       ->needs(mcp_source);
 }
+
+namespace {
+
+// "http://127.0.0.1:9470" of "http://127.0.0.1:9470/api/v1".
+std::string OriginOf(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  std::string origin = url.substr(0, url.find('/', scheme + 3));
+  for (char& c : origin) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return origin;
+}
+
+// The access token to send to the agent at `url`: the default state dir's, when its agent.json
+// names that same listener. Otherwise none: a listener this user's agent does not own (another
+// user's agent on the default port, say) never receives it.
+std::string TokenFor(const std::string& url) {
+  auto endpoints = net::ReadAgentEndpoints(DefaultStateDir());
+  if (!endpoints.ok() || endpoints->access_token.empty()) return "";
+  return OriginOf(endpoints->api) == OriginOf(url) ? endpoints->access_token : "";
+}
+
+}  // namespace
 
 std::unique_ptr<mcp::DataSource> ContextAndMcpCommands::MakeSource(
     const std::vector<std::string>& traces, const std::string& state_dir, const std::string& url,
@@ -173,7 +202,7 @@ std::unique_ptr<mcp::DataSource> ContextAndMcpCommands::MakeSource(
     return std::move(fleet).value();
   }
   if (!traces.empty()) return mcp::MakeTraceSource(traces);
-  if (!url.empty()) return mcp::MakeAgentSource(url);
+  if (!url.empty()) return mcp::MakeAgentSource(url, TokenFor(url));
   return mcp::MakeStoreSource(state_dir.empty() ? DefaultStateDir() : state_dir);
 }
 

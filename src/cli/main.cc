@@ -25,6 +25,7 @@
 #include "src/cli/run_command.h"
 #include "src/cli/status_command.h"
 #include "src/cli/top_command.h"
+#include "src/cli/ui_command.h"
 #include "src/report/report.h"
 
 namespace inferscope::cli {
@@ -291,6 +292,7 @@ int Main(int argc, char** argv) {
 
   AgentAndReportCommands agent_and_report(&app);  // `agent` and `report`
   StatusCommand status(&app);
+  UiCommand ui(&app);
   TopCommand top(&app);
   ContextAndMcpCommands context_and_mcp(&app);
   DiffCommand diff(&app);
@@ -390,6 +392,7 @@ int Main(int argc, char** argv) {
 
   if (std::optional<int> code = agent_and_report.RunIfParsed()) return *code;
   if (std::optional<int> code = status.RunIfParsed()) return *code;
+  if (std::optional<int> code = ui.RunIfParsed()) return *code;
   if (std::optional<int> code = top.RunIfParsed()) return *code;
   if (std::optional<int> code = context_and_mcp.RunIfParsed()) return *code;
   if (std::optional<int> code = diff.RunIfParsed()) return *code;

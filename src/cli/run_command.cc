@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "src/net/agent_endpoints.h"
+#include "src/net/http_client.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"
-#include "src/net/agent_endpoints.h"
-#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 
@@ -117,19 +117,38 @@ void StartAgent(const std::string& self_exe, const RunOptions& options, const Ru
 void WatchWithRunningAgent(const RunPlan& plan) {
   auto endpoints = net::ReadAgentEndpoints(plan.state_dir);
   if (!endpoints.ok()) return;
-  auto target = net::ParseHttpUrl(endpoints->api + "/watch?pid=" + std::to_string(::getpid()),
-                                  "agent API URL");
+  auto target = net::ParseHttpUrl(
+      endpoints->api + "/watch?pid=" + std::to_string(::getpid()), "agent API URL");
   if (!target.ok()) return;
   net::FetchOptions options;
   options.connect_timeout_ms = 300;
   options.read_timeout_ms = 1000;
+  options.bearer_token = endpoints->access_token;
   (void)net::HttpPost(*target, options);
 }
 
 }  // namespace
 
+std::string WithAuthorizationHeader(const std::string& headers, const std::string& token) {
+  std::string out;
+  size_t pos = 0;
+  while (pos <= headers.size() && !headers.empty()) {
+    size_t end = headers.find(',', pos);
+    if (end == std::string::npos) end = headers.size();
+    std::string entry = headers.substr(pos, end - pos);
+    std::string name = entry.substr(0, entry.find('='));
+    while (!name.empty() && name.front() == ' ') name.erase(0, 1);
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!entry.empty() && name != "authorization") out += (out.empty() ? "" : ",") + entry;
+    pos = end + 1;
+  }
+  // The token is hex (or at least free of spaces, commas and '%'): only the space needs encoding.
+  return out + (out.empty() ? "" : ",") + "authorization=Bearer%20" + token;
+}
+
 OtelPlan PlanOtel(const std::vector<std::string>& command, const std::string& endpoint,
-                  const char* (*getenv_fn)(const char*)) {
+                  const std::string& token, const char* (*getenv_fn)(const char*)) {
   OtelPlan plan;
   auto has = [&](std::string_view arg) {
     for (const std::string& a : command)
@@ -159,7 +178,10 @@ OtelPlan PlanOtel(const std::vector<std::string>& command, const std::string& en
     plan.note =
         "--enable-otel: engine not recognized (vllm, sglang, trtllm-serve); point its OTLP "
         "traces exporter at " +
-        endpoint + " with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf";
+        endpoint +
+        " with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf and the agent's token "
+        "(OTEL_EXPORTER_OTLP_TRACES_HEADERS=authorization=Bearer%20<the content of "
+        "agent.token>)";
     return plan;
   }
   if (has(flag)) {
@@ -177,6 +199,13 @@ OtelPlan PlanOtel(const std::vector<std::string>& command, const std::string& en
     plan.set_env.emplace_back("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf");
   if (getenv_fn("OTEL_SERVICE_NAME") == nullptr)
     plan.set_env.emplace_back("OTEL_SERVICE_NAME", plan.engine);
+  if (!token.empty()) {
+    const char* traces = getenv_fn("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+    const char* shared = getenv_fn("OTEL_EXPORTER_OTLP_HEADERS");
+    plan.set_env.emplace_back(
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        WithAuthorizationHeader(traces ? traces : (shared ? shared : ""), token));
+  }
   plan.note = "--enable-otel: " + plan.engine + " request spans go to " + endpoint + " (added";
   for (const std::string& a : plan.append_args) plan.note += " " + a;
   plan.note += ")";
@@ -245,6 +274,12 @@ int RunRun(const RunOptions& options, std::ostream& err) {
     return plan.status().code() == base::StatusCode::kInvalidArgument ? kExitUsage : kExitError;
   }
   for (const std::string& note : plan->notes) err << "inferscope: " << note << "\n";
+  // A state dir someone else can change could hold their socket: the command's kernels, its
+  // windows and captures, would go to them. Refuse before anything runs.
+  if (base::Status trusted = base::CreateStateDir(plan->state_dir); !trusted.ok()) {
+    err << "inferscope: error: " << trusted.message() << "\n";
+    return kExitError;
+  }
   for (const auto& [name, value] : plan->set_env) ::setenv(name.c_str(), value.c_str(), 1);
   if (options.start_agent) {
     if (AgentAnswers(plan->socket_path)) {
@@ -268,7 +303,10 @@ int RunRun(const RunOptions& options, std::ostream& err) {
       err << "inferscope: warning: --enable-otel: no agent endpoints in " << plan->state_dir
           << " (is the agent running with its HTTP API?); request spans will not be collected\n";
     } else {
-      const OtelPlan otel = PlanOtel(command, endpoints->otlp_http,
+      if (endpoints->access_token.empty())
+        err << "inferscope: warning: --enable-otel: " << endpoints->access_token_error
+            << "; the agent will refuse the spans\n";
+      const OtelPlan otel = PlanOtel(command, endpoints->otlp_http, endpoints->access_token,
                                      [](const char* n) -> const char* { return std::getenv(n); });
       err << "inferscope: " << otel.note << "\n";
       command.insert(command.end(), otel.append_args.begin(), otel.append_args.end());

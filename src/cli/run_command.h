@@ -39,9 +39,18 @@ struct OtelPlan {
   std::string note;  // what was done, or why nothing was
 };
 
-// `endpoint` is the agent's OTLP/HTTP traces URL. Never overrides a flag the user gave.
+// `endpoint` is the agent's OTLP/HTTP traces URL, `token` its access token: the exporter sends
+// it as `authorization: Bearer <token>` through OTEL_EXPORTER_OTLP_TRACES_HEADERS (the traces
+// exporter's own variable, so a metrics or logs exporter pointed elsewhere never gets it), after
+// the headers the user set there or, failing that, in OTEL_EXPORTER_OTLP_HEADERS (which the
+// traces variable replaces). Never overrides a flag the user gave.
 OtelPlan PlanOtel(const std::vector<std::string>& command, const std::string& endpoint,
-                  const char* (*getenv_fn)(const char*));
+                  const std::string& token, const char* (*getenv_fn)(const char*));
+
+// `authorization=Bearer%20<token>` appended to an OTEL_EXPORTER_OTLP_*_HEADERS value (W3C
+// baggage form: comma-separated, percent-encoded values) that may be empty; an authorization
+// entry already there is replaced.
+std::string WithAuthorizationHeader(const std::string& headers, const std::string& token);
 
 // What `run` will change before exec'ing the command; computed without side effects (tests).
 struct RunPlan {

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <utility>
 
-#include "src/base/time_point.h"
 #include "src/net/http_client.h"
+#include "src/base/time_point.h"
 
 namespace inferscope::cli {
 namespace {
@@ -48,13 +48,21 @@ std::optional<int64_t> ProbeSocket(const std::string& path) {
 }
 
 // GET `url` + `suffix` with the timeout; the body of a 200 answer.
-base::StatusOr<std::string> HttpGet(const std::string& url, const std::string& suffix,
+base::StatusOr<std::string> HttpGet(const net::AgentEndpoints& agent, const std::string& suffix,
                                     int timeout_ms) {
-  ASSIGN_OR_RETURN(net::HttpTarget target, net::ParseHttpUrl(url + suffix, "agent API URL"));
+  const std::string& url = agent.api;
+  ASSIGN_OR_RETURN(net::HttpTarget target,
+                   net::ParseHttpUrl(url + suffix, "agent API URL"));
   net::FetchOptions options;
   options.connect_timeout_ms = options.read_timeout_ms = timeout_ms;
   options.accept = "application/json";
+  options.bearer_token = agent.access_token;
   ASSIGN_OR_RETURN(net::FetchResult result, net::HttpGet(target, options));
+  if (result.status == 401)
+    return base::UnavailableError(
+        "GET " + url + suffix + ": HTTP 401, the agent refused the token" +
+        (agent.access_token.empty() ? " (" + agent.access_token_error + ")"
+                                    : std::string(" (is this agent another user's?)")));
   if (result.status != 200)
     return base::UnavailableError("GET " + url + suffix + ": HTTP " +
                                   std::to_string(result.status));
@@ -126,7 +134,7 @@ Gathered Gather(const StatusOptions& options, int64_t now_ns) {
           "cleanly",
           file, endpoints->pid));
     } else {
-      auto body = HttpGet(endpoints->api, "/status", options.timeout_ms);
+      auto body = HttpGet(*endpoints, "/status", options.timeout_ms);
       base::StatusOr<AgentStatusResponse> status =
           body.ok() ? ParseAgentStatus(*body) : base::StatusOr<AgentStatusResponse>(body.status());
       if (status.ok() && status->pid != 0 && status->pid != endpoints->pid) {
@@ -151,7 +159,7 @@ Gathered Gather(const StatusOptions& options, int64_t now_ns) {
         "the agent answers on its socket but has no HTTP API (started with --http-port -1?)");
 
   if (g.agent) {
-    const std::string api = g.endpoints->api;
+    const net::AgentEndpoints& api = *g.endpoints;
     auto processes = HttpGet(api, std::string("/processes?") + kRecentParam, options.timeout_ms);
     auto parsed = processes.ok() ? ParseProcesses(*processes)
                                  : base::StatusOr<std::vector<StatusProcess>>(processes.status());

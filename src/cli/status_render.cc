@@ -308,7 +308,8 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
     Field("API", g.endpoints->api, &out);
     Field("Metrics", g.endpoints->metrics, &out);
     Field("OTLP/HTTP", g.endpoints->otlp_http, &out);
-    if (!g.endpoints->ui.empty()) Field("Dashboard", g.endpoints->ui, &out);
+    if (!g.endpoints->ui.empty())
+      Field("Dashboard", g.endpoints->ui + " (sign in: inferscope ui)", &out);
   }
   if (!g.running)
     Field("Start it", "inferscope agent  (or `inferscope run -- CMD`, which starts one)", &out);

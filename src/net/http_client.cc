@@ -88,6 +88,8 @@ base::StatusOr<FetchResult> Request(const HttpTarget& target, const FetchOptions
       client.set_basic_auth(options.basic_auth_user, options.basic_auth_password);
     httplib::Headers headers;
     if (!options.accept.empty()) headers.emplace("Accept", options.accept);
+    if (!options.bearer_token.empty())
+      headers.emplace("Authorization", "Bearer " + options.bearer_token);
     FetchResult result;
     httplib::Result response = send(client, headers, result);
     if (!response) {

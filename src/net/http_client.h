@@ -40,6 +40,8 @@ struct FetchOptions {
   std::string accept;  // the Accept header; empty: cpp-httplib's default
   // HTTP basic authentication (the ClickHouse sink's credentials file); empty user: none.
   std::string basic_auth_user, basic_auth_password;
+  // Non-empty: `Authorization: Bearer <it>` (the agent's access token, base::ReadAccessToken).
+  std::string bearer_token;
   // HTTPS to the target: the server's certificate is verified against `ca_file` (PEM; empty: the
   // system's CA store) and its name or IP against the target's host, unless `tls_skip_verify`
   // (encryption without authentication: test servers with a self-signed certificate).

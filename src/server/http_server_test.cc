@@ -1,13 +1,23 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/server/http_server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <simdjson.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "src/base/json_writer.h"
@@ -208,6 +218,221 @@ TEST(HttpServerTest, StopRightAfterStartDoesNotHang) {
     ASSERT_TRUE(server.Start("127.0.0.1", 0, false).ok());
     server.Stop();
   }
+}
+
+// ---- What keeps the listener alive under slow and idle clients (docs/agent.md) ----
+
+// A raw loopback connection, for sending exactly the bytes a test wants.
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~RawClient() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool connected() const { return connected_; }
+  bool Send(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+  // What arrives within `timeout_ms`, until the peer closes or `until` appears.
+  std::string Read(int timeout_ms, const std::string& until = "") {
+    std::string got;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (std::chrono::steady_clock::now() < end) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      char buf[4096];
+      const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+      if (n <= 0) {
+        closed_ = true;
+        break;
+      }
+      got.append(buf, static_cast<size_t>(n));
+      if (!until.empty() && got.find(until) != std::string::npos) break;
+    }
+    return got;
+  }
+  bool closed() const { return closed_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  bool closed_ = false;
+};
+
+std::string StatusLine(const std::string& response) {
+  return response.substr(0, response.find("\r\n"));
+}
+
+HttpResponse Ok(const HttpRequest&) {
+  HttpResponse r;
+  r.body = "{\"ok\": true}";
+  return r;
+}
+
+// Issue 33, finding 2: two connections sending a header byte every 3 s froze the listener
+// (cpp-httplib 0.11: one blocking worker per connection, a per-read timeout). Slow and idle
+// clients now hold no worker: with a single worker, 16 drippers and 40 silent connections, a
+// request still answers at once.
+TEST(HttpServerLimitsTest, SlowAndIdleClientsHoldNoWorker) {
+  HttpServerOptions options;
+  options.worker_threads = 1;
+  HttpServer server(options);
+  server.Get("/status", &Ok);
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  std::vector<std::unique_ptr<RawClient>> slow;
+  for (int i = 0; i < 16; ++i) {
+    slow.push_back(std::make_unique<RawClient>(*port));
+    ASSERT_TRUE(slow.back()->Send("GET /status HTTP/1.1\r\nHost: x\r\nX-Slow: a"));
+  }
+  for (int i = 0; i < 40; ++i) slow.push_back(std::make_unique<RawClient>(*port));
+  httplib::Client client("127.0.0.1", *port);
+  for (int i = 0; i < 5; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto r = client.Get("/status");
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_LT(took, std::chrono::milliseconds(1000));
+    for (size_t j = 0; j < 16; ++j) slow[j]->Send("a");  // they keep dripping
+  }
+  server.Stop();
+}
+
+// A request has a deadline from the moment the connection waits for it: a dripper is closed
+// once it is up, however regularly it sends; so is an idle keep-alive connection.
+TEST(HttpServerLimitsTest, ARequestThatDoesNotArriveInTimeIsCut) {
+  HttpServerOptions options;
+  options.request_deadline = std::chrono::milliseconds(400);
+  HttpServer server(options);
+  server.Get("/status", &Ok);
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok());
+  RawClient dripper(*port);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 30 && !dripper.closed(); ++i) {
+    dripper.Send("G");
+    dripper.Read(50);
+  }
+  EXPECT_TRUE(dripper.closed());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1200));
+  EXPECT_GE(server.counters().deadline_exceeded, 1u);
+
+  RawClient kept(*port);
+  ASSERT_TRUE(kept.Send("GET /status HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(StatusLine(kept.Read(1000, "}")), "HTTP/1.1 200 OK");
+  kept.Read(1500);  // idle after its answer: the next request's deadline closes it
+  EXPECT_TRUE(kept.closed());
+  server.Stop();
+}
+
+// At the connection cap the connection that has waited longest for its request is closed to
+// make room; a newcomer is served.
+TEST(HttpServerLimitsTest, AtTheCapTheOldestWaitingConnectionGoesFirst) {
+  HttpServerOptions options;
+  options.max_connections = 4;
+  HttpServer server(options);
+  server.Get("/status", &Ok);
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok());
+  std::vector<std::unique_ptr<RawClient>> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(std::make_unique<RawClient>(*port));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a known order
+  }
+  RawClient fresh(*port);
+  ASSERT_TRUE(fresh.Send("GET /status HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(StatusLine(fresh.Read(1000, "}")), "HTTP/1.1 200 OK");
+  idle[0]->Read(500);
+  EXPECT_TRUE(idle[0]->closed());  // the oldest
+  idle[1]->Read(50);
+  EXPECT_FALSE(idle[1]->closed());
+  EXPECT_EQ(server.counters().evicted, 1u);
+  server.Stop();
+}
+
+TEST(HttpServerLimitsTest, HeaderCountAndSizeAreCapped) {
+  HttpServer server;
+  server.Get("/status", &Ok);
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok());
+  std::string many = "GET /status HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 150; ++i) many += "X-H" + std::to_string(i) + ": v\r\n";
+  RawClient a(*port);
+  ASSERT_TRUE(a.Send(many + "\r\n"));
+  const std::string answer = a.Read(1000, "}");
+  EXPECT_EQ(StatusLine(answer), "HTTP/1.1 431 Request Header Fields Too Large");
+  EXPECT_NE(answer.find("\"error\""), std::string::npos) << answer;
+  RawClient b(*port);
+  ASSERT_TRUE(
+      b.Send("GET /status HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(40000, 'b') + "\r\n\r\n"));
+  EXPECT_EQ(StatusLine(b.Read(1000, "}")), "HTTP/1.1 431 Request Header Fields Too Large");
+  EXPECT_EQ(server.counters().too_large, 2u);
+  server.Stop();
+}
+
+// A refused request's unread body does not reset the connection before the client has read the
+// answer; a client that waits for 100 Continue gets it.
+TEST(HttpServerLimitsTest, RefusedBodiesAndExpectContinue) {
+  HttpServer server;
+  server.SetGate([](const HttpRequest& req) -> std::optional<HttpResponse> {
+    if (req.Header("authorization") == nullptr) return JsonError(401, "no");
+    return std::nullopt;
+  });
+  server.Post("/upload", [](const HttpRequest& req) {
+    HttpResponse r;
+    r.body = std::to_string(req.body.size());
+    return r;
+  });
+  auto port = server.Start("127.0.0.1", 0, false);
+  ASSERT_TRUE(port.ok());
+  const std::string body(2u << 20, 'x');
+  RawClient refused(*port);
+  ASSERT_TRUE(refused.Send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\n\r\n"));
+  refused.Send(body);  // the server reads none of it
+  EXPECT_EQ(StatusLine(refused.Read(2000, "}")), "HTTP/1.1 401 Unauthorized");
+
+  RawClient curl(*port);
+  ASSERT_TRUE(
+      curl.Send("POST /upload HTTP/1.1\r\nHost: x\r\nAuthorization: y\r\n"
+                "Expect: 100-continue\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\n\r\n"));
+  EXPECT_EQ(StatusLine(curl.Read(500, "\r\n\r\n")), "HTTP/1.1 100 Continue");
+  ASSERT_TRUE(curl.Send(body));
+  const std::string answer = curl.Read(2000, std::to_string(body.size()));
+  EXPECT_NE(answer.find("HTTP/1.1 200 OK"), std::string::npos) << answer.substr(0, 200);
+  server.Stop();
+}
+
+TEST(HttpServerLimitsTest, TargetsAreDecoded) {
+  std::string path;
+  std::multimap<std::string, std::string> params;
+  ASSERT_TRUE(http_internal::ParseTarget("/a%20b?x=1&y=a+b%2Bc&flag&=v&z=%zz", &path, &params));
+  EXPECT_EQ(path, "/a b");
+  EXPECT_EQ(params.find("x")->second, "1");
+  EXPECT_EQ(params.find("y")->second, "a b+c");
+  EXPECT_EQ(params.find("flag")->second, "");
+  EXPECT_EQ(params.find("")->second, "v");
+  EXPECT_EQ(params.find("z")->second, "%zz");
+  EXPECT_FALSE(http_internal::ParseTarget("http://example.com/", &path, &params));
+  EXPECT_FALSE(http_internal::ParseTarget("", &path, &params));
+  HttpRequest r;
+  EXPECT_EQ(http_internal::ParseRequest("GET /p?q=1 HTTP/1.1\r\nHoSt: h\r\n\r\n",
+                                        HttpServerOptions{}, &r),
+            200);
+  EXPECT_EQ(r.path, "/p");
+  EXPECT_EQ(*r.Header("host"), "h");
+  EXPECT_EQ(http_internal::ParseRequest("GET /p HTTP/1.1\r\nHost:", HttpServerOptions{}, &r), 0);
+  EXPECT_EQ(http_internal::ParseRequest("BAD\r\n\r\n", HttpServerOptions{}, &r), 400);
 }
 
 // A store with two processes (ranks 0 and 1), three windows each.

@@ -163,12 +163,20 @@ base::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
   if (mode == Mode::kReadWrite) {
     RETURN_IF_ERROR(base::CreateStateDir(state_dir));  // sockets and profiles of this user only
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    // Created owner-only (SQLite gives its -wal and -shm files the database file's mode): the
-    // profiles name this user's processes and kernels. An existing file keeps its mode.
+    // Owner-only (SQLite gives its -wal and -shm files the database file's mode): the profiles
+    // name this user's processes and kernels. Created 0600, and an existing file of ours (an
+    // older version's, or one copied in) is set to 0600 too, whatever the umask was.
     std::error_code ec;
     if (!fs::exists(path, ec)) {
       const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       if (fd >= 0) ::close(fd);
+    }
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      const std::string file = path + suffix;
+      struct stat st {};
+      if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+          (st.st_mode & 077) != 0)
+        (void)::chmod(file.c_str(), 0600);
     }
   } else {
     std::error_code ec;

@@ -44,7 +44,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, wait_for_socket
+from live_common import REPO, api_request, wait_for_socket
 
 TRACE = os.path.join(REPO, "examples", "vllm_tp2_decode", "rank0.json.gz")
 DB = "fleet"
@@ -161,7 +161,7 @@ class Agent:
         raise Failure("agent %s wrote no agent.json" % self.host)
 
     def status(self):
-        with urllib.request.urlopen(self.api + "/status", timeout=5) as r:
+        with urllib.request.urlopen(api_request(self.state, self.api + "/status"), timeout=5) as r:
             return json.loads(r.read().decode())
 
     def sink(self):

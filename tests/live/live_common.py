@@ -112,6 +112,28 @@ def agent_endpoints(state, timeout_s=10.0):
             time.sleep(0.05)
 
 
+def agent_token(state):
+    """The agent's access token (<state>/agent.token), which every API route but /metrics needs as
+    `Authorization: Bearer` (docs/agent.md, "Access")."""
+    with open(os.path.join(state, "agent.token")) as f:
+        return f.read().strip()
+
+
+def api_request(state, url, data=None, headers=None, method=None):
+    """A urllib Request for `url` carrying the state dir's token (POST when `data` is given)."""
+    import urllib.request
+    h = {"Authorization": "Bearer " + agent_token(state)}
+    h.update(headers or {})
+    return urllib.request.Request(url, data=data, headers=h, method=method)
+
+
+def api_get(state, url, timeout=10.0):
+    """GET `url` with the state dir's token; the body as text (raises on HTTP errors)."""
+    import urllib.request
+    with urllib.request.urlopen(api_request(state, url), timeout=timeout) as r:
+        return r.read().decode("utf-8")
+
+
 def finish(failures, work, keep=False):
     """A live test's ending: prints each failure, keeps the work dir when something failed (or on
     --keep) and says where it is, else removes it. Returns the exit code (1 on failures)."""

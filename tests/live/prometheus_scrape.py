@@ -29,7 +29,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from live_common import REPO, shared_trace, shared_traces, wait_for_socket
+from live_common import REPO, agent_token, shared_trace, shared_traces, wait_for_socket
 
 # Two ranks (two processes) over several 1 s windows; any shared trace works (--trace).
 DEFAULT_TRACE = "h100_2gpu_1s.sqlite"
@@ -47,8 +47,9 @@ def free_port():
     return port
 
 
-def http_get(url, timeout=2.0):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
+def http_get(url, timeout=2.0, token=None):
+    req = urllib.request.Request(url, headers={"Authorization": "Bearer " + token} if token else {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.read().decode("utf-8")
 
 
@@ -209,7 +210,7 @@ def run(args, trace, work):
         # Every window is in /metrics once no process is connected (its goodbye came after its
         # windows) and the agent stored what it received.
         def settled():
-            status = json.loads(http_get(api_url + "/status"))
+            status = json.loads(http_get(api_url + "/status", token=agent_token(state)))
             agent_status = status.get("agent", status)
             received = agent_status.get("windows_received")
             done = (agent_status.get("connected_processes") == 0 and

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from live_common import agent_endpoints, inflate_payload, wait_for_socket, stop_agent
+from live_common import agent_endpoints, agent_token, inflate_payload, wait_for_socket, stop_agent
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -81,10 +81,13 @@ def main():
         if not wait_for_socket(os.path.join(state, "agent.sock"), timeout_s=15):
             raise Failure("the agent did not start (see %s)" % agent_log)
         endpoint = agent_endpoints(state)["otlp_http"]
+        # The agent's token as `inferscope run --enable-otel` hands it to an engine's exporter.
+        env = dict(os.environ, OTEL_EXPORTER_OTLP_TRACES_HEADERS="authorization=Bearer%20" +
+                   agent_token(state))
         node = subprocess.run(
             [args.node, client, "--endpoint", endpoint, "--protocol", "proto", "--count",
              str(args.spans), "--live-seconds", str(args.seconds)],
-            capture_output=True, text=True, timeout=args.seconds + 60)
+            capture_output=True, text=True, timeout=args.seconds + 60, env=env)
         if node.returncode != 0:
             raise Failure("send_spans.mjs failed (%d): %s" % (node.returncode, node.stderr[-400:]))
         sent = json.loads(node.stdout.strip().splitlines()[-1])

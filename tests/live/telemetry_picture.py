@@ -52,8 +52,8 @@ import urllib.error
 import urllib.request
 
 from fake_engine_metrics import FakeEngineMetrics
-from live_common import (REPO, inflate_payload, shared_trace, shared_traces_root, stop_agent,
-                         wait_for_socket)
+from live_common import (REPO, agent_token, inflate_payload, shared_trace, shared_traces_root,
+                         stop_agent, wait_for_socket)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -136,9 +136,10 @@ def fake_gpu_expectations(device, arch):
     }
 
 
-def http_get(url, timeout=5.0):
+def http_get(url, timeout=5.0, token=None):
+    req = urllib.request.Request(url, headers={"Authorization": "Bearer " + token} if token else {})
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.read().decode("utf-8", "replace")
     except urllib.error.URLError as e:
         raise Failure("GET %s: %s" % (url, e))
@@ -219,7 +220,8 @@ class Case:
                      "--endpoint", endpoints["otlp_http"], "--protocol", "proto", "--count",
                      str(self.args.spans), "--base-ns", "-"],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    text=True)
+                    text=True, env=dict(os.environ, OTEL_EXPORTER_OTLP_TRACES_HEADERS=(
+                        "authorization=Bearer%20" + agent_token(self.state))))
                 if node.stdout.readline().strip() != "ready":
                     node.kill()
                     raise Failure("send_spans.mjs did not start: %s" % node.stderr.read()[-400:])
@@ -252,7 +254,7 @@ class Case:
             api = endpoints["api"]
             deadline = time.time() + 15
             while True:
-                st = json.loads(http_get(api + "/status"))
+                st = json.loads(http_get(api + "/status", token=agent_token(self.state)))
                 st = st.get("agent", st)
                 if (st.get("connected_processes") == 0 and st.get("windows_received", 0) > 0 and
                         st.get("windows_received") == st.get("windows_stored")):
@@ -263,7 +265,8 @@ class Case:
             # Every API answer, for the secret search.
             for path in ["", "/status", "/hosts?last=1h", "/processes?last=1h",
                          "/devices?last=1h", "/windows?last=1h", "/profile?last=1h"]:
-                self.outputs["GET /api/v1" + path] = http_get(api + path)
+                self.outputs["GET /api/v1" + path] = http_get(api + path,
+                                                              token=agent_token(self.state))
             self.outputs["GET /metrics"] = http_get(endpoints["metrics"])
             m = re.search(r"^inferscope_engine_scrapes_abandoned_total (\S+)$",
                           self.outputs["GET /metrics"], re.M)

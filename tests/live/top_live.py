@@ -31,7 +31,7 @@ import tempfile
 import time
 import urllib.request
 
-from live_common import REPO, agent_endpoints, finish, wait_for_socket, stop_agent
+from live_common import REPO, agent_endpoints, api_request, finish, wait_for_socket, stop_agent
 
 
 class Failure(Exception):
@@ -137,7 +137,7 @@ def main():
                 failures.append("%s: no range line in %r" % (label, text[:300]))
                 return
             url = "%s/profile?from=%s&to=%s&top=15%s" % (api, m.group(1), m.group(2), query)
-            with urllib.request.urlopen(url, timeout=30) as resp:
+            with urllib.request.urlopen(api_request(state, url), timeout=30) as resp:
                 profile = json.load(resp)
             ranks = profile["ranks"]
             if not ranks:

@@ -45,6 +45,11 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'inferscope-mcp-'));
 const stateDir = path.join(tmp, 'state');
 fs.mkdirSync(stateDir);
 let agent = null;
+// The agent's access token (docs/agent.md, "Access"): every route but /metrics needs it.
+const token = () => fs.readFileSync(path.join(stateDir, 'agent.token'), 'utf8').trim();
+const auth = () => ({ authorization: `Bearer ${token()}` });
+// `--url` sends the token of the default state dir when its agent.json names that URL.
+const urlEnv = () => ({ ...process.env, INFERSCOPE_STATE_DIR: stateDir });
 
 function fill() {
   const r = spawnSync(FIXTURE, ['--dir', stateDir, '--minutes', '30'], { encoding: 'utf8' });
@@ -95,13 +100,13 @@ async function postSpans(origin) {
   }
   const body = { resourceSpans: [{ resource: { attributes: [attr('service.name', 'vllm'), attr('host.user', SECRETS[3])] },
                                    scopeSpans: [{ scope: { name: 'vllm' }, spans }] }] };
-  const r = await fetch(`${origin}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' },
+  const r = await fetch(`${origin}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() },
                                                  body: JSON.stringify(body) });
   check(r.status === 200, `OTLP export accepted (HTTP ${r.status})`);
   // Wait until the spans' window is stored: the profile of the range then has a requests section.
   let last = null;
   for (let i = 0; i < 200; i++) {
-    const p = await fetch(`${origin}/api/v1/profile?last=15m`);
+    const p = await fetch(`${origin}/api/v1/profile?last=15m`, { headers: auth() });
     if (p.status === 200) {
       last = (await p.json()).requests;
       if (last?.requests === 5) return;
@@ -247,7 +252,7 @@ async function rawStdio() {
 async function rawHttp(origin) {
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
   const post = (body, headers = {}) => fetch(`${origin}/mcp`, {
-    method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth(), ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body) });
   const modern = { 'mcp-protocol-version': '2026-07-28' };
   let r = await post({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } },
@@ -278,16 +283,17 @@ async function rawHttp(origin) {
   r = await post({ jsonrpc: '2.0', id: 7, method: 'ping' }, { origin: 'https://evil.example' });
   check(r.status === 403, 'http: a foreign Origin -> 403');
   r = await post({ jsonrpc: '2.0', id: 8, method: 'ping' }, { origin: 'http://localhost:5173' });
-  check(r.status === 200, 'http: a loopback Origin is served');
-  r = await fetch(`${origin}/mcp`);
+  check(r.status === 403, 'http: a page on another loopback port -> 403 (another site)');
+  r = await post({ jsonrpc: '2.0', id: 8, method: 'ping' }, { origin });
+  check(r.status === 200, "http: the agent's own Origin is served");
+  r = await fetch(`${origin}/mcp`, { headers: auth() });
   check(r.status === 405, 'http: GET /mcp -> 405 (no stream)');
-  // Bearer token: once <state dir>/mcp.token exists, requests need it.
-  fs.writeFileSync(path.join(stateDir, 'mcp.token'), 'tok-123\n');
-  r = await post({ jsonrpc: '2.0', id: 9, method: 'ping' });
-  check(r.status === 401, 'http: no token -> 401');
+  // The agent's token (one secret for every route): without it or with another, 401.
+  r = await post({ jsonrpc: '2.0', id: 9, method: 'ping' }, { authorization: '' });
+  j = await r.json();
+  check(r.status === 401 && j.error.code === -32600, 'http: no token -> 401 (a JSON-RPC error)');
   r = await post({ jsonrpc: '2.0', id: 10, method: 'ping' }, { authorization: 'Bearer tok-123' });
-  check(r.status === 200, 'http: the right token is served');
-  fs.unlinkSync(path.join(stateDir, 'mcp.token'));
+  check(r.status === 401, 'http: a wrong token -> 401');
 }
 
 async function main() {
@@ -304,14 +310,16 @@ async function main() {
 
   // streamable HTTP on the agent
   client = new Client({ name: 'inferscope-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`),
+                                                        { requestInit: { headers: auth() } }));
   check(client.getServerVersion()?.name === 'inferscope', 'http: initialize handshake');
   await exercise(client, 'http');
   await client.close();
 
   // stdio, agent URL as the source
   client = new Client({ name: 'inferscope-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: INFERSCOPE, args: ['mcp', '--url', origin], stderr: 'pipe' }));
+  await client.connect(new StdioClientTransport({ command: INFERSCOPE, args: ['mcp', '--url', origin], env: urlEnv(),
+                                                 stderr: 'pipe' }));
   const viaUrl = await client.callTool({ name: 'get_context', arguments: { budget: 1000 } });
   check(!viaUrl.isError && /source: agent:/.test(viaUrl.content[0].text), 'stdio --url: get_context through the agent API');
   outputs.push(JSON.stringify(viaUrl));
@@ -329,12 +337,13 @@ async function main() {
 
   // `inferscope context` on the store and on the agent URL: within budget, exit 3 without data.
   for (const source of [['--state-dir', stateDir], ['--url', origin]]) {
-    const r = spawnSync(INFERSCOPE, ['context', ...source, '--last', '1h', '--budget', '3000'], { encoding: 'utf8' });
+    const r = spawnSync(INFERSCOPE, ['context', ...source, '--last', '1h', '--budget', '3000'],
+                        { encoding: 'utf8', env: urlEnv() });
     check(r.status === 0 && r.stdout.length <= 3000 * BYTES_PER_TOKEN && /## Diagnosis/.test(r.stdout) &&
           /span e2e p50/.test(r.stdout), `context ${source[0]}: exit ${r.status}, ${r.stdout.length} bytes ${r.stderr} ${r.stdout.slice(r.stdout.indexOf("## Engine"))}`);
     outputs.push(r.stdout, r.stderr);
     const none = spawnSync(INFERSCOPE, ['context', ...source, '--from', '2001-01-01T00:00Z', '--to', '2001-01-02T00:00Z'],
-                           { encoding: 'utf8' });
+                           { encoding: 'utf8', env: urlEnv() });
     check(none.status === 3 && /no data matched|no GPU activity|no profile windows/.test(none.stderr),
           `context ${source[0]} on an empty range: exit ${none.status} (${none.stderr.trim()})`);
   }

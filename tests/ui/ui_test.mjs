@@ -34,14 +34,36 @@ const budget = (ok, what) => {
   if (ENFORCE_BUDGETS) return check(ok, what);
   console.log(`${ok ? 'met ' : 'OVER'} [${((Date.now() - T0) / 1e3).toFixed(1)} s] ${what} (budget measured, not enforced)`);
 };
+// The test's own reads carry the agent's token; the browser holds only its session cookie.
 const api = async (p, params = {}) => {
   const q = new URLSearchParams(params).toString();
-  const r = await fetch(`${BASE}/api/v1${p}${q ? `?${q}` : ''}`);
+  const r = await fetch(`${BASE}/api/v1${p}${q ? `?${q}` : ''}`,
+                        { headers: { authorization: `Bearer ${args.token}` } });
   return r.json();
 };
 
 const browser = await chromium.launch({ executablePath: args.chromium, args: ['--no-sandbox', '--disable-gpu'] });
 const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+{
+  // Sign-in (docs/agent.md, "Access"): before it the page says how; the one-time link sets an
+  // HttpOnly, SameSite=Strict cookie and leads to /ui/; the link works once.
+  const signin = await context.newPage();
+  let r = await signin.goto(`${BASE}/ui/`);
+  check(r.status() === 401 && /inferscope ui/.test(await signin.content()),
+        `before sign-in /ui/ is 401 and says how to sign in (HTTP ${r.status()})`);
+  r = await signin.goto(args.login);
+  check(r.status() === 200 && new URL(signin.url()).pathname === '/ui/',
+        `the one-time link signs in and lands on /ui/ (${signin.url()}, HTTP ${r.status()})`);
+  const cookies = await context.cookies(BASE);
+  const session = cookies.find((c) => c.name.startsWith('inferscope_session'));
+  check(session && session.httpOnly && session.sameSite === 'Strict' && !session.value.includes(args.token),
+        `the session cookie is HttpOnly, SameSite=Strict and not the token (${JSON.stringify(session)})`);
+  r = await signin.goto(args.login);
+  check(r.status() === 401, `the link works once (second use: HTTP ${r.status()})`);
+  check(!(await signin.evaluate(() => document.cookie)).includes('inferscope_session'),
+        'the page\'s scripts cannot read the session cookie');
+  await signin.close();
+}
 const page = await context.newPage();
 const consoleErrors = [];
 page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });

@@ -29,7 +29,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "live"))
 from fake_engine_metrics import FakeEngineMetrics  # noqa: E402
-from live_common import REPO, agent_endpoints, wait_for_socket  # noqa: E402
+from live_common import REPO, agent_endpoints, agent_token, wait_for_socket  # noqa: E402
 
 SCENARIO = "devices=2;arch=hopper,ampere"
 
@@ -46,8 +46,9 @@ def skip(message):
     return 77
 
 
-def http_get(url, timeout=10.0):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
+def http_get(url, token, timeout=10.0):
+    req = urllib.request.Request(url, headers={"Authorization": "Bearer " + token})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.status, r.read()
 
 
@@ -116,7 +117,7 @@ def main():
         base = endpoints["api"][: -len("/api/v1")]
         phase("agent up")
         try:
-            http_get(base + "/ui/app.js")
+            http_get(base + "/ui/app.js", agent_token(state))
         except urllib.error.HTTPError:
             raise Skipped("this inferscope was built without the dashboard (no node/npm at "
                           "build time): /ui/app.js is 404")
@@ -132,7 +133,7 @@ def main():
                                                                replay.stderr[-400:]))
         deadline = time.time() + 20
         while True:
-            st = json.loads(http_get(endpoints["api"] + "/status")[1])
+            st = json.loads(http_get(endpoints["api"] + "/status", agent_token(state))[1])
             if (st.get("connected_processes") == 0 and st.get("windows_received", 0) > 0 and
                     st["windows_received"] == st["windows_stored"]):
                 break
@@ -141,8 +142,15 @@ def main():
             time.sleep(0.2)
         phase("replay stored")
         time.sleep(2.5)  # one more telemetry window (GPU samples and a scrape) after the replay
+        # The browser signs in as a user would: the one-time link `inferscope ui` prints.
+        ui = subprocess.run([args.inferscope, "ui", "--state-dir", state], capture_output=True,
+                            text=True, timeout=30)
+        if ui.returncode != 0 or not ui.stdout.startswith(base + "/ui/login?code="):
+            raise RuntimeError("inferscope ui: exit %d, %r %r" % (ui.returncode, ui.stdout,
+                                                                   ui.stderr))
         node = subprocess.run(
             [args.node, os.path.join(HERE, "ui_test.mjs"), "--url", base, "--out", args.out,
+             "--login", ui.stdout.strip(), "--token", agent_token(state),
              "--chromium", args.chromium, "--history-end", str(end_s),
              "--history-hours", str(args.hours),
              "--enforce-budgets", "1" if args.enforce_budgets else "0"],

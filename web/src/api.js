@@ -3,7 +3,10 @@
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super(body?.error || `HTTP ${status}`);
+    // 401: the session cookie is missing or ended (the agent's token changed; docs/agent.md,
+    // "Access"): say how to sign in again rather than the API's message for CLI clients.
+    super(status === 401 ? 'Not signed in: run `inferscope ui` on this host and open its link'
+      : (body?.error || `HTTP ${status}`));
     this.status = status;
     this.body = body;
   }
