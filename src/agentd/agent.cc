@@ -24,14 +24,16 @@
 #include <optional>
 #include <vector>
 
-#include "src/server/api_routes.h"
-#include "src/server/ui/ui_routes.h"
+#include "src/agentd/watch_policy.h"
 #include "src/base/access_token.h"
+#include "src/base/decimal.h"
 #include "src/base/duration.h"
 #include "src/base/json_writer.h"
 #include "src/base/state_dir.h"
 #include "src/base/time_point.h"
 #include "src/mcp/http_route.h"
+#include "src/server/api_routes.h"
+#include "src/server/ui/ui_routes.h"
 #include "src/wire/framing.h"
 #include "src/wire/window_codec.h"
 
@@ -45,6 +47,10 @@ int64_t MonotonicNs() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
+
+// How far past the agent's clock a window may end: the process reads the same clock, so only a
+// window's own lateness separates them.
+constexpr int64_t kMaxWindowLeadNs = 300'000'000'000;
 
 // Bytes read from one connection per poll round, so one busy sender cannot starve the others.
 constexpr size_t kMaxReadPerRound = 1u << 20;
@@ -68,6 +74,7 @@ struct Agent::Connection {
   wire::Hello hello;
   uint64_t windows = 0;
   std::string out;                     // agent -> process bytes not yet written (capture requests)
+  IngestClock clock;                   // its deadlines (ingest_guard.h)
   std::vector<CaptureDevice> devices;  // its GPUs, as its latest window names them
 };
 
@@ -76,7 +83,7 @@ struct Agent::WriteItem {
   enum class Kind { kHello, kWindow, kEnd, kTelemetry } kind = Kind::kWindow;
   std::vector<store::TelemetryRecord> telemetry;  // kTelemetry
   uint64_t session_id = 0;
-  wire::Hello hello;     // kHello
+  wire::Hello hello;            // kHello
   store::PendingWindow window;  // kWindow (process_id is resolved by the writer)
   // kWindow: the event loop's decoded copy, handed on so the store does not decode the window
   // again to fold it into the rollup tiers (~8 us of the writer's ~90 us per window). Kept only
@@ -253,7 +260,8 @@ base::Status Agent::StartHttp() {
   access.metrics_token_file = options_.metrics_token_file;
   access_ = std::make_unique<server::AccessControl>(std::move(access));
   http_ = std::make_unique<server::HttpServer>();
-  http_->SetGate([this](const server::HttpRequest& req) { return access_->Check(req, req.local_port); });
+  http_->SetGate(
+      [this](const server::HttpRequest& req) { return access_->Check(req, req.local_port); });
   access_->AddLoginRoutes(http_.get());
   server::ApiContext api;
   api.state_dir = options_.state_dir;
@@ -274,9 +282,11 @@ base::Status Agent::StartHttp() {
   server::AddUiRoutes(http_.get());  // the dashboard, /ui/
   http_->Post("/api/v1/watch", [this](const server::HttpRequest& req) {
     const std::string* v = req.Param("pid");
-    int pid = 0;
-    if (v == nullptr || (pid = std::atoi(v->c_str())) <= 0)
-      return server::JsonError(400, "pid: want a process id (POST /api/v1/watch?pid=N)");
+    const std::optional<int> parsed = v == nullptr ? std::nullopt : ParsePid(*v);
+    if (!parsed) return server::JsonError(400, "pid: want a process id (POST /api/v1/watch?pid=N)");
+    const int pid = *parsed;
+    if (const std::string why = WatchRefusal(pid, ::getpid(), ::geteuid()); !why.empty())
+      return server::JsonError(403, "watch: " + why);
     Watch(pid);
     server::HttpResponse r;
     r.body = "{\"watching\": " + std::to_string(pid) + "}\n";
@@ -287,7 +297,8 @@ base::Status Agent::StartHttp() {
     telemetry::otlp::SpanCollector* spans = telemetry_->spans();
     http_->Post("/v1/traces", [spans](const server::HttpRequest& req) {
       const telemetry::otlp::OtlpHttpResult r = spans->HandleTraces(
-          req.content_type, telemetry::otlp::EncodingLeftToDecode(req.content_encoding, req.body), req.body);
+          req.content_type, telemetry::otlp::EncodingLeftToDecode(req.content_encoding, req.body),
+          req.body);
       server::HttpResponse out;
       out.status = r.status;
       out.content_type = r.content_type;
@@ -355,16 +366,15 @@ void Agent::AddCaptureRoutes() {
     auto number = [&](const char* name, uint64_t* out) -> bool {
       const std::string* v = req.Param(name);
       if (v == nullptr) return true;
-      char* end = nullptr;
-      errno = 0;
-      const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-      if (v->empty() || *end != '\0' || errno != 0 || (*v)[0] == '-') return false;
-      *out = n;
-      return true;
+      const std::optional<uint64_t> n = base::ParseDecimal(*v);
+      if (n) *out = *n;
+      return n.has_value();
     };
     uint64_t pid = 0, rank = 0;
-    if (!number("pid", &pid) || pid > UINT32_MAX) return server::JsonError(400, "pid: want a process id");
-    if (!number("rank", &rank) || rank > INT32_MAX) return server::JsonError(400, "rank: want a rank");
+    if (!number("pid", &pid) || pid > UINT32_MAX)
+      return server::JsonError(400, "pid: want a process id");
+    if (!number("rank", &rank) || rank > INT32_MAX)
+      return server::JsonError(400, "rank: want a rank");
     if (!number("max_bytes", &spec.max_bytes))
       return server::JsonError(400, "max_bytes: want a byte count");
     if (req.Param("pid")) spec.pid = static_cast<uint32_t>(pid);
@@ -386,9 +396,9 @@ void Agent::AddCaptureRoutes() {
   auto id_of = [](const server::HttpRequest& req, uint64_t* id) {
     const std::string* v = req.Param("id");
     if (v == nullptr) return true;
-    char* end = nullptr;
-    *id = std::strtoull(v->c_str(), &end, 10);
-    return !v->empty() && *end == '\0';
+    const std::optional<uint64_t> n = base::ParseDecimal(*v);
+    if (n) *id = *n;
+    return n.has_value();
   };
   http_->Get("/api/v1/capture", [this, id_of](const server::HttpRequest& req) {
     uint64_t id = 0;
@@ -421,6 +431,8 @@ server::MetricsExporter::AgentCounters Agent::Counters() const {
   c.windows_stored = st.windows_stored;
   c.dropped_connections = st.dropped_connections;
   c.store_errors = st.store_errors;
+  c.refused_connections = st.refused_connections;
+  c.windows_rejected = st.windows_rejected;
   c.connected_processes = connected_.load();
   return c;
 }
@@ -445,6 +457,8 @@ AgentStats Agent::stats() const {
   s.windows_stored = windows_stored_.load();
   s.dropped_connections = dropped_connections_.load();
   s.store_errors = store_errors_.load();
+  s.refused_connections = refused_connections_.load();
+  s.windows_rejected = windows_rejected_.load();
   return s;
 }
 
@@ -468,12 +482,15 @@ void Agent::EventLoop() {
   int64_t idle_since_ns = MonotonicNs();
   bool stop = false;
   std::vector<pollfd> fds;
+  int64_t accept_resume_ns = 0;  // monotonic; the listening socket rests until then
+  bool out_of_fds = false;
   auto close_conn = [&](size_t i, const char* how) {
     EndSession(conns[i].get(), how);
     captures_->OnGone(conns[i]->session_id);
     ::close(conns[i]->fd);
     conns.erase(conns.begin() + static_cast<std::ptrdiff_t>(i));
-    if (conns.empty()) idle_since_ns = MonotonicNs();
+    if (std::none_of(conns.begin(), conns.end(), [](const auto& c) { return c->has_hello; }))
+      idle_since_ns = MonotonicNs();
     roots_dirty_ = true;
   };
   while (!stop) {
@@ -481,27 +498,27 @@ void Agent::EventLoop() {
     const bool full = QueueFull();
     fds.clear();
     fds.push_back({stop_fd_, POLLIN, 0});
-    fds.push_back({listen_fd_, POLLIN, 0});
+    // Out of file descriptors, the backlog stays readable and accept fails at once: the listening
+    // socket rests for a moment instead of spinning the loop.
+    const bool accepting = MonotonicNs() >= accept_resume_ns;
+    fds.push_back({accepting ? listen_fd_ : -1, POLLIN, 0});
     fds.push_back({wake_fd_, POLLIN, 0});
     for (const auto& c : conns)
       fds.push_back(
           {full ? -1 : c->fd, static_cast<short>(POLLIN | (c->out.empty() ? 0 : POLLOUT)), 0});
     // A capture being recorded is checked for its end every 100 ms.
-    const int timeout_ms = full ? 10 : captures_->Recording() ? 100 : 1000;
+    const int timeout_ms = full || !accepting ? 10 : captures_->Recording() ? 100 : 1000;
     if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
       Log("poll failed: " + std::string(std::strerror(errno)) + "; stopping");
       break;
     }
     if (fds[0].revents & POLLIN) stop = true;
-    if (!stop && (fds[1].revents & POLLIN)) {
-      while (true) {
-        const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) break;
-        auto c = std::make_unique<Connection>();
-        c->fd = fd;
-        c->session_id = next_session++;
-        conns.push_back(std::move(c));
-      }
+    if (!stop && (fds[1].revents & POLLIN) && !AcceptAll(&conns, &next_session)) {
+      if (!out_of_fds) Log("out of file descriptors: new connections wait (retried every 100 ms)");
+      out_of_fds = true;
+      accept_resume_ns = MonotonicNs() + 100'000'000;
+    } else if (accepting) {
+      out_of_fds = false;
     }
     if (fds[2].revents & POLLIN) {
       uint64_t n = 0;
@@ -521,6 +538,7 @@ void Agent::EventLoop() {
       if (!ReadConnection(conns[i].get(), kMaxReadPerRound))
         close_conn(i, conns[i]->goodbye ? "goodbye" : "connection closed");
     }
+    EnforceIngestLimits(&conns, close_conn);
     if (captures_->HasPending()) DispatchCapture(conns);
     captures_->Poll(UnixNowNs());
     // Processes, not sockets: a connection counts once its hello arrived (until its goodbye), so
@@ -531,9 +549,12 @@ void Agent::EventLoop() {
             conns.begin(), conns.end(), [](const auto& c) { return c->has_hello && !c->goodbye; })),
         std::memory_order_relaxed);
     if (roots_dirty_.exchange(false)) UpdateRootPids(conns);
-    if (!conns.empty() || (options_.exit_when_idle_ns > 0 && AnyWatchedAlive()))
+    // Only processes keep the agent busy: a client that never says hello is not one.
+    const bool any_process =
+        std::any_of(conns.begin(), conns.end(), [](const auto& c) { return c->has_hello; });
+    if (any_process || (options_.exit_when_idle_ns > 0 && AnyWatchedAlive()))
       idle_since_ns = MonotonicNs();
-    if (options_.exit_when_idle_ns > 0 && conns.empty() &&
+    if (options_.exit_when_idle_ns > 0 && !any_process &&
         MonotonicNs() - idle_since_ns >= options_.exit_when_idle_ns) {
       Log("no process connected for " + std::to_string(options_.exit_when_idle_ns / 1'000'000'000) +
           " s; exiting");
@@ -544,12 +565,7 @@ void Agent::EventLoop() {
   // Stop path: no new connections; take what the connections already sent (frames in the socket
   // buffers, including connections still in the listen backlog), then tell the writer that
   // nothing more will come.
-  for (int fd; (fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
-    auto c = std::make_unique<Connection>();
-    c->fd = fd;
-    c->session_id = next_session++;
-    conns.push_back(std::move(c));
-  }
+  (void)AcceptAll(&conns, &next_session);
   ::close(listen_fd_);
   listen_fd_ = -1;
   ::unlink(socket_path_.c_str());
@@ -584,11 +600,15 @@ void Agent::UpdateRootPids(const std::vector<std::unique_ptr<Connection>>& conns
 
 bool Agent::ReadConnection(Connection* c, size_t max_bytes) {
   char buf[64 << 10];
-  size_t total = 0;
+  size_t total = 0, frames = 0;
+  auto more_later = [&] {
+    c->clock.OnRead(MonotonicNs(), c->reader.buffered_bytes(), frames);
+    return true;
+  };
   while (total < max_bytes) {
     const ssize_t n = ::recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return more_later();
     if (n <= 0) {
       if (c->reader.buffered_bytes() > 0)
         Log("session " + (c->has_hello ? Describe(c->hello) : "?") + ": connection closed " +
@@ -599,6 +619,7 @@ bool Agent::ReadConnection(Connection* c, size_t max_bytes) {
     c->reader.Append(std::string_view(buf, static_cast<size_t>(n)));
     wire::Frame frame;
     while (c->reader.Next(&frame)) {
+      ++frames;
       if (!HandleFrame(c, frame.type, std::move(frame.payload))) {
         ++dropped_connections_;
         return false;
@@ -611,7 +632,76 @@ bool Agent::ReadConnection(Connection* c, size_t max_bytes) {
       return false;
     }
   }
-  return true;
+  return more_later();
+}
+
+bool Agent::AcceptAll(std::vector<std::unique_ptr<Connection>>* conns, uint64_t* next_session) {
+  const uid_t self = ::geteuid();
+  const int64_t now = MonotonicNs();
+  auto refuse = [&](int fd, const std::string& why) {
+    ::close(fd);
+    ++refused_connections_;
+    if (now - last_refusal_log_ns_ >= 10'000'000'000) {
+      last_refusal_log_ns_ = now;
+      Log("refused a connection: " + why + " (" + std::to_string(refused_connections_.load()) +
+          " refused so far; logged once per 10 s)");
+    }
+  };
+  while (true) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM;
+    }
+    ucred peer{};
+    socklen_t len = sizeof(peer);
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0) {
+      refuse(fd, std::string("cannot read the peer's credentials: ") + std::strerror(errno));
+      continue;
+    }
+    if (!PeerAllowed(peer.uid, self)) {
+      refuse(fd, "pid " + std::to_string(peer.pid) + " runs as uid " + std::to_string(peer.uid) +
+                     ", not this agent's user");
+      continue;
+    }
+    if (conns->size() >= options_.ingest.max_connections) {
+      refuse(fd, std::to_string(conns->size()) + " connections open, the most this agent takes");
+      continue;
+    }
+    auto c = std::make_unique<Connection>();
+    c->fd = fd;
+    c->session_id = (*next_session)++;
+    c->clock.accepted_ns = now;
+    conns->push_back(std::move(c));
+  }
+}
+
+void Agent::EnforceIngestLimits(std::vector<std::unique_ptr<Connection>>* conns,
+                                const std::function<void(size_t, const char*)>& close_conn) {
+  const int64_t now = MonotonicNs();
+  for (size_t i = conns->size(); i-- > 0;) {
+    Connection* c = (*conns)[i].get();
+    const std::string why = DeadlinePassed(c->clock, c->has_hello, now, options_.ingest);
+    if (why.empty()) continue;
+    Log("dropping connection" + (c->has_hello ? " of " + Describe(c->hello) : std::string()) +
+        ": " + why);
+    ++dropped_connections_;
+    close_conn(i, "connection dropped");
+  }
+  std::vector<size_t> buffered;
+  buffered.reserve(conns->size());
+  for (const auto& c : *conns) buffered.push_back(c->reader.buffered_bytes());
+  std::vector<size_t> drop = OverBudget(buffered, options_.ingest);
+  std::sort(drop.rbegin(), drop.rend());  // erase from the back: the indexes stay valid
+  for (size_t i : drop) {
+    Connection* c = (*conns)[i].get();
+    Log("dropping connection" + (c->has_hello ? " of " + Describe(c->hello) : std::string()) +
+        ": its partial frame of " + std::to_string(buffered[i]) +
+        " bytes is the largest while partial frames exceed " +
+        std::to_string(options_.ingest.max_buffered_bytes >> 20) + " MiB");
+    ++dropped_connections_;
+    close_conn(i, "connection dropped");
+  }
 }
 
 bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
@@ -649,6 +739,21 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
       if (!window.ok()) {
         Log("dropping connection" + who + ": bad window: " + window.status().message());
         return false;
+      }
+      // The process and the agent read the same clock: a window ending well after now is a bad
+      // clock or a bad sender, and stored it would stretch every range that ends at the newest
+      // window (the default report) to its end and seal the rollups up to it.
+      if (const int64_t now = UnixNowNs();
+          window->end_ns > now + kMaxWindowLeadNs || window->end_ns < window->start_ns) {
+        ++windows_rejected_;
+        if (now - last_rejection_log_ns_ >= 10'000'000'000) {
+          last_rejection_log_ns_ = now;
+          Log("window" + who + " refused: it spans " + std::to_string(window->start_ns) + ".." +
+              std::to_string(window->end_ns) + " ns, the agent's clock is at " +
+              std::to_string(now) + " (" + std::to_string(windows_rejected_.load()) +
+              " refused so far; logged once per 10 s)");
+        }
+        return true;  // the connection stays: its other windows may be fine
       }
       ++c->windows;
       ++windows_received_;
@@ -794,6 +899,7 @@ void Agent::WriterLoop() {
     }
   };
   int64_t next_retention_ns = MonotonicNs();  // once at start, then every period
+  uint64_t bytes_since_retention = 0;         // window bytes written since retention last ran
   auto apply = [&](const WriteItem& item) -> base::Status {
     switch (item.kind) {
       case WriteItem::Kind::kHello: {
@@ -818,7 +924,8 @@ void Agent::WriterLoop() {
         return item.goodbye ? store_->MarkProcessEnded(id, UnixNowNs()) : base::OkStatus();
       }
       case WriteItem::Kind::kTelemetry: {
-        for (const store::TelemetryRecord& r : item.telemetry) RETURN_IF_ERROR(store_->AppendTelemetry(r));
+        for (const store::TelemetryRecord& r : item.telemetry)
+          RETURN_IF_ERROR(store_->AppendTelemetry(r));
         return base::OkStatus();
       }
     }
@@ -850,6 +957,7 @@ void Agent::WriterLoop() {
       for (size_t i = 0; status.ok() && i < batch.size(); ++i) status = apply(batch[i]);
       if (status.ok()) status = store_->Commit();
       uint64_t stored = 0;
+      for (const WriteItem& item : batch) bytes_since_retention += item.window.encoded.size();
       if (status.ok()) {
         for (const WriteItem& item : batch) {
           stored += item.kind == WriteItem::Kind::kWindow;
@@ -869,7 +977,11 @@ void Agent::WriterLoop() {
       }
       windows_stored_ += stored;
     }
-    if (MonotonicNs() >= next_retention_ns) {
+    // The size cap holds on write too: a flood of windows runs retention as soon as it has
+    // written a sixteenth of the cap, not at the next period (the store stays within 1/16 of it).
+    const uint64_t early = std::max<uint64_t>(options_.max_store_bytes / 16, 1u << 20);
+    if (MonotonicNs() >= next_retention_ns || bytes_since_retention >= early) {
+      bytes_since_retention = 0;
       auto r = store_->ApplyRetention(options_.retention_ns, options_.max_store_bytes, UnixNowNs(),
                                       options_.rollup_retention);
       if (!r.ok()) {

@@ -18,13 +18,14 @@
 #include <vector>
 
 #include "src/agentd/capture.h"
+#include "src/agentd/ingest_guard.h"
+#include "src/base/status.h"
 #include "src/server/access.h"
 #include "src/server/http_server.h"
 #include "src/server/metrics_exporter.h"
 #include "src/store/sqlite_store.h"
 #include "src/store/window_sink.h"
 #include "src/telemetry/registry/telemetry.h"
-#include "src/base/status.h"
 
 namespace inferscope::agentd {
 
@@ -58,6 +59,7 @@ struct AgentOptions {
   // The user chose http_port (--http-port given): a taken port is an error, 9470 included.
   bool http_port_chosen = false;
   size_t max_queued_windows = 4096;  // writer queue bound; beyond it the agent stops reading
+  IngestLimits ingest;               // what the ingest socket admits (ingest_guard.h)
   size_t max_batch = 256;            // windows per SQLite transaction
   bool verbose = false;
   // Makes the sink every stored window and telemetry record is also handed to (`--sink`,
@@ -74,7 +76,9 @@ struct AgentStats {
   uint64_t sessions = 0;             // connections that sent a valid hello
   uint64_t windows_received = 0;     // valid window frames
   uint64_t windows_stored = 0;       // committed to SQLite
-  uint64_t dropped_connections = 0;  // bad frames, bad windows
+  uint64_t dropped_connections = 0;  // bad frames, bad windows, deadlines, the partial-frame budget
+  uint64_t refused_connections = 0;  // another user's peer, or beyond the connection cap
+  uint64_t windows_rejected = 0;     // valid windows ending in the future (a bad clock)
   uint64_t store_errors = 0;
 };
 
@@ -114,7 +118,12 @@ class Agent {
 
   void EventLoop();
   void WriterLoop();
-  void Accept();
+  // Accepts what the listen backlog holds; false when out of file descriptors (the caller stops
+  // polling the listening socket for a moment rather than spin on it).
+  bool AcceptAll(std::vector<std::unique_ptr<Connection>>* conns, uint64_t* next_session);
+  // Closes the connections past a deadline or over the partial-frame budget (ingest_guard.h).
+  void EnforceIngestLimits(std::vector<std::unique_ptr<Connection>>* conns,
+                           const std::function<void(size_t, const char*)>& close_conn);
   // Reads what the socket has (up to `max_bytes`, for fairness); false when the connection is
   // finished (EOF, error, bad frame).
   bool ReadConnection(Connection* c, size_t max_bytes);
@@ -148,8 +157,8 @@ class Agent {
   std::unique_ptr<server::HttpServer> http_;
   std::unique_ptr<telemetry::Telemetry> telemetry_;
   std::unique_ptr<store::WindowSink> sink_;  // fed by the writer after each commit
-  server::MetricsExporter metrics_;           // thread-safe; fed by the event loop and the telemetry thread
-  std::string endpoints_path_;        // <state dir>/agent.json, removed at exit
+  server::MetricsExporter metrics_;  // thread-safe; fed by the event loop and the telemetry thread
+  std::string endpoints_path_;       // <state dir>/agent.json, removed at exit
   int64_t started_unix_ns_ = 0;
   std::mutex watch_mu_;
   std::vector<int> watched_;             // guarded by watch_mu_
@@ -166,7 +175,10 @@ class Agent {
   base::Status writer_status_;
 
   std::atomic<uint64_t> sessions_{0}, windows_received_{0}, windows_stored_{0},
-      dropped_connections_{0}, store_errors_{0}, connected_{0};
+      dropped_connections_{0}, store_errors_{0}, connected_{0}, refused_connections_{0},
+      windows_rejected_{0};
+  // Event loop only: refusals and rejected windows are logged once per 10 s.
+  int64_t last_refusal_log_ns_ = 0, last_rejection_log_ns_ = 0;
 };
 
 }  // namespace inferscope::agentd

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,11 +20,13 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "src/aggregate/aggregator.h"
+#include "src/base/time_point.h"
 #include "src/import/trace_importer.h"
 #include "src/inject/agent_client.h"
 #include "src/net/agent_endpoints.h"
@@ -382,10 +385,28 @@ TEST(AgentTest, ServesTheHttpApiAndNamesItsEndpoints) {
   ASSERT_TRUE(r);
   EXPECT_NE(r->body.find("\"start_unix_ns\": " + std::to_string(w.start_ns)), std::string::npos)
       << r->body;
+  // watch takes the user's own processes only: a child of ours, not init nor the agent itself.
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  ASSERT_GT(child, 0);
+  r = client.Post("/api/v1/watch?pid=" + std::to_string(child));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
   r = client.Post("/api/v1/watch?pid=1");
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->status, 403) << r->body;
+  EXPECT_EQ(client.Post("/api/v1/watch?pid=" + std::to_string(::getpid()))->status, 403);
   EXPECT_EQ(client.Post("/api/v1/watch?pid=abc")->status, 400);
+  EXPECT_EQ(client.Post("/api/v1/watch?pid=12x")->status, 400);
+  // Capture ids are whole decimal numbers: -1 is not 2^64-1, and 1%00 is not 1.
+  EXPECT_EQ(client.Get("/api/v1/capture?id=-1")->status, 400);
+  EXPECT_EQ(client.Get("/api/v1/capture?id=1%00")->status, 400);
+  EXPECT_EQ(client.Get("/api/v1/capture/download?id=-1")->status, 400);
   ::close(fd);
   agent.Stop();
   ASSERT_TRUE(agent.Wait().ok());
@@ -510,6 +531,199 @@ TEST(AgentTest, ASinkThatCannotStartStopsTheAgentStarting) {
   const base::Status s = agent.Start();
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "spool: disk full");
+}
+
+// True when the agent closed the connection (EOF within `timeout_ms`), false when it is still open.
+bool ClosedByAgent(int fd, int timeout_ms = 5000) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, timeout_ms) <= 0) return false;
+  char c;
+  return ::recv(fd, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+TEST(AgentTest, DropsAConnectionThatNeverSaysHello) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.ingest.hello_deadline_ns = 200'000'000;
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  const int silent = Connect(agent.socket_path());
+  const int talks = Connect(agent.socket_path());
+  SendAll(talks, HelloFrame(MakeHello(7, 0)));
+  EXPECT_TRUE(ClosedByAgent(silent)) << log.All();
+  EXPECT_TRUE(log.Contains("no hello within 200 ms")) << log.All();
+  EXPECT_FALSE(ClosedByAgent(talks, 300));  // a process that said hello has no such deadline
+  EXPECT_EQ(agent.stats().dropped_connections, 1u);
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  ::close(silent);
+  ::close(talks);
+}
+
+TEST(AgentTest, ASilentConnectionDoesNotKeepAnIdleAgentAlive) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.exit_when_idle_ns = 300'000'000;
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  const int silent = Connect(agent.socket_path());  // connects, never says hello
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(agent.Wait().ok());  // exits on its own, the silent connection still open
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(log.Contains("exiting")) << log.All();
+  ::close(silent);
+}
+
+TEST(AgentTest, DropsAFrameThatStallsHalfway) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.ingest.frame_stall_ns = 300'000'000;
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  const std::vector<model::ProfileWindow> windows = LiveWindows();
+  const int fd = Connect(agent.socket_path());
+  const std::string frame = WindowFrame(windows[0]);
+  SendAll(fd, HelloFrame(MakeHello(8, 0)) + frame.substr(0, frame.size() / 2));
+  EXPECT_TRUE(ClosedByAgent(fd)) << log.All();
+  EXPECT_TRUE(log.Contains("still incomplete")) << log.All();
+  // A sender that completes its frames is untouched.
+  const int good = Connect(agent.socket_path());
+  SendAll(good, HelloFrame(MakeHello(9, 0)) + frame);
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_received == 1; }));
+  EXPECT_FALSE(ClosedByAgent(good, 500));
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  ::close(fd);
+  ::close(good);
+}
+
+TEST(AgentTest, RefusesConnectionsBeyondTheCap) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.ingest.max_connections = 3;
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  std::vector<int> fds;
+  for (uint32_t i = 0; i < 3; ++i) {
+    fds.push_back(Connect(agent.socket_path()));
+    SendAll(fds.back(), HelloFrame(MakeHello(20 + i, 0)));
+  }
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().sessions == 3; }));
+  const int fourth = Connect(agent.socket_path());
+  EXPECT_TRUE(ClosedByAgent(fourth)) << log.All();
+  EXPECT_EQ(agent.stats().refused_connections, 1u);
+  EXPECT_TRUE(log.Contains("the most this agent takes")) << log.All();
+  // A slot freed is a slot taken again.
+  ::close(fds.back());
+  fds.pop_back();
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().sessions == 3 && log.Contains("session end"); }));
+  const int again = Connect(agent.socket_path());
+  SendAll(again, HelloFrame(MakeHello(30, 0)));
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().sessions == 4; })) << log.All();
+  EXPECT_EQ(agent.stats().refused_connections, 1u);
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  for (int fd : fds) ::close(fd);
+  ::close(fourth);
+  ::close(again);
+}
+
+TEST(AgentTest, PartialFramesShareOneBudget) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.ingest.max_buffered_bytes = 1u << 20;
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  // Frames that announce 4 MiB each, sent in part: 700 KiB, then 500 KiB (1.2 MiB together).
+  const std::string big = Frame(wire::FrameType::kWindow, std::string(4u << 20, 'x'));
+  const int larger = Connect(agent.socket_path());
+  SendAll(larger, HelloFrame(MakeHello(40, 0)) + big.substr(0, 700u << 10));
+  const int smaller = Connect(agent.socket_path());
+  SendAll(smaller, HelloFrame(MakeHello(41, 0)) + big.substr(0, 500u << 10));
+  EXPECT_TRUE(ClosedByAgent(larger)) << log.All();
+  EXPECT_TRUE(log.Contains("is the largest while partial frames exceed 1 MiB")) << log.All();
+  EXPECT_FALSE(ClosedByAgent(smaller, 300));  // within the budget once the larger one went
+  EXPECT_EQ(agent.stats().dropped_connections, 1u);
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  ::close(larger);
+  ::close(smaller);
+}
+
+TEST(AgentTest, RefusesAWindowFromTheFuture) {
+  TempDir dir;
+  LogSink log;
+  Agent agent(Options(dir.path(), &log));
+  ASSERT_TRUE(agent.Start().ok());
+  model::ProfileWindow future = LiveWindows()[0];
+  const int64_t length = future.end_ns - future.start_ns;
+  future.start_ns = base::UnixNowNs() + 86'400'000'000'000;  // tomorrow
+  future.end_ns = future.start_ns + length;
+  model::ProfileWindow now = LiveWindows()[0];
+  now.end_ns = base::UnixNowNs();
+  now.start_ns = now.end_ns - length;
+  const int fd = Connect(agent.socket_path());
+  SendAll(fd, HelloFrame(MakeHello(50, 0)) + WindowFrame(future) + WindowFrame(now));
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_received == 1; })) << log.All();
+  EXPECT_EQ(agent.stats().windows_rejected, 1u);
+  EXPECT_EQ(agent.stats().dropped_connections, 0u);  // the connection's other windows count
+  EXPECT_TRUE(log.Contains("refused: it spans")) << log.All();
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  ::close(fd);
+  const store::QueryResult stored = ReadStore(dir.path());
+  ASSERT_EQ(stored.windows.size(), 1u);
+  EXPECT_EQ(stored.windows[0].window.start_ns, now.start_ns);
+}
+
+// --max-store holds on write: a flood runs retention as it goes, not only at the next period.
+TEST(AgentTest, TheSizeCapHoldsDuringAFlood) {
+  TempDir dir;
+  LogSink log;
+  AgentOptions options = Options(dir.path(), &log);
+  options.max_store_bytes = 1u << 20;
+  options.retention_period_ns = 3'600'000'000'000;  // the periodic run never comes in the test
+  Agent agent(options);
+  ASSERT_TRUE(agent.Start().ok());
+  const int fd = Connect(agent.socket_path());
+  SendAll(fd, HelloFrame(MakeHello(60, 0)));
+  // Windows whose kernel names differ, so that they do not compress to nothing: 16 MiB encoded.
+  model::ProfileWindow w = wire::testing::FullWindow(/*top_kernels=*/100);
+  w.processes.resize(1);
+  const int64_t length = w.end_ns - w.start_ns;
+  size_t sent = 0, windows = 0;
+  std::mt19937_64 rng(7);
+  while (sent < (16u << 20)) {
+    for (auto& d : w.processes[0].devices)
+      for (auto& k : d.top_kernels) k.name = std::to_string(rng()) + std::to_string(rng());
+    w.start_ns += length;
+    w.end_ns += length;
+    const std::string frame = WindowFrame(w);
+    SendAll(fd, frame);
+    sent += frame.size();
+    ++windows;
+  }
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_stored == windows; }, 30000))
+      << agent.stats().windows_stored << " of " << windows;
+  agent.Stop();
+  ASSERT_TRUE(agent.Wait().ok());
+  ::close(fd);
+  const store::QueryResult stored = ReadStore(dir.path());
+  ASSERT_FALSE(stored.windows.empty());
+  EXPECT_LT(stored.windows.size(), windows);  // the oldest went while the flood went on
+  EXPECT_EQ(stored.windows.back().window.start_ns, w.start_ns);  // the newest stays
+  // What the cap counts (stored, compressed payload bytes): within it plus the sixteenth (here
+  // the 1 MiB floor) written between two runs.
+  auto store = store::SqliteStore::Open(dir.path(), store::SqliteStore::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  auto summary = (*store)->Summary();
+  ASSERT_TRUE(summary.ok());
+  EXPECT_LE(summary->payload_bytes, (2u << 20) + sent / windows) << stored.windows.size();
 }
 
 }  // namespace

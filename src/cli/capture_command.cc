@@ -9,13 +9,13 @@
 #include <fstream>
 #include <iostream>
 
-#include "src/net/agent_endpoints.h"
-#include "src/net/http_client.h"
 #include "src/base/duration.h"
 #include "src/base/human_format.h"
 #include "src/base/state_dir.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
+#include "src/net/agent_endpoints.h"
+#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 namespace {
@@ -178,8 +178,8 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
     return fail("capture " + std::to_string(id) + " failed: " + std::string(error), kExitError);
   }
 
-  auto download = net::ParseHttpUrl(
-      endpoints->api + "/capture/download?id=" + std::to_string(id), "URL");
+  auto download =
+      net::ParseHttpUrl(endpoints->api + "/capture/download?id=" + std::to_string(id), "URL");
   if (!download.ok()) return fail(download.status().message(), kExitError);
   net::FetchOptions big = fetch;
   big.read_timeout_ms = 60'000;

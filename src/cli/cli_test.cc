@@ -697,6 +697,24 @@ TEST_F(CliTest, RunRefusesAStateDirOthersCanWrite) {
   EXPECT_NE(r.err.find("writable by every user"), std::string::npos) << r.err;
 }
 
+// An agent that cannot start (here: its lock file is a directory) is reported, with its log, as
+// soon as it has exited; the command still runs.
+TEST_F(CliTest, RunSaysWhenItsAgentExitsAtStart) {
+  const fs::path state = dir_ / "state";
+  fs::create_directories(state / "agent.lock");
+  fs::permissions(state, fs::perms::owner_all, fs::perm_options::replace);
+  Result r = Run("run --state-dir '" + state.string() + "' -- sh -c 'echo ran'");
+  if (r.exit_code != 0 && r.err.find("cannot find libinferscope_inject.so") != std::string::npos)
+    GTEST_SKIP() << "the injection library is not built here (no CUDA toolkit)";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ran\n");
+  EXPECT_NE(r.err.find("the agent exited at start (see " + (state / "agent.log").string() + ")"),
+            std::string::npos)
+      << r.err;
+  const std::string text = ReadFile(state / "agent.log");
+  EXPECT_NE(text.find("lock file"), std::string::npos) << text;
+}
+
 TEST_F(CliTest, RunReportsAMissingCommandLikeAShell) {
   EXPECT_EQ(Run("run --no-agent").exit_code, 2);
   Result r = Run("run --no-agent -- /nonexistent/tool --flag");

@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "src/net/agent_endpoints.h"
 #include "src/base/state_dir.h"
 #include "src/cli/cli_voice.h"
 #include "src/cli/exit_codes.h"
 #include "src/context/context.h"
 #include "src/context/report_view.h"
 #include "src/mcp/server.h"
+#include "src/net/agent_endpoints.h"
 #include "src/report/report.h"
 
 namespace inferscope::cli {

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -17,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "src/net/agent_endpoints.h"
-#include "src/net/http_client.h"
 #include "src/base/duration.h"
 #include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"
+#include "src/net/agent_endpoints.h"
+#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 
@@ -66,9 +67,14 @@ bool AgentAnswers(const std::string& socket_path) {
 void StartAgent(const std::string& self_exe, const RunOptions& options, const RunPlan& plan,
                 std::ostream& err) {
   const pid_t command_pid = ::getpid();
-  (void)base::CreateStateDir(plan.state_dir);  // 0700 (docs/agent.md); the agent reports failure
+  // The agent's pid comes back through this pipe, so that an agent that exits at start (its
+  // store cannot be opened, say) ends the wait at once instead of after the whole timeout.
+  int pid_pipe[2] = {-1, -1};
+  if (::pipe2(pid_pipe, O_CLOEXEC) != 0) pid_pipe[0] = pid_pipe[1] = -1;
   const pid_t child = ::fork();
   if (child < 0) {
+    for (int fd : pid_pipe)
+      if (fd >= 0) ::close(fd);
     err << "inferscope: warning: cannot start the agent: " << std::strerror(errno) << "\n";
     return;
   }
@@ -83,7 +89,13 @@ void StartAgent(const std::string& self_exe, const RunOptions& options, const Ru
       ::dup2(fd, STDERR_FILENO);
     }
     // The grandchild is the agent; the child exits at once so the command never reaps it.
-    if (::fork() != 0) ::_exit(0);
+    if (const pid_t agent = ::fork(); agent != 0) {
+      if (agent > 0 && pid_pipe[1] >= 0) {
+        ssize_t unused = ::write(pid_pipe[1], &agent, sizeof(agent));
+        (void)unused;
+      }
+      ::_exit(0);
+    }
     // It stays while the command (this very pid, after exec) lives, then until no process has
     // been connected for 15 s: every profiled process has said goodbye and been stored.
     const std::string watch = std::to_string(command_pid);
@@ -105,11 +117,29 @@ void StartAgent(const std::string& self_exe, const RunOptions& options, const Ru
   }
   int status = 0;
   ::waitpid(child, &status, 0);
-  for (int i = 0; i < 100 && !AgentAnswers(plan.socket_path); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (!AgentAnswers(plan.socket_path))
-    err << "inferscope: warning: the agent did not start (see " << plan.state_dir
-        << "/agent.log); windows will wait in each process and may be dropped\n";
+  pid_t agent = -1;
+  if (pid_pipe[1] >= 0) ::close(pid_pipe[1]);
+  if (pid_pipe[0] >= 0) {
+    if (::read(pid_pipe[0], &agent, sizeof(agent)) != static_cast<ssize_t>(sizeof(agent)))
+      agent = -1;
+    ::close(pid_pipe[0]);
+  }
+  // The agent is not our child (its parent exited), so it is reaped by init: kill(pid, 0) fails
+  // once it has exited.
+  auto alive = [agent] { return agent <= 0 || ::kill(agent, 0) == 0; };
+  bool answers = AgentAnswers(plan.socket_path);
+  for (int i = 0; i < 200 && !answers && alive(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    answers = AgentAnswers(plan.socket_path);
+  }
+  if (answers) return;
+  const std::string log = plan.state_dir + "/agent.log";
+  std::error_code ec;
+  const bool has_log = fs::file_size(log, ec) > 0 && !ec;
+  err << "inferscope: warning: the agent "
+      << (alive() ? "did not start in time" : "exited at start")
+      << (has_log ? " (see " + log + ")" : " (it wrote no log)")
+      << "; windows will wait in each process and may be dropped\n";
 }
 
 // An agent already runs (started by another `run`, or a service): ask it to stay while this
@@ -117,8 +147,8 @@ void StartAgent(const std::string& self_exe, const RunOptions& options, const Ru
 void WatchWithRunningAgent(const RunPlan& plan) {
   auto endpoints = net::ReadAgentEndpoints(plan.state_dir);
   if (!endpoints.ok()) return;
-  auto target = net::ParseHttpUrl(
-      endpoints->api + "/watch?pid=" + std::to_string(::getpid()), "agent API URL");
+  auto target = net::ParseHttpUrl(endpoints->api + "/watch?pid=" + std::to_string(::getpid()),
+                                  "agent API URL");
   if (!target.ok()) return;
   net::FetchOptions options;
   options.connect_timeout_ms = 300;

@@ -89,6 +89,8 @@ base::StatusOr<AgentStatusResponse> ParseAgentStatus(std::string_view body) {
   Get(doc, "windows_stored", &r.windows_stored);
   Get(doc, "dropped_connections", &r.dropped_connections);
   Get(doc, "store_errors", &r.store_errors);
+  Get(doc, "refused_connections", &r.refused_connections);
+  Get(doc, "windows_rejected", &r.windows_rejected);
   dom::element sink;
   if (doc["sink"].get(sink) == simdjson::SUCCESS && sink.is_object()) {
     SinkStatus k;

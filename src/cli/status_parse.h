@@ -42,7 +42,7 @@ struct AgentStatusResponse {
   std::string version;
   int64_t started_unix_ns = 0;
   uint64_t connected_processes = 0, sessions = 0, windows_received = 0, windows_stored = 0,
-           dropped_connections = 0, store_errors = 0;
+           dropped_connections = 0, store_errors = 0, refused_connections = 0, windows_rejected = 0;
   bool has_collectors = false;  // false: an agent from before collectors existed
   CollectorStatus nvml, scrape, otlp;
   std::optional<SinkStatus> sink;  // nullopt: no --sink (or an agent from before sinks)

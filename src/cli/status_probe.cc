@@ -11,8 +11,8 @@
 #include <cstring>
 #include <utility>
 
-#include "src/net/http_client.h"
 #include "src/base/time_point.h"
+#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 namespace {
@@ -51,8 +51,7 @@ std::optional<int64_t> ProbeSocket(const std::string& path) {
 base::StatusOr<std::string> HttpGet(const net::AgentEndpoints& agent, const std::string& suffix,
                                     int timeout_ms) {
   const std::string& url = agent.api;
-  ASSIGN_OR_RETURN(net::HttpTarget target,
-                   net::ParseHttpUrl(url + suffix, "agent API URL"));
+  ASSIGN_OR_RETURN(net::HttpTarget target, net::ParseHttpUrl(url + suffix, "agent API URL"));
   net::FetchOptions options;
   options.connect_timeout_ms = options.read_timeout_ms = timeout_ms;
   options.accept = "application/json";

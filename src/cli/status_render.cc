@@ -117,6 +117,8 @@ std::string RenderStatusJson(const Gathered& g, int64_t now_ns) {
     w.Key("windows_stored").UInt(g.agent->windows_stored);
     w.Key("dropped_connections").UInt(g.agent->dropped_connections);
     w.Key("store_errors").UInt(g.agent->store_errors);
+    w.Key("refused_connections").UInt(g.agent->refused_connections);
+    w.Key("windows_rejected").UInt(g.agent->windows_rejected);
     w.EndObject();
   } else {
     w.Key("agent").Null();
@@ -321,7 +323,15 @@ std::string RenderStatusText(const Gathered& g, int64_t now_ns) {
                       base::FormatCount(g.agent->connected_processes),
                       base::FormatCount(g.agent->windows_stored),
                       base::FormatCount(g.agent->dropped_connections),
-                      base::FormatCount(g.agent->store_errors)),
+                      base::FormatCount(g.agent->store_errors)) +
+              (g.agent->refused_connections == 0
+                   ? std::string()
+                   : fmt::format(", {} refused connections",
+                                 base::FormatCount(g.agent->refused_connections))) +
+              (g.agent->windows_rejected == 0
+                   ? std::string()
+                   : fmt::format(", {} windows refused (future-dated)",
+                                 base::FormatCount(g.agent->windows_rejected))),
           &out);
     if (g.agent->sink) {
       const SinkStatus& k = *g.agent->sink;

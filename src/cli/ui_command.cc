@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "src/net/agent_endpoints.h"
-#include "src/net/http_client.h"
 #include "src/base/state_dir.h"
 #include "src/cli/exit_codes.h"
+#include "src/net/agent_endpoints.h"
+#include "src/net/http_client.h"
 
 namespace inferscope::cli {
 

@@ -1,6 +1,9 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #include "src/import/trace_importer.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,10 +14,22 @@
 namespace inferscope::import {
 
 base::StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return base::NotFoundError(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec))
+  // stat(2) before open: a FIFO or a device would block open() or read forever, and a symlink
+  // loop is not "no such file".
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT) return base::NotFoundError(path + ": no such file");
+    if (err == ELOOP)
+      return base::InvalidArgumentError(path + ": too many levels of symbolic links (a loop)");
+    return base::NotFoundError(path + ": cannot open: " + std::strerror(err));
+  }
+  if (S_ISDIR(st.st_mode))
     return base::UnsupportedError(path + ": is a directory, not a trace file");
+  if (!S_ISREG(st.st_mode))
+    return base::UnsupportedError(
+        path + (S_ISFIFO(st.st_mode) ? ": is a FIFO" : ": is a device or socket") +
+        ", not a trace file (to read a pipe, give `-` and send the trace on stdin)");
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return base::NotFoundError(path + ": cannot open: " + std::strerror(errno));
   unsigned char head[64] = {};

@@ -2,6 +2,7 @@
 #include "src/import/trace_importer.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -52,6 +53,27 @@ TEST_F(DetectTraceFormatTest, ExplainsWhatIsWrong) {
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.status().code(), base::StatusCode::kUnsupported);
   EXPECT_EQ(text.status().message().find('\n'), std::string::npos);  // one line
+}
+
+// A FIFO blocked open() forever, and a symlink to itself said "no such file".
+TEST_F(DetectTraceFormatTest, RefusesWhatIsNotAFileWithoutBlocking) {
+  const std::string fifo = (dir_ / "pipe").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto f = DetectTraceFormat(fifo);  // no writer: an open() would never return
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), base::StatusCode::kUnsupported);
+  EXPECT_NE(f.status().message().find("is a FIFO"), std::string::npos) << f.status().message();
+  EXPECT_NE(f.status().message().find("`-`"), std::string::npos);
+
+  const std::string loop = (dir_ / "loop.json").string();
+  ASSERT_EQ(::symlink(loop.c_str(), loop.c_str()), 0);
+  auto l = DetectTraceFormat(loop);
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.status().message().find("symbolic links"), std::string::npos) << l.status().message();
+
+  auto device = DetectTraceFormat("/dev/null");
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.status().message().find("device"), std::string::npos);
 }
 
 }  // namespace

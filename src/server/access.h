@@ -18,8 +18,8 @@
 #include <optional>
 #include <string>
 
-#include "src/server/http_server.h"
 #include "src/base/access_token.h"
+#include "src/server/http_server.h"
 
 namespace inferscope::server {
 

@@ -193,6 +193,8 @@ HttpResponse Status(const ApiContext& ctx) {
   w.Key("windows_stored").UInt(counters.windows_stored);
   w.Key("dropped_connections").UInt(counters.dropped_connections);
   w.Key("store_errors").UInt(counters.store_errors);
+  w.Key("refused_connections").UInt(counters.refused_connections);
+  w.Key("windows_rejected").UInt(counters.windows_rejected);
   w.Key("collectors").BeginObject();
   auto collector = [&](const char* name, const telemetry::CollectorStatus& c, auto extra) {
     w.Key(name).BeginObject();

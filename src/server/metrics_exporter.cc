@@ -984,13 +984,18 @@ void MetricsExporter::RenderAgent(const AgentCounters& self, Exposition& e) cons
       {"windows_stored", self.windows_stored},
       {"dropped_connections", self.dropped_connections},
       {"store_errors", self.store_errors},
+      {"refused_connections", self.refused_connections},
+      {"windows_rejected", self.windows_rejected},
   };
   const char* agent_help[] = {
       "Connections from profiled processes that sent a valid hello.",
       "Valid profile windows received.",
       "Profile windows committed to the store.",
-      "Connections dropped for bad frames or windows.",
+      "Connections dropped: bad frames or windows, a missed hello or frame deadline, the "
+      "partial-frame budget.",
       "Store writes that failed.",
+      "Connections refused: another user's process, or beyond the connection cap.",
+      "Windows refused for ending in the future by the agent's clock.",
   };
   for (size_t i = 0; i < std::size(agent_counters); ++i) {
     const std::string name = std::string("inferscope_agent_") + agent_counters[i].first + "_total";

@@ -177,7 +177,8 @@ class MetricsExporter {
   // The agent's own counters, rendered as inferscope_agent_*.
   struct AgentCounters {
     uint64_t sessions = 0, windows_received = 0, windows_stored = 0, dropped_connections = 0,
-             store_errors = 0, connected_processes = 0;
+             store_errors = 0, connected_processes = 0, refused_connections = 0,
+             windows_rejected = 0;
   };
   // Text exposition format 0.0.4 (serve with kContentType).
   std::string Render(const AgentCounters& self) const;

@@ -161,10 +161,16 @@ base::StatusOr<Hello> DecodeHello(std::string_view payload) {
     *v = static_cast<int32_t>(s);
     return true;
   };
-  auto str = [&](std::string* s) {
+  auto str = [&](std::string* s, size_t max_bytes) {
     if (type != WireType::kBytes) return false;
-    const std::string_view b = r.Bytes();
+    std::string_view b = r.Bytes();
     if (!r.ok()) return false;
+    if (b.size() > max_bytes) {
+      size_t n = max_bytes;
+      // Back off continuation bytes (10xxxxxx) so the cut never splits a character.
+      while (n > 0 && (static_cast<unsigned char>(b[n]) & 0xC0) == 0x80) --n;
+      b = b.substr(0, n);
+    }
     s->assign(b);
     return true;
   };
@@ -188,23 +194,23 @@ base::StatusOr<Hello> DecodeHello(std::string_view payload) {
         ok = s32(&hello.world_size);
         break;
       case kHelloHostname:
-        ok = str(&hello.hostname);
+        ok = str(&hello.hostname, kMaxHelloHostnameBytes);
         break;
       case kHelloToolVersion:
-        ok = str(&hello.tool_version);
+        ok = str(&hello.tool_version, kMaxHelloVersionBytes);
         break;
       case kHelloStartTime:
         ok = varint(&x);
         hello.process_start_unix_ns = UnZigZag(x);
         break;
       case kHelloCuptiRelease:
-        ok = str(&hello.cupti_release);
+        ok = str(&hello.cupti_release, kMaxHelloVersionBytes);
         break;
       case kHelloCuptiPath:
-        ok = str(&hello.cupti_path);
+        ok = str(&hello.cupti_path, kMaxHelloPathBytes);
         break;
       case kHelloProfilingOff:
-        ok = str(&hello.profiling_off_reason);
+        ok = str(&hello.profiling_off_reason, kMaxHelloReasonBytes);
         break;
       default:
         r.Skip(type);

@@ -66,7 +66,13 @@ class FrameReader {
   base::Status status_;
 };
 
-// The first frame of every connection: who is sending.
+// The first frame of every connection: who is sending. Its strings come from any local process, and
+// are kept in the store, the log and /metrics labels: the decoder cuts each to its bound (at a
+// UTF-8 boundary) rather than refuse a process whose hostname or path is merely long.
+inline constexpr size_t kMaxHelloHostnameBytes = 255;  // a DNS name's limit
+inline constexpr size_t kMaxHelloVersionBytes = 64;    // tool_version, cupti_release
+inline constexpr size_t kMaxHelloPathBytes = 4096;     // PATH_MAX
+inline constexpr size_t kMaxHelloReasonBytes = 1024;   // profiling_off_reason
 struct Hello {
   uint32_t protocol_version = kFramingVersion;
   uint32_t pid = 0;

@@ -158,7 +158,7 @@ TEST(HelloTest, RoundTripAndCorruption) {
   h.rank = 0;  // rank 0 must survive (not confused with "absent")
   h.local_rank = 0;
   h.world_size = 1;
-  h.hostname = std::string(300, 'h');
+  h.hostname = std::string(kMaxHelloHostnameBytes, 'h');  // the longest kept whole
   h.tool_version = "1.2.3-dirty";
   h.process_start_unix_ns = -5;
   std::string bytes;
@@ -178,6 +178,29 @@ TEST(HelloTest, RoundTripAndCorruption) {
     bad[rng() % bad.size()] = static_cast<char>(rng());
     (void)DecodeHello(bad);
   }
+}
+
+// A local process may send any string: each is cut to its bound, never split inside a character,
+// and the rest of the hello still decodes.
+TEST(HelloTest, LongStringsAreCutToTheirBounds) {
+  Hello h;
+  h.pid = 42;
+  h.hostname = "\xc3\xa9" + std::string(15u << 20, 'h');  // 15 MiB, starting with a 2-byte 'e'
+  h.tool_version = std::string(1000, 'v');
+  h.cupti_path = std::string(kMaxHelloPathBytes - 1, 'p') + "\xc3\xa9";  // the cut falls inside
+  h.profiling_off_reason = std::string(5000, 'r');
+  h.cupti_release = "12.4";
+  std::string bytes;
+  EncodeHello(h, &bytes);
+  auto d = DecodeHello(bytes);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->pid, 42u);
+  EXPECT_EQ(d->hostname.size(), kMaxHelloHostnameBytes);
+  EXPECT_EQ(d->hostname.substr(0, 3), "\xc3\xa9h");
+  EXPECT_EQ(d->tool_version, std::string(kMaxHelloVersionBytes, 'v'));
+  EXPECT_EQ(d->cupti_path, std::string(kMaxHelloPathBytes - 1, 'p'));  // not half a character
+  EXPECT_EQ(d->profiling_off_reason.size(), kMaxHelloReasonBytes);
+  EXPECT_EQ(d->cupti_release, "12.4");
 }
 
 }  // namespace

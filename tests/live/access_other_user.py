@@ -9,7 +9,9 @@ through `setpriv --reuid --regid --clear-groups`, with Debian's /usr/bin/python3
     parameters a real client sends, the dashboard (/ui/, /ui/app.js), /mcp and /v1/traces answer
     401; `POST /api/v1/capture?duration=2s` starts nothing; /metrics answers 200 (open on purpose,
     for scrapers);
-  - a forged dashboard cookie and a sign-in link without a valid code open nothing.
+  - a forged dashboard cookie and a sign-in link without a valid code open nothing;
+  - with D and its socket opened to others for the check, a connection to the ingest socket is
+    closed at once (the agent checks the peer's uid) and counted in refused_connections.
 As the owner: with the token every route answers (not 401/403); a foreign Origin is 403 and a
 rebinding Host 400 even with the token; a text/plain POST carrying a signed-in browser's cookie
 (what any page could send) is 403 and starts no capture.
@@ -57,6 +59,22 @@ for method, url, headers, body in job["requests"]:
     except Exception as e:
         out["statuses"].append(str(e))
 print(json.dumps(out))
+"""
+
+# Runs as the other uid: connects to the ingest socket and says whether the agent closed it.
+SOCKET_SCRIPT = r"""
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("cannot connect: %s" % e)
+    sys.exit(0)
+try:
+    print("closed" if s.recv(1) == b"" else "the agent sent bytes")
+except socket.timeout:
+    print("still open after 5 s")
 """
 
 # The parameters a client sends to each route, so a 401 is the gate's and not a 400.
@@ -191,6 +209,26 @@ def main():
         status, body, _ = request(api + "/capture", headers=owner)
         if status != 404:
             failures.append("a page started a capture: HTTP %d %s" % (status, body))
+
+        # The ingest socket, had the user opened D and the socket to others: the agent checks the
+        # peer's uid and closes at once (without the check it would wait for a hello).
+        sock = os.path.join(state, "agent.sock")
+        os.chmod(state, 0o755)
+        os.chmod(sock, 0o666)
+        try:
+            peer = subprocess.run(
+                [SETPRIV, "--reuid=%d" % OTHER_UID, "--regid=%d" % OTHER_UID, "--clear-groups",
+                 PYTHON, "-c", SOCKET_SCRIPT, sock], capture_output=True, text=True, timeout=30)
+        finally:
+            os.chmod(sock, 0o600)
+            os.chmod(state, 0o700)
+        if peer.stdout.strip() != "closed":
+            failures.append("uid %d on the ingest socket: %s %s" % (OTHER_UID, peer.stdout.strip(),
+                                                                     peer.stderr[-300:]))
+        status, body, _ = request(api + "/status", headers=owner)
+        refused = json.loads(body).get("refused_connections") if status == 200 else None
+        if refused != 1:
+            failures.append("refused_connections after the other uid's connection: %r" % refused)
     except (RuntimeError, OSError, ValueError, KeyError, subprocess.SubprocessError) as e:
         failures.append(str(e))
     finally:

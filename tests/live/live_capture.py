@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 
-from live_common import REPO, wait_for_socket
+from live_common import REPO, api_request, wait_for_socket
 
 SCHEMA_DIR = os.path.join(REPO, "tests", "perfetto")
 TRACES = [os.path.join(REPO, "examples", "vllm_tp2_decode", "rank%d.json.gz" % r) for r in (0, 1)]
@@ -78,8 +78,23 @@ class Case:
             cmd += ["--nvml-index-of-device", "0,1"]
         cmd += traces
         self.app_started = time.time()
+        # stdout to a file and stderr read as it comes: a pipe nobody reads blocks the writer once
+        # 64 KiB are in it, and a profiled process blocked on its own log line stops answering
+        # the agent. The lines are timestamped as they arrive (agent_dies measures with them).
         self.app = subprocess.Popen(cmd, env=dict(os.environ, INFERSCOPE_WINDOW="1s", **(env or {})),
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                    stdout=open(os.path.join(self.work, "app.out"), "w"),
+                                    stderr=subprocess.PIPE, text=True)
+        self.app_lines = []
+        self.app_reader = threading.Thread(
+            target=lambda: self.app_lines.extend((time.time(), l) for l in self.app.stderr),
+            daemon=True)
+        self.app_reader.start()
+
+    def app_stderr(self):
+        """What the app printed on stderr (all of it once it has exited)."""
+        if self.app.poll() is not None:
+            self.app_reader.join(timeout=10)
+        return "".join(l for _, l in self.app_lines)
 
     def wait_connected(self, count, timeout_s=15):
         deadline = time.time() + timeout_s
@@ -100,7 +115,8 @@ class Case:
     def api(self, path):
         endpoints = json.load(open(os.path.join(self.state, "agent.json")))
         import urllib.request
-        with urllib.request.urlopen(endpoints["endpoints"]["api"] + path, timeout=5) as r:
+        req = api_request(self.state, endpoints["endpoints"]["api"] + path)
+        with urllib.request.urlopen(req, timeout=5) as r:
             return json.loads(r.read())
 
     def close(self, ok):
@@ -110,6 +126,19 @@ class Case:
                 p.wait()
         if ok:
             shutil.rmtree(self.work, ignore_errors=True)
+            return
+        # A failure on a CI machine leaves only this output: the agent's log and the app's stderr
+        # (the profiled processes' own lines) say which side stopped answering.
+        log = os.path.join(self.work, "agent.log")
+        if os.path.exists(log):
+            print("     agent.log (last 40 lines):")
+            for line in open(log, errors="replace").read().splitlines()[-40:]:
+                print("       " + line)
+        if self.app:
+            lines = self.app_stderr().splitlines()[-40:]
+            print("     app stderr (last %d lines):" % len(lines))
+            for line in lines:
+                print("       " + line)
 
 
 def decode(protoc, path):
@@ -209,7 +238,7 @@ def multi_rank(c, protoc):
     span_us = max(e["ts"] for e in slices) - min(e["ts"] for e in slices)
     assert span_us < 500_000 + 200_000, "a 500 ms capture spans %.0f us" % span_us
     c.app.wait(timeout=90)
-    assert c.app.returncode == 0, c.app.stderr.read()
+    assert c.app.returncode == 0, c.app_stderr()
     assert pids
 
 
@@ -239,7 +268,7 @@ def process_exits(c, protoc):
     out = os.path.join(c.work, "exit.pftrace")
     r = c.capture("--duration", "8s", "-o", out)
     c.app.wait(timeout=60)
-    assert c.app.returncode == 0, c.app.stderr.read()
+    assert c.app.returncode == 0, c.app_stderr()
     assert r.returncode == 0, r.stderr
     assert "exited" in r.stderr, r.stderr
     decode(protoc, out)
@@ -252,10 +281,7 @@ def agent_dies(c, protoc):
     # done, with the time they took; the lines are timestamped as they arrive, so what a stalled
     # sender could lengthen (the replay, the teardown, the exit after it) is measured apart from
     # the start-up (exec, loading the traces), which sanitizers and a loaded machine stretch.
-    rank_lines = []
-    reader = threading.Thread(
-        target=lambda: rank_lines.extend((time.time(), l) for l in c.app.stderr), daemon=True)
-    reader.start()
+    rank_lines = c.app_lines
     c.wait_connected(2)
     cap = subprocess.Popen([c.args.inferscope, "capture", "--state-dir", c.state,
                             "--duration", "4s", "-o", os.path.join(c.work, "dead.pftrace")],
@@ -268,7 +294,7 @@ def agent_dies(c, protoc):
     assert len([l for l in err.splitlines() if l.startswith("inferscope: error:")]) == 1, err
     c.app.wait(timeout=60)
     exited = time.time()
-    reader.join(timeout=10)
+    c.app_reader.join(timeout=10)
     elapsed = exited - c.app_started
     assert c.app.returncode == 0, "".join(l for _, l in rank_lines)
     done = [(at, json.loads(l.split(" ", 1)[1])) for at, l in rank_lines
@@ -313,7 +339,7 @@ def pool_exhausted(c, protoc):
     print("     pool_exhausted: %d buffer requests refused during the span" % refused)
     decode(protoc, out)
     c.app.wait(timeout=60)
-    assert c.app.returncode == 0, c.app.stderr.read()
+    assert c.app.returncode == 0, c.app_stderr()
 
 
 def byte_cap(c, protoc):

@@ -450,9 +450,10 @@ EngineSnapshot MapExposition(const Exposition& e, size_t max_other_series) {
       const std::string* model = s.FindLabel("model_name");
       if (!model) model = s.FindLabel("model");
       if (!model || model->empty()) continue;
-      if (std::find(snap.model_names.begin(), snap.model_names.end(), *model) ==
+      const std::string name = model->substr(0, EngineMetricsWindow::kMaxModelNameBytes);
+      if (std::find(snap.model_names.begin(), snap.model_names.end(), name) ==
           snap.model_names.end()) {
-        snap.model_names.push_back(*model);
+        snap.model_names.push_back(name);
         if (snap.model_names.size() >= EngineMetricsWindow::kMaxModelNames) break;
       }
     }

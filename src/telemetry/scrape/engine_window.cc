@@ -429,7 +429,7 @@ std::optional<double> EngineMetricsWindow::FrontendOverheadMean() const {
 
 void EngineMetricsWindow::AddModelName(std::string_view raw) {
   if (raw.empty()) return;
-  const std::string name = ValidUtf8(raw);
+  const std::string name = ValidUtf8(raw.substr(0, kMaxModelNameBytes));
   auto it = std::lower_bound(model_names.begin(), model_names.end(), name);
   if (it != model_names.end() && *it == name) return;
   if (model_names.size() >= kMaxModelNames) return;

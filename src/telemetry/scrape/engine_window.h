@@ -140,6 +140,9 @@ struct EngineMetricsWindow {
   uint64_t other_series_dropped = 0;
 
   static constexpr size_t kMaxModelNames = 16;
+  // A model name is a label value of a server the agent scraped (possibly another user's): cut to
+  // this many bytes before it reaches the store, /api/v1/profile or a /metrics label.
+  static constexpr size_t kMaxModelNameBytes = 256;
 
   bool has_counter(CounterSignal s) const { return counters_present >> size_t(s) & 1; }
   bool has_gauge(GaugeSignal s) const { return gauges_present >> size_t(s) & 1; }

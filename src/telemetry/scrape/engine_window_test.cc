@@ -117,6 +117,14 @@ TEST(EngineMetricsWindowTest, JsonRoundTripsExactly) {
   EXPECT_NE(out.str().find("\"requests_finished_per_s\": 13.0"), std::string::npos);
 }
 
+// A scraped server's model label reaches the store, the API and /metrics: a 1 MiB one is cut.
+TEST(EngineMetricsWindowTest, AModelNameIsCutToItsBound) {
+  EngineMetricsWindow w;
+  w.AddModelName(std::string(1u << 20, 'm'));
+  ASSERT_EQ(w.model_names.size(), 1u);
+  EXPECT_EQ(w.model_names[0], std::string(EngineMetricsWindow::kMaxModelNameBytes, 'm'));
+}
+
 TEST(EngineMetricsWindowTest, InvalidUtf8FromTheEngineIsRepairedOnTheWayIn) {
   EXPECT_EQ(ValidUtf8("caf\xC3\xA9"), "caf\xC3\xA9");
   EXPECT_EQ(ValidUtf8("a\xFF"
