@@ -1,5 +1,5 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-// The agent's memory while it receives and writes a large live capture (issue 17): N processes,
+// The agent's memory while it receives and writes a large live capture: N processes,
 // each a GPU at 10^5 kernel records per second with their launch calls, for a span of S seconds,
 // streamed to the agentd::CaptureManager as the processes send them (1 MiB chunks), then written as
 // Perfetto. Reports the chunk bytes held, and the agent's resident memory: with the chunks held,

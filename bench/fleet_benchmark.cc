@@ -1,5 +1,5 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-// The fleet's numbers (issue 18, docs/benchmarks.md):
+// The fleet's numbers (docs/benchmarks.md, "The fleet in ClickHouse"):
 //  1. a simulated fleet (--gpus GPUs, 8 per host, one process per GPU, --hours of --window
 //     windows) generated through the sink's own encoder (fleet::EncodeWindow) into a ClickHouse
 //     server, then "worst 10 hosts by idle share, last 24 h" (fleet::QueryFleet: GROUP BY host over

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""How much GPU time the forward-phase split leaves `outside` (issue 20, item 2): for every shared
+"""How much GPU time the forward-phase split leaves `outside`: for every shared
 trace (../shared/traces, skipped with a message when absent) and the bundled two-rank example,
 `outside_pct` of `inferscope analyze` and of the live path (the trace replayed through the fake
 CUPTI into the injection library and an agent, `inferscope report`), with 100 ms and 10 s windows.
 
 With --baseline-build, the same figures from another build (e.g. main's) are put beside them:
-the before/after table of docs/benchmarks.md ("Forward phases: steps carried across window
-edges").
+a before/after comparison (docs/benchmarks.md, "Forward phases and live steps", gives the
+current figures).
 
 Usage: measure_phase_outside.py --build build/ci [--baseline-build DIR] [--windows 100ms,10s]
 Exit codes: 0 done, 1 a run failed, 2 bad arguments.

@@ -661,7 +661,7 @@ TEST_F(AggregatorTest, TimelineBinsClipKernelsAtBinEdges) {
   EXPECT_EQ(t.category_ns[1][static_cast<size_t>(Category::kNormalization)], 60);
 }
 
-// Issue 19: without --bin the timeline's bin comes from the span, so a 300 ms trace gets a
+// Without --bin the timeline's bin comes from the span, so a 300 ms trace gets a
 // timeline worth looking at (not three 100 ms bins) and a long one is never cut.
 TEST_F(AggregatorTest, AutoBinFollowsTheSpan) {
   EXPECT_EQ(AutoBinNs(300'000'000, 450), 1'000'000);             // 667 us -> 1 ms

@@ -381,7 +381,7 @@ TEST_F(ViewCollectorTest, StepPhasesFromNamesThenAttentionKernels) {
 }  // namespace
 }  // namespace inferscope::aggregate
 
-// Issue 20, item 5: GPU time by the CPU operator (and module) that launched it.
+// The ops view: GPU time by the CPU operator (and module) that launched it.
 TEST_F(ViewCollectorTest, OpsAttributeGpuTimeToTheInnermostOperator) {
   ViewOptions options;
   options.selection.ops = true;
@@ -484,7 +484,7 @@ TEST_F(ViewCollectorTest, OpsAttributeGpuTimeToTheInnermostOperator) {
   EXPECT_EQ(o.modules[1].gpu_total_ns, 600);
 }
 
-// Issue 20, item 3: Kineto's gpu_user_annotation, a range on a GPU stream.
+// The ranges view: Kineto's gpu_user_annotation, a range on a GPU stream.
 TEST_F(ViewCollectorTest, GpuAnnotationsCountTheOpsStartingInsideOnTheirStream) {
   ViewOptions options;
   options.selection.ranges = true;

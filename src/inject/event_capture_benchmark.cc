@@ -1,5 +1,5 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-// The capture's cost inside a serving process (issue 17): a GPU at 10^5 kernel records per second,
+// The capture's cost inside a serving process: a GPU at 10^5 kernel records per second,
 // each launched by a CUDA call, recorded for the capture's span. Reports the encoded bytes per
 // event, the memory held by the recorder and its queue (the open chunk plus sealed chunks waiting
 // for the drain thread's 500 ms tick) against the default cap (256 MiB for the whole capture; an

@@ -28,8 +28,8 @@ TEST(KernelNamesTest, ShortensSignatures) {
   EXPECT_EQ(ShortenKernelName(""), "");
 }
 
-// Issue 19: vLLM's fused_add_rms_norm_kernel showed as "std::enable_if(0)))&&v...rms_norm_kernel":
-// the '>' of "(8)>(0)" closed the template list, and the SFINAE return type stayed in front.
+// vLLM's fused_add_rms_norm_kernel must not show as "std::enable_if(0)))&&v...rms_norm_kernel":
+// the '>' of "(8)>(0)" does not close the template list, and the SFINAE return type goes.
 TEST(KernelNamesTest, StripsReturnTypesAndSfinaeWrappers) {
   EXPECT_EQ(
       ShortenKernelName("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, "

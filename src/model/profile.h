@@ -189,7 +189,7 @@ struct PhaseStats {
   bool operator==(const PhaseStats&) const = default;
 };
 
-// GPU time per forward phase (issue 20): a GPU operation belongs to the step it started in, a step
+// GPU time per forward phase: a GPU operation belongs to the step it started in, a step
 // (whole, carried across edges) to the window it ends in. Operations of steps not whole (past the
 // carry limit, DeviceState::SettleStep) are `outside_ns`: over a run of windows phases plus outside
 // add up to its GPU operation time. Empty (not written on the wire) when the window has no step

@@ -131,7 +131,7 @@ double HeldOutAccuracy(const std::string& file, std::map<std::string, double>* p
   return accuracy;
 }
 
-// Held-out batch 1: split from the corpus before the issue-11 rules were written. Its misses were
+// Held-out batch 1: split from the corpus before the current rules were written. Its misses were
 // looked at after its one measurement, so it is no longer unseen; it stays as a regression guard.
 TEST(Taxonomy, HeldOutAccuracy) {
   std::map<std::string, double> per_category;
@@ -142,7 +142,7 @@ TEST(Taxonomy, HeldOutAccuracy) {
 // Held-out batch 5: kernels of two code bases the rules never saw (ROCm aiter's Triton kernels,
 // DeepSpeed's CUDA kernels), sampled by hash from their sources after the last rule change. Its
 // figure is the one docs/taxonomy.md publishes for names from unseen engines; the assertion is a
-// regression guard, not the issue's 97% goal.
+// regression guard, not the 97% goal.
 TEST(Taxonomy, HeldOut5Accuracy) {
   std::map<std::string, double> per_category;
   EXPECT_GE(HeldOutAccuracy("heldout5_kernels.tsv", &per_category), 0.0);
@@ -335,7 +335,7 @@ TEST(Taxonomy, PriorArtTraps) {
   for (const auto& [name, sub] : cases) EXPECT_EQ(Sub(c, name), sub) << name;
 }
 
-// The issue-11 conventions, one example (or a contrasting pair) each; docs/taxonomy.md lists them.
+// The serving conventions, one example (or a contrasting pair) each; docs/taxonomy.md lists them.
 TEST(Taxonomy, ServingConventions) {
   KernelClassifier c;
   const std::vector<std::pair<std::string, std::string>> cases = {

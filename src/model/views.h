@@ -1,7 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The views engineers bring from Nsight Systems, torch.profiler and HTA (issue 20), computed over
+// The views engineers bring from Nsight Systems, torch.profiler and HTA, computed over
 // one trace file when asked for (`analyze --views`): kernel statistics like `nsys stats
 // cuda_gpu_kern_sum` with launch configurations, a per-stream busy / idle / overlap view, steps
 // (`ProfilerStep#N` and NVTX step ranges), an NVTX / user-annotation range table like `nsys

@@ -106,7 +106,7 @@ TEST(TrackEventWriterTest, InternsOncePerSequenceAndWritesDeltas) {
 
 // The correlation id is TrackEvent's own field and flows use the varint ids, not annotations and
 // fixed64s: a kernel slice with its launch argument, correlation id and flow end stays within the
-// 40 bytes of issue 17 (the end packet included).
+// 40-byte target (the end packet included).
 TEST(TrackEventWriterTest, CorrelationIdAndFlowsAreVarintFields) {
   std::string out;
   TrackEventWriter writer([&](std::string_view b) { out.append(b); });

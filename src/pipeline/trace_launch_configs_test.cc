@@ -1,5 +1,5 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-// The kernel statistics' launch configurations with registers and shared memory (issue 20, item 6)
+// The kernel statistics' launch configurations with registers and shared memory
 // through the whole offline pipeline: traces written here (a Kineto JSON, an Nsight SQLite export),
 // then the real traces that record them (skipped when ../shared/traces is absent).
 #include <gmock/gmock.h>

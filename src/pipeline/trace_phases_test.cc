@@ -1,5 +1,5 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-// The two prefill/decode splits of a trace agree (issue 20): the live one (the Aggregator's steps
+// The two prefill/decode splits of a trace agree: the live one (the Aggregator's steps
 // between host turns, DeviceProfile::phases, what `report` shows from the agent) and the offline
 // steps view (`analyze --views steps`, ProfilerStep ranges). Their steps differ in kind (a host
 // turn vs a profiler range), so they agree on what both can see: the phase words, which phase

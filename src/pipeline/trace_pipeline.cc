@@ -338,9 +338,10 @@ base::StatusOr<import::ImportStats> ImportFile(
   if (slice) slice->Finish();
   // The views and the Aggregator finish on two threads: neither reads the other (the collector
   // only forwards events, all delivered by now), both only read `names` and `classifier`, and
-  // between the import's end and the report the machine's second core is otherwise idle (the ops
-  // view's join took ~2 ms after the Aggregator's ~5 on df_index_resolver; docs/benchmarks.md,
-  // issue 20). The collector is destroyed on its thread too (its ~5 MB freed there).
+  // between the import's end and the report the machine's second core is otherwise idle (run
+  // serially, the ops view's join would follow the Aggregator's finish on the critical path;
+  // measured: docs/benchmarks.md, "Views"). The collector is destroyed on its thread too (its
+  // memory freed there).
   std::thread view_thread;
   if (collector) {
     view_thread = std::thread([&collector, views] {

@@ -17,8 +17,8 @@ namespace inferscope::store {
 // Tier widths, finest first; each divides the next (the query planner nests them).
 //
 // There is no 1 min tier, on purpose. Writing a row costs about what storing a window costs (a
-// row is the size of a window, and zlib's per-call setup dominates at that size), so a 1 min tier
-// (a row per 6 windows) alone added ~30% to the writer's CPU, against a target of 10%. What it
+// row is the size of a window: one more compression and insert), so a 1 min tier (a row per 6
+// windows) alone cost the writer more than the 10% that all rollups may cost. What it
 // bought was little: the only ranges shown at its 1 s resolution are 5 to 50 min long, at most
 // 300 windows per process, which raw windows answer in milliseconds; at the edges of longer
 // ranges, raw windows fill at most 10 min each side (docs/benchmarks.md has the figures).

@@ -118,8 +118,8 @@ constexpr int kSchemaVersion = static_cast<int>(sizeof(kMigrations) / sizeof(kMi
 
 constexpr uint8_t kCodecZlib = 1;  // schema 1-7 wrote these; still read
 // zstd at its default level. Against zlib level 6 (what schema 1-7 wrote) on the agent's windows:
-// ~7x less CPU to compress (zlib was 55 % of the agent's instructions) for ~5 % more bytes
-// (docs/benchmarks.md, "Store payload codec").
+// several times less CPU to compress (compressing was most of the agent's instructions) for a few
+// percent more bytes (measured: docs/benchmarks.md, "Store payload codec").
 constexpr uint8_t kCodecZstd = 2;
 constexpr int kZstdLevel = 3;
 constexpr size_t kPayloadHeaderBytes = 5;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 """Two agents ship to one real ClickHouse: every window exactly once, and the fleet report equals
-the merge of the per-host stores (issue 18, docs/fleet.md).
+the merge of the per-host stores (docs/fleet.md).
 
 Starts Debian's clickhouse-server on loopback (free ports, data in a temp dir), then two agents
 (`inferscope agent --sink clickhouse://127.0.0.1:PORT/fleet --label host=host-a|host-b`) fed by

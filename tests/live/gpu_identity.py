@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""One GPU identity when CUDA and NVML number the GPUs differently (issue 19, item 11).
+"""One GPU identity when CUDA and NVML number the GPUs differently.
 
 A process under CUDA_VISIBLE_DEVICES=1 sees NVML's GPU 1 as its CUDA 0. Here:
   - `inferscope agent --window 1s --nvml-library <fake NVML>` with two fake GPUs;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""`inferscope capture` of a live server (issue 17), through the fake CUPTI and the replay engine
+"""`inferscope capture` of a live server, through the fake CUPTI and the replay engine
 with the real injection library, agent and CLI. The bundled two-rank vLLM decode
 (examples/vllm_tp2_decode) is replayed in real time, in a loop, as two processes:
 

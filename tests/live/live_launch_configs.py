@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""Launch configurations on the live path (issue 20, item 6): a trace replayed through the fake
+"""Launch configurations on the live path: a trace replayed through the fake
 CUPTI into the real injection library and agent gives, per top kernel of `inferscope report`
 (JSON `top_kernels[].launch_configs`, `report --views kernels` text and CSV), the launch
 configurations `inferscope analyze --views kernels` finds in the same file.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""Prefill vs decode on the live path (issue 20, item 2): a serving trace whose steps run prefill
+"""Prefill vs decode on the live path: a serving trace whose steps run prefill
 and decode attention, replayed through the fake CUPTI into the real injection library and agent,
 shows the forward-phase split in `inferscope report` (text and JSON) and on /metrics, equal to what
 `inferscope analyze` says of the file, and in agreement with the offline steps view

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""NVTX ranges on the live path (issue 20, items 1 and 3): a trace's NVTX / user_annotation
+"""NVTX ranges on the live path: a trace's NVTX / user_annotation
 ranges replayed as CUPTI marker records (the fake CUPTI, tests/fakes/replay_engine) through the
 real injection library under `inferscope run --nvtx` give a range table in `inferscope report`
 (text section, JSON views.ranges) equal to `inferscope analyze --views ranges` of the same file.

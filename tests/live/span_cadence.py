@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""Request spans sent the way the OpenTelemetry SDK sends them are all kept (issue 19, item 1).
+"""Request spans sent the way the OpenTelemetry SDK sends them are all kept.
 
 The SDK's BatchSpanProcessor exports every 5 s (its default scheduledDelayMillis), so a span
 reaches the agent up to ~5 s after it ended: after the window it ended in has closed. Before the

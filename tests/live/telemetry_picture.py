@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""The whole picture of issue 4: kernels, GPU metrics, engine metrics and request spans of the same
+"""The whole picture: kernels, GPU metrics, engine metrics and request spans of the same
 windows in one `inferscope report`, and no request content anywhere in the store or the API.
 
 Per engine (vllm: the real exposition ../shared/reference/vllm-metrics-sample.txt; sglang:

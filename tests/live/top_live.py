@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
-"""`inferscope top` against a live agent fed by the replay harness (issue 16, item 3).
+"""`inferscope top` against a live agent fed by the replay harness.
 
   - `inferscope agent --window 1s` on a fresh state dir (no NVML, no scrape);
   - `top --once` before any window: the "waiting for the first window" frame, exit 0;

@@ -31,8 +31,8 @@ SCHEMA = "perfetto_trace.proto"
 EXPECTED = os.path.join(HERE, "expected", "tiny.pftrace.txt")
 # Measured on the bundled example with everything a kernel carries (category, the launch
 # argument, the launch flow or the correlation id): 45.0, of which 7.3 are the interned launch
-# strings (209 launch configurations of ~270 characters per rank in 7,432 kernels); issue 17's 40
-# is met by the steady-state benchmark (docs/benchmarks.md). A guard against regressions.
+# strings (209 launch configurations of ~270 characters per rank in 7,432 kernels); the 40-byte
+# target is met by the steady-state benchmark (docs/benchmarks.md). A guard against regressions.
 MAX_BYTES_PER_KERNEL_SLICE = 46.0
 
 

@@ -20,7 +20,7 @@ const BASE = args.url;
 const OUT = args.out;
 const FIRST_PAINT_BUDGET_MS = 1000;
 const RANGE_24H_BUDGET_MS = 2000;
-// The speed budgets are the numbers: a measurement (docs/benchmarks.md runs this test with
+// The speed budgets are the dashboard's targets: a measurement (docs/benchmarks.md runs this test with
 // INFERSCOPE_UI_BUDGETS=1), not a pass/fail of the functional test, whose timings follow the
 // machine's load. Without --enforce-budgets 1 they are measured, printed and recorded only.
 const ENFORCE_BUDGETS = args['enforce-budgets'] === '1';

@@ -31,8 +31,9 @@ bool ParseNumber(const std::string& s, T* out) {
 
 // Which slice a window falls in: how many slice starts after the first are <= its start. A sum
 // of comparisons, not arrayCount with a lambda: ClickHouse runs each comparison vectorized over
-// the column, where 18.16's lambda materializes the array per row (8x slower over 2 M rows,
-// docs/benchmarks.md). Starts before the first go to slice 0.
+// the column, where 18.16's lambda materializes the array per row (several times slower;
+// measured: docs/benchmarks.md, "The fleet's context and diff"). Starts before the first go to
+// slice 0.
 std::string SliceSql(const FleetProfileQuery& q) {
   if (q.slice_starts.size() <= 1) return "toUInt32(0)";
   std::string sum;

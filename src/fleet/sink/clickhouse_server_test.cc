@@ -498,9 +498,9 @@ TEST_F(ClickHouseServerTest, FleetViewSumsRangeTables) {
   EXPECT_EQ(compared, 2u);
 }
 
-// Issue 18's fault test: an insert the server stored but whose answer was lost is not sent again,
-// so a plain count (no FINAL, merges stopped so the ReplacingMergeTree cannot hide a duplicate)
-// sees every row once; an insert that never reached the server is sent again.
+// The exactly-once fault test: an insert the server stored but whose answer was lost is not sent
+// again, so a plain count (no FINAL, merges stopped so the ReplacingMergeTree cannot hide a
+// duplicate) sees every row once; an insert that never reached the server is sent again.
 TEST_F(ClickHouseServerTest, LostAnswerIsNotResent) {
   testing::LossyProxy proxy(server_->http_port());
   ASSERT_GT(proxy.port(), 0);

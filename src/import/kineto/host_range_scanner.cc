@@ -322,7 +322,7 @@ inline int Popcount16(uint32_t x) {
 // quotes (a prefix XOR of the quote mask); then control characters inside strings and control
 // characters other than whitespace outside them are mask operations. The brackets are counted
 // only when the byte after the event is '}': the one case where simdjson counts them (its check
-// that a document whose next byte is '}' is balanced, issue 1834); it never walks the rest
+// that a document whose next byte is '}' is balanced); it never walks the rest
 // otherwise, and the importer's spans end where their brackets balance anyway.
 bool SuffixIsClean(const char* p, const char* end) {
 #if defined(__SSE2__)

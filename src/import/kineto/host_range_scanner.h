@@ -4,16 +4,12 @@
 // A hand-written reader of the few fields of a Kineto operator or module event (cpu_op,
 // python_function) that the ops view needs: name, ts, dur, pid, tid, ph (and cat).
 //
-// Why hand-written: with the ops view on, each of a Kineto trace's cpu_op events (56,680 in
-// df_index_resolver) was parsed as its own simdjson On-Demand document (stage 1 over the whole
-// event, then the field walk), and `analyze --views ops` cost +41% of `analyze` with
-// `ParseFields` at 17% and simdjson's stage 1 at 7% of the run (perf, docs/benchmarks.md,
-// issue 20). This reader walks the event once, reads the fields in place and stops where the
-// simdjson path stops; Kineto's own field order is read by straight-line code. Measured, the
-// per-event document was cheaper than perf suggested (most of `ParseFields` is the kernels' parse
-// every run pays): the reader saves 1-2.5 ms of that, and with two smaller per-operator savings
-// the ops view went from about +35% to +26% of `analyze` (docs/benchmarks.md: figures, what
-// remains).
+// Why hand-written: with the ops view on, every cpu_op event of a Kineto trace (tens of
+// thousands) must be read, and parsing each as its own simdjson On-Demand document (stage 1 over
+// the whole event, then the field walk) is a per-event cost the ops view pays on `analyze`'s
+// critical path. This reader walks the event once, reads the fields in place and stops where the
+// simdjson path stops; Kineto's own field order is read by straight-line code. What the ops view
+// costs now, and where it goes: docs/benchmarks.md, "Views".
 //
 // It is exact or it declines: it accepts only events it can read with certainty to the same
 // fields as the simdjson path (KinetoEventMapper::ParseFields in its host-range mode) and returns

@@ -111,8 +111,8 @@ class KinetoEventMapper final : public ScanHandler {
   bool Times(const Fields& f, int64_t* start_ns, int64_t* end_ns);
 
   // NameTable::Intern for operator and module names, through a small cache: a trace has tens of
-  // thousands of operators but a few hundred names, and hashing each name into the table was 2%
-  // of `analyze --views ops` (docs/benchmarks.md).
+  // thousands of operators but a few hundred names, and a hash per operator into the table would
+  // be paid on the import's thread (docs/benchmarks.md, "Views").
   model::NameId InternHostRangeName(std::string_view name);
 
   // The sink, once the view ranges held back are delivered: every delivery but theirs goes here.

@@ -405,7 +405,7 @@ TEST(KinetoImporterTest, FilesPlainGzipAndErrors) {
   for (const std::string& p : {plain, gz, cut, bad, two}) std::remove(p.c_str());
 }
 
-// Issue 20: the ops view's operators and modules and the ranges view's GPU annotations, delivered
+// The ops view's operators and modules and the ranges view's GPU annotations, delivered
 // only when asked for.
 TEST(KinetoImporterTest, ViewRangesOnlyWhenAsked) {
   constexpr char kTrace[] = R"js({"traceEvents": [

@@ -230,7 +230,7 @@ TEST(GpuSamplerTest, HopperAndAmpereExactValues) {
   RenderGpuMetricsText(w, &text);
   EXPECT_NE(text.find("35 (20-50)"), std::string::npos) << text;
   EXPECT_NE(text.find("50/25/40"), std::string::npos) << text;
-  // Issue 19: every reason with its share, on its own line, never cut to fit the table.
+  // Every reason with its share, on its own line, never cut to fit the table.
   EXPECT_NE(text.find("clock events (share of samples): sw_power_cap 50%, gpu_idle 25%, "
                       "hw_slowdown 25%\n"),
             std::string::npos)

@@ -232,8 +232,8 @@ TEST(SpanWindowTest, RenderText) {
   EXPECT_EQ(empty.find("rejected"), std::string::npos) << empty;
 }
 
-// Issue 19: the report cut the drop note to "(14 spans dropped, 0 exports reje..." at 100
-// columns and never said why. Every reason gets a line of its own that fits, with its count.
+// A drop note cut to "(14 spans dropped, 0 exports reje..." at 100 columns would not say why:
+// every reason gets a line of its own that fits, with its count.
 TEST(SpanWindowTest, DropsAreReportedByReasonWithinHundredColumns) {
   SpanWindow w;
   w.requests = 123'456'789;

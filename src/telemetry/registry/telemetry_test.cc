@@ -97,7 +97,7 @@ int64_t StartAfterBoundary(Telemetry& t, int64_t window_ns) {
   return base::UnixNowNs() / window_ns * window_ns;
 }
 
-// Issue 19: the SDK's batch processor exports every 5 s, so spans arrive after their window's
+// The SDK's batch processor exports every 5 s, so spans arrive after their window's
 // end. The window stays open for the grace period (spans arriving then count in it, not as late),
 // and stopping the agent inside the grace period stores it instead of losing it.
 TEST(TelemetryTest, SpanWindowStaysOpenForTheGraceAndStopStoresIt) {
