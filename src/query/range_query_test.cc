@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "src/aggregate/aggregator.h"
@@ -201,6 +202,39 @@ TEST(RangeQueryTest, ARestartInsideTheRangeReportsTheLatestRunAndNamesTheOther) 
   EXPECT_TRUE(profile->analysis.other_jobs.empty());
   EXPECT_EQ(profile->analysis.job_warning, "");
   for (const analyze::RankAnalysis& r : profile->analysis.ranks) EXPECT_EQ(r.pid, 101u);
+}
+
+// Without rank numbers a restart is told by time: a process started after the run's last window
+// is a later run; two processes that ran side by side are one.
+TEST(RangeQueryTest, UnrankedProcessesAreRunsByTime) {
+  TempDir dir;
+  auto store = store::SqliteStore::Open(dir.path(), store::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  int index = 0;
+  // (pid, process start, first window, last window) in minutes from kT0.
+  const std::vector<std::tuple<uint32_t, int64_t, int64_t, int64_t>> processes = {
+      {301, 0, 1, 10}, {302, 0, 1, 10}, {303, 20, 21, 30}};
+  ASSERT_TRUE((*store)->Begin().ok());
+  for (const auto& [pid, start, first, last] : processes) {
+    wire::Hello hello = MakeHello(pid, -1);
+    hello.world_size = -1;
+    hello.process_start_unix_ns = kT0 + start * kMin;
+    const int64_t id = *(*store)->UpsertProcess(hello, kT0 + start * kMin);
+    for (int64_t m = first; m < last; ++m) {
+      model::ProfileWindow w = store::testing::RollupTestWindow(pid, -1, kT0 + m * kMin, index++);
+      ASSERT_TRUE((*store)->AppendWindow(PendingOf(id, w, kT0 + m * kMin + 11 * kSec), &w).ok());
+    }
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+  RangeQuery q;
+  q.from_ns = kT0;
+  q.to_ns = kT0 + kHour;
+  auto profile = QueryRangeProfile(**store, q, "store:test");
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  for (const analyze::RankAnalysis& r : profile->analysis.ranks) EXPECT_EQ(r.pid, 303u);
+  ASSERT_EQ(profile->analysis.other_jobs.size(), 1u);
+  EXPECT_EQ(profile->analysis.other_jobs[0].inputs.size(), 2u);  // 301 and 302, one run
+  EXPECT_EQ(profile->analysis.other_jobs[0].why, "an earlier run: started after it ended");
 }
 
 // Real windows: the Aggregator's 10 s windows of the bundled vLLM TP=2 decode trace (real kernel
