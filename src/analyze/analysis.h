@@ -285,8 +285,19 @@ struct JobSummary {
   std::vector<std::pair<std::string, uint64_t>> data_quality;  // summed over processes
 };
 
+// Inputs left out of an analysis because they are of another job than the one analyzed
+// (offline: other trace files; a store range: other runs of its processes), and why.
+struct OtherJob {
+  std::vector<std::string> inputs;  // trace paths; for a store range, one line per process run
+  std::string why;                  // "rank 0 again", "nsys_sqlite, not kineto_json"
+};
+
 struct Analysis {
   AnalysisOptions options;
+  // The inputs were several jobs and only one is analyzed: one line naming them all (the report
+  // header's "warning:" line and JSON "jobs"), and the jobs left out. Empty for one job.
+  std::string job_warning;
+  std::vector<OtherJob> other_jobs;
   std::vector<AnalysisInput> inputs;  // window pointers are not used after Analyze()
   std::vector<RankAnalysis> ranks;    // by rank, then device
   JobSummary summary;

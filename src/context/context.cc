@@ -139,6 +139,8 @@ void Profiled(const ReportView& view, const ContextOptions& options, Builder* b)
       fmt::format("profiled: {} host(s) [{}], {} process(es), {} GPU rank(s) [{}]", hosts.size(),
                   join(hosts, 8), pids.size(), view.ranks.size(), join(gpus, 4)),
   };
+  // Before anything is read as one job's ranks: what was left out, and why.
+  if (!view.job_warning.empty()) head.push_back("warning: " + view.job_warning);
   if (view.has_engine || !view.models.empty())
     head.push_back("engine: " + (view.engine.empty() ? std::string("-") : view.engine) +
                    (view.backend.empty() ? "" : " (" + view.backend + ")") + "; models: " +

@@ -385,6 +385,9 @@ base::StatusOr<ReportView> ParseReport(std::string_view json, const std::string&
     if (doc["inputs"].get(inputs) == simdjson::SUCCESS)
       for (dom::element i : inputs) view.inputs.push_back(Str(i, "path"));
   }
+  dom::element jobs;
+  if (doc["jobs"].get(jobs) == simdjson::SUCCESS && jobs.is_object())
+    view.job_warning = Str(jobs, "warning");
   std::set<std::string> hosts;
   dom::array ranks;
   if (doc["ranks"].get(ranks) == simdjson::SUCCESS) {

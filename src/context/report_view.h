@@ -91,7 +91,10 @@ struct ReportView {
   bool open_ended = false;
   int64_t windows = 0;
   std::vector<std::string> inputs;  // trace paths (traces only)
-  std::vector<RankView> ranks;      // after the host filter
+  // The inputs were several jobs (a store range: several runs) and only one is profiled here:
+  // the report's "jobs.warning", "" for one job.
+  std::string job_warning;
+  std::vector<RankView> ranks;  // after the host filter
   std::vector<std::string> all_hosts;
   std::vector<FindingView> findings;
   std::vector<GpuView> gpus;

@@ -221,6 +221,39 @@ TEST(McpToolsTest, EveryToolWithinBudgetOnTheLargestSharedTrace) {
   CheckEveryTool({largest});
 }
 
+// A store holding two runs of rank 0 (pid 101, then its restart pid 201) in the last hour: the
+// tools answer from the latest run only and say that the earlier one was left out, as `report`.
+TEST(McpStoreTest, ARestartIsTwoRunsNotTwoRanks) {
+  constexpr int64_t kSec = store::testing::kSec, kMin = 60 * kSec;
+  constexpr int64_t kNow = 1'800'000'000 * kSec;
+  inferscope::testing::TempDir dir;
+  {
+    auto store = store::SqliteStore::Open(dir.path(), store::SqliteStore::Mode::kReadWrite);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    int index = 0;
+    for (const auto& [pid, start] : {std::pair<uint32_t, int64_t>{101, kNow - 50 * kMin},
+                                     std::pair<uint32_t, int64_t>{201, kNow - 25 * kMin}}) {
+      wire::Hello hello = wire::testing::MakeHello(pid, 0);
+      hello.process_start_unix_ns = start;
+      auto id = (*store)->UpsertProcess(hello, start);
+      ASSERT_TRUE(id.ok());
+      for (int i = 0; i < 5; ++i) {
+        const int64_t t = start + (i + 1) * kMin;
+        model::ProfileWindow w = store::testing::RollupTestWindow(pid, 0, t, index++);
+        ASSERT_TRUE((*store)->AppendWindow(store::testing::PendingOf(*id, w, t + 11 * kSec)).ok());
+      }
+    }
+  }
+  auto source = MakeStoreSource(dir.path(), kNow);
+  Server server(source.get(), "9.9");
+  const std::string context = Call(server, "get_context", R"({"range":{"from":"-1h"}})");
+  EXPECT_NE(context.find("warning: the range spans 2 runs"), std::string::npos) << context;
+  EXPECT_NE(context.find("pid 101, rank 0 on node-a, started"), std::string::npos) << context;
+  const std::string targets = Call(server, "list_targets", R"({"range":{"from":"-1h"}})");
+  EXPECT_EQ(targets.find(R"(\"pid\":101)"), std::string::npos) << targets;
+  EXPECT_NE(targets.find(R"(\"pid\":201)"), std::string::npos) << targets;
+}
+
 // A store whose windows carry NVTX range tables (`run --nvtx`), in four hours: -4h long names,
 // -3h without ranges, -2h the baseline and -1h the candidate, five 10 s windows each
 // (store::testing's rollup windows, one process).

@@ -103,8 +103,14 @@ static_assert(aggregate::kMaxTimelineBins == 100'000, "the message below names t
 
 // What tells one job from another in a trace (or in a group of traces).
 struct JobKey {
+  std::string format;  // import::TraceFormatName; "" when unknown
   std::set<int32_t> ranks;
   int32_t world_size = -1;
+  // Every process names its rank and world size: a distributed job, whose ranks may run on
+  // several hosts.
+  bool distributed = false;
+  size_t members = 0;                                    // traces joined (groups only)
+  std::set<std::string> hosts;                           // named hosts only
   std::set<std::pair<std::string, uint32_t>> processes;  // (hostname, pid), named hosts only
   int64_t first_ns = std::numeric_limits<int64_t>::max(), last_ns = 0;  // GPU activity
 };
@@ -117,11 +123,15 @@ constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max();
 
 JobKey KeyOf(const ImportedTrace& trace) {
   JobKey key;
+  key.format = trace.format == "unknown" ? "" : trace.format;
   // Timestamps already on the wall clock need no offset; others need the trace's own.
   const int64_t offset = trace.stats.wall_clock_offset_ns;
+  key.distributed = !trace.window.processes.empty();
   for (const model::ProcessProfile& p : trace.window.processes) {
     if (p.rank >= 0) key.ranks.insert(p.rank);
     if (p.world_size > 0) key.world_size = p.world_size;
+    key.distributed = key.distributed && p.rank >= 0 && p.world_size > 0;
+    if (!p.hostname.empty()) key.hosts.insert(p.hostname);
     if (!p.hostname.empty()) key.processes.insert({p.hostname, p.pid});
     for (const model::DeviceProfile& d : p.devices) {
       if (d.last_end_ns <= d.first_start_ns) continue;
@@ -145,16 +155,32 @@ std::string Apart(int64_t ns) {
   return report::FormatDuration(ns);
 }
 
+bool Timed(const JobKey& key) { return key.first_ns <= key.last_ns; }
+bool OnWallClock(const JobKey& key) { return Timed(key) && key.first_ns >= kWallClockNs; }
+
 // Why `trace` is not of the job `group` holds; "" when it may be.
 std::string Conflict(const JobKey& group, const JobKey& trace) {
+  // One job is profiled with one tool: a Kineto trace and an Nsight export of "the same" ranks
+  // would count every kernel twice, or compare two runs.
+  if (!group.format.empty() && !trace.format.empty() && group.format != trace.format)
+    return fmt::format("{}, not {}", trace.format, group.format);
+  // Ranks of one job share a clock kind: one on the wall clock and one on a session or boot clock
+  // come from different tools or setups.
+  if (Timed(group) && Timed(trace) && OnWallClock(group) != OnWallClock(trace))
+    return OnWallClock(trace) ? "on the wall clock, the others not" : "not on the wall clock";
+  // Processes on different hosts are one job only as ranks of a distributed job.
+  if (!group.hosts.empty() && !trace.hosts.empty() && !(group.distributed && trace.distributed)) {
+    bool shared = false;
+    for (const std::string& host : trace.hosts) shared = shared || group.hosts.count(host) > 0;
+    if (!shared) return fmt::format("host {}, not {}", *trace.hosts.begin(), *group.hosts.begin());
+  }
   for (int32_t rank : trace.ranks)
     if (group.ranks.count(rank)) return fmt::format("rank {} again", rank);
   if (group.world_size > 0 && trace.world_size > 0 && group.world_size != trace.world_size)
     return fmt::format("world size {}, not {}", trace.world_size, group.world_size);
   for (const auto& [host, pid] : trace.processes)
     if (group.processes.count({host, pid})) return fmt::format("pid {} on {} again", pid, host);
-  const bool timed = group.first_ns <= group.last_ns && trace.first_ns <= trace.last_ns;
-  if (timed && group.first_ns >= kWallClockNs && trace.first_ns >= kWallClockNs) {
+  if (OnWallClock(group) && OnWallClock(trace)) {
     const int64_t gap = std::max(trace.first_ns - group.last_ns, group.first_ns - trace.last_ns);
     const int64_t longer = std::max(group.last_ns - group.first_ns, trace.last_ns - trace.first_ns);
     if (gap > longer)
@@ -165,6 +191,11 @@ std::string Conflict(const JobKey& group, const JobKey& trace) {
 }
 
 void Join(const JobKey& trace, JobKey* group) {
+  if (group->format.empty()) group->format = trace.format;
+  group->distributed =
+      group->members == 0 ? trace.distributed : group->distributed && trace.distributed;
+  ++group->members;
+  group->hosts.insert(trace.hosts.begin(), trace.hosts.end());
   group->ranks.insert(trace.ranks.begin(), trace.ranks.end());
   if (group->world_size <= 0) group->world_size = trace.world_size;
   group->processes.insert(trace.processes.begin(), trace.processes.end());
@@ -387,9 +418,20 @@ base::StatusOr<TraceSet> ImportTraces(const std::vector<std::string>& paths,
     set.job_warning = JobWarning(set.traces, groups, kept);
     std::vector<ImportedTrace> job;
     for (size_t i : groups[kept].traces) job.push_back(std::move(set.traces[i]));
-    for (size_t g = 0; g < groups.size(); ++g)
-      if (g != kept)
-        for (size_t i : groups[g].traces) set.left_out.push_back(set.traces[i].path);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (g == kept) continue;
+      analyze::OtherJob& other = set.other_jobs.emplace_back();
+      // Why it is apart from the analyzed job, not from the first (kept may be another).
+      JobKey kept_key, first_key;
+      for (size_t i : groups[kept].traces) Join(KeyOf(set.traces[i]), &kept_key);
+      first_key = KeyOf(set.traces[groups[g].traces.front()]);
+      other.why = Conflict(kept_key, first_key);
+      if (other.why.empty()) other.why = groups[g].why_separate;
+      for (size_t i : groups[g].traces) {
+        set.left_out.push_back(set.traces[i].path);
+        other.inputs.push_back(set.traces[i].path);
+      }
+    }
     set.traces = std::move(job);
   }
   if (options.bin_ns <= 0) {
@@ -426,7 +468,11 @@ analyze::Analysis AnalyzeTraces(const TraceSet& traces, const TraceOptions& opti
   inputs.reserve(traces.traces.size());
   for (const ImportedTrace& w : traces.traces)
     inputs.push_back({w.path, w.format, &w.window, options.views.any() ? &w.views : nullptr});
-  return analyze::Analyze(inputs, analysis_options, analyze::HostSignals{}, thresholds);
+  analyze::Analysis analysis =
+      analyze::Analyze(inputs, analysis_options, analyze::HostSignals{}, thresholds);
+  analysis.job_warning = traces.job_warning;
+  analysis.other_jobs = traces.other_jobs;
+  return analysis;
 }
 
 bool HasGpuActivity(const analyze::Analysis& analysis) {

@@ -91,6 +91,7 @@ struct TraceSet {
   // group in one line.
   std::vector<std::string> left_out;
   std::string job_warning;
+  std::vector<analyze::OtherJob> other_jobs;  // the jobs of `left_out`, with why each is apart
 };
 
 // Expands `paths`, imports every trace whole and keeps one job's (GroupTracesByJob). With
@@ -104,7 +105,7 @@ base::StatusOr<TraceSet> ImportTraces(const std::vector<std::string>& paths,
                                       std::string* failed_path, std::ostream& err);
 
 // Analyzes a TraceSet (one rank per process and device) and diagnoses it once with `thresholds`
-// (a trace has no host signals).
+// (a trace has no host signals). The analysis names the jobs left out (job_warning, other_jobs).
 analyze::Analysis AnalyzeTraces(const TraceSet& traces, const TraceOptions& options,
                                 const analyze::DiagnosisThresholds& thresholds = {});
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/report/report.h"
 #include "tests/temp_dir.h"
 #include "tests/test_traces.h"
 
@@ -118,6 +119,35 @@ TEST(GroupTracesByJobTest, TracesThatSayNothingStayTogether) {
             1u);
 }
 
+TEST(GroupTracesByJobTest, FormatsClocksAndHostsTellJobsApart) {
+  // A Kineto rank beside an Nsight export of two processes: never one job's three ranks.
+  ImportedTrace kineto = Trace("rank1.json.gz", 1, 2, 10, 20);
+  kineto.format = "kineto_json";
+  ImportedTrace nsys = Trace("run.sqlite", -1, -1, 10, 20, 7, "node-a");
+  nsys.window.processes.push_back(nsys.window.processes.front());
+  nsys.window.processes.back().pid = 8;
+  nsys.format = "nsys_sqlite";
+  auto groups = GroupTracesByJob({nsys, kineto});
+  EXPECT_EQ(Indices(groups), (std::vector<std::vector<size_t>>{{0}, {1}}));
+  EXPECT_EQ(groups[1].why_separate, "kineto_json, not nsys_sqlite");
+
+  // One trace on the wall clock, one on a session clock.
+  ImportedTrace wall = Trace("a", -1, -1, kEpoch2025, kEpoch2025 + kSec);
+  ImportedTrace session = Trace("b", -1, -1, 5 * kSec, 6 * kSec, 200);
+  EXPECT_EQ(GroupTracesByJob({wall, session})[1].why_separate, "not on the wall clock");
+
+  // Two Nsight exports of unranked processes on two hosts are two runs, even at the same time...
+  ImportedTrace a = Trace("a.sqlite", -1, -1, 10, 20, 7, "node-a");
+  ImportedTrace b = Trace("b.sqlite", -1, -1, 10, 20, 9, "node-b");
+  a.format = b.format = "nsys_sqlite";
+  EXPECT_EQ(GroupTracesByJob({a, b})[1].why_separate, "host node-b, not node-a");
+  // ... but the ranks of a distributed job on two hosts are one job.
+  ImportedTrace r0 = Trace("r0.json", 0, 2, 10, 20, 7, "node-a");
+  ImportedTrace r1 = Trace("r1.json", 1, 2, 11, 21, 7, "node-b");
+  r0.format = r1.format = "kineto_json";
+  EXPECT_EQ(GroupTracesByJob({r0, r1}).size(), 1u);
+}
+
 // One GEMM on GPU 0 of `rank` in a job of two, at `ts_us`.
 std::string KinetoTrace(int rank, int64_t ts_us) {
   std::ostringstream s;
@@ -162,6 +192,64 @@ TEST(ImportTracesTest, UnrelatedRunsInADirectoryKeepTheLargestJobAndSaySo) {
   EXPECT_EQ(set->traces.size(), 1u);
   EXPECT_TRUE(set->left_out.empty());
   EXPECT_EQ(set->job_warning, "");
+}
+
+// The bundled example, two ranks of one vLLM TP=2 job, stays one job: no warning in the report.
+TEST(ImportTracesTest, TheExampleIsOneJob) {
+  model::KernelClassifier classifier;
+  std::string failed_path;
+  std::ostringstream err;
+  auto set = ImportTraces({std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode"},
+                          TraceOptions{}, classifier, &failed_path, err);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->traces.size(), 2u);
+  EXPECT_EQ(set->job_warning, "");
+  const analyze::Analysis analysis = AnalyzeTraces(*set, TraceOptions{});
+  EXPECT_EQ(analysis.ranks.size(), 2u);
+  EXPECT_TRUE(analysis.other_jobs.empty());
+  EXPECT_EQ(report::RenderText(analysis).find("warning:"), std::string::npos);
+  const std::string json = report::RenderJson(analysis);
+  EXPECT_NE(json.find(R"("jobs": {
+    "count": 1,
+    "warning": "",
+    "left_out": [])"),
+            std::string::npos);
+}
+
+// A Kineto rank given beside a 2-GPU Nsight export of another run: the export (two processes) is
+// analyzed, the Kineto file is named as another job, in the header and in JSON.
+TEST(ImportTracesTest, KinetoBesideAnNsightExportIsAnotherJob) {
+  INFERSCOPE_REQUIRE_SHARED_TRACES();
+  model::KernelClassifier classifier;
+  std::string failed_path;
+  std::ostringstream err;
+  const std::string nsys = testing::SharedTrace("nsys-ai/mfu_2gpu_before.sqlite");
+  const std::string kineto =
+      std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode/rank1.json.gz";
+  auto set = ImportTraces({nsys, kineto}, TraceOptions{}, classifier, &failed_path, err);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(set->traces.size(), 1u);
+  EXPECT_EQ(set->traces[0].path, nsys);
+  ASSERT_EQ(set->other_jobs.size(), 1u);
+  EXPECT_EQ(set->other_jobs[0].inputs, std::vector<std::string>{kineto});
+  EXPECT_EQ(set->other_jobs[0].why, "kineto_json, not nsys_sqlite");
+  const analyze::Analysis analysis = AnalyzeTraces(*set, TraceOptions{});
+  EXPECT_EQ(analysis.ranks.size(), 2u);
+  EXPECT_EQ(analysis.job_warning, set->job_warning);
+  const std::string text = report::RenderText(analysis);
+  EXPECT_NE(text.find("\nwarning: the inputs are 2 separate jobs"), std::string::npos) << text;
+  const std::string json = report::RenderJson(analysis);
+  const size_t jobs = json.find(R"("jobs": {)");
+  ASSERT_NE(jobs, std::string::npos);
+  EXPECT_EQ(json.find(R"("count": 2,)", jobs), json.find(R"("count")", jobs));
+  EXPECT_NE(json.find(R"("warning": "the inputs are 2 separate jobs)", jobs), std::string::npos);
+  EXPECT_NE(json.find(R"("why": "kineto_json, not nsys_sqlite")", jobs), std::string::npos);
+
+  // The export on its own is one job of two ranks.
+  set = ImportTraces({nsys}, TraceOptions{}, classifier, &failed_path, err);
+  ASSERT_TRUE(set.ok());
+  EXPECT_EQ(set->job_warning, "");
+  EXPECT_EQ(AnalyzeTraces(*set, TraceOptions{}).ranks.size(), 2u);
 }
 
 // Real directories: three Nsight captures of separate runs (one 2 days before the others, two 80

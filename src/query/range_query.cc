@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <vector>
@@ -85,6 +86,120 @@ std::string Join(const Container& values, const char* separator) {
     out += fmt::format("{}", v);
   }
   return out;
+}
+
+// One run of the engine: processes (host, pid, process start) that lived together. A restart
+// starts a new run; ranks of two runs are never compared (a process and its own restart would
+// read as a straggler).
+struct Run {
+  std::vector<int64_t> ids;                         // process rows, by start
+  std::set<std::pair<std::string, int32_t>> ranks;  // (host, rank), known ranks only
+  std::set<std::string> hosts;
+  int64_t start_ns = std::numeric_limits<int64_t>::max(), end_ns = 0;
+};
+
+int64_t StartOf(const store::StoredProcess& p) {
+  return p.hello.process_start_unix_ns > 0 ? p.hello.process_start_unix_ns : p.first_seen_ns;
+}
+
+// Why process `p` (active until `end_ns`) is not of `run`; "" when it is.
+std::string RunConflict(const Run& run, const store::StoredProcess& p, int64_t start_ns) {
+  const wire::Hello& h = p.hello;
+  if (h.rank >= 0 && run.ranks.count({h.hostname, h.rank}))
+    return fmt::format("rank {}{} again", h.rank, h.hostname.empty() ? "" : " on " + h.hostname);
+  // Ranks of one run start together; a process of the same host started after every process of
+  // the run had sent its last window is a later run (a restart without rank numbers).
+  if (run.hosts.count(h.hostname) && start_ns > run.end_ns) return "started after it ended";
+  return "";
+}
+
+struct Ordered {
+  int64_t start_ns, id;
+  auto operator<=>(const Ordered&) const = default;
+};
+
+// The range's processes by process start (their first window when the store has no process row).
+std::vector<Ordered> ByStart(const std::map<int64_t, model::ProfileWindow>& merged,
+                             const std::map<int64_t, store::StoredProcess>& processes) {
+  std::vector<Ordered> order;
+  for (const auto& [id, w] : merged) {
+    auto it = processes.find(id);
+    order.push_back({it == processes.end() ? w.start_ns : StartOf(it->second), id});
+  }
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+store::StoredProcess ProcessOf(int64_t id,
+                               const std::map<int64_t, store::StoredProcess>& processes) {
+  auto it = processes.find(id);
+  return it == processes.end() ? store::StoredProcess{} : it->second;
+}
+
+// Groups the range's processes into runs, in order of process start: a process joins the first
+// run it fits. Runs come out in order of start.
+std::vector<Run> GroupRuns(const std::map<int64_t, model::ProfileWindow>& merged,
+                           const std::map<int64_t, store::StoredProcess>& processes) {
+  std::vector<Run> runs;
+  for (const Ordered& o : ByStart(merged, processes)) {
+    const store::StoredProcess p = ProcessOf(o.id, processes);
+    size_t r = 0;
+    while (r < runs.size() && !RunConflict(runs[r], p, o.start_ns).empty()) ++r;
+    if (r == runs.size()) runs.emplace_back();
+    Run& run = runs[r];
+    run.ids.push_back(o.id);
+    if (p.hello.rank >= 0) run.ranks.insert({p.hello.hostname, p.hello.rank});
+    run.hosts.insert(p.hello.hostname);
+    run.start_ns = std::min(run.start_ns, o.start_ns);
+    run.end_ns = std::max(run.end_ns, merged.at(o.id).end_ns);
+  }
+  return runs;
+}
+
+// "pid 101, rank 0 on node-a, started 2026-01-02 03:04:05 UTC"
+std::string RunProcessText(int64_t id, const std::map<int64_t, store::StoredProcess>& processes) {
+  auto it = processes.find(id);
+  if (it == processes.end()) return "process ?";
+  const wire::Hello& h = it->second.hello;
+  std::string text = fmt::format("pid {}", h.pid);
+  if (h.rank >= 0) text += fmt::format(", rank {}", h.rank);
+  if (!h.hostname.empty()) text += " on " + h.hostname;
+  return text + ", started " + base::FormatUtcTime(StartOf(it->second)) + " UTC";
+}
+
+// Keeps the latest run of the range in `merged` (a restart's new processes, not the old ones
+// beside them) and names the others in `analysis`. Returns the windows left out.
+size_t KeepLatestRun(const std::map<int64_t, store::StoredProcess>& processes,
+                     const std::map<int64_t, size_t>& window_counts,
+                     std::map<int64_t, model::ProfileWindow>* merged, analyze::Analysis* analysis) {
+  const std::vector<Run> runs = GroupRuns(*merged, processes);
+  if (runs.size() < 2) return 0;
+  const Run& kept = runs.back();  // runs are in order of start: the last started latest
+  const store::StoredProcess kept_first = ProcessOf(kept.ids.front(), processes);
+  std::string kept_text;
+  for (int64_t id : kept.ids)
+    kept_text += (kept_text.empty() ? "" : "; ") + RunProcessText(id, processes);
+  size_t dropped = 0;
+  for (size_t r = 0; r + 1 < runs.size(); ++r) {
+    analyze::OtherJob& other = analysis->other_jobs.emplace_back();
+    // The latest run's first process did not fit this run: that is why they are apart.
+    other.why = "an earlier run: " + RunConflict(runs[r], kept_first, kept.start_ns);
+    for (int64_t id : runs[r].ids) {
+      other.inputs.push_back(RunProcessText(id, processes));
+      auto count = window_counts.find(id);
+      if (count != window_counts.end()) dropped += count->second;
+      merged->erase(id);
+    }
+  }
+  std::string left_out;
+  for (const analyze::OtherJob& job : analysis->other_jobs)
+    for (const std::string& input : job.inputs) left_out += (left_out.empty() ? "" : "; ") + input;
+  analysis->job_warning = fmt::format(
+      "the range spans {} runs (a restart: processes of different runs would be compared as "
+      "one job's ranks): analyzed the latest, {}; left out {}. Query each run's time range for "
+      "the others.",
+      runs.size(), kept_text, left_out);
+  return dropped;
 }
 
 }  // namespace
@@ -207,6 +322,9 @@ base::StatusOr<RangeProfile> QueryRangeProfile(store::SqliteStore& store, const 
   out.rows_read = stats.rows;
   if (bin_ns >= store::RollupBinNs(store::kRollupTierNs.front()))
     for (auto& [id, w] : merged) TrimTimelines(&w);
+  // Runs of the same ranks (a restart inside the range) are not one job: the latest is analyzed.
+  analyze::Analysis runs;
+  out.windows -= KeepLatestRun(stats.processes, window_counts, &merged, &runs);
   out.processes = merged.size();
   for (const telemetry::TelemetryKind* kind : telemetry::TelemetryKinds().kinds())
     RETURN_IF_ERROR(MergeTelemetry(store, *kind, query, &out.telemetry, &out));
@@ -228,6 +346,8 @@ base::StatusOr<RangeProfile> QueryRangeProfile(store::SqliteStore& store, const 
   // diagnosis Analyze() runs already has them.
   const analyze::HostSignals host = HostSignalsOf(out);
   out.analysis = analyze::Analyze(inputs, options, host, query.thresholds);
+  out.analysis.job_warning = std::move(runs.job_warning);
+  out.analysis.other_jobs = std::move(runs.other_jobs);
   if (query.gpu_hourly_usd || query.gpu_prices) {
     analyze::CostInputs cost;
     cost.gpu_hourly_usd = query.gpu_hourly_usd;

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "src/aggregate/aggregator.h"
+#include "src/base/time_point.h"
 #include "src/import/trace_importer.h"
 #include "src/store/rollups.h"
 #include "src/store/test_rollup_windows.h"
@@ -140,6 +142,99 @@ TEST(RangeQueryTest, RollupBackedAnswerEqualsTheRawMerge) {
       EXPECT_LT(tiered->rows_read * 4, raw->rows_read) << c.name;
     }
   }
+}
+
+// A range across a restart: rank 0 ran as pid 101, then (restarted) as pid 201. The two are runs
+// of one rank, not two ranks: the latest is reported, the earlier named, and nothing compares them.
+TEST(RangeQueryTest, ARestartInsideTheRangeReportsTheLatestRunAndNamesTheOther) {
+  TempDir dir;
+  auto store = store::SqliteStore::Open(dir.path(), store::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  wire::Hello first = MakeHello(101, 0), second = MakeHello(201, 0);
+  first.process_start_unix_ns = kT0;
+  second.process_start_unix_ns = kT0 + 30 * kMin;
+  const int64_t id1 = *(*store)->UpsertProcess(first, kT0);
+  const int64_t id2 = *(*store)->UpsertProcess(second, kT0 + 30 * kMin);
+  ASSERT_TRUE((*store)->Begin().ok());
+  int index = 0;
+  // The first run busy 10x longer than its restart: mixed as ranks, a straggler and imbalance.
+  for (int64_t t = kT0 + kMin; t < kT0 + 20 * kMin; t += kMin) {
+    model::ProfileWindow w = store::testing::RollupTestWindow(101, 0, t, index++);
+    for (model::DeviceProfile& d : w.processes[0].devices) d.busy_ns *= 10;
+    ASSERT_TRUE((*store)->AppendWindow(PendingOf(id1, w, t + 11 * kSec), &w).ok());
+  }
+  for (int64_t t = kT0 + 31 * kMin; t < kT0 + 50 * kMin; t += kMin) {
+    model::ProfileWindow w = store::testing::RollupTestWindow(201, 0, t, index++);
+    ASSERT_TRUE((*store)->AppendWindow(PendingOf(id2, w, t + 11 * kSec), &w).ok());
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+
+  RangeQuery q;
+  q.from_ns = kT0;
+  q.to_ns = kT0 + kHour;
+  auto profile = QueryRangeProfile(**store, q, "store:test");
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const analyze::Analysis& a = profile->analysis;
+  ASSERT_FALSE(a.ranks.empty());
+  for (const analyze::RankAnalysis& r : a.ranks) EXPECT_EQ(r.pid, 201u);
+  EXPECT_EQ(profile->processes, 1u);
+  EXPECT_EQ(profile->windows, 19u);
+  // Only the restart's devices are compared (mixed in, pid 101's two would be rows too).
+  EXPECT_EQ(a.ranks.size(), 2u);
+  EXPECT_EQ(a.comparison.ranks.size(), 2u);
+  ASSERT_EQ(a.other_jobs.size(), 1u);
+  EXPECT_EQ(a.other_jobs[0].inputs, std::vector<std::string>{"pid 101, rank 0 on node-a, started " +
+                                                             base::FormatUtcTime(kT0) + " UTC"});
+  EXPECT_EQ(a.other_jobs[0].why, "an earlier run: rank 0 on node-a again");
+  EXPECT_EQ(a.job_warning.rfind("the range spans 2 runs", 0), 0u) << a.job_warning;
+  const std::string text = RenderRangeReport(*profile, report::ReportFormat::kText);
+  EXPECT_NE(text.find("\nwarning: the range spans 2 runs"), std::string::npos) << text;
+  const std::string json = RenderRangeReport(*profile, report::ReportFormat::kJson);
+  const size_t jobs = json.find(R"("jobs": {)");
+  ASSERT_NE(jobs, std::string::npos);
+  EXPECT_EQ(json.find(R"("count": 2,)", jobs), json.find(R"("count")", jobs));
+  EXPECT_NE(json.find(R"("warning": "the range spans 2 runs)", jobs), std::string::npos);
+
+  // Each run's own range is one job, without a warning.
+  q.to_ns = kT0 + 25 * kMin;
+  profile = QueryRangeProfile(**store, q, "store:test");
+  ASSERT_TRUE(profile.ok());
+  EXPECT_TRUE(profile->analysis.other_jobs.empty());
+  EXPECT_EQ(profile->analysis.job_warning, "");
+  for (const analyze::RankAnalysis& r : profile->analysis.ranks) EXPECT_EQ(r.pid, 101u);
+}
+
+// Without rank numbers a restart is told by time: a process started after the run's last window
+// is a later run; two processes that ran side by side are one.
+TEST(RangeQueryTest, UnrankedProcessesAreRunsByTime) {
+  TempDir dir;
+  auto store = store::SqliteStore::Open(dir.path(), store::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  int index = 0;
+  // (pid, process start, first window, last window) in minutes from kT0.
+  const std::vector<std::tuple<uint32_t, int64_t, int64_t, int64_t>> processes = {
+      {301, 0, 1, 10}, {302, 0, 1, 10}, {303, 20, 21, 30}};
+  ASSERT_TRUE((*store)->Begin().ok());
+  for (const auto& [pid, start, first, last] : processes) {
+    wire::Hello hello = MakeHello(pid, -1);
+    hello.world_size = -1;
+    hello.process_start_unix_ns = kT0 + start * kMin;
+    const int64_t id = *(*store)->UpsertProcess(hello, kT0 + start * kMin);
+    for (int64_t m = first; m < last; ++m) {
+      model::ProfileWindow w = store::testing::RollupTestWindow(pid, -1, kT0 + m * kMin, index++);
+      ASSERT_TRUE((*store)->AppendWindow(PendingOf(id, w, kT0 + m * kMin + 11 * kSec), &w).ok());
+    }
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+  RangeQuery q;
+  q.from_ns = kT0;
+  q.to_ns = kT0 + kHour;
+  auto profile = QueryRangeProfile(**store, q, "store:test");
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  for (const analyze::RankAnalysis& r : profile->analysis.ranks) EXPECT_EQ(r.pid, 303u);
+  ASSERT_EQ(profile->analysis.other_jobs.size(), 1u);
+  EXPECT_EQ(profile->analysis.other_jobs[0].inputs.size(), 2u);  // 301 and 302, one run
+  EXPECT_EQ(profile->analysis.other_jobs[0].why, "an earlier run: started after it ended");
 }
 
 // Real windows: the Aggregator's 10 s windows of the bundled vLLM TP=2 decode trace (real kernel

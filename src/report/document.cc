@@ -667,6 +667,7 @@ Document BuildDocument(const Analysis& a, int width) {
         fmt::format("... and {} more inputs", a.inputs.size() - kMaxInputLines));
   doc.header_lines.push_back(
       fmt::format("ranks: {} (processes {})", a.ranks.size(), a.summary.process_count));
+  if (!a.job_warning.empty()) doc.header_lines.push_back("warning: " + a.job_warning);
   if (a.ranks.size() == 1) {
     const RankAnalysis& r = a.ranks.front();
     doc.header_lines.push_back(fmt::format("device: {} {} (pid {}{}{})", r.device,

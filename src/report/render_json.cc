@@ -381,6 +381,22 @@ std::string RenderJson(const Analysis& a, const std::function<void(JsonWriter&)>
   }
   w.EndArray();
 
+  // Inputs of other jobs are left out, never mixed in as ranks (GroupTracesByJob, store runs).
+  w.Key("jobs").BeginObject();
+  w.Key("count").UInt(a.other_jobs.size() + 1);
+  w.Key("warning").String(a.job_warning);
+  w.Key("left_out").BeginArray();
+  for (const analyze::OtherJob& job : a.other_jobs) {
+    w.BeginObject();
+    w.Key("inputs").BeginArray();
+    for (const std::string& input : job.inputs) w.String(input);
+    w.EndArray();
+    w.Key("why").String(job.why);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+
   w.Key("options").BeginObject();
   w.Key("top").Int(a.options.top);
   w.Key("bin_ns").Int(a.options.bin_ns);
