@@ -112,6 +112,9 @@ std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t
       100.0 * static_cast<double>(j.short_kernels) / static_cast<double>(j.kernel_count);
   const bool short_gaps = j.host_wait.count && j.host_wait.mean_ns() < t.burst_gap_ms * 1e6;
   const double host_wait_share = short_gaps ? j.IdleShareOf(j.host_wait.total_ns) : 0;
+  // Host-wait gaps' share of the summed stream idle: the figure the "Idle gaps" table prints.
+  const double gaps = j.gap_total_ns();
+  const double host_share = gaps > 0 ? j.host_wait.total_ns / gaps : 0;
   double idle_share = 0;
   if (j.causal) {
     // Direct: the GPU sat idle while the thread that launched the next work was issuing calls
@@ -120,8 +123,6 @@ std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t
     if (idle_share < t.launch_min_idle_share) return std::nullopt;
   } else {
     // Without launch records joining the gaps: inferred from the HTA gap kinds.
-    const double gaps = j.gap_total_ns();
-    const double host_share = gaps > 0 ? j.host_wait.total_ns / gaps : 0;
     idle_share = host_wait_share;
     if (j.busy_pct() > t.launch_max_busy_pct || host_share < t.launch_min_host_wait_share ||
         !short_gaps || short_pct < t.launch_min_short_kernel_pct ||
@@ -147,7 +148,7 @@ std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t
         Pct(idle_share), j.host_wait.count, Ms(j.host_wait.mean_ns()), short_pct));
   f.Ev("busy_pct", j.busy_pct(), "%");
   if (j.causal) f.Ev("launch_idle_pct", idle_share * 100, "%");
-  f.Ev("host_wait_idle_pct", host_wait_share * 100, "%")
+  f.Ev("host_wait_idle_pct", host_share * 100, "%")
       .Ev("host_wait_gaps", static_cast<double>(j.host_wait.count), "count")
       .Ev("host_wait_gap_mean_us", j.host_wait.mean_ns() / 1e3, "us")
       .Ev("short_kernel_pct", short_pct, "%")

@@ -275,6 +275,20 @@ TEST_F(DiagnoseTest, CausalLaunchGapsAreLaunchOverheadWhateverTheirLength) {
   EXPECT_DOUBLE_EQ(EvidenceValue(d.findings[0], "host_wait_idle_pct"), 0);
 }
 
+TEST_F(DiagnoseTest, HostWaitEvidenceIsTheIdleGapTablesShare) {
+  // Long host-wait gaps (mean 2 ms) on several streams: 1.2 s of stream idle on a GPU idle 660 ms.
+  // The evidence prints the share the "Idle gaps" table prints, host wait / stream idle (75%),
+  // not 0 because the gaps are long, nor a share of the device idle above 100%.
+  SetBusy(34);
+  SetGaps(450, 900 * kMs, 1000, 240 * kMs, 10, 60 * kMs);
+  SetCauses({{"launch", 600}, {"sync", 40}, {"queued", 20}});
+  a_.ranks[0].launch.short_kernels = 900;
+  const Diagnosis d = Run();
+  const Finding* f = Find(d, "launch_overhead");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "host_wait_idle_pct"), 75);
+}
+
 TEST_F(DiagnoseTest, CausalAllocationIdleIsNotBatching) {
   // The GPU idles between bursts because the host sits in cudaMalloc/cudaFree.
   SetBusy(55);
