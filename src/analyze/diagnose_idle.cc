@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The idle-time rules: batching, launch_overhead, host_sync, allocation_stalls. Each stands on the
-// causal idle split when it covers the idle time (docs/diagnosis.md).
+// causal idle split when it covers the idle time (docs/diagnosis.md). Beside them, the notes on
+// what the trace can support: insufficient_evidence (the floor) and warmup (one-time start-up).
 
 #include "src/analyze/diagnose_internal.h"
 
@@ -230,8 +231,10 @@ std::optional<Finding> AllocationStalls(const Job& j, const DiagnosisThresholds&
     return std::nullopt;
   const double share = j.Share(j.slow_alloc_ns);
   // An allocation while the GPU computes costs nothing; the stake is the GPU idle time while the
-  // launching thread was inside allocation calls (causal split), else the calls' time.
-  const double stake = j.causal ? j.CauseShare(IdleCause::kAllocation) : share;
+  // launching thread was inside allocation calls (causal split), else the calls' time, at most
+  // the idle time (start-up allocations before the first GPU work cost the GPU nothing).
+  const double stake =
+      j.causal ? j.CauseShare(IdleCause::kAllocation) : std::min(share, j.Share(j.idle_ns));
   if (stake < t.alloc_min_share || stake <= 0) return std::nullopt;
   FindingBuilder f("allocation_stalls", stake, j.causal ? 0.8 : 0.7);
   if (j.causal)
@@ -256,6 +259,48 @@ std::optional<Finding> AllocationStalls(const Job& j, const DiagnosisThresholds&
       "cudaMalloc/cudaFree");
   f.Fix("Use stream-ordered pools (cudaMallocAsync) for buffers whose size changes");
   return f.Build(t);
+}
+
+std::optional<Finding> InsufficientEvidence(const Job& j, const HostSignals& h,
+                                            const DiagnosisThresholds& t) {
+  // A range without trace data whose GPUs NVML saw working: the host's counters are the evidence
+  // (hardware_saturated stands on them), not a trace too small to judge.
+  if (!j.has_gpu && h.gpu_util_pct_mean) return std::nullopt;
+  const double min_busy_ns = t.evidence_min_gpu_ms * 1e6;
+  if (static_cast<double>(j.kernel_count) >= t.evidence_min_kernels && j.busy_ns >= min_busy_ns)
+    return std::nullopt;
+  FindingBuilder f("insufficient_evidence", 0, 1.0);
+  f.Summary(fmt::format(
+      "not enough GPU activity to judge: {} kernel{} and {} GPU operation{} in all, {} of GPU "
+      "work over a {} span on {} GPU{} (a verdict needs {:.0f} kernels and {} of GPU work)",
+      j.kernel_count, j.kernel_count == 1 ? "" : "s", j.gpu_ops, j.gpu_ops == 1 ? "" : "s",
+      Ms(j.busy_ns), Ms(j.span_ns), j.ranks, j.ranks == 1 ? "" : "s", t.evidence_min_kernels,
+      Ms(min_busy_ns)));
+  f.Ev("kernel_count", static_cast<double>(j.kernel_count), "count")
+      .Ev("gpu_operations", static_cast<double>(j.gpu_ops), "count")
+      .Ev("gpu_busy_ms", j.busy_ns / 1e6, "ms")
+      .Ev("span_ms", j.span_ns / 1e6, "ms")
+      .Ev("slow_alloc_calls", static_cast<double>(j.slow_alloc_calls), "count");
+  return f.Build(t);
+}
+
+std::optional<Finding> Warmup(const Job& j, const DiagnosisThresholds& t) {
+  if (j.startup_launches == 0) return std::nullopt;
+  FindingBuilder f("warmup", j.Share(j.startup_idle_ns), 0.6);
+  f.Summary(fmt::format(
+      "one-time start-up: {} launch call{} of {} in all (over {:.0f} ms each: the first launch of "
+      "a module loads it), GPU idle {} meanwhile; left out of launch overhead",
+      j.startup_launches, j.startup_launches == 1 ? "" : "s", Ms(j.startup_launch_ns),
+      t.warmup_launch_min_ms, Ms(j.startup_idle_ns)));
+  f.Ev("startup_launches", static_cast<double>(j.startup_launches), "count")
+      .Ev("startup_launch_ms", j.startup_launch_ns / 1e6, "ms")
+      .Ev("startup_idle_ms", j.startup_idle_ns / 1e6, "ms");
+  if (j.cpu_launches > 0)
+    f.Ev("steady_launch_mean_us", j.cpu_launch_total_ns / static_cast<double>(j.cpu_launches) / 1e3,
+         "us");
+  Finding w = f.Build(t);
+  w.severity = "info";  // start-up is paid once, whatever share of a short trace it fills
+  return w;
 }
 
 }  // namespace inferscope::analyze::diagnose_internal

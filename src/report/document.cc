@@ -140,12 +140,13 @@ Section DiagnosisSection(const Analysis& a) {
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const analyze::Finding& f = d.findings[i];
     std::vector<std::string> lines;
-    // "healthy" has nothing at stake by definition; "0% of time at stake" would only distract.
+    // "healthy" and "insufficient_evidence" put nothing at stake by definition; "0% of time at
+    // stake" would only distract.
+    const bool no_stake = f.id == "healthy" || f.id == "insufficient_evidence";
     lines.push_back(fmt::format(
         "{}. {} ({}, {}confidence {:.2f}{}): {}", i + 1, f.id, f.severity,
         f.rank >= 0 ? fmt::format("rank {}, ", f.rank) : "", f.confidence,
-        f.id == "healthy" ? "" : fmt::format(", {:.0f}% of time at stake", f.score * 100),
-        f.summary));
+        no_stake ? "" : fmt::format(", {:.0f}% of time at stake", f.score * 100), f.summary));
     // Evidence and fixes nest under their finding (a sub-list in markdown too).
     const std::string sub(fmt::format("{}. ", i + 1).size(), ' ');
     if (!f.evidence.empty()) {

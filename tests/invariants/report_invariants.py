@@ -19,7 +19,10 @@ must satisfy:
     causes, categories);
   - text, JSON and CSV print the same headline numbers (primary verdict, the findings and their
     stakes, per-rank busy % and idle, the idle-gap shares);
-  - a finding's score (its share of time at stake) lies in [0, 1].
+  - a finding's score (its share of time at stake) lies in [0, 1];
+  - no verdict without evidence: below the floor (20 kernels, 1 ms of GPU work) the primary is
+    insufficient_evidence and nothing is critical; warmup never leads; no FlashAttention 3 fix on
+    a kernel_bound finding about another category.
 
 Usage: report_invariants.py --inferscope BIN [--traces DIR] [--no-shared]
 Exit: 0 all hold, 1 a violation (each printed), 77 never (the generated traces always run).
@@ -104,6 +107,31 @@ def check_bounds(c, report):
                 continue
             c.ok(-1e-9 <= e["value"] <= 100 + 1e-9, "finding %s evidence %s = %.4f%% outside "
                  "[0, 100]" % (f["id"], e["name"], e["value"]))
+
+
+def check_verdicts(c, report):
+    """No verdict without evidence: below the floor (docs/diagnosis.md, 20 kernels and 1 ms of GPU
+    work) the primary is insufficient_evidence and nothing is critical; warmup never leads."""
+    diag = report.get("diagnosis") or {}
+    s = report["summary"]
+    below = s["kernel_count"] < 20 or s["temporal_breakdown"]["busy_ns"] < 1_000_000
+    findings = diag.get("findings", [])
+    if below:
+        c.ok(diag.get("primary") == "insufficient_evidence",
+             "below the evidence floor (%d kernels, %d ns busy) the primary is %r" % (
+                 s["kernel_count"], s["temporal_breakdown"]["busy_ns"], diag.get("primary")))
+        c.ok(all(f["severity"] != "critical" for f in findings),
+             "a critical finding below the evidence floor")
+    else:
+        c.ok(diag.get("primary") != "insufficient_evidence",
+             "insufficient_evidence above the floor")
+    c.ok(diag.get("primary") != "warmup", "warmup is the primary verdict")
+    for f in findings:
+        if f["id"] != "kernel_bound":
+            continue
+        if "FlashAttention 2" not in f["summary"] and f["summary"].split(" ")[0] != "attention":
+            c.ok(not any("FlashAttention 3" in x for x in f["fixes"]),
+                 "kernel_bound on %r offers FlashAttention 3" % f["summary"][:60])
 
 
 def check_entry(c, where, e):
@@ -204,7 +232,8 @@ def check_text(c, report, text):
     c.ok(m is not None and m.group(1) == diag.get("primary"),
          "text primary verdict %r, JSON %r" % (m and m.group(1), diag.get("primary")))
     for i, f in enumerate(diag.get("findings", [])):
-        stake = "" if f["id"] == "healthy" else ", %.0f%% of time at stake" % (f["score"] * 100)
+        no_stake = f["id"] in ("healthy", "insufficient_evidence")
+        stake = "" if no_stake else ", %.0f%% of time at stake" % (f["score"] * 100)
         head = "%d. %s (%s, " % (i + 1, f["id"], f["severity"])
         line = next((ln for ln in text.splitlines() if ln.startswith(head)), None)
         c.ok(line is not None, "text has no finding line %r" % head)
@@ -258,6 +287,7 @@ def check_trace(inferscope, name, paths):
         c.problems.append("%s: %s" % (name, e))
         return c
     check_bounds(c, report)
+    check_verdicts(c, report)
     for r in report["ranks"]:
         check_entry(c, "rank %d gpu %d" % (r["rank"], r["device"]), r)
     check_entry(c, "summary", report["summary"])
