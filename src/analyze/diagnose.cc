@@ -68,6 +68,16 @@ Job Summarize(const Analysis& a, const DiagnosisThresholds& thresholds) {
       if (launch < r.idle_causes.size())
         j.startup_idle_ns += std::min(max_ns, static_cast<double>(r.idle_causes[launch].total_ns));
     }
+    if (r.allocations.slow_calls > 0 &&
+        static_cast<double>(r.allocations.malloc_max_ns) >= kStartupAllocMinMs * 1e6) {
+      const double max_ns = static_cast<double>(r.allocations.malloc_max_ns);
+      j.startup_allocs += 1;
+      j.startup_alloc_ns += max_ns;
+      const size_t alloc = static_cast<size_t>(model::IdleCause::kAllocation);
+      if (alloc < r.idle_causes.size())
+        j.startup_alloc_idle_ns +=
+            std::min(max_ns, static_cast<double>(r.idle_causes[alloc].total_ns));
+    }
     j.gpu_ops += r.kernel_count;
     for (const TransferRow& tr : r.transfers) j.gpu_ops += tr.count;
     for (const SyncRow& row : r.syncs) {
@@ -104,6 +114,11 @@ Job Summarize(const Analysis& a, const DiagnosisThresholds& thresholds) {
   double& launch_ns = j.cause_ns[static_cast<size_t>(model::IdleCause::kLaunch)];
   j.startup_idle_ns = std::min(j.startup_idle_ns, launch_ns);
   launch_ns -= j.startup_idle_ns;
+  double& alloc_ns = j.cause_ns[static_cast<size_t>(model::IdleCause::kAllocation)];
+  j.startup_alloc_idle_ns = std::min(j.startup_alloc_idle_ns, alloc_ns);
+  alloc_ns -= j.startup_alloc_idle_ns;
+  j.slow_alloc_calls -= std::min(j.slow_alloc_calls, j.startup_allocs);
+  j.slow_alloc_ns = std::max(0.0, j.slow_alloc_ns - j.startup_alloc_ns);
   return j;
 }
 

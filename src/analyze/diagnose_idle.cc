@@ -285,16 +285,30 @@ std::optional<Finding> InsufficientEvidence(const Job& j, const HostSignals& h,
 }
 
 std::optional<Finding> Warmup(const Job& j, const DiagnosisThresholds& t) {
-  if (j.startup_launches == 0) return std::nullopt;
-  FindingBuilder f("warmup", j.Share(j.startup_idle_ns), 0.6);
+  if (j.startup_launches == 0 && j.startup_allocs == 0) return std::nullopt;
+  const double idle_ns = j.startup_idle_ns + j.startup_alloc_idle_ns;
+  FindingBuilder f("warmup", j.Share(idle_ns), 0.6);
+  std::string what;
+  if (j.startup_launches)
+    what = fmt::format(
+        "{} launch call{} of {} (over {:.0f} ms: the first launch of a module loads it)",
+        j.startup_launches, j.startup_launches == 1 ? "" : "s", Ms(j.startup_launch_ns),
+        t.warmup_launch_min_ms);
+  if (j.startup_allocs)
+    what += fmt::format(
+        "{}{} cudaMalloc{} of {} (over {:.0f} ms: context set-up or a first pool reservation)",
+        what.empty() ? "" : ", ", j.startup_allocs, j.startup_allocs == 1 ? "" : "s",
+        Ms(j.startup_alloc_ns), kStartupAllocMinMs);
   f.Summary(fmt::format(
-      "one-time start-up: {} launch call{} of {} in all (over {:.0f} ms each: the first launch of "
-      "a module loads it), GPU idle {} meanwhile; left out of launch overhead",
-      j.startup_launches, j.startup_launches == 1 ? "" : "s", Ms(j.startup_launch_ns),
-      t.warmup_launch_min_ms, Ms(j.startup_idle_ns)));
+      "one-time start-up: {}; GPU idle {} meanwhile, left out of launch overhead and allocation "
+      "stalls",
+      what, Ms(idle_ns)));
   f.Ev("startup_launches", static_cast<double>(j.startup_launches), "count")
       .Ev("startup_launch_ms", j.startup_launch_ns / 1e6, "ms")
-      .Ev("startup_idle_ms", j.startup_idle_ns / 1e6, "ms");
+      .Ev("startup_idle_ms", j.startup_idle_ns / 1e6, "ms")
+      .Ev("startup_allocs", static_cast<double>(j.startup_allocs), "count")
+      .Ev("startup_alloc_ms", j.startup_alloc_ns / 1e6, "ms")
+      .Ev("startup_alloc_idle_ms", j.startup_alloc_idle_ns / 1e6, "ms");
   if (j.cpu_launches > 0)
     f.Ev("steady_launch_mean_us", j.cpu_launch_total_ns / static_cast<double>(j.cpu_launches) / 1e3,
          "us");

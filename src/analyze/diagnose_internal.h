@@ -43,6 +43,10 @@ struct TransferTotals {
   double time_ns = 0;
 };
 
+// A cudaMalloc this long is start-up (context set-up, a first pool reservation: hundreds of ms);
+// steady allocation stalls take 1-20 ms (the allocation scenarios). Frees are not start-up.
+inline constexpr double kStartupAllocMinMs = 100;
+
 struct Job {
   bool has_gpu = false;
   size_t ranks = 0;
@@ -56,6 +60,11 @@ struct Job {
   // caused (at most its duration), taken out of the `launch` cause.
   uint64_t startup_launches = 0;
   double startup_launch_ns = 0, startup_idle_ns = 0;
+  // Likewise a rank's slowest cudaMalloc of kStartupAllocMinMs or more (context set-up or the
+  // allocator's first pool reservation), taken out of the slow allocations and the `allocation`
+  // cause.
+  uint64_t startup_allocs = 0;
+  double startup_alloc_ns = 0, startup_alloc_idle_ns = 0;
   uint64_t gpu_ops = 0;           // kernels, copies and memsets
   std::vector<SyncTotals> syncs;  // kSyncTypeNames order
   std::map<std::string, TransferTotals> transfers;

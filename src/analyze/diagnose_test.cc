@@ -216,6 +216,22 @@ TEST_F(DiagnoseTest, StartupLaunchIsWarmupNotLaunchOverhead) {
   EXPECT_NEAR(EvidenceValue(w, "steady_launch_mean_us"), 5, 1e-9);
   EXPECT_TRUE(w.fixes.empty());
 
+  // The first cudaMalloc creates the context (6 s on AlexNet): start-up, not an allocation stall.
+  SetCauses({{"allocation", 400}, {"host_idle", 200}});
+  a_.ranks[0].launch.cpu_launch_max_ns = 0;
+  a_.ranks[0].allocations.slow_calls = 3;
+  a_.ranks[0].allocations.slow_total_ns = 390 * kMs;
+  a_.ranks[0].allocations.malloc_max_ns = 350 * kMs;
+  const Diagnosis alloc = Run();
+  const Finding* stalls = Find(alloc, "allocation_stalls");
+  ASSERT_NE(stalls, nullptr);
+  EXPECT_NEAR(stalls->score, 0.05, 1e-9);  // 400 - 350 ms of idle, not 40%
+  EXPECT_DOUBLE_EQ(EvidenceValue(*stalls, "slow_alloc_calls"), 2);
+  ASSERT_EQ(alloc.findings.back().id, "warmup");
+  EXPECT_DOUBLE_EQ(EvidenceValue(alloc.findings.back(), "startup_alloc_idle_ms"), 350);
+  SetCauses({{"launch", 300}, {"host_idle", 300}});
+  a_.ranks[0].allocations = {};
+
   // Launch calls under warmup_launch_min_ms are the steady state: no warmup, launch idle counts.
   a_.ranks[0].launch.cpu_launch_max_ns = 4 * kMs;
   const Diagnosis steady = Run();
