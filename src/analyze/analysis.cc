@@ -8,6 +8,13 @@
 #include "src/model/kernel_names.h"
 
 namespace inferscope::analyze {
+
+int64_t StreamIdleNs(const std::vector<IdleGapRow>& rows) {
+  int64_t total = 0;
+  for (const IdleGapRow& g : rows) total += g.total_ns;
+  return total;
+}
+
 namespace {
 
 using model::kCategoryCount;
@@ -42,7 +49,7 @@ KernelRow MakeKernelRow(const model::KernelStats& k, int64_t kernel_time_ns, boo
   return row;
 }
 
-std::vector<IdleGapRow> IdleGapRows(const model::IdleGapStats& gaps, int64_t idle_ns) {
+std::vector<IdleGapRow> IdleGapRows(const model::IdleGapStats& gaps) {
   std::vector<IdleGapRow> rows;
   const std::pair<const char*, const model::DurationStats*> kinds[] = {
       {"host_wait", &gaps.host_wait}, {"kernel_wait", &gaps.kernel_wait}, {"other", &gaps.other}};
@@ -52,9 +59,10 @@ std::vector<IdleGapRow> IdleGapRows(const model::IdleGapStats& gaps, int64_t idl
     row.count = stats->count;
     row.total_ns = stats->total_ns;
     row.max_ns = stats->max_ns;
-    row.pct = Pct(static_cast<double>(row.total_ns), static_cast<double>(idle_ns));
     rows.push_back(row);
   }
+  const double stream_idle_ns = static_cast<double>(StreamIdleNs(rows));
+  for (IdleGapRow& row : rows) row.pct = Pct(static_cast<double>(row.total_ns), stream_idle_ns);
   return rows;
 }
 
@@ -204,7 +212,7 @@ RankAnalysis AnalyzeDevice(const model::DeviceProfile& d, const AnalysisOptions&
   r.other_kernels.pct =
       Pct(static_cast<double>(r.other_kernels.total_ns), static_cast<double>(r.kernel_time_ns));
 
-  r.idle_gaps = IdleGapRows(d.idle_gaps, r.temporal.idle_ns);
+  r.idle_gaps = IdleGapRows(d.idle_gaps);
   r.idle_causes = IdleCauseRows(d.idle_causes, r.temporal.idle_ns);
   r.idle_intervals = d.idle_causes.intervals;
   r.steps = Steps(d.steps);
@@ -490,7 +498,7 @@ Analysis Analyze(const std::vector<AnalysisInput>& inputs, const AnalysisOptions
   }
   s.temporal.Finalize();
   FinishCategoryPcts(&s.categories, s.kernel_time_ns);
-  s.idle_gaps = IdleGapRows(gaps_sum, s.temporal.idle_ns);
+  s.idle_gaps = IdleGapRows(gaps_sum);
   s.idle_causes = IdleCauseRows(causes_sum, s.temporal.idle_ns);
   s.idle_intervals = causes_sum.intervals;
   s.steps = Steps(steps_sum);

@@ -87,13 +87,19 @@ struct OtherKernels {
   double pct = 0;
 };
 
+// One kind of per-stream idle gap (the HTA gap kinds). Gaps are measured per stream and summed
+// over the device's streams, so their whole is the summed stream idle time (the three kinds'
+// total), not the device's idle time: several streams idle at once count once per stream.
 struct IdleGapRow {
   std::string kind;  // host_wait, kernel_wait, other
   uint64_t count = 0;
   int64_t total_ns = 0;
   int64_t max_ns = 0;
-  double pct = 0;  // of idle_ns
+  double pct = 0;  // of StreamIdleNs(rows): the three kinds' total
 };
+
+// The whole the gap rows share: idle time summed over streams (the sum of the rows' totals).
+int64_t StreamIdleNs(const std::vector<IdleGapRow>& rows);
 
 // One cause of the causal idle split (model::IdleCause): device idle time attributed to what the
 // launching host thread was doing.

@@ -98,6 +98,31 @@ TEST(AnalysisTest, IdleLaunchSyncTransfersAllocations) {
   EXPECT_EQ(r.timeline.bins[0].category_ns[0], 200);
 }
 
+TEST(AnalysisTest, IdleGapSharesAreOfTheStreamIdleNotTheDeviceIdle) {
+  // Two streams idle at the same moments: their gaps sum to twice the device's 400 ns idle time.
+  // Each kind's share is of that stream idle, so the shares partition it and none passes 100%.
+  model::DeviceProfile d = testing::MakeDevice(0, 600, 450);
+  d.idle_gaps.host_wait.Add(300);
+  d.idle_gaps.kernel_wait.Add(80);
+  d.idle_gaps.other.Add(20);
+  const RankAnalysis r = AnalyzeDevice(d, AnalysisOptions{});
+  ASSERT_EQ(r.temporal.idle_ns, 400);
+  EXPECT_EQ(StreamIdleNs(r.idle_gaps), 800);
+  EXPECT_DOUBLE_EQ(r.idle_gaps[0].pct, 75.0);  // 600 of 800, not 600 of 400
+  EXPECT_DOUBLE_EQ(r.idle_gaps[1].pct, 20.0);
+  EXPECT_DOUBLE_EQ(r.idle_gaps[2].pct, 5.0);
+
+  // The job summary sums the ranks' gaps and divides by the summed stream idle.
+  model::ProfileWindow w1 = testing::MakeWindow(10, 0, 600, 450);
+  w1.processes[0].devices[0] = d;
+  const model::ProfileWindow w2 = testing::MakeWindow(20, 1, 600, 450);
+  const Analysis a =
+      Analyze({{"a.json", "kineto_json", &w1}, {"b.json", "kineto_json", &w2}}, AnalysisOptions{});
+  EXPECT_EQ(a.summary.temporal.idle_ns, 800);
+  EXPECT_EQ(StreamIdleNs(a.summary.idle_gaps), 1200);
+  EXPECT_DOUBLE_EQ(a.summary.idle_gaps[0].pct, 75.0);
+}
+
 TEST(AnalysisTest, EmptyDeviceHasNoNaNs) {
   model::DeviceProfile d;
   const RankAnalysis r = AnalyzeDevice(d, AnalysisOptions{});

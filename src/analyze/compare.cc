@@ -230,7 +230,15 @@ ProfileFigures FiguresFromAnalysis(const Analysis& analysis) {
     t.time_ns += k.total_ns;
     t.count += k.count;
   }
-  for (const IdleGapRow& g : s.idle_gaps) f.idle_gaps[g.kind] = {g.total_ns, g.count};
+  // Gaps are summed over streams, so their total (the stream idle) can exceed the span; each kind
+  // takes its share of the GPU's idle time instead, so that its share of GPU time stays one.
+  const double stream_idle_ns = static_cast<double>(StreamIdleNs(s.idle_gaps));
+  for (const IdleGapRow& g : s.idle_gaps)
+    f.idle_gaps[g.kind] = {
+        stream_idle_ns > 0 ? std::llround(static_cast<double>(g.total_ns) *
+                                          static_cast<double>(s.temporal.idle_ns) / stream_idle_ns)
+                           : 0,
+        g.count};
   if (!s.phases.empty()) {
     for (const char* phase : model::kPhaseNames) f.phases[phase] = {};
     for (const PhaseSummaryRow& p : s.phases.phases) f.phases[p.phase] = {p.gpu_time_ns, p.steps};

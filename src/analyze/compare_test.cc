@@ -408,5 +408,35 @@ TEST(CompareTest, RangeTablesAreCompared) {
   EXPECT_TRUE(noted);
 }
 
+// Gaps summed over two streams idle at once are twice the GPU's idle time: each kind's share of
+// GPU time is its part of the idle time, never above it (it read 250% on HTA trace_diff control).
+TEST(CompareTest, IdleGapSharesStayWithinTheIdleTime) {
+  model::ProfileWindow w;
+  w.end_ns = 1'000'000'000;
+  model::ProcessProfile& p = w.processes.emplace_back();
+  p.pid = 1;
+  model::DeviceProfile& d = p.devices.emplace_back();
+  d.first_start_ns = 0;
+  d.last_end_ns = 1'000'000'000;
+  d.busy_ns = 600'000'000;
+  d.compute_ns = d.busy_ns;
+  d.kernel_count = 1000;
+  d.categories[static_cast<size_t>(model::Category::kMatmul)] = {1000, 600'000'000};
+  for (int i = 0; i < 2; ++i) {  // two streams, each idle 400 ms
+    d.idle_gaps.host_wait.Add(300'000'000);
+    d.idle_gaps.other.Add(100'000'000);
+  }
+  ComparisonSide s;
+  s.label = "window";
+  s.whole = FiguresFromAnalysis(Analyze({{"w", "inferscope_store", &w}}, {}));
+  EXPECT_EQ(s.whole.idle_gaps.at("host_wait").time_ns, 300'000'000);  // 75% of 400 ms
+  EXPECT_EQ(s.whole.idle_gaps.at("other").time_ns, 100'000'000);
+  EXPECT_EQ(s.whole.idle_gaps.at("host_wait").count, 2u);
+  const Comparison c = Compare(s, s, {});
+  const MetricChange* m = Find(c, "idle.host_wait.share");
+  ASSERT_NE(m, nullptr);
+  EXPECT_DOUBLE_EQ(m->baseline, 30);
+}
+
 }  // namespace
 }  // namespace inferscope::analyze

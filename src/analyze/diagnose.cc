@@ -16,7 +16,7 @@
 namespace inferscope::analyze {
 namespace diagnose_internal {
 
-Job Summarize(const Analysis& a) {
+Job Summarize(const Analysis& a, const DiagnosisThresholds& thresholds) {
   Job j;
   j.ranks = a.ranks.size();
   j.has_gpu = !a.ranks.empty();
@@ -55,6 +55,31 @@ Job Summarize(const Analysis& a) {
     j.cpu_launches += r.launch.cpu_launch_count;
     j.graph_launches += r.launch.graph_launches;
     j.cpu_launch_total_ns += static_cast<double>(r.launch.cpu_launch_total_ns);
+    // The rank's longest launch call, when it is start-up, leaves the steady state; the GPU idle
+    // it can have caused is at most its duration, and only what the `launch` cause holds.
+    if (r.launch.cpu_launch_count > 0 &&
+        static_cast<double>(r.launch.cpu_launch_max_ns) >= thresholds.warmup_launch_min_ms * 1e6) {
+      const double max_ns = static_cast<double>(r.launch.cpu_launch_max_ns);
+      j.startup_launches += 1;
+      j.startup_launch_ns += max_ns;
+      j.cpu_launches -= 1;
+      j.cpu_launch_total_ns -= max_ns;
+      const size_t launch = static_cast<size_t>(model::IdleCause::kLaunch);
+      if (launch < r.idle_causes.size())
+        j.startup_idle_ns += std::min(max_ns, static_cast<double>(r.idle_causes[launch].total_ns));
+    }
+    if (r.allocations.slow_calls > 0 &&
+        static_cast<double>(r.allocations.malloc_max_ns) >= kStartupAllocMinMs * 1e6) {
+      const double max_ns = static_cast<double>(r.allocations.malloc_max_ns);
+      j.startup_allocs += 1;
+      j.startup_alloc_ns += max_ns;
+      const size_t alloc = static_cast<size_t>(model::IdleCause::kAllocation);
+      if (alloc < r.idle_causes.size())
+        j.startup_alloc_idle_ns +=
+            std::min(max_ns, static_cast<double>(r.idle_causes[alloc].total_ns));
+    }
+    j.gpu_ops += r.kernel_count;
+    for (const TransferRow& tr : r.transfers) j.gpu_ops += tr.count;
     for (const SyncRow& row : r.syncs) {
       auto it = std::find_if(j.syncs.begin(), j.syncs.end(),
                              [&](const SyncTotals& t) { return t.type == row.type; });
@@ -85,6 +110,15 @@ Job Summarize(const Analysis& a) {
     j.alloc_max_ns = std::max({j.alloc_max_ns, static_cast<double>(r.allocations.malloc_max_ns),
                                static_cast<double>(r.allocations.free_max_ns)});
   }
+  // Start-up idle is attributed (to start-up), so `causal` above still counts it.
+  double& launch_ns = j.cause_ns[static_cast<size_t>(model::IdleCause::kLaunch)];
+  j.startup_idle_ns = std::min(j.startup_idle_ns, launch_ns);
+  launch_ns -= j.startup_idle_ns;
+  double& alloc_ns = j.cause_ns[static_cast<size_t>(model::IdleCause::kAllocation)];
+  j.startup_alloc_idle_ns = std::min(j.startup_alloc_idle_ns, alloc_ns);
+  alloc_ns -= j.startup_alloc_idle_ns;
+  j.slow_alloc_calls -= std::min(j.slow_alloc_calls, j.startup_allocs);
+  j.slow_alloc_ns = std::max(0.0, j.slow_alloc_ns - j.startup_alloc_ns);
   return j;
 }
 
@@ -132,6 +166,9 @@ constexpr ThresholdSpec kThresholdSpecs[] = {
     {"critical_score", &DiagnosisThresholds::critical_score, 1},
     {"warning_score", &DiagnosisThresholds::warning_score, 1},
     {"burst_gap_ms", &DiagnosisThresholds::burst_gap_ms, kNoMax},
+    {"evidence_min_kernels", &DiagnosisThresholds::evidence_min_kernels, kNoMax},
+    {"evidence_min_gpu_ms", &DiagnosisThresholds::evidence_min_gpu_ms, kNoMax},
+    {"warmup_launch_min_ms", &DiagnosisThresholds::warmup_launch_min_ms, kNoMax},
     {"batching_min_queue_share", &DiagnosisThresholds::batching_min_queue_share, 1},
     {"batching_min_idle_share", &DiagnosisThresholds::batching_min_idle_share, 1},
     {"small_gemm_max_mean_us", &DiagnosisThresholds::small_gemm_max_mean_us, kNoMax},
@@ -579,9 +616,25 @@ static std::optional<Finding> Throttling(const HostSignals& h, const DiagnosisTh
 
 Diagnosis Diagnose(const Analysis& analysis, const HostSignals& host,
                    const DiagnosisThresholds& thresholds) {
-  const Job job = Summarize(analysis);
+  const Job job = Summarize(analysis, thresholds);
   const DiagnosisThresholds& t = thresholds;
   Diagnosis d;
+  // Too little GPU work: the shares every trace rule stands on are noise (a 1.5 us memset beside
+  // two start-up cudaMallocs is "100% of the time in allocations"). What the host's own signals
+  // show (request queueing, clock throttling) does not stand on the trace and still reports, as
+  // a note after the verdict.
+  if (std::optional<Finding> none = InsufficientEvidence(job, host, t)) {
+    d.findings.push_back(std::move(*none));
+    Job host_only;
+    host_only.ranks = job.ranks;
+    for (std::optional<Finding> f : {Batching(analysis, host_only, host, t), Throttling(host, t)})
+      if (f) {
+        f->severity = "info";
+        d.findings.push_back(std::move(*f));
+      }
+    d.primary = d.findings.front().id;
+    return d;
+  }
   for (std::optional<Finding> f :
        {Batching(analysis, job, host, t), LaunchOverhead(job, t), KernelBound(analysis, job, t),
         HardwareSaturated(job, host, t), Communication(analysis, job, t), HostSync(job, t),
@@ -596,6 +649,8 @@ Diagnosis Diagnose(const Analysis& analysis, const HostSignals& host,
     if (ScoreKey(a.score) != ScoreKey(b.score)) return ScoreKey(a.score) > ScoreKey(b.score);
     return TieOrder(a.id) < TieOrder(b.id);
   });
+  // Start-up is a note on the trace, not a bottleneck of the steady state: it never leads.
+  if (std::optional<Finding> w = Warmup(job, t)) d.findings.push_back(std::move(*w));
   d.primary = d.findings.front().id;
   return d;
 }

@@ -44,10 +44,19 @@ struct Diagnosis {
   std::string primary;
 };
 
-inline constexpr const char* kFindingIds[] = {
-    "batching",  "launch_overhead", "kernel_bound",      "hardware_saturated",   "communication",
-    "host_sync", "memory_transfer", "allocation_stalls", "prefill_interference", "throttling",
-    "healthy"};
+inline constexpr const char* kFindingIds[] = {"batching",
+                                              "launch_overhead",
+                                              "kernel_bound",
+                                              "hardware_saturated",
+                                              "communication",
+                                              "host_sync",
+                                              "memory_transfer",
+                                              "allocation_stalls",
+                                              "prefill_interference",
+                                              "throttling",
+                                              "warmup",
+                                              "insufficient_evidence",
+                                              "healthy"};
 
 // Host telemetry of the same range (the agent fills it from engine metrics, request spans and
 // NVML/GPM; traces have none). Every field is optional: a rule that needs a missing one is skipped.
@@ -75,6 +84,13 @@ struct DiagnosisThresholds {
   // Idle gaps with a mean at least this long are "between bursts" (no work), shorter ones are the
   // host failing to keep up with launches.
   double burst_gap_ms = 1.0;
+  // The evidence floor: with fewer kernels or less GPU work (busy time) than this, no rule runs
+  // and the verdict is insufficient_evidence.
+  double evidence_min_kernels = 20;
+  double evidence_min_gpu_ms = 1.0;
+  // A launch call this long is one-time start-up (module loading), not launch overhead: launches
+  // take microseconds.
+  double warmup_launch_min_ms = 5.0;
 
   // batching
   double batching_min_queue_share = 0.30;  // of mean e2e latency

@@ -1,6 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // The idle-time rules: batching, launch_overhead, host_sync, allocation_stalls. Each stands on the
-// causal idle split when it covers the idle time (docs/diagnosis.md).
+// causal idle split when it covers the idle time (docs/diagnosis.md). Beside them, the notes on
+// what the trace can support: insufficient_evidence (the floor) and warmup (one-time start-up).
 
 #include "src/analyze/diagnose_internal.h"
 
@@ -112,6 +113,9 @@ std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t
       100.0 * static_cast<double>(j.short_kernels) / static_cast<double>(j.kernel_count);
   const bool short_gaps = j.host_wait.count && j.host_wait.mean_ns() < t.burst_gap_ms * 1e6;
   const double host_wait_share = short_gaps ? j.IdleShareOf(j.host_wait.total_ns) : 0;
+  // Host-wait gaps' share of the summed stream idle: the figure the "Idle gaps" table prints.
+  const double gaps = j.gap_total_ns();
+  const double host_share = gaps > 0 ? j.host_wait.total_ns / gaps : 0;
   double idle_share = 0;
   if (j.causal) {
     // Direct: the GPU sat idle while the thread that launched the next work was issuing calls
@@ -120,8 +124,6 @@ std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t
     if (idle_share < t.launch_min_idle_share) return std::nullopt;
   } else {
     // Without launch records joining the gaps: inferred from the HTA gap kinds.
-    const double gaps = j.gap_total_ns();
-    const double host_share = gaps > 0 ? j.host_wait.total_ns / gaps : 0;
     idle_share = host_wait_share;
     if (j.busy_pct() > t.launch_max_busy_pct || host_share < t.launch_min_host_wait_share ||
         !short_gaps || short_pct < t.launch_min_short_kernel_pct ||
@@ -147,7 +149,7 @@ std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t
         Pct(idle_share), j.host_wait.count, Ms(j.host_wait.mean_ns()), short_pct));
   f.Ev("busy_pct", j.busy_pct(), "%");
   if (j.causal) f.Ev("launch_idle_pct", idle_share * 100, "%");
-  f.Ev("host_wait_idle_pct", host_wait_share * 100, "%")
+  f.Ev("host_wait_idle_pct", host_share * 100, "%")
       .Ev("host_wait_gaps", static_cast<double>(j.host_wait.count), "count")
       .Ev("host_wait_gap_mean_us", j.host_wait.mean_ns() / 1e3, "us")
       .Ev("short_kernel_pct", short_pct, "%")
@@ -229,8 +231,10 @@ std::optional<Finding> AllocationStalls(const Job& j, const DiagnosisThresholds&
     return std::nullopt;
   const double share = j.Share(j.slow_alloc_ns);
   // An allocation while the GPU computes costs nothing; the stake is the GPU idle time while the
-  // launching thread was inside allocation calls (causal split), else the calls' time.
-  const double stake = j.causal ? j.CauseShare(IdleCause::kAllocation) : share;
+  // launching thread was inside allocation calls (causal split), else the calls' time, at most
+  // the idle time (start-up allocations before the first GPU work cost the GPU nothing).
+  const double stake =
+      j.causal ? j.CauseShare(IdleCause::kAllocation) : std::min(share, j.Share(j.idle_ns));
   if (stake < t.alloc_min_share || stake <= 0) return std::nullopt;
   FindingBuilder f("allocation_stalls", stake, j.causal ? 0.8 : 0.7);
   if (j.causal)
@@ -255,6 +259,62 @@ std::optional<Finding> AllocationStalls(const Job& j, const DiagnosisThresholds&
       "cudaMalloc/cudaFree");
   f.Fix("Use stream-ordered pools (cudaMallocAsync) for buffers whose size changes");
   return f.Build(t);
+}
+
+std::optional<Finding> InsufficientEvidence(const Job& j, const HostSignals& h,
+                                            const DiagnosisThresholds& t) {
+  // A range without trace data whose GPUs NVML saw working: the host's counters are the evidence
+  // (hardware_saturated stands on them), not a trace too small to judge.
+  if (!j.has_gpu && h.gpu_util_pct_mean) return std::nullopt;
+  const double min_busy_ns = t.evidence_min_gpu_ms * 1e6;
+  if (static_cast<double>(j.kernel_count) >= t.evidence_min_kernels && j.busy_ns >= min_busy_ns)
+    return std::nullopt;
+  FindingBuilder f("insufficient_evidence", 0, 1.0);
+  f.Summary(fmt::format(
+      "not enough GPU activity to judge: {} kernel{} and {} GPU operation{} in all, {} of GPU "
+      "work over a {} span on {} GPU{} (a verdict needs {:.0f} kernels and {} of GPU work)",
+      j.kernel_count, j.kernel_count == 1 ? "" : "s", j.gpu_ops, j.gpu_ops == 1 ? "" : "s",
+      Ms(j.busy_ns), Ms(j.span_ns), j.ranks, j.ranks == 1 ? "" : "s", t.evidence_min_kernels,
+      Ms(min_busy_ns)));
+  f.Ev("kernel_count", static_cast<double>(j.kernel_count), "count")
+      .Ev("gpu_operations", static_cast<double>(j.gpu_ops), "count")
+      .Ev("gpu_busy_ms", j.busy_ns / 1e6, "ms")
+      .Ev("span_ms", j.span_ns / 1e6, "ms")
+      .Ev("slow_alloc_calls", static_cast<double>(j.slow_alloc_calls), "count");
+  return f.Build(t);
+}
+
+std::optional<Finding> Warmup(const Job& j, const DiagnosisThresholds& t) {
+  if (j.startup_launches == 0 && j.startup_allocs == 0) return std::nullopt;
+  const double idle_ns = j.startup_idle_ns + j.startup_alloc_idle_ns;
+  FindingBuilder f("warmup", j.Share(idle_ns), 0.6);
+  std::string what;
+  if (j.startup_launches)
+    what = fmt::format(
+        "{} launch call{} of {} (over {:.0f} ms: the first launch of a module loads it)",
+        j.startup_launches, j.startup_launches == 1 ? "" : "s", Ms(j.startup_launch_ns),
+        t.warmup_launch_min_ms);
+  if (j.startup_allocs)
+    what += fmt::format(
+        "{}{} cudaMalloc{} of {} (over {:.0f} ms: context set-up or a first pool reservation)",
+        what.empty() ? "" : ", ", j.startup_allocs, j.startup_allocs == 1 ? "" : "s",
+        Ms(j.startup_alloc_ns), kStartupAllocMinMs);
+  f.Summary(fmt::format(
+      "one-time start-up: {}; GPU idle {} meanwhile, left out of launch overhead and allocation "
+      "stalls",
+      what, Ms(idle_ns)));
+  f.Ev("startup_launches", static_cast<double>(j.startup_launches), "count")
+      .Ev("startup_launch_ms", j.startup_launch_ns / 1e6, "ms")
+      .Ev("startup_idle_ms", j.startup_idle_ns / 1e6, "ms")
+      .Ev("startup_allocs", static_cast<double>(j.startup_allocs), "count")
+      .Ev("startup_alloc_ms", j.startup_alloc_ns / 1e6, "ms")
+      .Ev("startup_alloc_idle_ms", j.startup_alloc_idle_ns / 1e6, "ms");
+  if (j.cpu_launches > 0)
+    f.Ev("steady_launch_mean_us", j.cpu_launch_total_ns / static_cast<double>(j.cpu_launches) / 1e3,
+         "us");
+  Finding w = f.Build(t);
+  w.severity = "info";  // start-up is paid once, whatever share of a short trace it fills
+  return w;
 }
 
 }  // namespace inferscope::analyze::diagnose_internal

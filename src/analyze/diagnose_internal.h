@@ -43,6 +43,10 @@ struct TransferTotals {
   double time_ns = 0;
 };
 
+// A cudaMalloc this long is start-up (context set-up, a first pool reservation: hundreds of ms);
+// steady allocation stalls take 1-20 ms (the allocation scenarios). Frees are not start-up.
+inline constexpr double kStartupAllocMinMs = 100;
+
 struct Job {
   bool has_gpu = false;
   size_t ranks = 0;
@@ -50,7 +54,18 @@ struct Job {
   uint64_t kernel_count = 0;
   GapKind host_wait, kernel_wait, other;
   uint64_t short_kernels = 0, cpu_launches = 0, graph_launches = 0;
-  double cpu_launch_total_ns = 0;
+  double cpu_launch_total_ns = 0;  // steady state: start-up launch calls left out
+  // One-time start-up the trace shows: per rank, a launch call over warmup_launch_min_ms (the
+  // first launch of a module loads it: lazy loading, JIT, context set-up), and the GPU idle it
+  // caused (at most its duration), taken out of the `launch` cause.
+  uint64_t startup_launches = 0;
+  double startup_launch_ns = 0, startup_idle_ns = 0;
+  // Likewise a rank's slowest cudaMalloc of kStartupAllocMinMs or more (context set-up or the
+  // allocator's first pool reservation), taken out of the slow allocations and the `allocation`
+  // cause.
+  uint64_t startup_allocs = 0;
+  double startup_alloc_ns = 0, startup_alloc_idle_ns = 0;
+  uint64_t gpu_ops = 0;           // kernels, copies and memsets
   std::vector<SyncTotals> syncs;  // kSyncTypeNames order
   std::map<std::string, TransferTotals> transfers;
   uint64_t slow_alloc_calls = 0, malloc_calls = 0, free_calls = 0;
@@ -78,7 +93,7 @@ struct Job {
   }
 };
 
-Job Summarize(const Analysis& a);
+Job Summarize(const Analysis& a, const DiagnosisThresholds& t);
 double SubcategoryNs(const Analysis& a, std::string_view name);
 const CategoryRow* CategoryByName(const Analysis& a, std::string_view name);
 
@@ -125,6 +140,11 @@ class FindingBuilder {
 std::optional<Finding> Batching(const Analysis& a, const Job& j, const HostSignals& h,
                                 const DiagnosisThresholds& t);
 std::optional<Finding> LaunchOverhead(const Job& j, const DiagnosisThresholds& t);
+std::optional<Finding> Warmup(const Job& j, const DiagnosisThresholds& t);
+// Below the evidence floor (too little GPU work for any share to mean anything): the finding
+// that says so, with what the range holds; nothing otherwise.
+std::optional<Finding> InsufficientEvidence(const Job& j, const HostSignals& h,
+                                            const DiagnosisThresholds& t);
 std::optional<Finding> HostSync(const Job& j, const DiagnosisThresholds& t);
 std::optional<Finding> AllocationStalls(const Job& j, const DiagnosisThresholds& t);
 std::optional<Finding> KernelBound(const Analysis& a, const Job& j, const DiagnosisThresholds& t);

@@ -147,7 +147,9 @@ std::optional<Finding> KernelBound(const Analysis& a, const Job& j, const Diagno
   f.Ev("busy_pct", busy * 100, "%").Ev("category_pct", cat_pct, "%");
   if (example) f.Ev("kernel_pct", by_slow ? fa2_pct : example->pct, "%");
   f.Ev("usual_category_pct", UsualPct(category, t), "%").Ev("recoverable_pct", stake * 100, "%");
-  if (fa2)
+  // The FlashAttention 3 fix addresses the FA2 kernel's time: only when that is the evidence
+  // (or the finding is about attention), never on another category's finding.
+  if (fa2 && (by_slow || category == "attention"))
     f.Fix(
         "Switch to FlashAttention 3 on Hopper (vLLM picks it with VLLM_FLASH_ATTN_VERSION=3; "
         "FlashInfer is the alternative)");

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -211,6 +212,16 @@ base::StatusOr<ComparisonSide> LoadReport(const std::string& path) {
   Get(summary["kernel_count"], &f.kernel_count);
   ReadTimedMap(summary["categories"], "time_ns", &f.categories);
   ReadTimedMap(summary["idle_gaps"], "total_ns", &f.idle_gaps);
+  // As FiguresFromAnalysis: each gap kind takes its share of the GPU's idle time (the gaps are
+  // summed over streams and can exceed the span).
+  int64_t idle_ns = 0, stream_idle_ns = 0;
+  Get(temporal["idle_ns"], &idle_ns);
+  for (const auto& [kind, t] : f.idle_gaps) stream_idle_ns += t.time_ns;
+  for (auto& [kind, t] : f.idle_gaps)
+    t.time_ns = stream_idle_ns > 0
+                    ? std::llround(static_cast<double>(t.time_ns) * static_cast<double>(idle_ns) /
+                                   static_cast<double>(stream_idle_ns))
+                    : 0;
   // Forward phases (reports since window format 1.3): all four when the list has any.
   dom::array phases;
   if (summary["phases"]["list"].get(phases) == simdjson::SUCCESS && phases.size() > 0) {

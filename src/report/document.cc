@@ -73,7 +73,7 @@ std::string EvidenceName(const std::string& key) {
       {"sync_idle_pct", "GPU idle for syncs"},
       {"waited_on_top_ms", "wait on the top kernel"},
       {"launch_idle_pct", "GPU idle waiting for launches"},
-      {"host_wait_idle_pct", "host-wait share of idle"},
+      {"host_wait_idle_pct", "host-wait share of stream idle"},
       {"long_gap_idle_pct", "GPU idle in gaps over 1 ms"},
       {"host_idle_pct", "GPU idle while the host was idle"},
       {"dependency_idle_pct", "GPU idle on dependencies"},
@@ -140,12 +140,13 @@ Section DiagnosisSection(const Analysis& a) {
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const analyze::Finding& f = d.findings[i];
     std::vector<std::string> lines;
-    // "healthy" has nothing at stake by definition; "0% of time at stake" would only distract.
+    // "healthy" and "insufficient_evidence" put nothing at stake by definition; "0% of time at
+    // stake" would only distract.
+    const bool no_stake = f.id == "healthy" || f.id == "insufficient_evidence";
     lines.push_back(fmt::format(
         "{}. {} ({}, {}confidence {:.2f}{}): {}", i + 1, f.id, f.severity,
         f.rank >= 0 ? fmt::format("rank {}, ", f.rank) : "", f.confidence,
-        f.id == "healthy" ? "" : fmt::format(", {:.0f}% of time at stake", f.score * 100),
-        f.summary));
+        no_stake ? "" : fmt::format(", {:.0f}% of time at stake", f.score * 100), f.summary));
     // Evidence and fixes nest under their finding (a sub-list in markdown too).
     const std::string sub(fmt::format("{}. ", i + 1).size(), ' ');
     if (!f.evidence.empty()) {
@@ -319,11 +320,12 @@ Section TopKernels(const Analysis& a) {
 Section IdleGaps(const Analysis& a) {
   Section s{"Idle gaps", {}};
   Table t;
-  t.columns = {Right("rank"),        Right("gpu"), Right("idle"),  Right("host wait"), Right("%"),
-               Right("kernel wait"), Right("%"),   Right("other"), Right("%")};
+  t.columns = {Right("rank"),      Right("gpu"),   Right("stream idle"),
+               Right("host wait"), Right("%"),     Right("kernel wait"),
+               Right("%"),         Right("other"), Right("%")};
   for (const RankAnalysis& r : a.ranks) {
     std::vector<std::string> row = {RankLabel(r), std::to_string(r.device),
-                                    FormatDuration(r.temporal.idle_ns)};
+                                    FormatDuration(analyze::StreamIdleNs(r.idle_gaps))};
     for (const analyze::IdleGapRow& g : r.idle_gaps) {
       row.push_back(FormatDuration(g.total_ns));
       row.push_back(FormatPct(g.pct));
@@ -332,7 +334,11 @@ Section IdleGaps(const Analysis& a) {
   }
   s.blocks.push_back(TableBlock(std::move(t)));
   s.blocks.push_back(Paragraph(
-      {"host wait: the stream ran dry and waited for the host to launch more work;",
+      {"stream idle: the gaps between consecutive operations of each stream, summed over the GPU's "
+       "streams; each % is of it.",
+       "Streams idle at the same moment count once each, so stream idle can exceed the GPU's idle "
+       "time (split in \"Why the GPU was idle\").",
+       "host wait: the stream ran dry and waited for the host to launch more work;",
        fmt::format("kernel wait: gaps under {} between back-to-back operations; other: the rest "
                    "(cross-stream or event waits).",
                    FormatDuration(a.options.kernel_wait_threshold_ns))}));

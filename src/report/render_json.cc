@@ -81,6 +81,8 @@ void WriteOther(JsonWriter& w, const analyze::OtherKernels& o) {
 
 void WriteIdleGaps(JsonWriter& w, const std::vector<analyze::IdleGapRow>& rows) {
   w.BeginObject();
+  // The whole every row's pct is of (per-stream gaps summed over streams).
+  w.Key("stream_idle_ns").Int(analyze::StreamIdleNs(rows));
   for (const analyze::IdleGapRow& g : rows) {
     w.Key(g.kind).BeginObject();
     w.Key("count").UInt(g.count);

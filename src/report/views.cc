@@ -538,6 +538,28 @@ ViewTable IdleCausesTable(const Analysis& a) {
   return t;
 }
 
+// The per-stream gap kinds, one row per rank and kind; pct is of the rank's stream idle (the
+// kinds' total), which the row carries so a script can check the whole.
+ViewTable IdleGapsTable(const Analysis& a) {
+  ViewTable t = NewTable("idle_gaps", "");
+  AddColumn(&t, "rank", "rank", true);
+  AddColumn(&t, "gpu", "device", true);
+  AddColumn(&t, "kind", "kind", false);
+  AddColumn(&t, "count", "count", true);
+  AddColumn(&t, "time", "total_ns", true);
+  AddColumn(&t, "max", "max_ns", true);
+  AddColumn(&t, "stream idle", "stream_idle_ns", true);
+  AddColumn(&t, "%", "pct", true);
+  for (const analyze::RankAnalysis& r : a.ranks) {
+    const int64_t stream_idle_ns = analyze::StreamIdleNs(r.idle_gaps);
+    for (const analyze::IdleGapRow& g : r.idle_gaps)
+      t.rows.push_back({Text(std::to_string(r.rank)), Text(std::to_string(r.device)), Text(g.kind),
+                        Count(g.count), Ns(g.total_ns), Ns(g.max_ns), Ns(stream_idle_ns),
+                        PctCell(g.pct)});
+  }
+  return t;
+}
+
 // The live steps' forward phases (analyze::PhaseSummary), one row per rank, phase and category
 // with time; the GPU time of steps not counted whole as phase "outside".
 ViewTable PhasesTable(const Analysis& a) {
@@ -798,9 +820,9 @@ void WriteRangeTableFields(JsonWriter& w, uint64_t instances,
 
 const std::vector<std::string>& TableNames() {
   static const std::vector<std::string> kNames = {
-      "temporal",       "categories", "kernels", "idle_causes", "phases",     "kernel_stats",
-      "launch_configs", "streams",    "steps",   "ranges",      "gpu_ranges", "ops",
-      "modules"};
+      "temporal",     "categories",     "kernels", "idle_gaps", "idle_causes", "phases",
+      "kernel_stats", "launch_configs", "streams", "steps",     "ranges",      "gpu_ranges",
+      "ops",          "modules"};
   return kNames;
 }
 
@@ -811,6 +833,8 @@ bool BuildTable(const Analysis& a, const std::string& key, ViewTable* table) {
     *table = CategoriesTable(a);
   } else if (key == "kernels") {
     *table = KernelsTable(a);
+  } else if (key == "idle_gaps") {
+    *table = IdleGapsTable(a);
   } else if (key == "idle_causes") {
     *table = IdleCausesTable(a);
   } else if (key == "phases") {

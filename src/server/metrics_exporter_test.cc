@@ -355,6 +355,7 @@ TEST(MetricsExporterTest, VerdictOfTheLatestWindow) {
   d.first_start_ns = w.start_ns;
   d.last_end_ns = w.end_ns;
   d.compute_ns = d.busy_ns;
+  d.kernel_count = 1000;  // enough GPU work to judge (the diagnosis's evidence floor)
   d.idle_causes = {};
   d.idle_causes.ns[static_cast<size_t>(model::IdleCause::kSync)] = 7 * kSecond;
   d.idle_causes.intervals = 50;
