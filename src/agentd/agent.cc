@@ -48,8 +48,8 @@ int64_t MonotonicNs() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// How far past the agent's clock a window may end: the process reads the same clock, so only a
-// window's own lateness separates them.
+// How far past the agent's clock a window may start: the process reads the same clock, so only
+// clock adjustments between the two reads separate them.
 constexpr int64_t kMaxWindowLeadNs = 300'000'000'000;
 
 // Bytes read from one connection per poll round, so one busy sender cannot starve the others.
@@ -740,11 +740,12 @@ bool Agent::HandleFrame(Connection* c, uint16_t type, std::string&& payload) {
         Log("dropping connection" + who + ": bad window: " + window.status().message());
         return false;
       }
-      // The process and the agent read the same clock: a window ending well after now is a bad
-      // clock or a bad sender, and stored it would stretch every range that ends at the newest
-      // window (the default report) to its end and seal the rollups up to it.
+      // The process and the agent read the same clock, and a window is sent after it opens: one
+      // that starts well after now is a bad clock or a bad sender, and stored it would stretch
+      // every range that ends at the newest window (the default report) and seal the rollups up
+      // to it. (Its end may lie ahead: a process's last, partial window keeps its nominal end.)
       if (const int64_t now = UnixNowNs();
-          window->end_ns > now + kMaxWindowLeadNs || window->end_ns < window->start_ns) {
+          window->start_ns > now + kMaxWindowLeadNs || window->end_ns < window->start_ns) {
         ++windows_rejected_;
         if (now - last_rejection_log_ns_ >= 10'000'000'000) {
           last_rejection_log_ns_ = now;

@@ -78,7 +78,7 @@ struct AgentStats {
   uint64_t windows_stored = 0;       // committed to SQLite
   uint64_t dropped_connections = 0;  // bad frames, bad windows, deadlines, the partial-frame budget
   uint64_t refused_connections = 0;  // another user's peer, or beyond the connection cap
-  uint64_t windows_rejected = 0;     // valid windows ending in the future (a bad clock)
+  uint64_t windows_rejected = 0;     // valid windows starting in the future (a bad clock)
   uint64_t store_errors = 0;
 };
 

@@ -667,9 +667,14 @@ TEST(AgentTest, RefusesAWindowFromTheFuture) {
   model::ProfileWindow now = LiveWindows()[0];
   now.end_ns = base::UnixNowNs();
   now.start_ns = now.end_ns - length;
+  // A process's last, partial window keeps its nominal end, which may lie ahead: it is taken.
+  model::ProfileWindow last = now;
+  last.start_ns = now.end_ns;
+  last.end_ns = last.start_ns + 1'000'000'000'000'000;  // a 1,000,000 s window
   const int fd = Connect(agent.socket_path());
-  SendAll(fd, HelloFrame(MakeHello(50, 0)) + WindowFrame(future) + WindowFrame(now));
-  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_received == 1; })) << log.All();
+  SendAll(fd, HelloFrame(MakeHello(50, 0)) + WindowFrame(future) + WindowFrame(now) +
+                  WindowFrame(last));
+  ASSERT_TRUE(WaitFor([&] { return agent.stats().windows_received == 2; })) << log.All();
   EXPECT_EQ(agent.stats().windows_rejected, 1u);
   EXPECT_EQ(agent.stats().dropped_connections, 0u);  // the connection's other windows count
   EXPECT_TRUE(log.Contains("refused: it spans")) << log.All();
@@ -677,8 +682,9 @@ TEST(AgentTest, RefusesAWindowFromTheFuture) {
   ASSERT_TRUE(agent.Wait().ok());
   ::close(fd);
   const store::QueryResult stored = ReadStore(dir.path());
-  ASSERT_EQ(stored.windows.size(), 1u);
+  ASSERT_EQ(stored.windows.size(), 2u);
   EXPECT_EQ(stored.windows[0].window.start_ns, now.start_ns);
+  EXPECT_EQ(stored.windows[1].window.start_ns, last.start_ns);
 }
 
 // --max-store holds on write: a flood runs retention as it goes, not only at the next period.

@@ -92,8 +92,9 @@ std::string Join(const Container& values, const char* separator) {
 // starts a new run; ranks of two runs are never compared (a process and its own restart would
 // read as a straggler).
 struct Run {
-  std::vector<int64_t> ids;                         // process rows, by start
-  std::set<std::pair<std::string, int32_t>> ranks;  // (host, rank), known ranks only
+  std::vector<int64_t> ids;  // process rows, by start
+  // (host, rank) -> the end of the last window of that rank's processes, known ranks only.
+  std::map<std::pair<std::string, int32_t>, int64_t> ranks;
   std::set<std::string> hosts;
   int64_t start_ns = std::numeric_limits<int64_t>::max(), end_ns = 0;
 };
@@ -105,7 +106,11 @@ int64_t StartOf(const store::StoredProcess& p) {
 // Why process `p` (active until `end_ns`) is not of `run`; "" when it is.
 std::string RunConflict(const Run& run, const store::StoredProcess& p, int64_t start_ns) {
   const wire::Hello& h = p.hello;
-  if (h.rank >= 0 && run.ranks.count({h.hostname, h.rank}))
+  // The same rank on the same host again, started once the first had stopped sending: its
+  // restart. Started while the first still ran, it is another server beside it (replicas of a
+  // one-GPU model each say rank 0), which is the same run: both are reported.
+  if (auto it = h.rank >= 0 ? run.ranks.find({h.hostname, h.rank}) : run.ranks.end();
+      it != run.ranks.end() && start_ns > it->second)
     return fmt::format("rank {}{} again", h.rank, h.hostname.empty() ? "" : " on " + h.hostname);
   // Ranks of one run start together; a process of the same host started after every process of
   // the run had sent its last window is a later run (a restart without rank numbers).
@@ -148,7 +153,10 @@ std::vector<Run> GroupRuns(const std::map<int64_t, model::ProfileWindow>& merged
     if (r == runs.size()) runs.emplace_back();
     Run& run = runs[r];
     run.ids.push_back(o.id);
-    if (p.hello.rank >= 0) run.ranks.insert({p.hello.hostname, p.hello.rank});
+    if (p.hello.rank >= 0) {
+      int64_t& rank_end = run.ranks[{p.hello.hostname, p.hello.rank}];
+      rank_end = std::max(rank_end, merged.at(o.id).end_ns);
+    }
     run.hosts.insert(p.hello.hostname);
     run.start_ns = std::min(run.start_ns, o.start_ns);
     run.end_ns = std::max(run.end_ns, merged.at(o.id).end_ns);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -202,6 +203,37 @@ TEST(RangeQueryTest, ARestartInsideTheRangeReportsTheLatestRunAndNamesTheOther) 
   EXPECT_TRUE(profile->analysis.other_jobs.empty());
   EXPECT_EQ(profile->analysis.job_warning, "");
   for (const analyze::RankAnalysis& r : profile->analysis.ranks) EXPECT_EQ(r.pid, 101u);
+}
+
+// Replicas of a one-GPU model on one host each say rank 0: side by side, they are one run and
+// every one is reported (a restart is the same rank started after the first stopped).
+TEST(RangeQueryTest, ConcurrentProcessesOfOneRankAreOneRun) {
+  TempDir dir;
+  auto store = store::SqliteStore::Open(dir.path(), store::SqliteStore::Mode::kReadWrite);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  int index = 0;
+  ASSERT_TRUE((*store)->Begin().ok());
+  for (uint32_t pid : {401u, 402u, 403u}) {
+    wire::Hello hello = MakeHello(pid, 0);
+    hello.process_start_unix_ns = kT0 + (pid - 400) * kSec;  // started a second apart
+    const int64_t id = *(*store)->UpsertProcess(hello, hello.process_start_unix_ns);
+    for (int64_t m = 1; m < 10; ++m) {
+      model::ProfileWindow w = store::testing::RollupTestWindow(pid, 0, kT0 + m * kMin, index++);
+      ASSERT_TRUE((*store)->AppendWindow(PendingOf(id, w, kT0 + m * kMin + 11 * kSec), &w).ok());
+    }
+  }
+  ASSERT_TRUE((*store)->Commit().ok());
+  RangeQuery q;
+  q.from_ns = kT0;
+  q.to_ns = kT0 + kHour;
+  auto profile = QueryRangeProfile(**store, q, "store:test");
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_EQ(profile->processes, 3u);
+  EXPECT_TRUE(profile->analysis.other_jobs.empty());
+  EXPECT_EQ(profile->analysis.job_warning, "");
+  std::set<uint32_t> pids;
+  for (const analyze::RankAnalysis& r : profile->analysis.ranks) pids.insert(r.pid);
+  EXPECT_EQ(pids, (std::set<uint32_t>{401, 402, 403}));
 }
 
 // Without rank numbers a restart is told by time: a process started after the run's last window

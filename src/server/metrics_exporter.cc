@@ -995,7 +995,7 @@ void MetricsExporter::RenderAgent(const AgentCounters& self, Exposition& e) cons
       "partial-frame budget.",
       "Store writes that failed.",
       "Connections refused: another user's process, or beyond the connection cap.",
-      "Windows refused for ending in the future by the agent's clock.",
+      "Windows refused for starting in the future by the agent's clock.",
   };
   for (size_t i = 0; i < std::size(agent_counters); ++i) {
     const std::string name = std::string("inferscope_agent_") + agent_counters[i].first + "_total";

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 from live_common import REPO, api_request, wait_for_socket
 
@@ -425,7 +426,10 @@ def main():
             print("ok   %-16s %.1f s" % (case.__name__, time.time() - started))
         except AssertionError as e:
             failed += 1
-            print("FAIL %-16s %s (work dir %s)" % (case.__name__, e, c.work))
+            # The failing line too: an assert without a message says nothing by itself.
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            print("FAIL %-16s %s (line %d: %s; work dir %s)" % (case.__name__, e, where.lineno,
+                                                                 where.line, c.work))
         finally:
             c.close(ok)
         sys.stdout.flush()
