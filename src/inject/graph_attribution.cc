@@ -18,6 +18,10 @@ int64_t FloorMod(int64_t a, int64_t b) {
 // launch says little about a graph that varies).
 constexpr uint64_t kMinLaunchesToCheck = 2;
 
+// A duration's mean follows what the kernel takes now: past this many observations, the sum and
+// count are halved, so older ones weigh less.
+constexpr int64_t kDurationHalfLife = 4096;
+
 }  // namespace
 
 GraphAttribution::GraphAttribution(uint32_t pid, int64_t window_ns, const model::NameTable* names,
@@ -28,6 +32,61 @@ model::CudaGraphStats& GraphAttribution::StatsFor(int64_t start_ns, uint32_t dev
   const int64_t window = window_ns_ > 0 ? start_ns - FloorMod(start_ns, window_ns_) : 0;
   return windows_[{window, device}];
 }
+
+size_t GraphAttribution::KernelKeyHash::operator()(const KernelKey& k) const {
+  uint64_t h = k.name;
+  for (int i = 0; i < 3; ++i) {
+    h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.grid[i]);
+    h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.block[i]);
+  }
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+void GraphAttribution::Add(const KernelKey& key, int64_t duration_ns) {
+  auto it = durations_.find(key);
+  if (it == durations_.end()) {
+    if (durations_.size() >= kMaxDurations) {
+      ++durations_dropped_;
+      return;
+    }
+    it = durations_.emplace(key, Duration{}).first;
+  }
+  Duration& d = it->second;
+  d.sum_ns += duration_ns;
+  if (++d.count >= kDurationHalfLife) {
+    d.sum_ns /= 2;
+    d.count /= 2;
+  }
+}
+
+void GraphAttribution::LearnDuration(const model::KernelEvent& k) {
+  const int64_t d = k.end_ns - k.start_ns;
+  if (k.name == model::kNoName || d <= 0) return;
+  KernelKey key;
+  key.name = k.name;
+  Add(key, d);  // any configuration of the name
+  for (int i = 0; i < 3; ++i) {
+    key.grid[i] = k.grid[i];
+    key.block[i] = k.block[i];
+  }
+  if (!(key == KernelKey{k.name})) Add(key, d);
+}
+
+double GraphAttribution::KnownDuration(const CapturedKernel& c) const {
+  KernelKey key;
+  key.name = c.name;
+  for (int i = 0; i < 3; ++i) {
+    key.grid[i] = c.grid[i];
+    key.block[i] = c.block[i];
+  }
+  auto it = durations_.find(key);
+  if (it == durations_.end() && !(key == KernelKey{c.name}))
+    it = durations_.find(KernelKey{c.name});  // the capture's configuration not seen: the name's
+  if (it == durations_.end() || it->second.count <= 0) return 0;
+  return static_cast<double>(it->second.sum_ns) / static_cast<double>(it->second.count);
+}
+
+void GraphAttribution::OnEagerKernel(const model::KernelEvent& k) { LearnDuration(k); }
 
 void GraphAttribution::BeginSample(int64_t now_ns) {
   sampling_ = true;
@@ -49,6 +108,7 @@ void GraphAttribution::OnNodeKernel(const model::KernelEvent& k) {
   l.kernels.emplace_back(k.start_ns, k.name);
   l.durations.push_back(std::max<int64_t>(k.end_ns - k.start_ns, 0));
   sampled_correlations_.insert(k.correlation_id);
+  LearnDuration(k);
 }
 
 void GraphAttribution::EndSample(int64_t now_ns) {
@@ -137,14 +197,41 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
       s.unattributed_ns += std::max<int64_t>(span, 0);
       return true;
     }
-    // Only the capture is known: every kernel node gets an equal part of the launch, in order.
+    // Only the capture is known: each kernel node gets a part of the launch in proportion to what
+    // it is known to take, laid out in order; a node not known weighs as the known ones' mean.
+    const std::vector<CapturedKernel>& nodes = c->second;
+    weights_.clear();
+    double known_sum = 0;
+    size_t known = 0;
+    for (const CapturedKernel& k : nodes) {
+      const double d = KnownDuration(k);
+      weights_.push_back(d);
+      if (d > 0) {
+        known_sum += d;
+        ++known;
+      }
+    }
+    const double unknown = known > 0 ? known_sum / static_cast<double>(known) : 1.0;
+    double total = 0;
+    for (double& w : weights_) {
+      if (w <= 0) w = unknown;
+      total += w;
+    }
     s.composition_ns += span;
-    const int64_t n = static_cast<int64_t>(c->second.size());
-    for (int64_t i = 0; i < n; ++i) {
+    if (known > 0) {
+      const double timed = static_cast<double>(span) * (known_sum / total);
+      s.composition_timed_ns += static_cast<int64_t>(std::llround(timed));
+    }
+    double cumulative = 0;
+    const double scale = static_cast<double>(span) / total;
+    for (size_t i = 0; i < nodes.size(); ++i) {
       model::KernelEvent e = launch;
-      e.name = c->second[static_cast<size_t>(i)];
-      e.start_ns = launch.start_ns + span * i / n;
-      e.end_ns = launch.start_ns + span * (i + 1) / n;
+      e.name = nodes[i].name;
+      e.start_ns = launch.start_ns + static_cast<int64_t>(std::llround(cumulative * scale));
+      cumulative += weights_[i];
+      e.end_ns = i + 1 == nodes.size()
+                     ? launch.end_ns
+                     : launch.start_ns + static_cast<int64_t>(std::llround(cumulative * scale));
       if (e.end_ns > e.start_ns) kernels->push_back(e);
     }
     return true;
@@ -171,8 +258,15 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
   return true;
 }
 
-void GraphAttribution::SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels,
+void GraphAttribution::SetComposition(uint32_t graph_id, const std::vector<model::NameId>& kernels,
                                       bool unstable) {
+  std::vector<CapturedKernel> nodes(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) nodes[i].name = kernels[i];
+  SetCapturedKernels(graph_id, std::move(nodes), unstable);
+}
+
+void GraphAttribution::SetCapturedKernels(uint32_t graph_id, std::vector<CapturedKernel> kernels,
+                                          bool unstable) {
   composition_[graph_id] = std::move(kernels);
   if (unstable)
     unstable_.insert(graph_id);

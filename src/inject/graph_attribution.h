@@ -27,8 +27,12 @@ namespace inferscope::inject {
 // handed to the Aggregator as those kernels, laid out in order inside the launch's span with
 // durations span x share: categories, top kernels and timelines come out as the samples measured,
 // marked as estimated in the window's CudaGraphStats. A graph not sampled yet whose capture was
-// seen (SetComposition) is split evenly over its kernel nodes; one neither sampled nor seen
-// captured stays one "[cuda graph N of pid P]" pseudo-kernel, counted as unattributed.
+// seen (SetComposition) is split over its kernel nodes by what each is known to take: the mean
+// duration of the same kernel (name, and grid and block when the capture recorded them) measured
+// outside graphs, in any graph's sample, or in this graph's earlier samples; a node with no known
+// duration weighs as the mean of the graph's known ones, and a graph with none is split evenly
+// (counted apart: "by count"). One neither sampled nor seen captured stays one
+// "[cuda graph N of pid P]" pseudo-kernel, counted as unattributed.
 //
 // Each sample also checks the shares learned before it: the category split they predict for the
 // sample's launches against the split measured, in percentage points of graph time.
@@ -49,8 +53,11 @@ class GraphAttribution {
   bool sampling() const { return sampling_; }
 
   // A kernel record with a graph id (node-level: during a sample, or always with
-  // INFERSCOPE_GRAPH_NODES=1). Counts its launch as measured.
+  // INFERSCOPE_GRAPH_NODES=1). Counts its launch as measured, and its duration as known.
   void OnNodeKernel(const model::KernelEvent& kernel);
+  // A kernel record outside any graph: its duration is known for the captured nodes that run the
+  // same kernel.
+  void OnEagerKernel(const model::KernelEvent& kernel);
 
   // A graph launch traced as one record (`launch`: the GraphTrace record as an event, name unset).
   // Returns false when the launch was already seen node by node (a record at a switch boundary:
@@ -58,11 +65,22 @@ class GraphAttribution {
   // graph has no shares yet (the caller emits the pseudo-kernel).
   bool OnGraphLaunch(const model::KernelEvent& launch, std::vector<model::KernelEvent>* kernels);
 
-  // What a graph's capture recorded: its kernel nodes' names in order (no durations). A launch of
-  // a graph not sampled yet is split evenly over them, counted as from capture.
-  // `unstable`: the graph has conditional nodes, so its launches run different nodes: no estimate
-  // from old samples nor from the capture, only what a sample measures (else unattributed).
-  void SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels, bool unstable = false);
+  // A kernel node as the capture recorded it; grid and block 0 when the capture did not see them.
+  struct CapturedKernel {
+    model::NameId name = model::kNoName;
+    int32_t grid[3] = {0, 0, 0};
+    int32_t block[3] = {0, 0, 0};
+  };
+  // What a graph's capture recorded: its kernel nodes in order (no durations). A launch of a graph
+  // not sampled yet is split over them by their known durations (else evenly), counted as from
+  // capture. `unstable`: the graph has conditional nodes, so its launches run different nodes: no
+  // estimate from old samples nor from the capture, only what a sample measures (else
+  // unattributed).
+  void SetCapturedKernels(uint32_t graph_id, std::vector<CapturedKernel> kernels,
+                          bool unstable = false);
+  // The same, with names only (grid and block not seen).
+  void SetComposition(uint32_t graph_id, const std::vector<model::NameId>& kernels,
+                      bool unstable = false);
   // A graph exec was destroyed or its nodes changed: its shares and composition no longer hold.
   void Forget(uint32_t graph_id);
 
@@ -72,6 +90,12 @@ class GraphAttribution {
   void FillWindow(model::ProfileWindow* window);
 
   size_t graphs_known() const { return shares_.size(); }
+  // Kernel durations known (entries of a bounded table: one per kernel configuration and one per
+  // name), and observations of kernels that found the table full.
+  size_t durations_known() const { return durations_.size(); }
+  uint64_t durations_dropped() const { return durations_dropped_; }
+  // At most this many duration entries: kernels first seen after are not learned (counted).
+  static constexpr size_t kMaxDurations = 16384;
 
  private:
   struct KernelShare {
@@ -93,19 +117,41 @@ class GraphAttribution {
     std::vector<int64_t> durations;
   };
 
+  // A kernel configuration; grid and block all 0: any configuration of that name.
+  struct KernelKey {
+    model::NameId name = model::kNoName;
+    int32_t grid[3] = {0, 0, 0};
+    int32_t block[3] = {0, 0, 0};
+    bool operator==(const KernelKey&) const = default;
+  };
+  struct KernelKeyHash {
+    size_t operator()(const KernelKey& k) const;
+  };
+  struct Duration {
+    int64_t sum_ns = 0;
+    int64_t count = 0;
+  };
+
   model::CudaGraphStats& StatsFor(int64_t start_ns, uint32_t device);
+  void LearnDuration(const model::KernelEvent& kernel);
+  void Add(const KernelKey& key, int64_t duration_ns);
+  // Mean known duration of a captured node; 0 when none is known.
+  double KnownDuration(const CapturedKernel& kernel) const;
 
   const uint32_t pid_;
   const int64_t window_ns_;
   model::CachedClassifier classify_;
   bool sampling_ = false;
   int64_t sample_begin_ns_ = 0;
-  std::unordered_map<uint32_t, SampledLaunch> sample_;                    // by correlation id
-  std::unordered_set<uint32_t> sampled_correlations_;                     // of the last sample
-  std::unordered_map<uint32_t, Shares> shares_;                           // by graph id
-  std::unordered_map<uint32_t, std::vector<model::NameId>> composition_;  // by graph id
+  std::unordered_map<uint32_t, SampledLaunch> sample_;                     // by correlation id
+  std::unordered_set<uint32_t> sampled_correlations_;                      // of the last sample
+  std::unordered_map<uint32_t, Shares> shares_;                            // by graph id
+  std::unordered_map<uint32_t, std::vector<CapturedKernel>> composition_;  // by graph id
   std::unordered_set<uint32_t> unstable_;  // graphs with conditional nodes
   std::map<std::pair<int64_t, uint32_t>, model::CudaGraphStats> windows_;  // (window, device)
+  std::unordered_map<KernelKey, Duration, KernelKeyHash> durations_;
+  uint64_t durations_dropped_ = 0;
+  std::vector<double> weights_;  // per node of the launch being split; reused
 };
 
 }  // namespace inferscope::inject
