@@ -33,60 +33,75 @@ model::CudaGraphStats& GraphAttribution::StatsFor(int64_t start_ns, uint32_t dev
   return windows_[{window, device}];
 }
 
-size_t GraphAttribution::KernelKeyHash::operator()(const KernelKey& k) const {
-  uint64_t h = k.name;
-  for (int i = 0; i < 3; ++i) {
-    h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.grid[i]);
-    h = h * 0x9e3779b97f4a7c15ULL + static_cast<uint32_t>(k.block[i]);
-  }
-  return static_cast<size_t>(h ^ (h >> 29));
-}
-
-void GraphAttribution::Add(const KernelKey& key, int64_t duration_ns) {
-  auto it = durations_.find(key);
-  if (it == durations_.end()) {
-    if (durations_.size() >= kMaxDurations) {
-      ++durations_dropped_;
-      return;
-    }
-    it = durations_.emplace(key, Duration{}).first;
-  }
-  Duration& d = it->second;
-  d.sum_ns += duration_ns;
-  if (++d.count >= kDurationHalfLife) {
-    d.sum_ns /= 2;
-    d.count /= 2;
+void GraphAttribution::Duration::Add(int64_t d) {
+  sum_ns += d;
+  if (++count >= kDurationHalfLife) {
+    sum_ns /= 2;
+    count /= 2;
   }
 }
 
 void GraphAttribution::LearnDuration(const model::KernelEvent& k) {
   const int64_t d = k.end_ns - k.start_ns;
   if (k.name == model::kNoName || d <= 0) return;
-  KernelKey key;
-  key.name = k.name;
-  Add(key, d);  // any configuration of the name
-  for (int i = 0; i < 3; ++i) {
-    key.grid[i] = k.grid[i];
-    key.block[i] = k.block[i];
+  if (k.name >= kMaxDurations) {
+    ++durations_dropped_;
+    return;
   }
-  if (!(key == KernelKey{k.name})) Add(key, d);
+  // Grows only when a new name appears (the table allocates as names are interned, not per launch).
+  if (k.name >= durations_.size()) durations_.resize(k.name + 1);
+  NameDurations& n = durations_[k.name];
+  if (n.any.count == 0) ++names_known_;
+  n.any.Add(d);
+  auto same = [&](const NameDurations::Config& c) {
+    for (int i = 0; i < 3; ++i)
+      if (c.grid[i] != k.grid[i] || c.block[i] != k.block[i]) return false;
+    return true;
+  };
+  for (uint32_t i = 0; i < n.config_count; ++i)
+    if (same(n.configs[i])) {
+      n.configs[i].d.Add(d);
+      return;
+    }
+  // A new configuration: a free place, else the one seen least takes it.
+  uint32_t at = n.config_count;
+  if (at == kConfigsPerName) {
+    at = 0;
+    for (uint32_t i = 1; i < kConfigsPerName; ++i)
+      if (n.configs[i].d.count < n.configs[at].d.count) at = i;
+  } else {
+    ++n.config_count;
+  }
+  NameDurations::Config& c = n.configs[at];
+  for (int i = 0; i < 3; ++i) {
+    c.grid[i] = k.grid[i];
+    c.block[i] = k.block[i];
+  }
+  c.d = Duration{};
+  c.d.Add(d);
 }
 
 double GraphAttribution::KnownDuration(const CapturedKernel& c) const {
-  KernelKey key;
-  key.name = c.name;
-  for (int i = 0; i < 3; ++i) {
-    key.grid[i] = c.grid[i];
-    key.block[i] = c.block[i];
+  if (c.name >= durations_.size()) return 0;
+  const NameDurations& n = durations_[c.name];
+  const Duration* best = &n.any;
+  if (c.grid[0] != 0) {
+    for (uint32_t i = 0; i < n.config_count; ++i) {
+      const NameDurations::Config& x = n.configs[i];
+      bool same = true;
+      for (int j = 0; j < 3; ++j) same = same && x.grid[j] == c.grid[j] && x.block[j] == c.block[j];
+      if (same) best = &x.d;  // else the capture's configuration was not seen: the name's mean
+    }
   }
-  auto it = durations_.find(key);
-  if (it == durations_.end() && !(key == KernelKey{c.name}))
-    it = durations_.find(KernelKey{c.name});  // the capture's configuration not seen: the name's
-  if (it == durations_.end() || it->second.count <= 0) return 0;
-  return static_cast<double>(it->second.sum_ns) / static_cast<double>(it->second.count);
+  if (best->count <= 0) return 0;
+  return static_cast<double>(best->sum_ns) / static_cast<double>(best->count);
 }
 
-void GraphAttribution::OnEagerKernel(const model::KernelEvent& k) { LearnDuration(k); }
+void GraphAttribution::CountUnsampled() {
+  unsampled_graphs_ = 0;
+  for (const auto& [id, nodes] : composition_)
+    if (!nodes.empty() && !shares_.count(id) && !unstable_.count(id)) ++unsampled_graphs_;
+}
 
 void GraphAttribution::BeginSample(int64_t now_ns) {
   sampling_ = true;
@@ -173,6 +188,7 @@ void GraphAttribution::EndSample(int64_t now_ns) {
     shares_[graph_id] = std::move(fresh);
   }
   sample_.clear();
+  CountUnsampled();
 }
 
 bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
@@ -272,12 +288,14 @@ void GraphAttribution::SetCapturedKernels(uint32_t graph_id, std::vector<Capture
     unstable_.insert(graph_id);
   else
     unstable_.erase(graph_id);
+  CountUnsampled();
 }
 
 void GraphAttribution::Forget(uint32_t graph_id) {
   shares_.erase(graph_id);
   composition_.erase(graph_id);
   unstable_.erase(graph_id);
+  CountUnsampled();
 }
 
 void GraphAttribution::FillWindow(model::ProfileWindow* window) {

@@ -56,8 +56,11 @@ class GraphAttribution {
   // INFERSCOPE_GRAPH_NODES=1). Counts its launch as measured, and its duration as known.
   void OnNodeKernel(const model::KernelEvent& kernel);
   // A kernel record outside any graph: its duration is known for the captured nodes that run the
-  // same kernel.
-  void OnEagerKernel(const model::KernelEvent& kernel);
+  // same kernel. Learned only while some captured graph has no shares yet (the only launches that
+  // use it), so that a server whose graphs are all sampled pays nothing per eager kernel.
+  void OnEagerKernel(const model::KernelEvent& kernel) {
+    if (unsampled_graphs_ > 0) LearnDuration(kernel);
+  }
 
   // A graph launch traced as one record (`launch`: the GraphTrace record as an event, name unset).
   // Returns false when the launch was already seen node by node (a record at a switch boundary:
@@ -90,12 +93,12 @@ class GraphAttribution {
   void FillWindow(model::ProfileWindow* window);
 
   size_t graphs_known() const { return shares_.size(); }
-  // Kernel durations known (entries of a bounded table: one per kernel configuration and one per
-  // name), and observations of kernels that found the table full.
-  size_t durations_known() const { return durations_.size(); }
+  // Kernel names with a known duration, and kernel records not learned because their name is
+  // beyond the table's bound (kMaxDurations names, kConfigsPerName configurations each).
+  size_t durations_known() const { return names_known_; }
   uint64_t durations_dropped() const { return durations_dropped_; }
-  // At most this many duration entries: kernels first seen after are not learned (counted).
   static constexpr size_t kMaxDurations = 16384;
+  static constexpr size_t kConfigsPerName = 4;
 
  private:
   struct KernelShare {
@@ -117,26 +120,30 @@ class GraphAttribution {
     std::vector<int64_t> durations;
   };
 
-  // A kernel configuration; grid and block all 0: any configuration of that name.
-  struct KernelKey {
-    model::NameId name = model::kNoName;
-    int32_t grid[3] = {0, 0, 0};
-    int32_t block[3] = {0, 0, 0};
-    bool operator==(const KernelKey&) const = default;
-  };
-  struct KernelKeyHash {
-    size_t operator()(const KernelKey& k) const;
-  };
   struct Duration {
     int64_t sum_ns = 0;
     int64_t count = 0;
+    void Add(int64_t d);
+  };
+  // What one kernel name is known to take: any configuration, and the last few configurations
+  // (grid, block) seen. Indexed by NameId (dense): no hashing per kernel record.
+  struct NameDurations {
+    Duration any;
+    struct Config {
+      int32_t grid[3] = {0, 0, 0};
+      int32_t block[3] = {0, 0, 0};
+      Duration d;
+    };
+    Config configs[kConfigsPerName];
+    uint32_t config_count = 0;
   };
 
   model::CudaGraphStats& StatsFor(int64_t start_ns, uint32_t device);
   void LearnDuration(const model::KernelEvent& kernel);
-  void Add(const KernelKey& key, int64_t duration_ns);
   // Mean known duration of a captured node; 0 when none is known.
   double KnownDuration(const CapturedKernel& kernel) const;
+  // Recounts the captured graphs without shares (on capture, forget and sample: rare).
+  void CountUnsampled();
 
   const uint32_t pid_;
   const int64_t window_ns_;
@@ -149,7 +156,9 @@ class GraphAttribution {
   std::unordered_map<uint32_t, std::vector<CapturedKernel>> composition_;  // by graph id
   std::unordered_set<uint32_t> unstable_;  // graphs with conditional nodes
   std::map<std::pair<int64_t, uint32_t>, model::CudaGraphStats> windows_;  // (window, device)
-  std::unordered_map<KernelKey, Duration, KernelKeyHash> durations_;
+  std::vector<NameDurations> durations_;  // by NameId, up to kMaxDurations
+  size_t names_known_ = 0;
+  size_t unsampled_graphs_ = 0;  // captured, stable, no shares yet
   uint64_t durations_dropped_ = 0;
   std::vector<double> weights_;  // per node of the launch being split; reused
 };

@@ -305,12 +305,13 @@ class CaptureSplitTest : public testing::Test {
 };
 
 TEST_F(CaptureSplitTest, EagerDurationsWeighTheCapturedKernels) {
-  // The same kernels seen eagerly (a prefill): the GEMM takes 90 us, the norm 10 us.
+  // Captured at start-up, then the same kernels seen eagerly (a prefill): the GEMM takes 90 us,
+  // the norm 10 us.
+  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_});
   for (int i = 0; i < 3; ++i) {
     graphs_.OnEagerKernel(Kernel(gemm_, 1000 * i, 90 * kUs));
     graphs_.OnEagerKernel(Kernel(norm_, 1000 * i + 500, 10 * kUs));
   }
-  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_});
   std::vector<model::KernelEvent> est;
   ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5, 1'000'000, 1'000'000 + 100 * kUs), &est));
   ASSERT_EQ(est.size(), 2u);
@@ -365,9 +366,6 @@ TEST_F(CaptureSplitTest, AnotherGraphsSampleWeighsTheNodesAndUnknownOnesTakeTheM
 
 TEST_F(CaptureSplitTest, TheCapturedConfigurationIsPreferredToTheName) {
   // One GEMM name at two grids: 80 us on 64 blocks, 10 us on 4.
-  graphs_.OnEagerKernel(Kernel(gemm_, 0, 80 * kUs, 64));
-  graphs_.OnEagerKernel(Kernel(gemm_, 1000, 10 * kUs, 4));
-  graphs_.OnEagerKernel(Kernel(norm_, 2000, 10 * kUs, 4));
   GraphAttribution::CapturedKernel small, norm;
   small.name = gemm_;
   small.grid[0] = 4;
@@ -376,6 +374,9 @@ TEST_F(CaptureSplitTest, TheCapturedConfigurationIsPreferredToTheName) {
   norm.grid[0] = 4;
   norm.block[0] = 128;
   graphs_.SetCapturedKernels(5, {small, norm});
+  graphs_.OnEagerKernel(Kernel(gemm_, 0, 80 * kUs, 64));
+  graphs_.OnEagerKernel(Kernel(gemm_, 1000, 10 * kUs, 4));
+  graphs_.OnEagerKernel(Kernel(norm_, 2000, 10 * kUs, 4));
   std::vector<model::KernelEvent> est;
   ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5, 0, 20 * kUs), &est));
   ASSERT_EQ(est.size(), 2u);
@@ -384,13 +385,53 @@ TEST_F(CaptureSplitTest, TheCapturedConfigurationIsPreferredToTheName) {
 }
 
 TEST_F(CaptureSplitTest, TheDurationTableIsBoundedAndCountsWhatItDrops) {
-  for (size_t i = 0; i < GraphAttribution::kMaxDurations + 10; ++i)
+  graphs_.SetComposition(9, std::vector<model::NameId>{attn_});  // not sampled: eager is learned
+  const size_t before = names_.size();                           // the fixture's names
+  for (size_t i = before; i < GraphAttribution::kMaxDurations + 10; ++i)
     graphs_.OnEagerKernel(Kernel(names_.Intern("kernel_" + std::to_string(i)), 0, 1000));
-  EXPECT_EQ(graphs_.durations_known(), GraphAttribution::kMaxDurations);
+  EXPECT_EQ(graphs_.durations_known(), GraphAttribution::kMaxDurations - before);
   EXPECT_EQ(graphs_.durations_dropped(), 10u);
   // A kernel already known is still learned when the table is full.
-  graphs_.OnEagerKernel(Kernel(names_.Intern("kernel_0"), 0, 1000));
+  graphs_.OnEagerKernel(Kernel(names_.Intern("kernel_100"), 0, 1000));
   EXPECT_EQ(graphs_.durations_dropped(), 10u);
+  // Configurations per name are bounded too: the one seen least makes room for a new one. Grid g
+  // takes g us and is seen g times: grids 1 and 2 are evicted by 5 and 6.
+  for (int32_t grid = 1; grid <= 6; ++grid)
+    for (int32_t n = 0; n < grid; ++n) graphs_.OnEagerKernel(Kernel(gemm_, 0, grid * kUs, grid));
+  GraphAttribution::CapturedKernel six, one;
+  six.name = one.name = gemm_;
+  six.grid[0] = 6;
+  one.grid[0] = 1;
+  six.block[0] = one.block[0] = 128;
+  graphs_.SetCapturedKernels(5, {six, one});  // the table is the same across graphs
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5, 0, 31 * kUs), &est));
+  ASSERT_EQ(est.size(), 2u);
+  // 6 us, and for grid 1 (forgotten) the name's mean, 91/21 us: 31 us split 18/13.
+  EXPECT_EQ(est[0].end_ns - est[0].start_ns, 18 * kUs);
+  EXPECT_EQ(est[1].end_ns - est[1].start_ns, 13 * kUs);
+}
+
+// Eager kernels cost nothing once every captured graph has shares: nothing would use them.
+TEST_F(CaptureSplitTest, EagerKernelsAreLearnedOnlyWhileACapturedGraphIsNotSampled) {
+  graphs_.OnEagerKernel(Kernel(gemm_, 0, 90 * kUs));  // no graph captured yet
+  EXPECT_EQ(graphs_.durations_known(), 0u);
+  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_});
+  graphs_.OnEagerKernel(Kernel(gemm_, 0, 90 * kUs));
+  EXPECT_EQ(graphs_.durations_known(), 1u);
+  graphs_.BeginSample(0);
+  model::KernelEvent k = Kernel(norm_, 1000, 10 * kUs);
+  k.graph_id = 5;
+  k.correlation_id = 1;
+  graphs_.OnNodeKernel(k);  // samples always teach
+  graphs_.EndSample(100 * kUs);
+  EXPECT_EQ(graphs_.durations_known(), 2u);
+  graphs_.OnEagerKernel(Kernel(attn_, 0, 30 * kUs));  // graph 5 has shares now
+  EXPECT_EQ(graphs_.durations_known(), 2u);
+  graphs_.Forget(5);  // re-instantiated: its capture comes again, not sampled
+  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_, attn_});
+  graphs_.OnEagerKernel(Kernel(attn_, 0, 30 * kUs));
+  EXPECT_EQ(graphs_.durations_known(), 3u);
 }
 
 }  // namespace
