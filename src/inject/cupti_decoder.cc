@@ -236,7 +236,12 @@ void CuptiDecoder::DecodeRecord(const CUpti_Activity* record, aggregate::Aggrega
                                        resources.resources.dynamic_shared_bytes);
       // Before the kernel it describes (the Aggregator takes a kernel's resources as it arrives).
       if (resources_.Changed(e.name, resources.resources)) sink->OnKernelResources(resources);
-      if (e.graph_id != 0 && graphs_ != nullptr) graphs_->OnNodeKernel(e);
+      if (graphs_ != nullptr) {
+        if (e.graph_id != 0)
+          graphs_->OnNodeKernel(e);
+        else
+          graphs_->OnEagerKernel(e);  // what captured nodes of this kernel take
+      }
       sink->OnKernel(e);
       Tee(e);
       return;

@@ -18,6 +18,10 @@ int64_t FloorMod(int64_t a, int64_t b) {
 // launch says little about a graph that varies).
 constexpr uint64_t kMinLaunchesToCheck = 2;
 
+// A duration's mean follows what the kernel takes now: past this many observations, the sum and
+// count are halved, so older ones weigh less.
+constexpr int64_t kDurationHalfLife = 4096;
+
 }  // namespace
 
 GraphAttribution::GraphAttribution(uint32_t pid, int64_t window_ns, const model::NameTable* names,
@@ -27,6 +31,76 @@ GraphAttribution::GraphAttribution(uint32_t pid, int64_t window_ns, const model:
 model::CudaGraphStats& GraphAttribution::StatsFor(int64_t start_ns, uint32_t device) {
   const int64_t window = window_ns_ > 0 ? start_ns - FloorMod(start_ns, window_ns_) : 0;
   return windows_[{window, device}];
+}
+
+void GraphAttribution::Duration::Add(int64_t d) {
+  sum_ns += d;
+  if (++count >= kDurationHalfLife) {
+    sum_ns /= 2;
+    count /= 2;
+  }
+}
+
+void GraphAttribution::LearnDuration(const model::KernelEvent& k) {
+  const int64_t d = k.end_ns - k.start_ns;
+  if (k.name == model::kNoName || d <= 0) return;
+  if (k.name >= kMaxDurations) {
+    ++durations_dropped_;
+    return;
+  }
+  // Grows only when a new name appears (the table allocates as names are interned, not per launch).
+  if (k.name >= durations_.size()) durations_.resize(k.name + 1);
+  NameDurations& n = durations_[k.name];
+  if (n.any.count == 0) ++names_known_;
+  n.any.Add(d);
+  auto same = [&](const NameDurations::Config& c) {
+    for (int i = 0; i < 3; ++i)
+      if (c.grid[i] != k.grid[i] || c.block[i] != k.block[i]) return false;
+    return true;
+  };
+  for (uint32_t i = 0; i < n.config_count; ++i)
+    if (same(n.configs[i])) {
+      n.configs[i].d.Add(d);
+      return;
+    }
+  // A new configuration: a free place, else the one seen least takes it.
+  uint32_t at = n.config_count;
+  if (at == kConfigsPerName) {
+    at = 0;
+    for (uint32_t i = 1; i < kConfigsPerName; ++i)
+      if (n.configs[i].d.count < n.configs[at].d.count) at = i;
+  } else {
+    ++n.config_count;
+  }
+  NameDurations::Config& c = n.configs[at];
+  for (int i = 0; i < 3; ++i) {
+    c.grid[i] = k.grid[i];
+    c.block[i] = k.block[i];
+  }
+  c.d = Duration{};
+  c.d.Add(d);
+}
+
+double GraphAttribution::KnownDuration(const CapturedKernel& c) const {
+  if (c.name >= durations_.size()) return 0;
+  const NameDurations& n = durations_[c.name];
+  const Duration* best = &n.any;
+  if (c.grid[0] != 0) {
+    for (uint32_t i = 0; i < n.config_count; ++i) {
+      const NameDurations::Config& x = n.configs[i];
+      bool same = true;
+      for (int j = 0; j < 3; ++j) same = same && x.grid[j] == c.grid[j] && x.block[j] == c.block[j];
+      if (same) best = &x.d;  // else the capture's configuration was not seen: the name's mean
+    }
+  }
+  if (best->count <= 0) return 0;
+  return static_cast<double>(best->sum_ns) / static_cast<double>(best->count);
+}
+
+void GraphAttribution::CountUnsampled() {
+  unsampled_graphs_ = 0;
+  for (const auto& [id, nodes] : composition_)
+    if (!nodes.empty() && !shares_.count(id) && !unstable_.count(id)) ++unsampled_graphs_;
 }
 
 void GraphAttribution::BeginSample(int64_t now_ns) {
@@ -49,6 +123,7 @@ void GraphAttribution::OnNodeKernel(const model::KernelEvent& k) {
   l.kernels.emplace_back(k.start_ns, k.name);
   l.durations.push_back(std::max<int64_t>(k.end_ns - k.start_ns, 0));
   sampled_correlations_.insert(k.correlation_id);
+  LearnDuration(k);
 }
 
 void GraphAttribution::EndSample(int64_t now_ns) {
@@ -113,6 +188,7 @@ void GraphAttribution::EndSample(int64_t now_ns) {
     shares_[graph_id] = std::move(fresh);
   }
   sample_.clear();
+  CountUnsampled();
 }
 
 bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
@@ -137,14 +213,41 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
       s.unattributed_ns += std::max<int64_t>(span, 0);
       return true;
     }
-    // Only the capture is known: every kernel node gets an equal part of the launch, in order.
+    // Only the capture is known: each kernel node gets a part of the launch in proportion to what
+    // it is known to take, laid out in order; a node not known weighs as the known ones' mean.
+    const std::vector<CapturedKernel>& nodes = c->second;
+    weights_.clear();
+    double known_sum = 0;
+    size_t known = 0;
+    for (const CapturedKernel& k : nodes) {
+      const double d = KnownDuration(k);
+      weights_.push_back(d);
+      if (d > 0) {
+        known_sum += d;
+        ++known;
+      }
+    }
+    const double unknown = known > 0 ? known_sum / static_cast<double>(known) : 1.0;
+    double total = 0;
+    for (double& w : weights_) {
+      if (w <= 0) w = unknown;
+      total += w;
+    }
     s.composition_ns += span;
-    const int64_t n = static_cast<int64_t>(c->second.size());
-    for (int64_t i = 0; i < n; ++i) {
+    if (known > 0) {
+      const double timed = static_cast<double>(span) * (known_sum / total);
+      s.composition_timed_ns += static_cast<int64_t>(std::llround(timed));
+    }
+    double cumulative = 0;
+    const double scale = static_cast<double>(span) / total;
+    for (size_t i = 0; i < nodes.size(); ++i) {
       model::KernelEvent e = launch;
-      e.name = c->second[static_cast<size_t>(i)];
-      e.start_ns = launch.start_ns + span * i / n;
-      e.end_ns = launch.start_ns + span * (i + 1) / n;
+      e.name = nodes[i].name;
+      e.start_ns = launch.start_ns + static_cast<int64_t>(std::llround(cumulative * scale));
+      cumulative += weights_[i];
+      e.end_ns = i + 1 == nodes.size()
+                     ? launch.end_ns
+                     : launch.start_ns + static_cast<int64_t>(std::llround(cumulative * scale));
       if (e.end_ns > e.start_ns) kernels->push_back(e);
     }
     return true;
@@ -171,19 +274,28 @@ bool GraphAttribution::OnGraphLaunch(const model::KernelEvent& launch,
   return true;
 }
 
-void GraphAttribution::SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels,
+void GraphAttribution::SetComposition(uint32_t graph_id, const std::vector<model::NameId>& kernels,
                                       bool unstable) {
+  std::vector<CapturedKernel> nodes(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) nodes[i].name = kernels[i];
+  SetCapturedKernels(graph_id, std::move(nodes), unstable);
+}
+
+void GraphAttribution::SetCapturedKernels(uint32_t graph_id, std::vector<CapturedKernel> kernels,
+                                          bool unstable) {
   composition_[graph_id] = std::move(kernels);
   if (unstable)
     unstable_.insert(graph_id);
   else
     unstable_.erase(graph_id);
+  CountUnsampled();
 }
 
 void GraphAttribution::Forget(uint32_t graph_id) {
   shares_.erase(graph_id);
   composition_.erase(graph_id);
   unstable_.erase(graph_id);
+  CountUnsampled();
 }
 
 void GraphAttribution::FillWindow(model::ProfileWindow* window) {

@@ -27,8 +27,12 @@ namespace inferscope::inject {
 // handed to the Aggregator as those kernels, laid out in order inside the launch's span with
 // durations span x share: categories, top kernels and timelines come out as the samples measured,
 // marked as estimated in the window's CudaGraphStats. A graph not sampled yet whose capture was
-// seen (SetComposition) is split evenly over its kernel nodes; one neither sampled nor seen
-// captured stays one "[cuda graph N of pid P]" pseudo-kernel, counted as unattributed.
+// seen (SetComposition) is split over its kernel nodes by what each is known to take: the mean
+// duration of the same kernel (name, and grid and block when the capture recorded them) measured
+// outside graphs, in any graph's sample, or in this graph's earlier samples; a node with no known
+// duration weighs as the mean of the graph's known ones, and a graph with none is split evenly
+// (counted apart: "by count"). One neither sampled nor seen captured stays one
+// "[cuda graph N of pid P]" pseudo-kernel, counted as unattributed.
 //
 // Each sample also checks the shares learned before it: the category split they predict for the
 // sample's launches against the split measured, in percentage points of graph time.
@@ -49,8 +53,14 @@ class GraphAttribution {
   bool sampling() const { return sampling_; }
 
   // A kernel record with a graph id (node-level: during a sample, or always with
-  // INFERSCOPE_GRAPH_NODES=1). Counts its launch as measured.
+  // INFERSCOPE_GRAPH_NODES=1). Counts its launch as measured, and its duration as known.
   void OnNodeKernel(const model::KernelEvent& kernel);
+  // A kernel record outside any graph: its duration is known for the captured nodes that run the
+  // same kernel. Learned only while some captured graph has no shares yet (the only launches that
+  // use it), so that a server whose graphs are all sampled pays nothing per eager kernel.
+  void OnEagerKernel(const model::KernelEvent& kernel) {
+    if (unsampled_graphs_ > 0) LearnDuration(kernel);
+  }
 
   // A graph launch traced as one record (`launch`: the GraphTrace record as an event, name unset).
   // Returns false when the launch was already seen node by node (a record at a switch boundary:
@@ -58,11 +68,22 @@ class GraphAttribution {
   // graph has no shares yet (the caller emits the pseudo-kernel).
   bool OnGraphLaunch(const model::KernelEvent& launch, std::vector<model::KernelEvent>* kernels);
 
-  // What a graph's capture recorded: its kernel nodes' names in order (no durations). A launch of
-  // a graph not sampled yet is split evenly over them, counted as from capture.
-  // `unstable`: the graph has conditional nodes, so its launches run different nodes: no estimate
-  // from old samples nor from the capture, only what a sample measures (else unattributed).
-  void SetComposition(uint32_t graph_id, std::vector<model::NameId> kernels, bool unstable = false);
+  // A kernel node as the capture recorded it; grid and block 0 when the capture did not see them.
+  struct CapturedKernel {
+    model::NameId name = model::kNoName;
+    int32_t grid[3] = {0, 0, 0};
+    int32_t block[3] = {0, 0, 0};
+  };
+  // What a graph's capture recorded: its kernel nodes in order (no durations). A launch of a graph
+  // not sampled yet is split over them by their known durations (else evenly), counted as from
+  // capture. `unstable`: the graph has conditional nodes, so its launches run different nodes: no
+  // estimate from old samples nor from the capture, only what a sample measures (else
+  // unattributed).
+  void SetCapturedKernels(uint32_t graph_id, std::vector<CapturedKernel> kernels,
+                          bool unstable = false);
+  // The same, with names only (grid and block not seen).
+  void SetComposition(uint32_t graph_id, const std::vector<model::NameId>& kernels,
+                      bool unstable = false);
   // A graph exec was destroyed or its nodes changed: its shares and composition no longer hold.
   void Forget(uint32_t graph_id);
 
@@ -72,6 +93,12 @@ class GraphAttribution {
   void FillWindow(model::ProfileWindow* window);
 
   size_t graphs_known() const { return shares_.size(); }
+  // Kernel names with a known duration, and kernel records not learned because their name is
+  // beyond the table's bound (kMaxDurations names, kConfigsPerName configurations each).
+  size_t durations_known() const { return names_known_; }
+  uint64_t durations_dropped() const { return durations_dropped_; }
+  static constexpr size_t kMaxDurations = 16384;
+  static constexpr size_t kConfigsPerName = 4;
 
  private:
   struct KernelShare {
@@ -93,19 +120,47 @@ class GraphAttribution {
     std::vector<int64_t> durations;
   };
 
+  struct Duration {
+    int64_t sum_ns = 0;
+    int64_t count = 0;
+    void Add(int64_t d);
+  };
+  // What one kernel name is known to take: any configuration, and the last few configurations
+  // (grid, block) seen. Indexed by NameId (dense): no hashing per kernel record.
+  struct NameDurations {
+    Duration any;
+    struct Config {
+      int32_t grid[3] = {0, 0, 0};
+      int32_t block[3] = {0, 0, 0};
+      Duration d;
+    };
+    Config configs[kConfigsPerName];
+    uint32_t config_count = 0;
+  };
+
   model::CudaGraphStats& StatsFor(int64_t start_ns, uint32_t device);
+  void LearnDuration(const model::KernelEvent& kernel);
+  // Mean known duration of a captured node; 0 when none is known.
+  double KnownDuration(const CapturedKernel& kernel) const;
+  // Recounts the captured graphs without shares (on capture, forget and sample: rare).
+  void CountUnsampled();
 
   const uint32_t pid_;
   const int64_t window_ns_;
   model::CachedClassifier classify_;
   bool sampling_ = false;
   int64_t sample_begin_ns_ = 0;
-  std::unordered_map<uint32_t, SampledLaunch> sample_;                    // by correlation id
-  std::unordered_set<uint32_t> sampled_correlations_;                     // of the last sample
-  std::unordered_map<uint32_t, Shares> shares_;                           // by graph id
-  std::unordered_map<uint32_t, std::vector<model::NameId>> composition_;  // by graph id
+  std::unordered_map<uint32_t, SampledLaunch> sample_;                     // by correlation id
+  std::unordered_set<uint32_t> sampled_correlations_;                      // of the last sample
+  std::unordered_map<uint32_t, Shares> shares_;                            // by graph id
+  std::unordered_map<uint32_t, std::vector<CapturedKernel>> composition_;  // by graph id
   std::unordered_set<uint32_t> unstable_;  // graphs with conditional nodes
   std::map<std::pair<int64_t, uint32_t>, model::CudaGraphStats> windows_;  // (window, device)
+  std::vector<NameDurations> durations_;  // by NameId, up to kMaxDurations
+  size_t names_known_ = 0;
+  size_t unsampled_graphs_ = 0;  // captured, stable, no shares yet
+  uint64_t durations_dropped_ = 0;
+  std::vector<double> weights_;  // per node of the launch being split; reused
 };
 
 }  // namespace inferscope::inject

@@ -259,3 +259,180 @@ TEST(GraphAttributionUnstableTest, ConditionalGraphsAreNotEstimated) {
 
 }  // namespace
 }  // namespace inferscope::inject
+
+namespace inferscope::inject {
+namespace {
+
+// A graph not sampled yet, split by what its captured kernels are known to take.
+class CaptureSplitTest : public testing::Test {
+ protected:
+  CaptureSplitTest() : graphs_(1, 1'000'000'000, &names_, &classifier_) {}
+
+  model::KernelEvent Kernel(model::NameId name, int64_t start, int64_t duration, int32_t grid = 0) {
+    model::KernelEvent k;
+    k.pid = 1;
+    k.name = name;
+    k.start_ns = start;
+    k.end_ns = start + duration;
+    k.grid[0] = grid;
+    k.block[0] = grid > 0 ? 128 : 0;
+    return k;
+  }
+  model::KernelEvent Launch(uint32_t graph_id, int64_t start, int64_t end) {
+    model::KernelEvent e;
+    e.pid = 1;
+    e.graph_id = graph_id;
+    e.correlation_id = 100 + graph_id;
+    e.start_ns = start;
+    e.end_ns = end;
+    return e;
+  }
+  model::CudaGraphStats Stats() {
+    model::ProfileWindow w;
+    w.processes.resize(1);
+    w.processes[0].pid = 1;
+    w.processes[0].devices.resize(1);
+    graphs_.FillWindow(&w);
+    return w.processes[0].devices[0].graphs;
+  }
+
+  model::NameTable names_;
+  model::KernelClassifier classifier_;
+  GraphAttribution graphs_;
+  const model::NameId gemm_ = names_.Intern("nvjet_tst_128x256_64x4_2x1_v_bz_coopB_TNT");
+  const model::NameId norm_ = names_.Intern("void vllm::rms_norm_kernel<c10::BFloat16, 8>(...)");
+  const model::NameId attn_ = names_.Intern("void flash::flash_fwd_splitkv_kernel<>(...)");
+};
+
+TEST_F(CaptureSplitTest, EagerDurationsWeighTheCapturedKernels) {
+  // Captured at start-up, then the same kernels seen eagerly (a prefill): the GEMM takes 90 us,
+  // the norm 10 us.
+  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_});
+  for (int i = 0; i < 3; ++i) {
+    graphs_.OnEagerKernel(Kernel(gemm_, 1000 * i, 90 * kUs));
+    graphs_.OnEagerKernel(Kernel(norm_, 1000 * i + 500, 10 * kUs));
+  }
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5, 1'000'000, 1'000'000 + 100 * kUs), &est));
+  ASSERT_EQ(est.size(), 2u);
+  EXPECT_EQ(est[0].name, gemm_);
+  EXPECT_EQ(est[0].start_ns, 1'000'000);
+  EXPECT_EQ(est[0].end_ns - est[0].start_ns, 90 * kUs);
+  EXPECT_EQ(est[1].name, norm_);
+  EXPECT_EQ(est[1].start_ns, est[0].end_ns);
+  EXPECT_EQ(est[1].end_ns, 1'000'000 + 100 * kUs);
+  const model::CudaGraphStats g = Stats();
+  EXPECT_EQ(g.composition_ns, 100 * kUs);
+  EXPECT_EQ(g.composition_timed_ns, 100 * kUs);  // all of it by duration, none by count
+}
+
+TEST_F(CaptureSplitTest, NothingKnownIsSplitByCount) {
+  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_});
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5, 0, 100 * kUs), &est));
+  ASSERT_EQ(est.size(), 2u);
+  EXPECT_EQ(est[0].end_ns - est[0].start_ns, 50 * kUs);
+  EXPECT_EQ(est[1].end_ns - est[1].start_ns, 50 * kUs);
+  const model::CudaGraphStats g = Stats();
+  EXPECT_EQ(g.composition_ns, 100 * kUs);
+  EXPECT_EQ(g.composition_timed_ns, 0);
+}
+
+TEST_F(CaptureSplitTest, AnotherGraphsSampleWeighsTheNodesAndUnknownOnesTakeTheMean) {
+  // Graph 8's sample measured the GEMM at 60 us and the norm at 20 us.
+  graphs_.BeginSample(0);
+  model::KernelEvent k = Kernel(gemm_, 1000, 60 * kUs);
+  k.graph_id = 8;
+  k.correlation_id = 1;
+  graphs_.OnNodeKernel(k);
+  k = Kernel(norm_, 1000 + 60 * kUs, 20 * kUs);
+  k.graph_id = 8;
+  k.correlation_id = 1;
+  graphs_.OnNodeKernel(k);
+  graphs_.EndSample(200 * kUs);
+  // Graph 9, never sampled: GEMM, norm and an attention kernel nothing measured (weighs 40 us).
+  graphs_.SetComposition(9, std::vector<model::NameId>{gemm_, norm_, attn_});
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(9, 1'000'000, 1'000'000 + 240 * kUs), &est));
+  ASSERT_EQ(est.size(), 3u);
+  EXPECT_EQ(est[0].end_ns - est[0].start_ns, 120 * kUs);
+  EXPECT_EQ(est[1].end_ns - est[1].start_ns, 40 * kUs);
+  EXPECT_EQ(est[2].name, attn_);
+  EXPECT_EQ(est[2].end_ns - est[2].start_ns, 80 * kUs);
+  const model::CudaGraphStats g = Stats();
+  EXPECT_EQ(g.composition_ns, 240 * kUs);
+  EXPECT_EQ(g.composition_timed_ns, 160 * kUs);  // the GEMM and norm; the attention by count
+}
+
+TEST_F(CaptureSplitTest, TheCapturedConfigurationIsPreferredToTheName) {
+  // One GEMM name at two grids: 80 us on 64 blocks, 10 us on 4.
+  GraphAttribution::CapturedKernel small, norm;
+  small.name = gemm_;
+  small.grid[0] = 4;
+  small.block[0] = 128;
+  norm.name = norm_;
+  norm.grid[0] = 4;
+  norm.block[0] = 128;
+  graphs_.SetCapturedKernels(5, {small, norm});
+  graphs_.OnEagerKernel(Kernel(gemm_, 0, 80 * kUs, 64));
+  graphs_.OnEagerKernel(Kernel(gemm_, 1000, 10 * kUs, 4));
+  graphs_.OnEagerKernel(Kernel(norm_, 2000, 10 * kUs, 4));
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5, 0, 20 * kUs), &est));
+  ASSERT_EQ(est.size(), 2u);
+  EXPECT_EQ(est[0].end_ns - est[0].start_ns, 10 * kUs);  // not the name's mean of 45 us
+  EXPECT_EQ(est[1].end_ns - est[1].start_ns, 10 * kUs);
+}
+
+TEST_F(CaptureSplitTest, TheDurationTableIsBoundedAndCountsWhatItDrops) {
+  graphs_.SetComposition(9, std::vector<model::NameId>{attn_});  // not sampled: eager is learned
+  const size_t before = names_.size();                           // the fixture's names
+  for (size_t i = before; i < GraphAttribution::kMaxDurations + 10; ++i)
+    graphs_.OnEagerKernel(Kernel(names_.Intern("kernel_" + std::to_string(i)), 0, 1000));
+  EXPECT_EQ(graphs_.durations_known(), GraphAttribution::kMaxDurations - before);
+  EXPECT_EQ(graphs_.durations_dropped(), 10u);
+  // A kernel already known is still learned when the table is full.
+  graphs_.OnEagerKernel(Kernel(names_.Intern("kernel_100"), 0, 1000));
+  EXPECT_EQ(graphs_.durations_dropped(), 10u);
+  // Configurations per name are bounded too: the one seen least makes room for a new one. Grid g
+  // takes g us and is seen g times: grids 1 and 2 are evicted by 5 and 6.
+  for (int32_t grid = 1; grid <= 6; ++grid)
+    for (int32_t n = 0; n < grid; ++n) graphs_.OnEagerKernel(Kernel(gemm_, 0, grid * kUs, grid));
+  GraphAttribution::CapturedKernel six, one;
+  six.name = one.name = gemm_;
+  six.grid[0] = 6;
+  one.grid[0] = 1;
+  six.block[0] = one.block[0] = 128;
+  graphs_.SetCapturedKernels(5, {six, one});  // the table is the same across graphs
+  std::vector<model::KernelEvent> est;
+  ASSERT_TRUE(graphs_.OnGraphLaunch(Launch(5, 0, 31 * kUs), &est));
+  ASSERT_EQ(est.size(), 2u);
+  // 6 us, and for grid 1 (forgotten) the name's mean, 91/21 us: 31 us split 18/13.
+  EXPECT_EQ(est[0].end_ns - est[0].start_ns, 18 * kUs);
+  EXPECT_EQ(est[1].end_ns - est[1].start_ns, 13 * kUs);
+}
+
+// Eager kernels cost nothing once every captured graph has shares: nothing would use them.
+TEST_F(CaptureSplitTest, EagerKernelsAreLearnedOnlyWhileACapturedGraphIsNotSampled) {
+  graphs_.OnEagerKernel(Kernel(gemm_, 0, 90 * kUs));  // no graph captured yet
+  EXPECT_EQ(graphs_.durations_known(), 0u);
+  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_});
+  graphs_.OnEagerKernel(Kernel(gemm_, 0, 90 * kUs));
+  EXPECT_EQ(graphs_.durations_known(), 1u);
+  graphs_.BeginSample(0);
+  model::KernelEvent k = Kernel(norm_, 1000, 10 * kUs);
+  k.graph_id = 5;
+  k.correlation_id = 1;
+  graphs_.OnNodeKernel(k);  // samples always teach
+  graphs_.EndSample(100 * kUs);
+  EXPECT_EQ(graphs_.durations_known(), 2u);
+  graphs_.OnEagerKernel(Kernel(attn_, 0, 30 * kUs));  // graph 5 has shares now
+  EXPECT_EQ(graphs_.durations_known(), 2u);
+  graphs_.Forget(5);  // re-instantiated: its capture comes again, not sampled
+  graphs_.SetComposition(5, std::vector<model::NameId>{gemm_, norm_, attn_});
+  graphs_.OnEagerKernel(Kernel(attn_, 0, 30 * kUs));
+  EXPECT_EQ(graphs_.durations_known(), 3u);
+}
+
+}  // namespace
+}  // namespace inferscope::inject

@@ -633,6 +633,14 @@ void Session::CountDataQuality() {
   charge(model::DataQuality::kMalformedEvent,
          decoder_.deviceless_graph_launches() - deviceless_reported_);
   deviceless_reported_ = decoder_.deviceless_graph_launches();
+  if (graphs_.durations_dropped() > 0 && !durations_full_logged_) {
+    durations_full_logged_ = true;
+    Log(config_.log_level, LogLevel::kInfo,
+        "CUDA graphs: the kernel duration table is full (" +
+            std::to_string(GraphAttribution::kMaxDurations) +
+            " entries): graphs not sampled yet whose kernels were first seen after are split by "
+            "count");
+  }
 }
 
 // A calibration pair at every flush: CUPTI's clock read between two CLOCK_REALTIME reads. Windows

@@ -190,6 +190,7 @@ class Session {
   uint64_t unknown_reported_ = 0;
   uint64_t deviceless_reported_ = 0;
   bool skew_logged_ = false;
+  bool durations_full_logged_ = false;
 };
 
 }  // namespace inferscope::inject

@@ -280,18 +280,20 @@ struct Timeline {
 // CUDA graph launches of one device in one window, and how their time was attributed to kernels
 // (docs/design/cuda-graphs.md). Live path only; all zero for traces.
 struct CudaGraphStats {
-  uint64_t launches = 0;         // graph launches that ended in the window
-  int64_t launch_ns = 0;         // their spans, summed (= the four below)
-  int64_t measured_ns = 0;       // traced node by node (a sample, or INFERSCOPE_GRAPH_NODES=1)
-  int64_t estimated_ns = 0;      // one record per launch, split by sampled shares
-  int64_t composition_ns = 0;    // one record per launch of a graph not sampled yet, split evenly
-                                 // over the kernel nodes its capture recorded
-  int64_t unattributed_ns = 0;   // neither sampled nor its capture seen: one pseudo-kernel
-  int64_t deduplicated_ns = 0;   // launches seen both ways at a sampling switch, counted once
-  int64_t max_share_age_ns = 0;  // age of the oldest shares an estimate here used
-  uint64_t checks = 0;           // samples in the window that checked earlier shares
-  uint32_t max_error_bp = 0;     // largest |predicted - measured| category share, basis points
-                                 // (1/100 of a percentage point) of the graph's time
+  uint64_t launches = 0;             // graph launches that ended in the window
+  int64_t launch_ns = 0;             // their spans, summed (= the four below)
+  int64_t measured_ns = 0;           // traced node by node (a sample, or INFERSCOPE_GRAPH_NODES=1)
+  int64_t estimated_ns = 0;          // one record per launch, split by sampled shares
+  int64_t composition_ns = 0;        // one record per launch of a graph not sampled yet, split over
+                                     // the kernel nodes its capture recorded (the two below)
+  int64_t composition_timed_ns = 0;  // of composition_ns: split by the nodes' known durations
+                                     // (the rest: evenly, by count, nothing known)
+  int64_t unattributed_ns = 0;       // neither sampled nor its capture seen: one pseudo-kernel
+  int64_t deduplicated_ns = 0;       // launches seen both ways at a sampling switch, counted once
+  int64_t max_share_age_ns = 0;      // age of the oldest shares an estimate here used
+  uint64_t checks = 0;               // samples in the window that checked earlier shares
+  uint32_t max_error_bp = 0;         // largest |predicted - measured| category share, basis points
+                                     // (1/100 of a percentage point) of the graph's time
 
   void Merge(const CudaGraphStats& o) {
     launches += o.launches;
@@ -299,6 +301,7 @@ struct CudaGraphStats {
     measured_ns += o.measured_ns;
     estimated_ns += o.estimated_ns;
     composition_ns += o.composition_ns;
+    composition_timed_ns += o.composition_timed_ns;
     unattributed_ns += o.unattributed_ns;
     deduplicated_ns += o.deduplicated_ns;
     max_share_age_ns =

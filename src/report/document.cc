@@ -465,13 +465,14 @@ Section Allocations(const Analysis& a) {
 }
 
 // How CUDA graph time was attributed to kernels (live path): measured node by node in a sample,
-// estimated from the shares samples measured, or not attributed (one pseudo-kernel per launch).
+// estimated from the shares samples measured, split over the captured kernels by their known
+// durations or by count, or not attributed (one pseudo-kernel per launch).
 Section CudaGraphs(const Analysis& a) {
   Section s{"CUDA graphs", {}};
   Table t;
-  t.columns = {Right("rank"),      Right("launches"),   Right("graph time"),
-               Right("measured"),  Right("estimated"),  Right("from capture"),
-               Right("unattrib."), Right("shares age"), Right("max error")};
+  t.columns = {Right("rank"),       Right("launches"), Right("graph time"), Right("measured"),
+               Right("estimated"),  Right("by time"),  Right("by count"),   Right("unattrib."),
+               Right("shares age"), Right("max error")};
   bool unattributed = false;
   for (const RankAnalysis& r : a.ranks) {
     const model::CudaGraphStats& g = r.graphs;
@@ -480,8 +481,8 @@ Section CudaGraphs(const Analysis& a) {
     auto pct = [&](int64_t v) { return FormatPct(100.0 * static_cast<double>(v) / total); };
     unattributed = unattributed || g.unattributed_ns > 0;
     t.rows.push_back({RankLabel(r), FormatCount(g.launches), FormatDuration(g.launch_ns),
-                      pct(g.measured_ns), pct(g.estimated_ns), pct(g.composition_ns),
-                      pct(g.unattributed_ns),
+                      pct(g.measured_ns), pct(g.estimated_ns), pct(g.composition_timed_ns),
+                      pct(g.composition_ns - g.composition_timed_ns), pct(g.unattributed_ns),
                       g.estimated_ns > 0 ? FormatDuration(g.max_share_age_ns) : "-",
                       g.checks > 0 ? fmt::format("{:.1f} pp", g.max_error_bp / 100.0) : "-"});
   }
@@ -490,8 +491,10 @@ Section CudaGraphs(const Analysis& a) {
   std::vector<std::string> notes = {
       "measured: traced node by node (a sample); estimated: split by the kernel shares the last "
       "sample of that graph measured (categories and top kernels above include them); max error: "
-      "largest category share a sample found off from the estimate, in percentage points; from "
-      "capture: a graph not sampled yet, split evenly over the kernels its capture recorded."};
+      "largest category share a sample found off from the estimate, in percentage points; by "
+      "time: a graph not sampled yet, split over the kernels its capture recorded by what "
+      "each is known to take (the same kernel measured outside graphs or in a sample); by count: "
+      "the same, split evenly, nothing known of its kernels."};
   if (unattributed)
     notes.push_back(
         "unattributed: graphs neither sampled nor seen captured, each launch one '[cuda graph N of "

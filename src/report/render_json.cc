@@ -232,6 +232,7 @@ void WriteRank(JsonWriter& w, const RankAnalysis& r) {
     w.Key("measured_ns").Int(g.measured_ns);
     w.Key("estimated_ns").Int(g.estimated_ns);
     w.Key("composition_ns").Int(g.composition_ns);
+    w.Key("composition_timed_ns").Int(g.composition_timed_ns);
     w.Key("unattributed_ns").Int(g.unattributed_ns);
     w.Key("deduplicated_ns").Int(g.deduplicated_ns);
     w.Key("max_share_age_ns").Int(g.max_share_age_ns);

@@ -522,3 +522,36 @@ TEST(ReportFormatTest, Parse) {
 
 }  // namespace
 }  // namespace inferscope::report
+
+namespace inferscope::report {
+namespace {
+
+// The CUDA graphs section (live path): graph time from capture in two parts, split by the
+// kernels' known durations and by count.
+TEST(CudaGraphsSectionTest, TimeFromCaptureIsSplitByDurationAndByCount) {
+  analyze::Analysis a = OneRank();
+  model::CudaGraphStats& g = a.ranks[0].graphs;
+  g.launches = 100;
+  g.launch_ns = 1'000'000;
+  g.measured_ns = 200'000;
+  g.estimated_ns = 300'000;
+  g.composition_ns = 500'000;
+  g.composition_timed_ns = 400'000;
+  const std::string text = Render(a, ReportFormat::kText);
+  const size_t at = text.find("by time");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("by count", at), std::string::npos);
+  // measured 20 %, estimated 30 %, by duration 40 %, by count 10 %.
+  const size_t row = text.find("40.0%", at);
+  ASSERT_NE(row, std::string::npos) << text.substr(at, 800);
+  EXPECT_NE(text.find("10.0%", row), std::string::npos);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(RenderJson(a)).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element j = doc["ranks"].at(0)["cuda_graphs"];
+  EXPECT_EQ(int64_t(j["composition_ns"]), 500'000);
+  EXPECT_EQ(int64_t(j["composition_timed_ns"]), 400'000);
+}
+
+}  // namespace
+}  // namespace inferscope::report

@@ -184,6 +184,7 @@ inline model::ProfileWindow FullWindow(int top_kernels = 3, int bins = 5) {
       d.graphs.measured_ns = next();
       d.graphs.estimated_ns = next();
       d.graphs.composition_ns = next();
+      d.graphs.composition_timed_ns = d.graphs.composition_ns / 3;
       d.graphs.unattributed_ns = next();
       d.graphs.deduplicated_ns = 4'000;
       d.graphs.launch_ns = d.graphs.measured_ns + d.graphs.estimated_ns + d.graphs.composition_ns +

@@ -326,6 +326,7 @@ void PutDevice(WireWriter& w, const DeviceProfile& d) {
             g.U(fields::kGChecks, d.graphs.checks);
             g.U(fields::kGMaxErrorBp, d.graphs.max_error_bp);
             g.S(fields::kGComposition, d.graphs.composition_ns);
+            g.S(fields::kGCompositionTimed, d.graphs.composition_timed_ns);
           });
         }
       },

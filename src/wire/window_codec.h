@@ -19,8 +19,9 @@ namespace inferscope::wire {
 // changing the meaning or encoding of an existing one.
 inline constexpr uint32_t kWindowFormatMajor = 1;
 // 1: idle causes (21), steps (22); 2: device uuid (31); 3: forward phases (32); 4: NVTX range
-// tables (process field 8); 5: launch configurations of the top kernels (kernel fields 7, 8)
-inline constexpr uint32_t kWindowFormatMinor = 5;
+// tables (process field 8); 5: launch configurations of the top kernels (kernel fields 7, 8);
+// 6: graph time from capture split by known kernel durations (CUDA graph field 11)
+inline constexpr uint32_t kWindowFormatMinor = 6;
 
 // Decoding limits: anything beyond them is rejected as corrupt (no window the Aggregator builds
 // comes near them).

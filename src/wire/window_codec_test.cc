@@ -501,3 +501,30 @@ TEST(WindowCodecTest, WrongWireTypeForKnownFieldIsCorrupt) {
 
 }  // namespace
 }  // namespace inferscope::wire
+
+namespace inferscope::wire {
+namespace {
+
+// Graph time from capture split by known durations (1.6, CUDA graph field 11).
+TEST(WindowCodecTest, GraphTimeSplitByDurationRoundTripsAndOldWindowsReadAsByCount) {
+  model::ProfileWindow w = FullWindow(1, 1);
+  model::CudaGraphStats& g = w.processes[0].devices[0].graphs;
+  ASSERT_GT(g.composition_timed_ns, 0);
+  ASSERT_LT(g.composition_timed_ns, g.composition_ns);
+  const std::string with = Encode(w);
+  auto decoded = DecodeWindow(with);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->processes[0].devices[0].graphs, g);
+  // What a 1.5 writer sends: no field 11; the time from capture is all by count.
+  const int64_t composition = g.composition_ns;
+  g.composition_timed_ns = 0;
+  const std::string without = Encode(w);
+  EXPECT_LT(without.size(), with.size());
+  auto old = DecodeWindow(without);
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->processes[0].devices[0].graphs.composition_ns, composition);
+  EXPECT_EQ(old->processes[0].devices[0].graphs.composition_timed_ns, 0);
+}
+
+}  // namespace
+}  // namespace inferscope::wire

@@ -607,6 +607,8 @@ class Decoder {
                        return U32(a, at, &x.max_error_bp);
                      case fields::kGComposition:
                        return S(a, at, &x.composition_ns);
+                     case fields::kGCompositionTimed:
+                       return S(a, at, &x.composition_timed_ns);
                      default:
                        a.Skip(at);
                        return a.ok();

@@ -68,7 +68,7 @@ constexpr uint32_t kAMalloc = 1, kAFree = 2, kABytes = 3, kASlow = 4, kASlowTota
 // CudaGraphStats
 constexpr uint32_t kGLaunches = 1, kGLaunchTime = 2, kGMeasured = 3, kGEstimated = 4,
                    kGUnattributed = 5, kGDeduplicated = 6, kGMaxAge = 7, kGChecks = 8,
-                   kGMaxErrorBp = 9, kGComposition = 10;
+                   kGMaxErrorBp = 9, kGComposition = 10, kGCompositionTimed = 11;
 }  // namespace fields
 
 }  // namespace inferscope::wire
