@@ -414,7 +414,7 @@ TEST(AgentTest, ServesTheHttpApiAndNamesItsEndpoints) {
   EXPECT_FALSE(client.Get("/api/v1/status"));
 }
 
-// Issue 33, finding 8: agent.json followed the umask (0666 under umask 000). Every file the agent
+// agent.json followed the umask (0666 under umask 000). Every file the agent
 // writes is 0600 and the state dir 0700 whatever the umask; a state dir others can write is
 // refused.
 TEST(AgentTest, EveryFileItWritesIsPrivateWhateverTheUmask) {

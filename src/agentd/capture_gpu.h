@@ -2,8 +2,8 @@
 #pragma once
 
 // What a capture adds to a process's events about its GPUs: their names (the GPU tracks say which
-// GPU) and NVML's metrics of the captured seconds as counter tracks beside the kernels (issue 17,
-// item 2). Kept apart from capture.cc, which is about the capture's protocol and state.
+// GPU) and NVML's metrics of the captured seconds as counter tracks beside the kernels.
+// Kept apart from capture.cc, which is about the capture's protocol and state.
 
 #include <cstdint>
 #include <vector>

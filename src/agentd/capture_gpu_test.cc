@@ -1,7 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 // A capture's GPUs: NVML's samples of the captured seconds (through the fake libnvidia-ml.so.1)
 // become counter tracks on each captured GPU, matched by UUID to the process's CUDA ordinal, and
-// the GPU tracks carry the device's name (issue 17, item 2).
+// the GPU tracks carry the device's name.
 
 #include "src/agentd/capture_gpu.h"
 

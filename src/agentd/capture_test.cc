@@ -65,7 +65,7 @@ void WaitDone(CaptureManager& m, uint64_t id) {
 
 TEST(CaptureManagerTest, AlignsEveryRankAndSplitsTheCapAndRefusesASecondCapture) {
   testing::TempDir dir;
-  // Issue 33, finding 8: captures/ was 0755 and the traces 0644 under the usual umask; they are
+  // captures/ was 0755 and the traces 0644 under the usual umask; they are
   // owner-only whatever the umask.
   const mode_t old_umask = ::umask(0);
   CaptureManager m(dir.path() + "/captures");

@@ -188,7 +188,7 @@ TEST(CompareTest, RenderingNamesTheRegression) {
   EXPECT_NE(w.str().find("\"key\": \"category.attention.mean\""), std::string::npos);
 }
 
-// Issue 19 item 9: one duration style. The diff prints durations as the report does
+// One duration style. The diff prints durations as the report does
 // (base::FormatDuration: three significant digits), not its own "100.3 us".
 TEST(CompareTest, DurationsInTheReportsStyle) {
   const Comparison c = Compare(Side(1, 100'000, 0.2), Side(2, 130'000, 0.2), {});
@@ -204,7 +204,7 @@ TEST(CompareTest, DurationsInTheReportsStyle) {
   EXPECT_EQ(text.find(fmt::format("{:.1f} us", mean->baseline / 1e3)), std::string::npos) << text;
 }
 
-// Issue 19: `diff` cut "<long kernel name>: mean time per call" at 38 columns, losing which
+// `diff` cut "<long kernel name>: mean time per call" at 38 columns, losing which
 // quantity changed. The name is cut (in its middle), the quantity never.
 TEST(CompareTest, LongNamesAreCutNotTheQuantity) {
   const std::string name = "vllm::fused_add_rms_norm_kernel_with_a_long_suffix";

@@ -283,7 +283,7 @@ TEST_F(DiagnoseTest, BatchingFromLongIdleGaps) {
   a_.ranks[0].launch.cpu_launch_count = 1000;
   SetGaps(120, 600 * kMs, 0, 0, 0, 0);
 
-  // Issue 19: no fix that contradicts the evidence. Idle gaps alone, or an engine whose queue is
+  // No fix that contradicts the evidence. Idle gaps alone, or an engine whose queue is
   // empty, do not call for higher batch limits ("so waiting requests join" when none wait).
   auto offers_batch_limits = [](const Finding& finding) {
     for (const std::string& fix : finding.fixes)
@@ -725,7 +725,7 @@ TEST_F(DiagnoseTest, PrefillInterferenceFromHostSignalsOnly) {
   EXPECT_EQ(Find(Run(), "prefill_interference"), nullptr);
 }
 
-// Issue 19: a 25% hardware slowdown (NVML clock-event reasons) is a finding, not a silent column.
+// A 25% hardware slowdown (NVML clock-event reasons) is a finding, not a silent column.
 TEST_F(DiagnoseTest, ThrottlingFromClockEventReasons) {
   SetBusy(85);
   EXPECT_EQ(Find(Run(), "throttling"), nullptr);

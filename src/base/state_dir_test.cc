@@ -63,7 +63,7 @@ mode_t ModeOf(const std::string& path) {
   return st.st_mode & 07777;
 }
 
-// Issue 33, finding 8: a state dir others can write (0777) was used silently; anyone could then
+// A state dir others can write (0777) was used silently; anyone could then
 // replace the socket or plant an agent.json. It is refused with the fix; the user's own
 // group-writable directory (user private groups) is accepted.
 TEST(StateDirTest, RefusesADirectoryOthersCanWrite) {

@@ -4,7 +4,7 @@
 //                                     Nsight export; bytes/s counts uncompressed JSON
 //   analyze_benchmark --file=PATH     any trace (e.g. a 1 GB trace from tools/tile_kineto_trace.py)
 // Each input also runs with each `--views` view on (".../views:kernels"), to check what a view
-// costs against the run without it (issue 20: at most 10% of analyze throughput each).
+// costs against the run without it (at most 10% of analyze throughput each).
 
 #include <benchmark/benchmark.h>
 
@@ -70,7 +70,7 @@ void RunAnalyzeBenchmark(benchmark::State& state, const std::string& path,
   // The calling thread is the import's producer (scan and parse) and then runs the Aggregator's
   // finish and the report; the rest of the process CPU is the pipeline's consumer thread (the
   // Aggregator's and the views' per-event work) and the views' finish. Beside real time this
-  // shows which side a view's cost lands on (issue 20: what limits the wall-clock throughput).
+  // shows which side a view's cost lands on (what limits the wall-clock throughput).
   state.counters["calling_thread_cpu_ms"] =
       benchmark::Counter(calling_thread_ms, benchmark::Counter::kAvgIterations);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * stats.input_bytes));

@@ -131,7 +131,7 @@ TEST_F(CliTest, BadFlagsAreUsageErrors) {
   }
 }
 
-// Issue 19, item 8: one voice. A usage error names the flag in inferscope's words, suggests the
+// One voice. A usage error names the flag in inferscope's words, suggests the
 // closest flag, and points at the subcommand's help; durations take the same units everywhere;
 // `help [COMMAND]` and -V work; help shows metavariables, not C++ types.
 TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
@@ -207,7 +207,7 @@ TEST_F(CliTest, UsageErrorsSpeakOneVoice) {
   }
 }
 
-// Issue 19, item 10: the timeline is worth looking at. Without --bin the bin comes from the span
+// The timeline is worth looking at. Without --bin the bin comes from the span
 // (a 350 us trace had one 100 ms bin: a one-character sparkline); a --bin that would cut the
 // timeline short is a usage error naming the smallest that fits (the timeline spans from the
 // trace's first event, a launch 10 us before the first kernel).
@@ -233,7 +233,7 @@ TEST_F(CliTest, TimelineBinFollowsTheSpan) {
   EXPECT_EQ(Run("analyze --bin 4ns --format json " + t).exit_code, 0);
 }
 
-// Issue 20: the ops view (GPU time by CPU operator and module) and Kineto's gpu_user_annotation,
+// The ops view (GPU time by CPU operator and module) and Kineto's gpu_user_annotation,
 // from kTrace plus operators around its launches: linear [999, 1015) us holds addmm [1005, 1010),
 // which launched kernel 2 (100 us); linear itself launched kernels 1 (100 us) and 3 (50 us).
 TEST_F(CliTest, OpsViewAndGpuAnnotations) {
@@ -279,7 +279,7 @@ TEST_F(CliTest, OpsViewAndGpuAnnotations) {
   EXPECT_EQ(cut(plain.out), cut(base.out));
 }
 
-// Issue 20: the views (`--views`) and one table as CSV (`--format csv --table`).
+// The views (`--views`) and one table as CSV (`--format csv --table`).
 TEST_F(CliTest, ViewsAndCsvTables) {
   WriteFile(dir_ / "t.json", kTrace);
   const std::string t = "'" + (dir_ / "t.json").string() + "'";
@@ -329,7 +329,7 @@ TEST_F(CliTest, ViewsAndCsvTables) {
   }
 }
 
-// Issue 20: `-` reads the trace from stdin (gzip or not; the report names it "-").
+// `-` reads the trace from stdin (gzip or not; the report names it "-").
 TEST_F(CliTest, TraceOnStdin) {
   WriteFile(dir_ / "t.json", kTrace);
   const fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
@@ -353,7 +353,7 @@ TEST_F(CliTest, TraceOnStdin) {
   EXPECT_EQ(run("cat " + t, "- -"), 2) << ReadFile(err);
 }
 
-// Issue 20: --from/--to keep the events that start in the slice: offsets from the trace's first
+// --from/--to keep the events that start in the slice: offsets from the trace's first
 // event (the launch at 1000 us) or @NS timestamps. Kernels start at 1010, 1120 and 1300 us.
 TEST_F(CliTest, TimeSlice) {
   WriteFile(dir_ / "t.json", kTrace);
@@ -430,7 +430,7 @@ TEST_F(CliTest, MissingFile) {
       << r.err;
 }
 
-// Issue 19: a trace without GPU events was reported "healthy" with exit 0. No GPU activity
+// A trace without GPU events was reported "healthy" with exit 0. No GPU activity
 // matched: exit 3, no report, and a hint on recording CUDA activity.
 TEST_F(CliTest, TraceWithoutGpuActivityGivesNoVerdict) {
   WriteFile(dir_ / "cpu.json", R"js({"schemaVersion": 1, "traceEvents": [
@@ -685,7 +685,7 @@ TEST_F(CliTest, RunEnableOtelPointsAKnownEngineAtTheAgent) {
   EXPECT_NE(r.err.find("request spans will not be collected"), std::string::npos) << r.err;
 }
 
-// Issue 33, finding 8: a state dir others can write could hold their socket; `run` refuses it
+// A state dir others can write could hold their socket; `run` refuses it
 // before the command runs (the command's kernels would go to whoever controls it).
 TEST_F(CliTest, RunRefusesAStateDirOthersCanWrite) {
   const fs::path state = dir_ / "open";

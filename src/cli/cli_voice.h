@@ -1,7 +1,7 @@
 // Copyright 2026 The inferscope Authors. SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// One voice for every subcommand's usage errors and help (issue 19, item 8): CLI11's own wording
+// One voice for every subcommand's usage errors and help: CLI11's own wording
 // ("1 required INT:INT in [1 - 100000] missing", "Value 0 not in range") never reaches the user.
 // Errors name the flag, say what it wants, suggest the closest flag for a typo and point at the
 // subcommand's --help; help shows metavariables (FILE, DURATION, N), not C++ types.

@@ -175,7 +175,7 @@ TEST_F(ReportCommandTest, EmptyRangeAndMissingStoreAreClear) {
   EXPECT_EQ(RunReport(options, out, err), 0) << err.str();
 }
 
-// Issue 19: `report --rank 7` / `--device 5` / `--pid 1` matching nothing gave "healthy" with
+// `report --rank 7` / `--device 5` / `--pid 1` matching nothing gave "healthy" with
 // exit 0 (the store's GPU metrics made the range non-empty). No GPU activity matched: exit 3, no
 // report, and the message says what the range does hold.
 TEST_F(ReportCommandTest, NoGpuActivityMatchedIsExit3AndSaysWhatTheRangeHolds) {
@@ -329,7 +329,7 @@ TEST_F(ReportCommandTest, FiltersMatchGpuMetricsByUuidWhenOrdersDiffer) {
       << out.str().substr(0, 1500);
 }
 
-// Issue 19 item 3: a report says what it covers. One input line for the store (not one per
+// A report says what it covers. One input line for the store (not one per
 // process) with its process and window counts, and the range in UTC and local time; JSON "range".
 TEST_F(ReportCommandTest, SaysWhatItCovers) {
   const int64_t now = 1'800'000'000 * kSec;  // 2027-01-15 08:00:00 UTC
@@ -383,7 +383,7 @@ TEST_F(ReportCommandTest, SaysWhatItCovers) {
   ::tzset();
 }
 
-// Issue 19 item 4: before the first window, `report` said "the store is empty: run the application
+// Before the first window, `report` said "the store is empty: run the application
 // under 'inferscope run'" while the processes were connected. It says it is waiting, for how long.
 TEST_F(ReportCommandTest, BeforeTheFirstWindowSaysItIsWaiting) {
   const int64_t now = 1'800'000'000 * kSec;
@@ -510,7 +510,7 @@ TEST_F(ReportCommandTest, TelemetryDiagnosisAndCostOfTheRange) {
   EXPECT_NE(err.str().find("prices.txt: line 1"), std::string::npos) << err.str();
 }
 
-// Issue 19: a 25% hardware slowdown NVML reported for the range is a `throttling` finding, and
+// A 25% hardware slowdown NVML reported for the range is a `throttling` finding, and
 // the GPU metrics show the reason in full (it was cut to "sw..." in a 100-column table).
 TEST_F(ReportCommandTest, HardwareSlowdownIsAThrottlingFinding) {
   const int64_t now = 1'800'000'000 * kSec;

@@ -449,7 +449,7 @@ TEST(StatusCommandTest, ShowsCollectorsTheAgentReports) {
     EXPECT_NE(text.out.find(want), std::string::npos) << "want '" << want << "' in\n" << text.out;
 }
 
-// Issue 19: `status` fits 100 columns; a long GPU list wraps under its column, nothing is cut.
+// `status` fits 100 columns; a long GPU list wraps under its column, nothing is cut.
 TEST(StatusCommandTest, FitsOneHundredColumnsWithoutCuttingValues) {
   TempDir dir;
   std::string devices;

@@ -236,7 +236,7 @@ Section Categories(const Analysis& a) {
   return s;
 }
 
-// Prefill vs decode (issue 20): the live steps' GPU time by forward phase. Only when some window
+// Prefill vs decode: the live steps' GPU time by forward phase. Only when some window
 // had whole steps.
 // The forward-phase rows of one summary, each led by `lead` (rank and GPU, or a fleet group).
 void AddPhaseRows(const std::vector<std::string>& lead, const analyze::PhaseSummary& s, Table* t) {

@@ -29,7 +29,7 @@ TEST(FormatTest, BytesCountsPct) {
   EXPECT_EQ(Bar(250, 4), "####");
 }
 
-// Issue 19: real traffic never shows as "0.0 GB/s".
+// Real traffic never shows as "0.0 GB/s".
 TEST(FormatTest, BandwidthNeverRoundsRealTrafficToZero) {
   EXPECT_EQ(FormatGbps(0), "0.0");
   EXPECT_EQ(FormatGbps(12.34), "12.3");

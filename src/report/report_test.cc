@@ -419,7 +419,7 @@ TEST(TextReportTest, DiagnosisSectionComesFirst) {
                       "idle 84%"),
             std::string::npos)
       << text.substr(0, 1500);
-  // Issue 19: evidence with human names and one unit (the JSON keeps the documented keys).
+  // Evidence with human names and one unit (the JSON keeps the documented keys).
   EXPECT_NE(text.find("- evidence: GPU busy 13.7%, host-wait gaps 662, host-wait gap mean 108 µs"),
             std::string::npos)
       << text.substr(0, 1500);
@@ -435,7 +435,7 @@ TEST(TextReportTest, DiagnosisSectionComesFirst) {
   EXPECT_NE(md.find("\n   - fix: torch.compile the model\n"), std::string::npos) << md;
 }
 
-// Issue 19: wrapped lines of a finding indent under its text, and a finding with nothing at
+// Wrapped lines of a finding indent under its text, and a finding with nothing at
 // stake offers no fixes.
 TEST(TextReportTest, DiagnosisWrapsIndentedAndOffersNoFixesForNothing) {
   analyze::Analysis a = WithDiagnosis();
@@ -455,7 +455,7 @@ TEST(TextReportTest, DiagnosisWrapsIndentedAndOffersNoFixesForNothing) {
   EXPECT_NE(text.find("- no fix suggested: under 0.5% of the time is at stake"), std::string::npos);
 }
 
-// Issue 19: a section's own lines (GPU metrics, engine load) wrap when too wide; no value is cut.
+// A section's own lines (GPU metrics, engine load) wrap when too wide; no value is cut.
 TEST(TextReportTest, ExtraSectionLinesWrapInsteadOfBeingCut) {
   ReportExtras extras;
   std::string wide = "missing on GPU 0, 1, 2, 3 (GPM needs Hopper or newer):";

@@ -94,7 +94,7 @@ class AccessServerTest : public ::testing::Test {
   int changes_ = 0;
 };
 
-// Issue 33, finding 1: any local user (or web page) read and drove the API. Now every route
+// Any local user (or web page) read and drove the API. Now every route
 // but /metrics and the sign-in link needs the token; an unknown path tells nothing either.
 TEST_F(AccessServerTest, EveryRouteNeedsTheToken) {
   Start();

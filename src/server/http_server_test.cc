@@ -277,7 +277,7 @@ HttpResponse Ok(const HttpRequest&) {
   return r;
 }
 
-// Issue 33, finding 2: two connections sending a header byte every 3 s froze the listener
+// Two connections sending a header byte every 3 s froze the listener
 // (cpp-httplib 0.11: one blocking worker per connection, a per-read timeout). Slow and idle
 // clients now hold no worker: with a single worker, 16 drippers and 40 silent connections, a
 // request still answers at once.
@@ -554,7 +554,7 @@ TEST_F(ApiRoutesTest, ProfileIsTheReportOfTheRange) {
       404);
 }
 
-// Issue 19: a filter matching nothing answered 200 with a "healthy" report (the range's GPU
+// A filter matching nothing answered 200 with a "healthy" report (the range's GPU
 // metrics made it non-empty). Now 404 with a JSON error and what the range does hold.
 TEST_F(ApiRoutesTest, ProfileMatchingNoGpuActivityIs404WithWhatTheRangeHolds) {
   {

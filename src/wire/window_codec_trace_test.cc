@@ -194,7 +194,7 @@ std::pair<SectionBytes, size_t> SectionGrowth(
 }
 
 // What the forward-phase split (DeviceProfile::phases, format 1.3) adds to a window, over the
-// windows that carry it (issue 20: <= 20 %, on every trace). The figure in docs/benchmarks.md
+// windows that carry it (<= 20 %, on every trace). The figure in docs/benchmarks.md
 // comes from this table.
 TEST(WindowCodecTraceTest, PhaseDataGrowth) {
   INFERSCOPE_REQUIRE_SHARED_TRACES();
@@ -213,7 +213,7 @@ TEST(WindowCodecTraceTest, PhaseDataGrowth) {
 }
 
 // What the NVTX range table (ProcessProfile::ranges, format 1.4, `run --nvtx`) adds to a window,
-// aggregated with the table on, over the windows that carry one (issue 20: <= 20 % overall; a
+// aggregated with the table on, over the windows that carry one (<= 20 % overall; a
 // 5-kernel toy trace exceeds it alone). The figure in docs/benchmarks.md comes from this table.
 TEST(WindowCodecTraceTest, RangeTableGrowth) {
   INFERSCOPE_REQUIRE_SHARED_TRACES();
@@ -233,7 +233,7 @@ TEST(WindowCodecTraceTest, RangeTableGrowth) {
 
 // What the launch configurations of the top kernels (KernelStats::configs, format 1.5) add to a
 // window, aggregated as the injection library does (launch_configs on, the traces' registers and
-// shared memory delivered), over every window with a kernel (issue 20 allows the step/phase data
+// shared memory delivered), over every window with a kernel (the step/phase data may add
 // 20 %; the configurations take about half of that over all traces). A trace whose kernels each
 // ran with many configurations (HTA df_index_resolver: 5-39 per kernel, four listed for most
 // rows) grows more (~26 %): the bound per trace is looser. The figure in docs/benchmarks.md
