@@ -185,9 +185,12 @@ def multi_rank(c, protoc):
     assert r.returncode == 0, "capture failed (%d): %s" % (r.returncode, r.stderr)
     assert time.time() - started < 30, "capture took %.1f s" % (time.time() - started)
     status = c.api("/capture")
-    # JSON output of the same server, one rank (checked below).
+    # JSON output of the same server, one rank (checked below). 2 s: a replay that cannot keep
+    # real time (a sanitizer build plays the 0.32 s trace in ~1 s) stamps each play's records
+    # within 0.32 s of its start, which leaves gaps of most of a second without a record; a
+    # shorter span can fall into one and rightly hold nothing.
     out_json = os.path.join(c.work, "server.json.gz")
-    r = c.capture("--rank", "1", "--duration", "500ms", "-o", out_json)
+    r = c.capture("--rank", "1", "--duration", "2s", "-o", out_json)
     assert r.returncode == 0, r.stderr
     assert status["state"] == "done", status
     assert len(status["processes"]) == 2, status
@@ -237,7 +240,7 @@ def multi_rank(c, protoc):
     ranks = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
     assert all("rank 1" in n or "GPU" in n for n in ranks), ranks
     span_us = max(e["ts"] for e in slices) - min(e["ts"] for e in slices)
-    assert span_us < 500_000 + 200_000, "a 500 ms capture spans %.0f us" % span_us
+    assert span_us < 2_000_000 + 200_000, "a 2 s capture spans %.0f us" % span_us
     c.app.wait(timeout=90)
     assert c.app.returncode == 0, c.app_stderr()
     assert pids
