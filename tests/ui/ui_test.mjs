@@ -99,6 +99,9 @@ const timings = {};
 try {
   // ---- first paint: a fresh load of the page ----
   await page.goto(`${BASE}/ui/#view=overview&last=15m`);
+  // goto returns at the load event, which can come before the first paint's entry is recorded.
+  await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length ||
+    performance.getEntriesByName('first-paint').length, null, { timeout: 10000 }).catch(() => {});
   const paint = await page.evaluate(() => {
     const e = performance.getEntriesByName('first-contentful-paint')[0] || performance.getEntriesByName('first-paint')[0];
     return e ? e.startTime : null;
@@ -169,14 +172,29 @@ try {
   await show(`view=timeline&${RH}`, 'timeline');
 
   // ---- range selection: a drag on the first chart narrows the range ----
-  const over = page.locator('figure.chart').first().locator('.u-over');
-  const box = await over.boundingBox();
+  // uPlot lays its plot area out a frame after the view reports it rendered, and the view may
+  // redraw its charts meanwhile (a range ending now refreshes): a drag on a chart being replaced
+  // is lost. The box is asked for until there is one, and the drag repeated (3 tries) until the
+  // range changes.
   const hashBefore = await page.evaluate(() => location.hash);
-  await page.mouse.move(box.x + box.width * 0.55, box.y + box.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.75, box.y + box.height / 2, { steps: 8 });
-  await page.mouse.up();
-  await page.waitForFunction((h) => location.hash !== h && /from=\d+/.test(location.hash), hashBefore, { timeout: 10000 });
+  let dragged = false;
+  for (let attempt = 0; attempt < 3 && !dragged; ++attempt) {
+    const over = page.locator('figure.chart').first().locator('.u-over');
+    let box = null;
+    for (let i = 0; i < 50 && !box; ++i) {
+      await over.waitFor({ state: 'visible', timeout: 10000 });
+      box = await over.boundingBox();
+      if (!box) await page.waitForTimeout(100);
+    }
+    if (!box) throw new Error('the first chart never got a plot area');
+    await page.mouse.move(box.x + box.width * 0.55, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.75, box.y + box.height / 2, { steps: 8 });
+    await page.mouse.up();
+    dragged = await page.waitForFunction((h) => location.hash !== h && /from=\d+/.test(location.hash),
+      hashBefore, { timeout: 4000 }).then(() => true, () => false);
+  }
+  check(dragged, 'range selection: a drag on the first chart changes the range');
   await page.waitForFunction(() => document.querySelector('main').getAttribute('aria-busy') === 'false' && window.__inferscope.view === 'timeline');
   const sel = Object.fromEntries(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)));
   check(sel.from && sel.to && +sel.to > +sel.from && +sel.from >= +R.from - 1 && +sel.to <= +R.to + 1,
