@@ -638,14 +638,15 @@ bool Agent::ReadConnection(Connection* c, size_t max_bytes) {
 bool Agent::AcceptAll(std::vector<std::unique_ptr<Connection>>* conns, uint64_t* next_session) {
   const uid_t self = ::geteuid();
   const int64_t now = MonotonicNs();
+  // Counted and logged before the close: whoever sees the connection closed sees why.
   auto refuse = [&](int fd, const std::string& why) {
-    ::close(fd);
     ++refused_connections_;
     if (now - last_refusal_log_ns_ >= 10'000'000'000) {
       last_refusal_log_ns_ = now;
       Log("refused a connection: " + why + " (" + std::to_string(refused_connections_.load()) +
           " refused so far; logged once per 10 s)");
     }
+    ::close(fd);
   };
   while (true) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
