@@ -112,9 +112,12 @@ std::string RunConflict(const Run& run, const store::StoredProcess& p, int64_t s
   if (auto it = h.rank >= 0 ? run.ranks.find({h.hostname, h.rank}) : run.ranks.end();
       it != run.ranks.end() && start_ns > it->second)
     return fmt::format("rank {}{} again", h.rank, h.hostname.empty() ? "" : " on " + h.hostname);
-  // Ranks of one run start together; a process of the same host started after every process of
-  // the run had sent its last window is a later run (a restart without rank numbers).
-  if (run.hosts.count(h.hostname) && start_ns > run.end_ns) return "started after it ended";
+  // Without a rank, a process of the same host started after every process of the run had sent
+  // its last window is a later run (a restart without rank numbers). Ranked processes are told by
+  // their rank only: one rank's windows may reach the store seconds after another's process
+  // started (a slow start), which is no restart.
+  if (h.rank < 0 && run.hosts.count(h.hostname) && start_ns > run.end_ns)
+    return "started after it ended";
   return "";
 }
 
