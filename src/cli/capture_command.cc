@@ -110,14 +110,33 @@ int RunCapture(const CaptureOptions& options, std::ostream& err) {
   if (parser.parse(started->body).get(doc) != simdjson::SUCCESS ||
       doc["id"].get(id) != simdjson::SUCCESS)
     return fail("agent API: unexpected answer to POST /capture", kExitError);
+  auto status_target =
+      net::ParseHttpUrl(endpoints->api + "/capture?id=" + std::to_string(id), "URL");
+  if (!status_target.ok()) return fail(status_target.status().message(), kExitError);
+
+  // The agent picks the processes on its next turn: a capture with none to record fails then,
+  // and is reported as that failure, never announced as a recording.
+  for (int waited_ms = 0; waited_ms < 10'000; waited_ms += 20) {
+    auto r = net::HttpGet(*status_target, fetch);
+    if (!r.ok()) return fail("agent API: " + r.status().message(), kExitError);
+    if (r->status != 200)
+      return fail("capture " + std::to_string(id) + ": " + ErrorOf(*r), kExitError);
+    std::string_view s, error;
+    if (parser.parse(r->body).get(doc) != simdjson::SUCCESS ||
+        doc["state"].get(s) != simdjson::SUCCESS)
+      return fail("agent API: unexpected capture status", kExitError);
+    if (s == "failed") {
+      Optional(doc["error"].get(error));
+      return fail("capture " + std::to_string(id) + " failed: " + std::string(error), kExitError);
+    }
+    if (s != "pending") break;
+    SleepMs(20);
+  }
   err << "inferscope: capture " << id << ": recording " << options.duration << " starting in "
       << (options.graph_nodes ? 3 : 1)
       << " s on every selected process\n";  // the agent's lead (CaptureManager::kLeadNs)
 
   // Wait: the lead second, the span, the processes' settle time and the agent's writing.
-  auto status_target =
-      net::ParseHttpUrl(endpoints->api + "/capture?id=" + std::to_string(id), "URL");
-  if (!status_target.ok()) return fail(status_target.status().message(), kExitError);
   const int64_t deadline_ms = *duration / 1'000'000 + 60'000;
   std::string state;
   std::string body;

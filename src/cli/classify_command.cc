@@ -30,7 +30,9 @@ int RunClassifyCommand(const std::vector<std::string>& names, bool read_stdin,
     }
   }
   if (names.empty() && !read_stdin) {
-    err << "inferscope classify: give kernel names as arguments, or '-' to read them from stdin\n";
+    err << "inferscope: error: classify needs kernel names as arguments, or '-' to read them from "
+           "stdin\n"
+        << "Run 'inferscope classify --help' for usage.\n";
     return 2;
   }
   for (const std::string& name : names) PrintOne(classifier, name, out);

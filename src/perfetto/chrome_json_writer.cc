@@ -138,6 +138,9 @@ void ChromeJsonWriter::WriteSlice(const Slice& slice) {
       case Arg::Kind::kString:
         buffer_.append(base::JsonWriter::Quote(a.string_value));
         break;
+      case Arg::Kind::kJson:
+        buffer_.append(a.string_value);
+        break;
     }
   }
   // The protobuf's TrackEvent.correlation_id: an argument here, under the name the trace
@@ -179,8 +182,17 @@ void ChromeJsonWriter::WriteCounter(int64_t ts_ns, double value) {
   MaybeFlush();
 }
 
+void ChromeJsonWriter::AddTopLevel(std::string_view key, std::string_view json) {
+  trailer_ += ",";
+  trailer_ += base::JsonWriter::Quote(key);
+  trailer_ += ":";
+  trailer_ += json;
+}
+
 uint64_t ChromeJsonWriter::Finish() {
-  buffer_.append("\n]}\n");
+  buffer_.append("\n]");
+  buffer_.append(trailer_);
+  buffer_.append("}\n");
   sink_(buffer_);
   bytes_flushed_ += buffer_.size();
   buffer_.clear();

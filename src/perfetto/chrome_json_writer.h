@@ -36,6 +36,9 @@ class ChromeJsonWriter : public TraceWriter {
   void WriteSlice(const Slice& slice) override;
   void WriteCounter(int64_t ts_ns, double value) override;
   uint64_t Finish() override;
+  // A member of the top-level object after "traceEvents" (Kineto's "distributedInfo",
+  // "deviceProperties"); `json` is written as is. Before Finish().
+  void AddTopLevel(std::string_view key, std::string_view json);
   uint64_t bytes_written() const override { return bytes_flushed_ + buffer_.size(); }
 
   // Synthetic ids (GPUs, tracks without a host thread) start here, above any Linux pid.
@@ -53,6 +56,7 @@ class ChromeJsonWriter : public TraceWriter {
 
   Sink sink_;
   std::string buffer_;
+  std::string trailer_;  // top-level members after the events (AddTopLevel)
   uint64_t bytes_flushed_ = 0;
   bool first_event_ = true;
   uint32_t next_synthetic_ = kSyntheticPidBase;

@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "src/base/json_writer.h"
 #include "src/import/trace_importer.h"
 #include "src/model/events.h"
 #include "src/model/kernel_names.h"
@@ -140,11 +141,36 @@ void LaunchString(std::string_view full_name, const int32_t grid[3], const int32
   }
 }
 
+// What a Chrome JSON output needs beyond the viewer's fields to be read back as a Kineto trace
+// (`analyze` and `diff` of an export or a capture): the processes and GPUs of every file.
+struct KinetoTrailer {
+  std::map<uint32_t, std::pair<int32_t, int32_t>> processes;  // pid -> rank, world size
+  std::map<uint32_t, std::string> devices;                    // device -> name
+};
+
+// Kineto's spelling of a sync record's kind ("cuda_sync_kind"), as the importer reads it.
+const char* KinetoSyncKind(model::SyncType type) {
+  switch (type) {
+    case model::SyncType::kStream:
+      return "Stream Sync";
+    case model::SyncType::kEvent:
+      return "Event Sync";
+    case model::SyncType::kDevice:
+      return "Context Sync";
+    case model::SyncType::kStreamWaitEvent:
+      return "Stream Wait Event";
+    default:
+      return "Unknown";
+  }
+}
+
 class FileExporter {
  public:
+  // `kineto`: the output is Chrome JSON, whose GPU and host slices also carry Kineto's category
+  // and arguments (collected in it) so that inferscope's importer reads the file back.
   FileExporter(uint32_t file, const ImportedFile& in, const model::KernelClassifier& classifier,
                int64_t offset_ns, const ExportOptions& options, Uuids* uuids, TraceWriter* writer,
-               ExportStats* stats)
+               ExportStats* stats, KinetoTrailer* kineto)
       : file_(file),
         in_(in),
         events_(in.events),
@@ -153,12 +179,18 @@ class FileExporter {
         options_(options),
         uuids_(uuids),
         writer_(writer),
-        stats_(stats) {}
+        stats_(stats),
+        kineto_(kineto) {}
 
   void Run() {
-    for (const auto& p : events_.processes) ranks_[p.pid] = p.rank;
-    for (const auto& d : events_.devices)
+    for (const auto& p : events_.processes) {
+      ranks_[p.pid] = p.rank;
+      if (kineto_) kineto_->processes[p.pid] = {p.rank, p.world_size};
+    }
+    for (const auto& d : events_.devices) {
       device_names_[(static_cast<uint64_t>(d.pid) << 32) | d.device] = in_.names->Get(d.name);
+      if (kineto_ && d.name != model::kNoName) kineto_->devices[d.device] = in_.names->Get(d.name);
+    }
     CollectLaunchTargets();
     WriteHost();
     WriteGpu();
@@ -219,6 +251,13 @@ class FileExporter {
         if (s.name.empty()) s.name = "cuda api call";
         s.category = "cuda_api";
         s.correlation_id = e.correlation_id;
+        Arg args[2];
+        if (kineto_) {
+          s.category = "cuda_runtime";
+          s.args = args;
+          args[s.arg_count++] = Arg::Uint("correlation", e.correlation_id);
+          if (e.bytes) args[s.arg_count++] = Arg::Uint("bytes", e.bytes);
+        }
         if (e.correlation_id && targets_.count(PidCorrelation(e.pid, e.correlation_id))) {
           auto [it, fresh] = launched_.try_emplace(PidCorrelation(e.pid, e.correlation_id), 0);
           if (fresh) {
@@ -254,6 +293,16 @@ class FileExporter {
         last_end = std::max(e.end_ns, last_end);
         s.name = name;
         s.category = "sync";
+        Arg args[3];
+        if (kineto_) {
+          s.category = "cuda_sync";
+          s.args = args;
+          args[s.arg_count++] = Arg::String("cuda_sync_kind", KinetoSyncKind(e.type));
+          if (e.device != model::kUnknownDevice)
+            args[s.arg_count++] = Arg::Uint("device", e.device);
+          if (e.stream != model::kUnknownStream)
+            args[s.arg_count++] = Arg::Uint("stream", e.stream);
+        }
         writer_->WriteSlice(s);
       }
     }
@@ -332,7 +381,7 @@ class FileExporter {
 
   // Writes one GPU operation's slice; returns its category.
   std::string_view WriteGpuOp(const GpuOp& op) {
-    Arg args[1];
+    Arg args[8];
     size_t n = 0;
     Slice s;
     s.start_ns = Ts(op.start_ns);
@@ -348,6 +397,18 @@ class FileExporter {
       s.category = name.category;
       LaunchString(name.full_name, e.grid, e.block, e.graph_id, &launch_);
       args[n++] = Arg::String("launch", launch_);
+      if (kineto_) {
+        // Kineto's kernel: the full name (what the classifier reads), category "kernel", and
+        // the device, stream, grid and block as arguments; inferscope's category is an argument.
+        s.name = name.full_name.empty() ? std::string_view(name.short_name) : name.full_name;
+        s.category = "kernel";
+        args[n++] = Arg::String("category", name.category);
+        Dim3(e.grid, &grid_);
+        Dim3(e.block, &block_);
+        args[n++] = Arg::Json("grid", grid_);
+        args[n++] = Arg::Json("block", block_);
+        if (e.graph_id) args[n++] = Arg::Uint("graph id", e.graph_id);
+      }
       pid = e.pid;
       correlation = e.correlation_id;
       ++stats_->kernels;
@@ -356,17 +417,37 @@ class FileExporter {
       s.name = memcpy_names_[static_cast<int>(e.kind)];
       s.category = "memory";
       args[n++] = Arg::Uint("bytes", e.bytes);
+      if (kineto_) {
+        if (e.pageable) {
+          pageable_name_ = std::string(s.name) + " (Pageable)";
+          s.name = pageable_name_;
+        }
+        s.category = "gpu_memcpy";
+      }
       pid = e.pid;
       correlation = e.correlation_id;
       ++stats_->copies;
     } else {
       const auto& e = events_.memsets[op.index];
       s.name = "Memset";
-      s.category = "memory";
+      s.category = kineto_ ? "gpu_memset" : "memory";
       args[n++] = Arg::Uint("bytes", e.bytes);
       pid = e.pid;
       correlation = e.correlation_id;
       ++stats_->copies;
+    }
+    const std::string_view category =
+        op.kind == 0 ? NameOf(events_.kernels[op.index].name).category : std::string_view("memory");
+    if (kineto_) {
+      const uint32_t device = op.kind == 0   ? events_.kernels[op.index].device
+                              : op.kind == 1 ? events_.memcpys[op.index].device
+                                             : events_.memsets[op.index].device;
+      const uint32_t stream = op.kind == 0   ? events_.kernels[op.index].stream
+                              : op.kind == 1 ? events_.memcpys[op.index].stream
+                                             : events_.memsets[op.index].stream;
+      args[n++] = Arg::Uint("device", device);
+      if (stream != model::kUnknownStream) args[n++] = Arg::Uint("stream", stream);
+      args[n++] = Arg::Uint("correlation", correlation);
     }
     s.arg_count = n;
     // The flow's first GPU operation ends it (a graph launch's later kernels share its id).
@@ -380,7 +461,12 @@ class FileExporter {
     // kernels, a launch outside the trace) carry it themselves.
     if (!s.flow_in) s.correlation_id = correlation;
     writer_->WriteSlice(s);
-    return s.category;
+    return category;
+  }
+
+  static void Dim3(const int32_t d[3], std::string* out) {
+    *out =
+        "[" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + "]";
   }
 
   // The set's own counters (a capture's NVML samples), each under its GPU's track.
@@ -447,6 +533,7 @@ class FileExporter {
   Uuids* uuids_;
   TraceWriter* writer_;
   ExportStats* stats_;
+  KinetoTrailer* kineto_;  // null: the viewer's fields only
 
   std::unordered_map<uint32_t, int32_t> ranks_;
   std::unordered_map<uint64_t, std::string_view> device_names_;
@@ -455,9 +542,29 @@ class FileExporter {
   std::unordered_map<uint64_t, uint64_t> launched_;  // flows started by an API call: their ids
   std::unordered_set<uint64_t> landed_;              // flows ended on a GPU operation
   std::string launch_;                               // reused `launch` argument
+  std::string grid_, block_, pageable_name_;         // reused Kineto arguments
   const std::string memcpy_names_[6] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH",
                                         "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
 };
+
+// The top-level members Kineto's importer reads: the rank of a single-process output (an importer
+// reads one process per file) and the GPUs' names.
+void WriteKinetoTrailer(const KinetoTrailer& t, ChromeJsonWriter* writer) {
+  if (t.processes.size() == 1 && t.processes.begin()->second.first >= 0) {
+    const auto [rank, world_size] = t.processes.begin()->second;
+    writer->AddTopLevel("distributedInfo",
+                        "{\"rank\":" + std::to_string(rank) + ",\"world_size\":" +
+                            std::to_string(std::max(world_size, rank + 1)) + "}");
+  }
+  if (t.devices.empty()) return;
+  std::string devices = "[";
+  for (const auto& [device, name] : t.devices) {
+    if (devices.size() > 1) devices += ",";
+    devices +=
+        "{\"id\":" + std::to_string(device) + ",\"name\":" + base::JsonWriter::Quote(name) + "}";
+  }
+  writer->AddTopLevel("deviceProperties", devices + "]");
+}
 
 }  // namespace
 
@@ -497,8 +604,14 @@ base::StatusOr<ExportStats> ExportEventStream(size_t count, int64_t offset_ns,
   RETURN_IF_ERROR(output.Open(output_path));
   auto sink = [&output](std::string_view bytes) { output.Write(bytes); };
   std::unique_ptr<TraceWriter> writer;
+  ChromeJsonWriter* chrome = nullptr;
+  KinetoTrailer trailer;
   if (IsChromeJsonPath(output_path)) {
-    writer = std::make_unique<ChromeJsonWriter>(sink);
+    auto owned = std::make_unique<ChromeJsonWriter>(sink);
+    chrome = owned.get();
+    writer = std::move(owned);
+    // Kineto's importer takes a zero timestamp for a missing one: the earliest event is at 1 us.
+    if (offset_ns > INT64_MIN + 1000) offset_ns -= 1000;
   } else {
     writer = std::make_unique<TrackEventWriter>(sink);
   }
@@ -506,9 +619,10 @@ base::StatusOr<ExportStats> ExportEventStream(size_t count, int64_t offset_ns,
   for (size_t i = 0; i < count; ++i) {
     ImportedFile file = load(i);
     FileExporter(static_cast<uint32_t>(i), file, classifier, offset_ns, options, &uuids,
-                 writer.get(), &stats)
+                 writer.get(), &stats, chrome ? &trailer : nullptr)
         .Run();
   }  // each set's events are freed once written
+  if (chrome) WriteKinetoTrailer(trailer, chrome);
   stats.output_bytes = writer->Finish();
   RETURN_IF_ERROR(output.Close());
   // On disk: what gzip made of it, when it was asked for.

@@ -244,6 +244,7 @@ void TrackEventWriter::WriteSlice(const Slice& slice) {
         UAlways(aw, field::kAnnotationIntValue, static_cast<uint64_t>(a.int_value));
         break;
       case Arg::Kind::kString:
+      case Arg::Kind::kJson:
         UAlways(aw, field::kAnnotationStringValueIid,
                 Intern(&interned_.strings, a.string_value,
                        field::kInternedDebugAnnotationStringValues));

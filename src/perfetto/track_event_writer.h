@@ -95,7 +95,9 @@ inline constexpr uint32_t kClockIncremental = 64;
 
 // One debug annotation (a slice argument): an unsigned, a signed or an interned string value.
 struct Arg {
-  enum class Kind : uint8_t { kUint, kInt, kString };
+  // kJson: a JSON value written as is in Chrome JSON (Kineto's "grid": [4, 1, 1]), a string in
+  // the protobuf.
+  enum class Kind : uint8_t { kUint, kInt, kString, kJson };
   std::string_view name;
   Kind kind = Kind::kUint;
   uint64_t uint_value = 0;
@@ -106,6 +108,9 @@ struct Arg {
   static Arg Int(std::string_view name, int64_t v) { return {name, Kind::kInt, 0, v, {}}; }
   static Arg String(std::string_view name, std::string_view v) {
     return {name, Kind::kString, 0, 0, v};
+  }
+  static Arg Json(std::string_view name, std::string_view v) {
+    return {name, Kind::kJson, 0, 0, v};
   }
 };
 

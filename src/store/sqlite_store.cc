@@ -213,6 +213,9 @@ base::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
     ASSIGN_OR_RETURN(sqlite3_stmt * s, store->Prepare("PRAGMA user_version"));
     if (sqlite3_step(s) != SQLITE_ROW) return store->Error("cannot read the schema version");
     store->schema_version_ = sqlite3_column_int(s, 0);
+    // A statement left on its row holds a read transaction open: every later read would see the
+    // store as it was here, never a window written after (`top` keeps one reader for its run).
+    sqlite3_reset(s);
     if (store->schema_version_ > kSchemaVersion)
       return base::UnsupportedError(path + ": store schema version " +
                                     std::to_string(store->schema_version_) +

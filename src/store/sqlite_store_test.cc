@@ -88,6 +88,30 @@ TEST(SqliteStoreTest, MigrationsAreIdempotentAndReopenKeepsData) {
   EXPECT_EQ(all->processes.at(1).last_seen_ns, 50);
 }
 
+// A long-lived reader (`top` keeps one open) sees the windows written after it opened: it holds no
+// read transaction between calls, so it is never pinned to the snapshot it opened on.
+TEST(SqliteStoreTest, ReaderSeesLaterWrites) {
+  TempDir dir;
+  auto writer = SqliteStore::Open(dir.path(), Mode::kReadWrite);
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  auto id = (*writer)->UpsertProcess(MakeHello(7, 0), 5);
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE((*writer)->AppendWindow(Pending(*id, MakeWindow(7, 0, 10 * kSec), 1)).ok());
+  auto reader = SqliteStore::Open(dir.path(), Mode::kReadOnly);
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  auto before = (*reader)->Summary();
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->windows, 1u);
+  ASSERT_TRUE((*writer)->AppendWindow(Pending(*id, MakeWindow(7, 0, 20 * kSec), 2)).ok());
+  auto after = (*reader)->Summary();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->windows, 2u);
+  EXPECT_GT(after->last_end_ns, before->last_end_ns);
+  auto all = (*reader)->QueryWindows({});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->windows.size(), 2u);
+}
+
 TEST(SqliteStoreTest, RoundTripAndRangeQueries) {
   TempDir dir;
   auto store = SqliteStore::Open(dir.path(), Mode::kReadWrite);

@@ -397,8 +397,58 @@ def graph_nodes(c, protoc):
     assert len(node_k) > len(plain_k), (len(node_k), len(plain_k))
 
 
+def no_process(c, protoc):
+    """A capture with no profiled process fails at once, and never says it is recording."""
+    c.start_agent()
+    r = c.capture("--duration", "1s", "-o", os.path.join(c.work, "none.json.gz"), timeout=30)
+    assert r.returncode == 1, "exit %d: %s" % (r.returncode, r.stderr)
+    assert "no profiled process is connected" in r.stderr, r.stderr
+    assert "recording" not in r.stderr, "announced a recording: %r" % r.stderr
+
+
+def round_trip(c, protoc):
+    """`analyze` and `diff` read captures written as Chrome JSON; a .pftrace is named and
+    refused (exit 4) with the way to a file they read."""
+    c.start_agent()
+    c.start_app(60)
+    c.wait_connected(2)
+    paths = {}
+    for name, extra in (("a", ["--all"]), ("b", ["--all"]), ("r1", ["--rank", "1"])):
+        paths[name] = os.path.join(c.work, name + ".json.gz")
+        r = c.capture(*extra, "--duration", "2s", "-o", paths[name])
+        assert r.returncode == 0, "capture %s failed (%d): %s" % (name, r.returncode, r.stderr)
+        if name == "a":
+            captured = c.api("/capture")["kernels"]
+    reports = {}
+    for name, path in paths.items():
+        r = subprocess.run([c.args.inferscope, "analyze", "--format", "json", path],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, "analyze %s: exit %d: %s" % (name, r.returncode, r.stderr)
+        reports[name] = json.loads(r.stdout)
+    a = reports["a"]
+    kernels = sum(rank["kernel_count"] for rank in a["ranks"])
+    assert captured > 100 and kernels == captured, (
+        "analyze of the capture: %d kernels, the capture wrote %d" % (kernels, captured))
+    assert {rank["device"] for rank in a["ranks"]} == {0, 1}, [r["device"] for r in a["ranks"]]
+    assert all(rank["categories"]["matmul"]["time_ns"] > 0 for rank in a["ranks"]), a["ranks"]
+    r1 = reports["r1"]["ranks"]
+    assert [(x["rank"], x["device"]) for x in r1] == [(1, 1)], [(x["rank"], x["device"])
+                                                               for x in r1]
+    # Two captures of the same replay: compared (exit 0 or 1 is the verdict; 2 an error).
+    r = subprocess.run([c.args.inferscope, "diff", paths["a"], paths["b"]], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode in (0, 1) and r.stdout and not r.stderr.strip(), (
+        "diff of two captures: exit %d: %s %s" % (r.returncode, r.stdout[:300], r.stderr))
+    out = os.path.join(c.work, "x.pftrace")
+    r = c.capture("--all", "--duration", "500ms", "-o", out)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([c.args.inferscope, "analyze", out], capture_output=True, text=True)
+    assert r.returncode == 4 and "a Perfetto protobuf trace" in r.stderr, (r.returncode,
+                                                                          r.stderr)
+
+
 CASES = [multi_rank, two_at_once, process_exits, agent_dies, pool_exhausted, byte_cap,
-         graph_nodes]
+         graph_nodes, no_process, round_trip]
 
 
 def main():

@@ -11,6 +11,8 @@
     calls, and the sync waits shown must equal the API's numbers, formatted as top formats them;
     the same with `--rank 1`; every line within 100 columns;
   - the plain loop stops cleanly on SIGINT (exit 0, one frame per refresh);
+  - a plain loop left running while a looping replay (6 s at speed 1) sends windows shows a later
+    range as they arrive: at least four distinct range ends, never going back;
   - on a pseudo-terminal: ANSI redraw (alternate screen, cursor home) and 'q' quits (exit 0);
   - no agent: exit 3 with one clear line.
 
@@ -201,6 +203,31 @@ def main():
         if loop.returncode != 0 or frames < 2:
             failures.append("plain loop: exit %s, %d frames, stderr %r" % (loop.returncode, frames,
                                                                             err))
+
+        # The loop follows the store: while a replay keeps sending windows, each refresh shows a
+        # later range (one reader stays open for the whole run; it must see what arrives after).
+        follow = subprocess.Popen([args.inferscope, "top", "--state-dir", state, "--interval",
+                                   "1s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        time.sleep(1.5)  # the first frames show the ranges stored so far
+        replay = subprocess.run(
+            [args.inferscope, "run", "--state-dir", state, "--no-agent", "--window", "1s",
+             "--", args.replay_engine, "--speed", "1", "--loop-for", "6", "--loop-period", "1",
+             traces[0]], capture_output=True, text=True, timeout=120)
+        time.sleep(2.5)  # the replay's last windows reach the store, and a frame shows them
+        follow.send_signal(signal.SIGINT)
+        out, err = follow.communicate(timeout=20)
+        if replay.returncode != 0:
+            raise Failure("the looping replay failed (%d): %s" % (replay.returncode,
+                                                                  replay.stderr[-500:]))
+        ends = [int(t) for t in re.findall(r"^range: --from \d+ --to (\d+)$", out, re.M)]
+        distinct = sorted(set(ends))
+        if follow.returncode != 0 or len(distinct) < 4 or ends != sorted(ends):
+            failures.append("the loop did not follow the replay: exit %s, range ends %r, stderr %r"
+                            % (follow.returncode, ends, err[-300:]))
+        else:
+            print("loop: %d frames, the range end advanced %d times (%d..%d) during the replay" %
+                  (len(ends), len(distinct) - 1, distinct[0], distinct[-1]))
 
         # A terminal: ANSI redraw, 'q' quits.
         master, slave = pty.openpty()

@@ -126,16 +126,28 @@ def check_chrome_json(path, kernels):
         assert e["dur"] >= 0 and isinstance(e["ts"], (int, float)), f"{path}: bad slice {e}"
         assert e["pid"] in processes and (e["pid"], e["tid"]) in named, (
             f"{path}: slice on an unnamed track: {e}")
-    # The same arguments as the protobuf: `launch` (full name <<<grid, block>>>), the correlation
-    # id; the category is the event's "cat".
+    # The protobuf's `launch` argument (full name <<<grid, block>>>) and correlation id, and what
+    # Kineto's importer reads (so that `analyze` and `diff` read the file back): cat "kernel", the
+    # full name, device, stream, correlation, grid and block; inferscope's category an argument.
     gpu = [e for e in slices if "launch" in e["args"]]
     assert len(gpu) == kernels, f"{path}: {len(gpu)} kernel slices, expected {kernels}"
     for e in gpu:
         assert re.search(r"<<<\(\d+,\d+,\d+\), \(\d+,\d+,\d+\)>>>", e["args"]["launch"]), (
             f"{path}: launch without grid and block: {e}")
-        assert e["cat"] and e["cat"] != "cuda_api", f"{path}: kernel without category: {e}"
-    # A kernel at the end of a launch flow leaves its correlation id to the launching call.
-    assert any("correlation_id" in e["args"] for e in slices if e["cat"] == "cuda_api"), (
+        assert e["cat"] == "kernel", f"{path}: a kernel's cat is not Kineto's: {e}"
+        assert e["args"]["launch"].startswith(e["name"]), f"{path}: not the full name: {e}"
+        assert e["args"].get("category") not in (None, "", "cuda_api"), (
+            f"{path}: kernel without category: {e}")
+        for key in ("device", "stream", "correlation"):
+            assert isinstance(e["args"].get(key), int), f"{path}: kernel without {key}: {e}"
+        for key in ("grid", "block"):
+            assert len(e["args"].get(key, [])) == 3, f"{path}: kernel without {key}: {e}"
+    # A kernel at the end of a launch flow leaves the viewer's correlation_id to the launching
+    # call; both carry Kineto's "correlation".
+    calls = [e for e in slices if e["cat"] == "cuda_runtime"]
+    assert calls and all("correlation" in e["args"] for e in calls), (
+        f"{path}: CUDA calls without Kineto's correlation")
+    assert any("correlation_id" in e["args"] for e in calls), (
         f"{path}: no correlation ids on the launches")
     starts = {e["id"] for e in events if e["ph"] == "s"}
     ends = {e["id"] for e in events if e["ph"] == "f"}
