@@ -2,9 +2,8 @@
 # The one test command (README and CI): builds with warnings as errors and runs every test.
 #   scripts/test.sh            format and layering checks, then unit + integration + golden tests
 #                              (ci preset)
-#   scripts/test.sh --full     what CI does: the same tests once, under ASan/UBSan (-Werror), plus
-#                              what needs an uninstrumented build (load, thread cost, benchmark
-#                              smoke runs), TSan runs and short fuzz runs
+#   scripts/test.sh --full     also ASan/UBSan and TSan runs, short fuzz runs and benchmark smoke
+#                              runs (what CI does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
@@ -54,9 +53,12 @@ if [[ ! -x /usr/sbin/clickhouse-server && -z "${INFERSCOPE_CLICKHOUSE_SERVER:-}"
   echo "note: clickhouse-server not found: the ClickHouse sink tests will skip"
 fi
 
+echo "== build (ci preset: -Werror) and test =="
+cmake --preset ci >/dev/null
+cmake --build build/ci -j"$JOBS"
+ctest --test-dir build/ci --output-on-failure -j"$JOBS" --output-junit junit.xml
 # Skipped tests, each with its reason (the test's SKIP/note line): a skip is never a silent pass.
-report_skips() {
-  python3 - "$1" <<'PY'
+python3 - build/ci/junit.xml <<'PY'
 import sys, xml.etree.ElementTree as ET
 skipped = []
 for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
@@ -68,52 +70,25 @@ for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
 print("%d tests skipped%s" % (len(skipped), ":" if skipped else ""))
 print("\n".join(skipped))
 PY
-}
 
-if [[ "${1:-}" != "--full" ]]; then
-  echo "== build (ci preset: -Werror) and test =="
-  cmake --preset ci >/dev/null
-  cmake --build build/ci -j"$JOBS"
-  ctest --test-dir build/ci --output-on-failure -j"$JOBS" --output-junit junit.xml
-  report_skips build/ci/junit.xml
-  exit 0
-fi
+[[ "${1:-}" == "--full" ]] || exit 0
 
-# --full runs every test once, under ASan/UBSan (warnings as errors, -O1), instead of once in the
-# ci build and again under the sanitizers: one full build and one full run fewer, which is what
-# keeps CI within its time. What a sanitizer build cannot judge runs from an uninstrumented build
-# of the binaries it needs: the 64-process load test (a throughput and memory bound), the
-# application-thread cost test (it interposes what the sanitizers interpose), every trace under
-# every CUPTI version, and the benchmarks.
-echo "== ASan/UBSan: build (-Werror) and every test =="
+echo "== ASan/UBSan =="
 cmake --preset asan-ubsan >/dev/null
 cmake --build build/asan-ubsan -j"$JOBS"
-ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS" -E '^(live_load|replay_identity)$' \
-  --output-junit junit.xml
-report_skips build/asan-ubsan/junit.xml
+ctest --test-dir build/asan-ubsan --output-on-failure -j"$JOBS" -E '^(live_load|replay_identity)$'
 # Every trace replayed live under ASan, each under one CUPTI version in turn (all three versions
-# still decoded); the uninstrumented stage below replays every trace under every version.
+# still decoded): the ci stage replays every trace under every version; three times the replays
+# here took 3 of the stage's 13 minutes.
 python3 tests/live/replay_identity.py --inferscope build/asan-ubsan/src/cli/inferscope \
   --replay-engine build/asan-ubsan/tests/fakes/replay_engine --rotate-versions || [[ $? == 77 ]]
-# The load test's correctness checks (nothing lost, nothing dropped) under ASan, on a quarter of
-# the load (64 instrumented processes cannot keep their pace on 2 cores), with the RSS bound at
-# what ASan's allocator needs; the full load runs uninstrumented below.
+# The 64-process load test is a throughput and memory test: under ASan, 64 instrumented processes
+# cannot keep their pace on 2 cores and ASan's quarantine is most of the agent's RSS. Its
+# correctness checks (nothing lost, nothing dropped) still run here, on a quarter of the load,
+# with the RSS bound at what ASan's allocator needs.
 python3 tests/live/live_load.py --inferscope build/asan-ubsan/src/cli/inferscope \
   --replay-engine build/asan-ubsan/tests/fakes/replay_engine --processes 16 --seconds 20 \
   --rss-bound-mib 768 --rss-noise-mib 256 || [[ $? == 77 ]]
-
-echo "== uninstrumented (ci preset, -Werror): load, application-thread cost, every CUPTI version =="
-BENCHMARKS=(src/aggregate/aggregator_benchmark src/import/kineto/kineto_importer_benchmark
-            src/import/nsys/nsys_importer_benchmark src/cli/analyze_benchmark
-            src/inject/drain_benchmark src/telemetry/otlp/otlp_decode_benchmark
-            src/telemetry/scrape/prometheus_text_benchmark src/server/metrics_exporter_benchmark
-            src/perfetto/export_benchmark bench/store_query_benchmark bench/fleet_benchmark
-            bench/fleet_profile_benchmark)
-cmake --preset ci >/dev/null
-cmake --build build/ci -j"$JOBS" --target inferscope inferscope_inject replay_engine fake_nvml \
-  app_thread_cost_test wire_tests "${BENCHMARKS[@]##*/}"
-build/ci/tests/fakes/app_thread_cost_test
-ctest --test-dir build/ci --output-on-failure -R '^(live_load|replay_identity)$'
 
 echo "== TSan (the concurrent parts: pipelines, gzip thread, split SQLite scan, buffer pool, fake CUPTI; the live path) =="
 cmake --preset tsan >/dev/null
