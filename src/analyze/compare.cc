@@ -38,33 +38,6 @@ const ProfileFigures::Timed* Find(const std::map<std::string, ProfileFigures::Ti
   return it == m.end() ? nullptr : &it->second;
 }
 
-// What a share is of. kGpuTime: the summed GPU operation time (ProfileFigures::GpuTimeNs);
-// kSpan: first to last GPU activity, summed over ranks; kWall: the same interval as the host's
-// wall-clock time, the whole of its sync waits (capped to it per rank, CapSyncsToWall).
-enum class Whole { kGpuTime, kSpan, kWall };
-
-Whole WholeOf(const std::string& group) {
-  if (group == "idle") return Whole::kSpan;
-  if (group == "sync") return Whole::kWall;
-  return Whole::kGpuTime;
-}
-
-const char* WholeName(Whole w) {
-  switch (w) {
-    case Whole::kGpuTime:
-      return "GPU time";
-    case Whole::kSpan:
-      return "GPU span";
-    case Whole::kWall:
-      return "wall time";
-  }
-  return "";
-}
-
-int64_t WholeNs(Whole w, const ProfileFigures& f) {
-  return w == Whole::kGpuTime ? f.GpuTimeNs() : f.span_ns;
-}
-
 // The three definitions every timed item gets: its share of GPU time (or time per generated
 // token) and its mean time per call.
 using TimedMap = std::map<std::string, ProfileFigures::Timed> ProfileFigures::*;
@@ -94,17 +67,13 @@ void AddTimed(std::vector<MetricDef>* defs, bool per_token, const std::string& g
     };
   } else {
     share.key = group + "." + name + ".share";
+    share.label = what + ": share of GPU time";
     share.unit = "%";
     share.kind = MetricDef::Kind::kShare;
-    // One whole per quantity, named in the label: GPU time for what runs on the GPU, the span
-    // for idle time, the wall time for the host's sync waits.
-    const Whole whole = WholeOf(group);
-    share.label = what + ": share of " + WholeName(whole);
-    share.value = [time_of, whole](const ProfileFigures& f) -> std::optional<double> {
+    share.value = [time_of](const ProfileFigures& f) -> std::optional<double> {
       auto t = time_of(f);
-      const int64_t den = WholeNs(whole, f);
-      if (!t || den <= 0) return std::nullopt;
-      return *t * 100.0 / static_cast<double>(den);
+      if (!t || f.span_ns <= 0) return std::nullopt;
+      return *t * 100.0 / static_cast<double>(f.span_ns);
     };
   }
   defs->push_back(std::move(share));
@@ -124,8 +93,8 @@ void AddTimed(std::vector<MetricDef>* defs, bool per_token, const std::string& g
   };
   mean.weight = [field, name](const ProfileFigures& f) {
     const ProfileFigures::Timed* t = Find(f.*field, name);
-    if (!t || f.GpuTimeNs() <= 0) return 0.0;
-    return static_cast<double>(t->time_ns) / static_cast<double>(f.GpuTimeNs());
+    if (!t || f.span_ns <= 0) return 0.0;
+    return static_cast<double>(t->time_ns) / static_cast<double>(f.span_ns);
   };
   defs->push_back(std::move(mean));
 }
@@ -136,7 +105,7 @@ std::vector<MetricDef> Definitions(const ProfileFigures& a, const ProfileFigures
   MetricDef busy;
   busy.key = "busy";
   busy.group = "busy";
-  busy.label = "GPU busy: share of GPU span";
+  busy.label = "GPU busy (% of span)";
   busy.unit = "%";
   busy.better = Better::kHigher;
   busy.kind = MetricDef::Kind::kShare;
@@ -190,8 +159,8 @@ std::vector<MetricDef> Definitions(const ProfileFigures& a, const ProfileFigures
     AddTimed(&defs, per_token, "idle", name, "idle " + name, &ProfileFigures::idle_gaps, false,
              true);
   for (const auto& [t, name] : names_with_time(a.syncs, b.syncs))
-    AddTimed(&defs, per_token, "sync", name, "host " + name + " sync wait", &ProfileFigures::syncs,
-             false, true);
+    AddTimed(&defs, per_token, "sync", name, name + " sync wait", &ProfileFigures::syncs, false,
+             true);
 
   std::set<std::string> stages;
   for (const auto& [k, v] : a.stage_latency_ms)
@@ -248,30 +217,6 @@ std::vector<double> SliceValues(const MetricDef& def, const std::vector<const Pr
 
 }  // namespace
 
-int64_t ProfileFigures::GpuTimeNs() const {
-  int64_t total = 0;
-  for (const auto& [name, t] : categories) total += t.time_ns;
-  return total > 0 ? total : kernel_time_ns;
-}
-
-std::string RangeStem(const std::string& name) {
-  size_t digits = name.size();
-  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
-  if (digits == name.size() || digits < 2) return name;
-  const char sep = name[digits - 1];
-  if (sep != '#' && sep != ' ' && sep != '_' && sep != '-' && sep != ':' && sep != '.') return name;
-  return name.substr(0, digits) + "N";
-}
-
-void CapSyncsToWall(int64_t wall_ns, std::map<std::string, ProfileFigures::Timed>* syncs) {
-  int64_t total = 0;
-  for (const auto& [type, t] : *syncs) total += t.time_ns;
-  if (total <= wall_ns || total <= 0) return;
-  const double scale = wall_ns > 0 ? static_cast<double>(wall_ns) / static_cast<double>(total) : 0;
-  for (auto& [type, t] : *syncs)
-    t.time_ns = static_cast<int64_t>(std::floor(static_cast<double>(t.time_ns) * scale));
-}
-
 ProfileFigures FiguresFromAnalysis(const Analysis& analysis) {
   ProfileFigures f;
   const JobSummary& s = analysis.summary;
@@ -298,16 +243,12 @@ ProfileFigures FiguresFromAnalysis(const Analysis& analysis) {
     for (const char* phase : model::kPhaseNames) f.phases[phase] = {};
     for (const PhaseSummaryRow& p : s.phases.phases) f.phases[p.phase] = {p.gpu_time_ns, p.steps};
   }
-  for (const RankAnalysis& r : analysis.ranks) {
-    std::map<std::string, ProfileFigures::Timed> rank_syncs;
-    for (const SyncRow& sync : r.syncs) rank_syncs[sync.type] = {sync.total_ns, sync.count};
-    CapSyncsToWall(r.temporal.span_ns, &rank_syncs);
-    for (const auto& [type, timed] : rank_syncs) {
-      ProfileFigures::Timed& t = f.syncs[type];
-      t.time_ns += timed.time_ns;
-      t.count += timed.count;
+  for (const RankAnalysis& r : analysis.ranks)
+    for (const SyncRow& sync : r.syncs) {
+      ProfileFigures::Timed& t = f.syncs[sync.type];
+      t.time_ns += sync.total_ns;
+      t.count += sync.count;
     }
-  }
   // The ranges view (live windows' range tables, or a trace's `--views ranges`), host ranges only:
   // the GPU annotations are spans of the same annotations on the GPU.
   auto range = [](const model::RangeRow& r) {
@@ -379,25 +320,16 @@ void CompareRanges(const ProfileFigures& a, const ProfileFigures& b, const Compa
   }
   out->ranges_compared = true;
   auto pct = [](int64_t ns, const ProfileFigures& f) {
-    const int64_t whole = f.GpuTimeNs();
-    return whole > 0 ? static_cast<double>(ns) * 100.0 / static_cast<double>(whole) : 0.0;
+    return f.span_ns > 0 ? static_cast<double>(ns) * 100.0 / static_cast<double>(f.span_ns) : 0.0;
   };
-  // Numbered instances ("ProfilerStep#551" on one side, "#1203" on the other) are one range.
-  auto stems = [](const std::map<std::string, ProfileFigures::Range>& ranges) {
-    std::map<std::string, ProfileFigures::Range> grouped;
-    for (const auto& [name, r] : ranges) grouped[RangeStem(name)].Add(r);
-    return grouped;
-  };
-  const std::map<std::string, ProfileFigures::Range> a_ranges = stems(a.ranges);
-  const std::map<std::string, ProfileFigures::Range> b_ranges = stems(b.ranges);
   std::map<std::string, RangeChange> rows;
-  for (const auto& [name, r] : a_ranges) rows[name].baseline = r;
-  for (const auto& [name, r] : b_ranges) rows[name].candidate = r;
+  for (const auto& [name, r] : a.ranges) rows[name].baseline = r;
+  for (const auto& [name, r] : b.ranges) rows[name].candidate = r;
   std::vector<RangeChange> all;
   bool one_sided = false;
   for (auto& [name, row] : rows) {
     row.name = name;
-    const bool in_a = a_ranges.count(name) > 0, in_b = b_ranges.count(name) > 0;
+    const bool in_a = a.ranges.count(name) > 0, in_b = b.ranges.count(name) > 0;
     row.status = in_a && in_b ? "changed" : in_b ? "new" : "gone";
     // A name one side lists may sit in the other side's tail (more names than the table keeps).
     if ((!in_a && a.range_tail.count > 0) || (!in_b && b.range_tail.count > 0)) one_sided = true;
@@ -553,29 +485,6 @@ Comparison Compare(const ComparisonSide& baseline, const ComparisonSide& candida
           "a worse share of GPU time (busy, idle, sync, or an unchanged kernel's share) that "
           "faster "
           "kernels account for is marked 'explained', not a regression");
-  }
-  // Like with like: sides that share few kernels run different programs, and every "change"
-  // between them would be a difference of workloads, not a regression.
-  auto shared_pct = [](const ProfileFigures& side, const ProfileFigures& other) {
-    int64_t total = 0, shared = 0;
-    for (const auto& [name, t] : side.kernels) {
-      total += t.time_ns;
-      if (other.kernels.count(name)) shared += t.time_ns;
-    }
-    return total > 0 ? 100.0 * static_cast<double>(shared) / static_cast<double>(total) : 100.0;
-  };
-  out.baseline_shared_kernel_pct = shared_pct(baseline.whole, candidate.whole);
-  out.candidate_shared_kernel_pct = shared_pct(candidate.whole, baseline.whole);
-  const double floor_pct = options.min_shared_kernel_share * 100;
-  if (out.baseline_shared_kernel_pct < floor_pct || out.candidate_shared_kernel_pct < floor_pct) {
-    out.different_workloads = true;
-    for (MetricChange& m : out.changes) m.regression = m.improvement = m.explained = false;
-    out.notes.insert(
-        out.notes.begin(),
-        fmt::format("different workloads: the kernels both sides run hold {:.0f}% of the "
-                    "baseline's kernel time and {:.0f}% of the candidate's (under {:.0f}%), so no "
-                    "change is judged; compare runs of the same program",
-                    out.baseline_shared_kernel_pct, out.candidate_shared_kernel_pct, floor_pct));
   }
   for (const MetricChange& m : out.changes) out.regression = out.regression || m.regression;
   CompareRanges(baseline.whole, candidate.whole, options, &out);
@@ -793,11 +702,6 @@ void WriteComparisonJson(const Comparison& c, base::JsonWriter& w) {
   w.Key("regressions").UInt(regressions);
   w.Key("improvements").UInt(improvements);
   w.Key("normalization").String(c.normalization);
-  w.Key("different_workloads").Bool(c.different_workloads);
-  w.Key("shared_kernel_pct").BeginObject();
-  w.Key("baseline").Double(c.baseline_shared_kernel_pct);
-  w.Key("candidate").Double(c.candidate_shared_kernel_pct);
-  w.EndObject();
   auto side = [&w](const char* key, const std::string& label, const std::string& slices) {
     w.Key(key).BeginObject();
     w.Key("label").String(label);
@@ -854,12 +758,7 @@ std::string RenderComparison(const Comparison& c, bool markdown, bool all, size_
     improvements += m.improvement;
   }
   const std::string verdict =
-      c.different_workloads
-          ? fmt::format(
-                "DIFFERENT WORKLOADS: the sides share {:.0f}% / {:.0f}% of their kernel "
-                "time; nothing is judged",
-                c.baseline_shared_kernel_pct, c.candidate_shared_kernel_pct)
-      : regressions > 0
+      regressions > 0
           ? fmt::format("REGRESSION: {} significant regression{}, {} improvement{}", regressions,
                         regressions == 1 ? "" : "s", improvements, improvements == 1 ? "" : "s")
           : fmt::format("no significant regression ({} improvement{})", improvements,

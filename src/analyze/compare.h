@@ -57,22 +57,7 @@ struct ProfileFigures {
   std::optional<double> generation_tokens;         // tokens generated in the range
   std::optional<double> generation_tokens_per_s;   // their rate over the range's wall time
   std::map<std::string, double> stage_latency_ms;  // "ttft.p50", "e2e.p99", ... (milliseconds)
-
-  // The whole of every GPU-time share (categories, kernels, phases, NVTX ranges): the summed
-  // durations of all GPU operations (the categories, memory included), so that concurrent
-  // kernels never push a share past 100%. The kernel time when no category is known.
-  int64_t GpuTimeNs() const;
 };
-
-// The stem a numbered NVTX range is grouped by: "ProfilerStep#552" -> "ProfilerStep#N",
-// "step 12" -> "step N", "iteration_3" -> "iteration_N"; a name without a trailing number after
-// '#', ' ', '_', '-', ':' or '.' stays as it is ("fc1", "layer2" are names, not instances).
-std::string RangeStem(const std::string& name);
-
-// Host sync waits summed over a rank's threads can exceed the rank's wall time (two threads
-// waiting at once); each rank's waits are scaled down to at most `wall_ns` so that the diff's
-// "share of wall time" has the span as its whole.
-void CapSyncsToWall(int64_t wall_ns, std::map<std::string, ProfileFigures::Timed>* syncs);
 
 // The figures of an analysis (its job summary; sync waits summed over ranks).
 ProfileFigures FiguresFromAnalysis(const Analysis& analysis);
@@ -97,9 +82,6 @@ struct CompareOptions {
   double min_latency_ms = 1.0;  // latency quantities: change of at least this many milliseconds
   int top_kernels = 10;         // kernels compared (by time over both sides)
   size_t top_ranges = 10;       // NVTX range names listed (by |GPU time change|); the rest: other
-  // The sides are different workloads, not compared, when the kernels named on both sides hold
-  // less than this share of either side's listed kernel time.
-  double min_shared_kernel_share = 0.5;
 };
 
 enum class Better { kLower, kHigher };
@@ -156,11 +138,6 @@ struct Comparison {
   bool ranges_other_tails = false;  // ranges_other holds some side's own tail
   std::vector<std::string> notes;   // caveats for the reader (fallbacks, missing data)
   bool regression = false;          // any change is a regression
-  // The kernels named on both sides hold under `min_shared_kernel_share` of a side's listed
-  // kernel time: the sides run different workloads, so no change is judged (none is a
-  // regression or an improvement) and the verdict says so.
-  bool different_workloads = false;
-  double baseline_shared_kernel_pct = 100, candidate_shared_kernel_pct = 100;
 };
 
 // The NVTX range table of the comparison alone (Compare calls it): when both sides carry range

@@ -12,7 +12,6 @@
 #include "src/analyze/analysis.h"
 #include "src/analyze/diagnose_internal.h"
 #include "src/base/file.h"
-#include "src/base/human_format.h"
 
 namespace inferscope::analyze {
 namespace diagnose_internal {
@@ -376,14 +375,13 @@ std::optional<Finding> MemoryTransfer(const Job& j, const DiagnosisThresholds& t
   if ((!by_time && !by_pageable) || top.empty()) return std::nullopt;
   const TransferTotals& tt = j.transfers.at(top);
   FindingBuilder f("memory_transfer", share, 0.8);
-  // The pageable count is of all host copies, so the copies it is compared with are too ("15
-  // pageable" never next to 3 copies of one direction).
   if (by_time)
-    f.Summary(fmt::format(
-        "host-device copies take {} of the time: {} copies ({} {}), {} at {:.1f} GB/s{}",
-        Pct(share), base::FormatCount(count), base::FormatCount(tt.count), top,
-        base::FormatBytes(bytes), time_ns > 0 ? static_cast<double>(bytes) / time_ns : 0,
-        pageable ? fmt::format(", {} of them pageable", base::FormatCount(pageable)) : ""));
+    f.Summary(
+        fmt::format("host-device copies take {} of the time: {} {} copies, {:.2f} GB at "
+                    "{:.1f} GB/s{}",
+                    Pct(share), tt.count, top, static_cast<double>(tt.bytes) / 1e9,
+                    tt.time_ns > 0 ? static_cast<double>(tt.bytes) / tt.time_ns : 0,
+                    pageable ? fmt::format(" ({} pageable)", pageable) : ""));
   else
     f.Summary(
         fmt::format("{} copies between GPU and pageable host memory: each one blocks the "

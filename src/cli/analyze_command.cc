@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -36,20 +35,10 @@ int Fail(std::ostream& err, const base::Status& status, const std::string& path)
 // `-` (a trace on stdin) as a file the importers can open: the Nsight format is a SQLite database,
 // which needs a file, and Kineto detection reads the first bytes before streaming. Removed when
 // the command ends.
-// The spool's path for the signal handler: Ctrl-C during a long import still removes the file.
-char g_spool_path[4096] = {};
-
-extern "C" void RemoveSpoolAndExit(int sig) {
-  if (g_spool_path[0] != '\0') ::unlink(g_spool_path);
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
 class StdinTrace {
  public:
   ~StdinTrace() {
     if (!path_.empty()) std::filesystem::remove(path_);
-    g_spool_path[0] = '\0';
   }
   // Copies all of `in` into a temporary file; the error is one line.
   base::Status Spool(std::istream& in) {
@@ -60,14 +49,6 @@ class StdinTrace {
       return base::UnavailableError(std::string("cannot spool stdin: ") + std::strerror(errno));
     ::close(fd);
     path_ = pattern;
-    if (path_.size() < sizeof(g_spool_path)) {
-      std::memcpy(g_spool_path, path_.c_str(), path_.size() + 1);
-      std::signal(SIGINT, RemoveSpoolAndExit);
-      std::signal(SIGTERM, RemoveSpoolAndExit);
-    }
-    // An empty stream would fail the copy below ("cannot spool") rather than say what it is.
-    if (in.peek() == std::char_traits<char>::eof())
-      return base::UnsupportedError("empty input: nothing was read from stdin");
     std::ofstream file(path_, std::ios::binary | std::ios::trunc);
     file << in.rdbuf();
     file.close();

@@ -48,7 +48,7 @@ std::string RankLabel(const RankAnalysis& r) { return std::to_string(r.rank); }
 
 bool Multi(const Analysis& a) { return a.ranks.size() > 1; }
 
-// Evidence as an engineer would write it: "host-wait gap mean 759 us", not
+// Evidence as an engineer would write it: "host-wait gap mean 759 µs", not
 // "host_wait_gap_mean_us 759 us". The JSON keeps the documented keys; only the text changes: the
 // unit suffix goes (the value carries the unit), underscores become spaces, and the usual terms
 // get their usual spelling.
@@ -66,7 +66,7 @@ std::string EvidenceName(const std::string& key) {
       {"alloc_max_ms", "slowest allocation call"},
       {"host_copy_gb", "host copies"},
       {"host_copy_pct", "host copy time"},
-      {"short_kernel_pct", "kernels under 10 us"},
+      {"short_kernel_pct", "kernels under 10 µs"},
       {"idle_pct", "GPU idle"},
       {"busy_pct", "GPU busy"},
       {"sync_wait_pct", "host blocked in syncs"},
@@ -112,36 +112,19 @@ std::string EvidenceName(const std::string& key) {
   return name;
 }
 
-// Evidence in the report's number style: durations and bytes through the one formatter (three
-// significant digits, the unit chosen per value: "691 ms", not "690741 us"; "272 B", not
-// "2.72e-07 GB"), shares as "45.1%", counts with separators.
-std::string EvidenceValue(const analyze::Evidence& e) {
-  const double v = e.value;
-  if (!std::isfinite(v)) return "-";
-  if (e.unit == "count") return FormatCount(static_cast<uint64_t>(std::llround(std::max(v, 0.0))));
-  if (e.unit == "%") return FormatPct(v);
-  auto duration = [](double ns) { return base::FormatSeconds(ns / 1e9); };
-  if (e.unit == "us") return duration(v * 1e3);
-  if (e.unit == "ms") return duration(v * 1e6);
-  if (e.unit == "s") return duration(v * 1e9);
-  if (e.unit == "ns") return duration(v);
-  if (e.unit == "GB")
-    return FormatBytes(static_cast<uint64_t>(std::llround(std::max(v, 0.0) * 1e9)));
-  // Another unit: three significant digits, never an exponent.
-  const double a = std::fabs(v);
-  std::string number = a >= 100 || v == std::floor(v) ? fmt::format("{:.0f}", v)
-                       : a >= 10                      ? fmt::format("{:.1f}", v)
-                       : a >= 1                       ? fmt::format("{:.2f}", v)
-                                                      : fmt::format("{:.3f}", v);
-  return number + " " + e.unit;
+// Three significant digits below 100, whole numbers above (no "1.23e+03").
+std::string EvidenceNumber(double v) {
+  if (std::fabs(v) >= 100 || v == std::floor(v)) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3g}", v);
 }
 
 std::string FormatEvidence(const analyze::Evidence& e) {
-  std::string value = EvidenceValue(e);
-  // A no-break space keeps "6.62 us" on one line when the text wraps.
-  for (size_t pos = 0; (pos = value.find(' ', pos)) != std::string::npos;)
-    value.replace(pos, 1, kNoBreakSpace);
-  return EvidenceName(e.name) + " " + value;
+  const std::string name = EvidenceName(e.name);
+  if (e.unit == "count") return fmt::format("{} {:.0f}", name, e.value);
+  if (e.unit == "%") return fmt::format("{} {:.1f}%", name, e.value);
+  // A no-break space keeps "6.62 µs" on one line when the text wraps.
+  return fmt::format("{} {}{}{}", name, EvidenceNumber(e.value), kNoBreakSpace,
+                     e.unit == "us" ? "µs" : e.unit);
 }
 
 // The verdicts, most important first: one paragraph per finding (headline, evidence, fixes), so

@@ -12,7 +12,7 @@
 
 namespace inferscope::report {
 
-// Joins a number to its unit in paragraph text ("6.62 us"): the text renderer never breaks a line
+// Joins a number to its unit in paragraph text ("6.62 µs"): the text renderer never breaks a line
 // there and prints a plain space; markdown keeps it (HTML renders it as a space).
 inline constexpr const char* kNoBreakSpace = "\xC2\xA0";
 
