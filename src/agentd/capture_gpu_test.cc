@@ -126,12 +126,13 @@ TEST(CaptureGpuTest, NvmlMetricsOfTheCapturedSecondsAreCounterTracksOnEachGpu) {
   for (const auto& [rank, pid] : gpu_of_rank) {
     SCOPED_TRACE(rank);
     const double nvml_index = rank == 0 ? 1 : 0;
-    // Timestamps are microseconds from the span's start (its kernels are the earliest events).
+    // Timestamps are microseconds from the span's start (its kernels are the earliest events),
+    // plus the 1 µs every Chrome JSON output starts at (a Kineto reader takes 0 for missing).
     // The sample in force at the start (750 ms before the first in the span), then each sample
     // of the span; none after it.
     const std::vector<std::pair<double, double>> expected = {
-        {0, 30 + nvml_index},         {250'000, 40 + nvml_index},   {750'000, 50 + nvml_index},
-        {1'250'000, 20 + nvml_index}, {1'750'000, 30 + nvml_index},
+        {1, 30 + nvml_index},         {250'001, 40 + nvml_index},   {750'001, 50 + nvml_index},
+        {1'250'001, 20 + nvml_index}, {1'750'001, 30 + nvml_index},
     };
     EXPECT_EQ((counters[{pid, "nvml: gpu_util_pct"}]), expected);
     for (const char* metric : {"nvml: mem_util_pct", "nvml: mem_used_bytes", "nvml: power_w",
