@@ -14,60 +14,27 @@
 #include <sstream>
 #include <string>
 
+#include "src/cli/cli_binary_test.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using inferscope::cli::testing::ReadFile;
+using inferscope::cli::testing::Result;
 
 void WriteFile(const fs::path& p, const std::string& data) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << data;
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public inferscope::cli::testing::CliBinaryTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("inferscope_cli_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Runs the binary with `args` (already shell-quoted where needed).
-  Result Run(const std::string& args) {
-    const fs::path out = dir_ / "stdout.txt";
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string cmd = std::string("'") + INFERSCOPE_CLI_BINARY + "' " + args + " >'" +
-                            out.string() + "' 2>'" + err.string() + "' </dev/null";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
-
   static int Lines(const std::string& s) {
     int n = 0;
     for (char c : s) n += c == '\n';
     return n;
   }
-
-  fs::path dir_;
 };
 
 // Three kernels on one stream of GPU 0, rank 0: two GEMMs of 100 us (10 us apart) and an NCCL

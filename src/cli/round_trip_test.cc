@@ -16,52 +16,20 @@
 #include <string>
 #include <utility>
 
+#include "src/cli/cli_binary_test.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using inferscope::cli::testing::ReadFile;
+using inferscope::cli::testing::Result;
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class RoundTripTest : public ::testing::Test {
+class RoundTripTest : public inferscope::cli::testing::CliBinaryTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("inferscope_round_trip_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result Run(const std::string& args) {
-    const fs::path out = dir_ / "stdout.txt";
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string cmd = std::string("'") + INFERSCOPE_CLI_BINARY + "' " + args + " >'" +
-                            out.string() + "' 2>'" + err.string() + "' </dev/null";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
-
   static std::string Example(const std::string& name) {
     return std::string(INFERSCOPE_SOURCE_DIR) + "/examples/vllm_tp2_decode/" + name;
   }
-
-  fs::path dir_;
 };
 
 // The figures a report's ranks hold that the round trip must keep, by (rank, device).
